@@ -1,0 +1,59 @@
+/**
+ * buildApp: the Fastify instance with zod validation and serialization, the error table,
+ * auth, OpenAPI and the route plugins, registered explicitly. No listen, no process access.
+ */
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import type { Config } from './config/config.js'
+import type { Container } from './container.js'
+import { registerAuth } from './http/plugins/auth.js'
+import { registerErrorHandler } from './http/plugins/error-handler.js'
+import { createRequestLogController } from './http/plugins/request-log.js'
+import { registerSwagger } from './http/plugins/swagger.js'
+import { filesRoutes } from './http/routes/files.routes.js'
+import { healthRoutes } from './http/routes/health.routes.js'
+import { indexingRoutes } from './http/routes/indexing.routes.js'
+import { searchRoutes } from './http/routes/search.routes.js'
+import type { Logger } from './shared/logger.js'
+
+/** A client-supplied x-request-id is kept when it looks like an id, so logs can be joined. */
+const REQUEST_ID = /^[\w.:-]{1,128}$/
+
+export type AppDeps = {
+  config: Config
+  logger: Logger
+  container: Pick<Container, 'services' | 'close'>
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, container } = deps
+  const startedAt = performance.now()
+  const app = Fastify({
+    // pino's Logger and Fastify's logger type differ only in generics; the instance is the same.
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: config.server.bodyLimitBytes,
+    requestTimeout: config.server.requestTimeoutMs,
+    logController: createRequestLogController(),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  registerErrorHandler(app)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  registerAuth(app, { token: config.server.apiToken, docsPublic: config.server.docsPublic })
+  await registerSwagger(app)
+
+  const { services } = container
+  await app.register(searchRoutes, { search: services.search })
+  await app.register(filesRoutes, { files: services.files })
+  await app.register(indexingRoutes, { indexing: services.indexing })
+  await app.register(healthRoutes, { indexing: services.indexing, startedAt })
+  app.addHook('onClose', async () => container.close())
+  return app
+}

@@ -1,0 +1,86 @@
+/**
+ * loadConfig(env, cwd) → Config: validates the MNEMO_* variables with env-schema.ts and
+ * shapes them into the nested Config. Throws ConfigError listing every problem, each
+ * naming its variable, so one start-up attempt shows all of them.
+ */
+import path from 'node:path'
+import type { Config } from './config.js'
+import { envSchema } from './env-schema.js'
+
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID'
+  constructor(readonly issues: string[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** File name of the index inside MNEMO_DATA_DIR. */
+export const INDEX_FILE_NAME = 'index.sqlite'
+
+function toPosix(p: string): string {
+  return p.split(path.sep).join('/')
+}
+
+/** Extra paths as workspace-relative POSIX paths; anything outside the workspace is an error. */
+function parseExtraPaths(raw: string | undefined, root: string, issues: string[]): string[] {
+  if (!raw) return []
+  const out: string[] = []
+  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const abs = path.resolve(root, item)
+    const rel = path.relative(root, abs)
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
+      issues.push(`MNEMO_EXTRA_PATHS: "${item}" is not inside the workspace ${root}`)
+      continue
+    }
+    out.push(toPosix(rel))
+  }
+  return [...new Set(out)]
+}
+
+export function loadConfig(env: Record<string, string | undefined>, cwd: string): Config {
+  const parsed = envSchema.safeParse(env)
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`))
+  }
+  const e = parsed.data
+  const issues: string[] = []
+  const root = path.resolve(cwd, e.MNEMO_WORKSPACE)
+  const dataDir = path.resolve(cwd, e.MNEMO_DATA_DIR)
+  const extraPaths = parseExtraPaths(e.MNEMO_EXTRA_PATHS, root, issues)
+  if (issues.length > 0) throw new ConfigError(issues)
+
+  const config: Config = {
+    server: {
+      host: e.MNEMO_HOST,
+      port: e.MNEMO_PORT,
+      apiToken: e.MNEMO_API_TOKEN,
+      docsPublic: e.MNEMO_DOCS_PUBLIC,
+      bodyLimitBytes: e.MNEMO_BODY_LIMIT_BYTES,
+      requestTimeoutMs: e.MNEMO_REQUEST_TIMEOUT_MS,
+    },
+    workspace: { root, extraPaths },
+    index: {
+      dataDir,
+      dbPath: path.join(dataDir, INDEX_FILE_NAME),
+      maxFileBytes: e.MNEMO_MAX_FILE_BYTES,
+      indexOnStart: e.MNEMO_INDEX_ON_START,
+    },
+    chunking: { maxTokens: e.MNEMO_CHUNK_TOKENS, overlapTokens: e.MNEMO_CHUNK_OVERLAP_TOKENS },
+    search: {
+      maxResults: e.MNEMO_SEARCH_MAX_RESULTS,
+      minScore: e.MNEMO_SEARCH_MIN_SCORE,
+      snippetMaxChars: e.MNEMO_SNIPPET_MAX_CHARS,
+    },
+    log: { level: e.MNEMO_LOG_LEVEL },
+  }
+  return deepFreeze(config)
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
+}

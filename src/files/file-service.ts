@@ -1,0 +1,115 @@
+/**
+ * Reads memory files for the file API (the agent's `memory_get`). A requested path must pass
+ * the syntactic check, be a memory source by policy, and resolve (through symlinks) inside
+ * the workspace; the file is then opened with O_NOFOLLOW so a symlink swapped in after the
+ * check is refused too. Lookups return a union; the route maps it to a status.
+ */
+import fs from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { sha256 } from '../indexing/hashing.js'
+import { checkRelPath, resolveInside } from '../shared/safe-path.js'
+import type { IndexStore } from '../store/index-store.js'
+import type { Source } from '../store/chunks-repo.js'
+import { decodeText, splitLines } from '../text/lines.js'
+import type { MemoryPaths } from './memory-paths.js'
+
+export type FileWindow = {
+  path: string
+  from: number
+  to: number
+  totalLines: number
+  text: string
+  sha256: string
+}
+
+export type ReadResult =
+  | ({ kind: 'ok' } & FileWindow)
+  | { kind: 'not-found' }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'too-large'; sizeBytes: number }
+
+export type FileInfo = {
+  path: string
+  source: Source
+  sizeBytes: number
+  mtime: string
+  sha256: string
+  chunks: number
+  lines: number
+}
+
+export type FileServiceDeps = {
+  rootReal: string
+  memoryPaths: MemoryPaths
+  store: Pick<IndexStore, 'listFiles'>
+  maxFileBytes: number
+}
+
+/** Validates a request path against syntax and the memory-source policy. */
+export function checkMemoryPath(raw: string, memoryPaths: MemoryPaths): { kind: 'ok'; rel: string } | { kind: 'invalid'; reason: string } {
+  const check = checkRelPath(raw)
+  if (check.kind === 'invalid') return check
+  if (!memoryPaths.isSource(check.rel)) {
+    return { kind: 'invalid', reason: 'not a memory file (MEMORY.md, memory/**/*.md or a configured extra path)' }
+  }
+  return check
+}
+
+export function createFileService(deps: FileServiceDeps) {
+  async function readBytes(abs: string): Promise<{ kind: 'ok'; bytes: Buffer } | { kind: 'not-found' } | { kind: 'too-large'; sizeBytes: number }> {
+    let handle: fs.FileHandle
+    try {
+      handle = await fs.open(abs, constants.O_RDONLY | constants.O_NOFOLLOW)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'ENOENT' || code === 'ELOOP' || code === 'EISDIR') return { kind: 'not-found' }
+      throw err
+    }
+    try {
+      const st = await handle.stat()
+      if (!st.isFile()) return { kind: 'not-found' }
+      if (st.size > deps.maxFileBytes) return { kind: 'too-large', sizeBytes: st.size }
+      return { kind: 'ok', bytes: await handle.readFile() }
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /** A window of `lines` lines starting at 1-based line `from` (default: to the end). */
+  async function read(rawPath: string, opts: { from?: number | undefined; lines?: number | undefined }): Promise<ReadResult> {
+    const check = checkMemoryPath(rawPath, deps.memoryPaths)
+    if (check.kind === 'invalid') return check
+    const resolved = await resolveInside(deps.rootReal, check.rel)
+    if (resolved.kind !== 'ok') return resolved
+    const file = await readBytes(resolved.abs)
+    if (file.kind !== 'ok') return file
+    const all = splitLines(decodeText(file.bytes))
+    const from = opts.from ?? 1
+    const to = Math.min(all.length, opts.lines === undefined ? all.length : from + opts.lines - 1)
+    return {
+      kind: 'ok',
+      path: check.rel,
+      from,
+      to: Math.max(to, from - 1),
+      totalLines: all.length,
+      text: all.slice(from - 1, Math.max(to, from - 1)).join('\n'),
+      sha256: sha256(file.bytes),
+    }
+  }
+
+  function list(): FileInfo[] {
+    return deps.store.listFiles().map((f) => ({
+      path: f.path,
+      source: f.source,
+      sizeBytes: f.sizeBytes,
+      mtime: new Date(f.mtimeMs).toISOString(),
+      sha256: f.sha256,
+      chunks: f.chunkCount,
+      lines: f.lineCount,
+    }))
+  }
+
+  return { read, list }
+}
+
+export type FileService = ReturnType<typeof createFileService>

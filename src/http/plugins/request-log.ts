@@ -1,0 +1,20 @@
+/**
+ * One log line per request (method, url, status, ms) instead of Fastify's two; errors are
+ * logged by the error handler with their stack.
+ */
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+
+class RequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(_error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    request.log.info(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      'request',
+    )
+  }
+}
+
+export function createRequestLogController(): LogController {
+  return new RequestLogController()
+}

@@ -1,0 +1,45 @@
+/**
+ * OpenAPI 3 generated from the route schemas (never hand-written), Swagger UI at /docs and
+ * the document at /openapi.json. The same document is checked in as openapi/openapi.json.
+ */
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+
+export const API_VERSION = '0.1.0'
+
+export async function registerSwagger(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'mnemo',
+        version: API_VERSION,
+        description:
+          'Memory service for AI agents: markdown files on disk are the source of truth; mnemo indexes them ' +
+          'into SQLite and searches them (BM25 that works for Chinese, English and code identifiers).',
+      },
+      tags: [
+        { name: 'search', description: 'Search memory' },
+        { name: 'files', description: 'Read memory files' },
+        { name: 'index', description: 'Index status and syncs' },
+        { name: 'ops', description: 'Health, readiness and docs' },
+      ],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Required on every route except /health when MNEMO_API_TOKEN is set',
+          },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}

@@ -1,0 +1,32 @@
+/** Schemas shared by every route: the one error body (SPEC §2) and path validation. */
+import { z } from 'zod'
+import { ERROR_CODES } from '../../shared/errors.js'
+import { checkRelPath } from '../../shared/safe-path.js'
+
+export const ErrorBody = z
+  .object({
+    statusCode: z.number().int().describe('HTTP status code'),
+    code: z.string().describe(`Stable error code: ${Object.keys(ERROR_CODES).join(', ')}`),
+    error: z.string().describe('HTTP status text'),
+    message: z.string().describe('What went wrong, for people'),
+    requestId: z.string().describe('Request id, also sent as the x-request-id header and logged'),
+    details: z.unknown().optional().describe('Structured details, e.g. validation issues'),
+  })
+  .meta({ id: 'ErrorBody' })
+
+/** The `response` entries for the error statuses a route can return. */
+export function errorResponses<const S extends readonly number[]>(...statuses: S): Record<S[number], typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<S[number], typeof ErrorBody>
+}
+
+/** A workspace-relative POSIX path prefix (a trailing `/` is allowed). */
+export const PathPrefix = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((v) => checkRelPath(v.endsWith('/') ? v.slice(0, -1) : v).kind === 'ok', {
+    message: 'must be a workspace-relative path without "..", "." or empty segments, backslashes or control characters',
+  })
+
+/** Boolean query-string flag: the words `true` and `false`. */
+export const QueryFlag = z.enum(['true', 'false']).transform((v) => v === 'true')

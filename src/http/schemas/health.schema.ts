@@ -1,0 +1,15 @@
+/** GET /health and GET /ready. */
+import { z } from 'zod'
+
+export const Health = z.object({ status: z.literal('ok'), uptimeMs: z.number().int() }).meta({ id: 'Health' })
+
+export const Ready = z
+  .object({
+    ready: z.boolean(),
+    checks: z.object({
+      index: z.enum(['open', 'closed']),
+      initialSync: z.enum(['pending', 'done']),
+      lastSync: z.enum(['none', 'ok', 'failed']),
+    }),
+  })
+  .meta({ id: 'Ready' })

@@ -1,0 +1,54 @@
+/** POST /index and GET /index (SPEC §2, §5). */
+import { z } from 'zod'
+import { QueryFlag } from './common.schema.js'
+
+export const IndexRequest = z
+  .strictObject({
+    full: z.boolean().default(false).describe('Re-chunk and re-index every file instead of only changed ones'),
+  })
+  .default({ full: false })
+
+export const IndexQuery = z.strictObject({
+  wait: QueryFlag.optional().describe('"true": answer when the sync is done (200) instead of at once (202)'),
+})
+
+const SourceCounts = z.object({ files: z.number().int(), chunks: z.number().int() })
+
+export const LastSync = z
+  .object({
+    at: z.string().describe('When it finished (ISO 8601)'),
+    ok: z.boolean(),
+    full: z.boolean(),
+    reason: z.string().describe('What triggered it: startup, api, ...'),
+    durationMs: z.number(),
+    error: z.string().optional().describe('Why it failed'),
+    scanned: z.number().int().optional(),
+    indexed: z.number().int().optional(),
+    unchanged: z.number().int().optional(),
+    deleted: z.number().int().optional(),
+    skipped: z.number().int().optional().describe('Files over MNEMO_MAX_FILE_BYTES'),
+    chunks: z.number().int().optional().describe('Chunks written'),
+    fileErrors: z.array(z.object({ path: z.string(), error: z.string() })).optional(),
+  })
+  .meta({ id: 'LastSync' })
+
+export const IndexStatus = z
+  .object({
+    files: z.number().int(),
+    chunks: z.number().int(),
+    sources: z.object({ memory: SourceCounts, sessions: SourceCounts }),
+    embedding: z.object({
+      provider: z.string().describe('Embedding provider in use ("none": keyword only)'),
+      model: z.string().nullable(),
+      dims: z.number().int().nullable(),
+    }),
+    vectorBackend: z.enum(['none', 'sqlite-vec', 'fallback']).describe('How vectors are searched'),
+    keywordTokenizer: z.string().describe('Analyzer version and FTS5 tokenizer'),
+    dirty: z.boolean().describe('Changes are known that no sync has picked up yet'),
+    syncing: z.boolean(),
+    rebuilding: z.boolean(),
+    queued: z.boolean().describe('Another sync will run after the current one'),
+    lastSync: LastSync.nullable(),
+    embeddingCacheEntries: z.number().int(),
+  })
+  .meta({ id: 'IndexStatus' })

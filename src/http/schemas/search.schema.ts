@@ -1,0 +1,57 @@
+/** POST /search request and response (SPEC §3). */
+import { z } from 'zod'
+import { PathPrefix } from './common.schema.js'
+
+export const Source = z.enum(['memory', 'sessions']).meta({ id: 'Source' })
+
+export const SearchRequest = z
+  .strictObject({
+    query: z.string().trim().min(1).max(4000).describe('What to look for: words, identifiers, Chinese, any mix'),
+    maxResults: z.number().int().min(1).max(100).optional().describe('Results to return (default MNEMO_SEARCH_MAX_RESULTS, 6)'),
+    minScore: z.number().min(0).max(1).optional().describe('Drop results scoring below this (default MNEMO_SEARCH_MIN_SCORE, 0.35)'),
+    mode: z
+      .enum(['hybrid', 'keyword', 'vector'])
+      .optional()
+      .describe('hybrid (default) merges keyword and vector search; without an embedder it runs as keyword'),
+    rerank: z.boolean().optional().describe('Rerank the top candidates when a reranker is configured'),
+    sources: z.array(Source).min(1).optional().describe('Sources to search (default all)'),
+    pathPrefix: PathPrefix.optional().describe('Only files whose workspace-relative path starts with this'),
+    scope: z
+      .enum(['private', 'shared'])
+      .optional()
+      .describe('"shared" (group chats) leaves out MEMORY.md; "private" (default) includes it'),
+  })
+  .meta({ id: 'SearchRequest' })
+
+export const SearchHit = z
+  .object({
+    path: z.string().describe('Workspace-relative POSIX path'),
+    startLine: z.number().int().describe('First line of the chunk, 1-based'),
+    endLine: z.number().int().describe('Last line of the chunk, inclusive'),
+    snippet: z.string().describe('Up to 700 characters of the chunk, around the best-matching line'),
+    score: z.number().describe('Final score in [0, 1]'),
+    textScore: z.number().describe('Keyword score in [0, 1], relative to the best keyword hit of this query'),
+    vectorScore: z.number().describe('1 − cosine distance; 0 when vector search did not return this chunk'),
+    rerankScore: z.number().optional().describe('Reranker relevance, when reranking ran'),
+    source: Source,
+  })
+  .meta({ id: 'SearchHit' })
+
+export const SearchResponse = z
+  .object({
+    results: z.array(SearchHit),
+    mode: z.enum(['hybrid', 'keyword', 'vector']).describe('The mode that actually ran'),
+    degraded: z
+      .object({ vector: z.string().optional(), rerank: z.string().optional() })
+      .optional()
+      .describe('Present when a configured stage failed and the search fell back'),
+    usage: z.object({ embeddingTokens: z.number().int(), rerankTokens: z.number().int() }),
+    timingsMs: z.object({
+      keyword: z.number(),
+      embed: z.number(),
+      vector: z.number(),
+      rerank: z.number(),
+      total: z.number(),
+    }),
+  })
+  .meta({ id: 'SearchResponse' })

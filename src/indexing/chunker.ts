@@ -1,0 +1,163 @@
+/**
+ * Markdown chunker (SPEC §5). Line-aware: every chunk is a run of whole lines (or pieces of
+ * one over-long line) with exact 1-based start/end lines. A heading starts a new chunk and
+ * is remembered as context for the chunks under it; a chunk that overflows `maxTokens` is cut
+ * at the last blank line or fence edge when one is near, never inside a code fence unless
+ * the fence alone is too big, and the next chunk repeats up to `overlapTokens` of its tail.
+ */
+import { splitLines } from '../text/lines.js'
+import { estimateTokens } from '../text/token-estimate.js'
+import { splitLongLine } from './line-pieces.js'
+
+export type ChunkOptions = {
+  /** Target chunk size in estimated tokens (default 400). */
+  maxTokens: number
+  /** Tokens of a chunk's tail repeated at the start of the next one (default 80). */
+  overlapTokens: number
+}
+
+export type Chunk = {
+  startLine: number
+  endLine: number
+  text: string
+  /** Heading texts (without `#`) enclosing the chunk's first line, outermost first. */
+  headings: string[]
+  tokens: number
+}
+
+type Unit = {
+  line: number
+  text: string
+  tokens: number
+  blank: boolean
+  /** A cut is allowed before this unit without splitting a fence or a paragraph. */
+  breakBefore: boolean
+  /** Piece of a long line that is not its last piece: the chunk must end after it. */
+  forcedCut: boolean
+}
+
+const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/
+const FENCE = /^ {0,3}(`{3,}|~{3,})/
+
+/** A cut point at or after half the budget is good enough to prefer over a hard cut. */
+const MIN_FILL_FOR_SOFT_CUT = 0.5
+
+export function chunkMarkdown(text: string, opts: ChunkOptions): Chunk[] {
+  const { maxTokens, overlapTokens } = opts
+  const chunks: Chunk[] = []
+  const headingStack: { level: number; text: string }[] = []
+  let current: Unit[] = []
+  let currentTokens = 0
+  let currentHeadings: string[] = []
+  let fence: string | null = null
+
+  const hasContent = (units: Unit[]) => units.some((u) => !u.blank && !HEADING.test(u.text))
+
+  function emit(units: Unit[]): void {
+    let lo = 0
+    let hi = units.length
+    while (lo < hi && (units[lo] as Unit).blank) lo++
+    while (hi > lo && (units[hi - 1] as Unit).blank) hi--
+    if (lo === hi) return
+    const body = units.slice(lo, hi)
+    chunks.push({
+      startLine: (body[0] as Unit).line,
+      endLine: (body[body.length - 1] as Unit).line,
+      text: body.map((u) => u.text).join('\n'),
+      headings: currentHeadings,
+      tokens: body.reduce((sum, u) => sum + u.tokens, 0),
+    })
+  }
+
+  /** Starts a new chunk, carrying up to overlapTokens of the emitted tail when asked. */
+  function restart(carry: Unit[], withOverlap: Unit[]): void {
+    const overlap: Unit[] = []
+    let tokens = 0
+    for (let i = withOverlap.length - 1; i >= 0; i--) {
+      const u = withOverlap[i] as Unit
+      if (u.forcedCut || tokens + u.tokens > overlapTokens) break
+      overlap.unshift(u)
+      tokens += u.tokens
+    }
+    current = [...overlap, ...carry]
+    currentTokens = current.reduce((sum, u) => sum + u.tokens, 0)
+  }
+
+  function overflow(): void {
+    let cut = current.length
+    let tokens = currentTokens
+    for (let i = current.length - 1; i > 0; i--) {
+      tokens -= (current[i] as Unit).tokens
+      if ((current[i] as Unit).breakBefore && tokens >= maxTokens * MIN_FILL_FOR_SOFT_CUT) {
+        cut = i
+        break
+      }
+    }
+    const emitted = current.slice(0, cut)
+    emit(emitted)
+    restart(current.slice(cut), emitted)
+  }
+
+  function add(unit: Unit): void {
+    if (currentTokens + unit.tokens > maxTokens && hasContent(current)) overflow()
+    if (current.length === 0) currentHeadings = headingStack.map((h) => h.text)
+    current.push(unit)
+    currentTokens += unit.tokens
+    if (unit.forcedCut) {
+      emit(current)
+      restart([], [])
+    }
+  }
+
+  const lines = splitLines(text)
+  let prevBlank = true
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string
+    const lineNo = i + 1
+    const blank = line.trim() === ''
+    const fenceMatch = FENCE.exec(line)
+    const heading = fence === null ? HEADING.exec(line) : null
+
+    if (heading) {
+      if (hasContent(current)) {
+        emit(current)
+        current = []
+        currentTokens = 0
+      }
+      const level = (heading[1] as string).length
+      while (headingStack.length > 0 && (headingStack[headingStack.length - 1] as { level: number }).level >= level) {
+        headingStack.pop()
+      }
+      headingStack.push({ level, text: heading[2] as string })
+      if (current.length === 0 || !hasContent(current)) currentHeadings = headingStack.map((h) => h.text)
+    }
+
+    const opensFence = fence === null && fenceMatch !== null
+    const breakBefore = fence === null && (prevBlank || opensFence || heading !== null)
+    const tokens = estimateTokens(line) + 1
+    if (tokens > maxTokens) {
+      const pieces = splitLongLine(line, maxTokens, overlapTokens)
+      pieces.forEach((piece, k) =>
+        add({
+          line: lineNo,
+          text: piece.text,
+          tokens: piece.tokens,
+          blank: false,
+          breakBefore: k === 0 && breakBefore,
+          forcedCut: k < pieces.length - 1,
+        }),
+      )
+    } else {
+      add({ line: lineNo, text: line, tokens, blank, breakBefore, forcedCut: false })
+    }
+
+    if (fenceMatch) {
+      const marker = fenceMatch[1] as string
+      if (fence === null) fence = marker
+      else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null
+    }
+    prevBlank = blank || (fence === null && fenceMatch !== null && !opensFence)
+  }
+  emit(current)
+  return chunks
+}

@@ -1,0 +1,168 @@
+/**
+ * One sync pass: scan the workspace, re-index files whose SHA-256 changed, drop files that
+ * are gone. Reading is async; chunking and term analysis run in time slices; each batch of
+ * files is written in one transaction (a reader sees a file's old chunks or its new ones,
+ * never a mix) and the event loop gets a turn between batches.
+ */
+import fs from 'node:fs/promises'
+import type { Config } from '../config/config.js'
+import type { MemoryPaths } from '../files/memory-paths.js'
+import { createSlicer, yieldToEventLoop } from '../shared/async.js'
+import type { Logger } from '../shared/logger.js'
+import { publicErrorMessage } from '../shared/public-error.js'
+import type { FileRecord } from '../store/chunks-repo.js'
+import type { IndexStore } from '../store/index-store.js'
+import { scanWorkspace, type ScannedFile } from './file-scanner.js'
+import { prepareFile, type PreparedFile } from './prepare-file.js'
+import { decodeText } from '../text/lines.js'
+import { sha256 } from './hashing.js'
+import { indexIdentity } from './index-identity.js'
+
+/** Chunks written per transaction before the event loop gets a turn. */
+const BATCH_CHUNKS = 500
+/** Longest stretch of CPU work (chunking, analysis) between yields, in ms. */
+const SLICE_MS = 8
+/**
+ * A file whose mtime is this close to the moment it was indexed is re-hashed on the next
+ * sync even when size and mtime match: a write within the filesystem's timestamp
+ * granularity could otherwise go unnoticed (git's "racy clean" rule). In ms.
+ */
+const RACY_WINDOW_MS = 2000
+
+export type SyncOptions = { full: boolean; reason: string }
+
+export type SyncResult = {
+  full: boolean
+  reason: string
+  scanned: number
+  indexed: number
+  unchanged: number
+  deleted: number
+  skipped: number
+  chunks: number
+  errors: { path: string; error: string }[]
+  durationMs: number
+}
+
+export type IndexerDeps = {
+  store: Pick<IndexStore, 'transaction' | 'listFiles' | 'getMeta'>
+  rootReal: string
+  memoryPaths: MemoryPaths
+  chunking: Config['chunking']
+  maxFileBytes: number
+  log: Logger
+  now?: () => number
+}
+
+export function createIndexer(deps: IndexerDeps) {
+  const { store, log } = deps
+  const now = deps.now ?? Date.now
+  const identity = indexIdentity(deps.chunking)
+
+  const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
+    prev.sizeBytes === file.sizeBytes &&
+    prev.mtimeMs === file.mtimeMs &&
+    prev.mtimeMs < prev.indexedAtMs - RACY_WINDOW_MS
+
+  async function sync(opts: SyncOptions): Promise<SyncResult> {
+    const started = performance.now()
+    const full = opts.full || store.getMeta('identity') !== identity
+    const result: SyncResult = {
+      full,
+      reason: opts.reason,
+      scanned: 0,
+      indexed: 0,
+      unchanged: 0,
+      deleted: 0,
+      skipped: 0,
+      chunks: 0,
+      errors: [],
+      durationMs: 0,
+    }
+    const scanned = await scanWorkspace(deps.rootReal, deps.memoryPaths)
+    result.scanned = scanned.length
+    const known = new Map(store.listFiles().map((f) => [f.path, f]))
+    const slicer = createSlicer(SLICE_MS)
+    let writes: PreparedFile[] = []
+    let touches: FileRecord[] = []
+    let batchChunks = 0
+    const gone: string[] = []
+
+    const commit = () => {
+      if (writes.length === 0 && touches.length === 0) return
+      const w = writes
+      const t = touches
+      store.transaction((repo) => {
+        for (const f of w) repo.replaceFile(f.record, f.chunks)
+        for (const f of t) repo.touchFile(f)
+      })
+      writes = []
+      touches = []
+      batchChunks = 0
+    }
+
+    for (const file of scanned) {
+      const prev = known.get(file.rel)
+      known.delete(file.rel)
+      if (file.sizeBytes > deps.maxFileBytes) {
+        result.skipped++
+        log.warn({ path: file.rel, sizeBytes: file.sizeBytes, maxFileBytes: deps.maxFileBytes }, 'file too large, not indexed')
+        if (prev) gone.push(prev.path)
+        continue
+      }
+      if (!full && prev && unchangedByStat(prev, file)) {
+        result.unchanged++
+        continue
+      }
+      let bytes: Buffer
+      try {
+        bytes = await fs.readFile(file.abs)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+          if (prev) gone.push(prev.path)
+          continue
+        }
+        result.errors.push({ path: file.rel, error: publicErrorMessage(err) })
+        log.warn({ err, path: file.rel }, 'cannot read file')
+        continue
+      }
+      const hash = sha256(bytes)
+      const indexedAtMs = now()
+      if (!full && prev && prev.sha256 === hash) {
+        touches.push({ ...prev, sizeBytes: bytes.length, mtimeMs: file.mtimeMs, indexedAtMs })
+        result.unchanged++
+        continue
+      }
+      const prepared = await prepareFile(
+        { rel: file.rel, text: decodeText(bytes), sha256: hash, sizeBytes: bytes.length, mtimeMs: file.mtimeMs, indexedAtMs },
+        deps.chunking,
+        slicer,
+      )
+      writes.push(prepared)
+      result.indexed++
+      result.chunks += prepared.chunks.length
+      batchChunks += prepared.chunks.length
+      if (batchChunks >= BATCH_CHUNKS) {
+        commit()
+        await yieldToEventLoop()
+      }
+      await slicer.maybeYield()
+    }
+    commit()
+
+    gone.push(...known.keys())
+    for (let i = 0; i < gone.length; i += BATCH_CHUNKS) {
+      const slice = gone.slice(i, i + BATCH_CHUNKS)
+      store.transaction((repo) => slice.forEach((p) => repo.deleteFile(p)))
+      await yieldToEventLoop()
+    }
+    result.deleted = gone.length
+    store.transaction((repo) => repo.setMeta('identity', identity))
+    result.durationMs = Math.round(performance.now() - started)
+    return result
+  }
+
+  return { sync, identity }
+}
+
+export type Indexer = ReturnType<typeof createIndexer>

@@ -1,0 +1,87 @@
+/**
+ * The indexing facade the routes use: request a sync, read the status (SPEC §5) and the
+ * readiness verdict. It owns no state of its own beyond remembering the first sync.
+ */
+import { FTS_TOKENIZER } from '../store/schema.js'
+import type { IndexStore } from '../store/index-store.js'
+import { appError } from '../shared/errors.js'
+import { publicErrorMessage } from '../shared/public-error.js'
+import { ANALYZER_VERSION } from '../text/analyzer.js'
+import type { SyncResult } from './indexer.js'
+import type { SyncCoordinator } from './sync-coordinator.js'
+
+/** Per-file errors listed in the status; the log has all of them. */
+const MAX_FILE_ERRORS_SHOWN = 20
+
+export type IndexingServiceDeps = {
+  store: Pick<IndexStore, 'counts' | 'isOpen'>
+  coordinator: SyncCoordinator
+}
+
+export function createIndexingService(deps: IndexingServiceDeps) {
+  const { store, coordinator } = deps
+
+  /** Starts or joins a sync; the promise rejects with SYNC_FAILED when it fails. */
+  function requestSync(opts: { full: boolean; reason: string }): Promise<SyncResult> {
+    return coordinator.request(opts).catch((err: unknown) => {
+      throw appError('SYNC_FAILED', `Sync failed: ${publicErrorMessage(err)}`, { cause: err })
+    })
+  }
+
+  function status() {
+    const sources = { memory: { files: 0, chunks: 0 }, sessions: { files: 0, chunks: 0 } }
+    for (const row of store.counts()) sources[row.source] = { files: row.files, chunks: row.chunks }
+    const sync = coordinator.status()
+    const last = sync.lastSync
+    return {
+      files: sources.memory.files + sources.sessions.files,
+      chunks: sources.memory.chunks + sources.sessions.chunks,
+      sources,
+      embedding: { provider: 'none', model: null, dims: null },
+      vectorBackend: 'none' as const,
+      keywordTokenizer: `${ANALYZER_VERSION}; fts5 ${FTS_TOKENIZER}`,
+      dirty: sync.queued,
+      syncing: sync.syncing,
+      rebuilding: sync.rebuilding,
+      queued: sync.queued,
+      lastSync: last && {
+        at: last.at,
+        ok: last.ok,
+        full: last.full,
+        reason: last.reason,
+        durationMs: last.durationMs,
+        ...(last.error === undefined ? {} : { error: last.error }),
+        ...(last.result && {
+          scanned: last.result.scanned,
+          indexed: last.result.indexed,
+          unchanged: last.result.unchanged,
+          deleted: last.result.deleted,
+          skipped: last.result.skipped,
+          chunks: last.result.chunks,
+          fileErrors: last.result.errors.slice(0, MAX_FILE_ERRORS_SHOWN),
+        }),
+      },
+      embeddingCacheEntries: 0,
+    }
+  }
+
+  function readiness() {
+    const sync = coordinator.status()
+    const open = store.isOpen()
+    const initialDone = sync.completedSyncs > 0
+    const last = sync.lastSync
+    return {
+      ready: open && initialDone && last?.ok === true,
+      checks: {
+        index: open ? ('open' as const) : ('closed' as const),
+        initialSync: initialDone ? ('done' as const) : ('pending' as const),
+        lastSync: last === null ? ('none' as const) : last.ok ? ('ok' as const) : ('failed' as const),
+      },
+    }
+  }
+
+  return { requestSync, status, readiness }
+}
+
+export type IndexingService = ReturnType<typeof createIndexingService>
+

@@ -1,0 +1,58 @@
+/**
+ * Turns one file's text into the rows the store writes: chunks with exact lines, a content
+ * hash per chunk, and the analysed terms of the chunk body and of its context (enclosing
+ * headings and the file path, so `2026-02-16` or a section title finds the chunk).
+ */
+import type { Config } from '../config/config.js'
+import { indexTokens } from '../text/analyzer.js'
+import { splitLines } from '../text/lines.js'
+import type { ChunkInput, FileRecord, Source } from '../store/chunks-repo.js'
+import { chunkMarkdown } from './chunker.js'
+import { sha256 } from './hashing.js'
+
+export type PreparedFile = { record: FileRecord; chunks: ChunkInput[] }
+
+export type FileInput = {
+  rel: string
+  text: string
+  sha256: string
+  sizeBytes: number
+  mtimeMs: number
+  indexedAtMs: number
+  source?: Source
+}
+
+export async function prepareFile(
+  input: FileInput,
+  chunking: Config['chunking'],
+  slicer: { maybeYield(): Promise<void> },
+): Promise<PreparedFile> {
+  const pieces = chunkMarkdown(input.text, chunking)
+  const pathTerms = indexTokens(input.rel).join(' ')
+  const chunks: ChunkInput[] = []
+  for (const piece of pieces) {
+    const headingTerms = indexTokens(piece.headings.join('\n')).join(' ')
+    chunks.push({
+      startLine: piece.startLine,
+      endLine: piece.endLine,
+      text: piece.text,
+      contentHash: sha256(piece.text),
+      bodyTerms: indexTokens(piece.text).join(' '),
+      headingTerms: headingTerms ? `${headingTerms} ${pathTerms}` : pathTerms,
+    })
+    await slicer.maybeYield()
+  }
+  return {
+    record: {
+      path: input.rel,
+      source: input.source ?? 'memory',
+      sha256: input.sha256,
+      sizeBytes: input.sizeBytes,
+      mtimeMs: input.mtimeMs,
+      lineCount: splitLines(input.text).length,
+      chunkCount: chunks.length,
+      indexedAtMs: input.indexedAtMs,
+    },
+    chunks,
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Process entry: config from the environment, logger, container, app, listen, signals.
+ * The only module besides config/ that touches `process`.
+ */
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig } from './config/load-config.js'
+import { createContainer } from './container.js'
+import { ensureWorkspace } from './files/workspace-init.js'
+import { createLogger } from './shared/logger.js'
+
+/** Graceful shutdown budget before the process exits anyway, in ms. */
+const SHUTDOWN_TIMEOUT_MS = 10_000
+
+async function main(): Promise<void> {
+  let config
+  try {
+    config = loadConfig(process.env, process.cwd())
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`mnemo: ${err.message}\n`)
+      process.exit(1)
+    }
+    throw err
+  }
+  const logger = createLogger(config.log)
+  if (ensureWorkspace(config.workspace.root)) {
+    logger.info({ workspace: config.workspace.root }, 'created workspace with an example MEMORY.md')
+  }
+  const container = createContainer(config, logger)
+  const app = await buildApp({ config, logger, container })
+  await app.listen({ host: config.server.host, port: config.server.port })
+  container.start()
+
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    logger.info({ signal }, 'shutting down')
+    const timer = setTimeout(() => {
+      logger.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out')
+      process.exit(1)
+    }, SHUTDOWN_TIMEOUT_MS)
+    timer.unref()
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`mnemo: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.exit(1)
+})

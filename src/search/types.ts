@@ -1,0 +1,39 @@
+/** Search request and response types of the service layer (SPEC §3). */
+import type { Source } from '../store/chunks-repo.js'
+
+export type SearchMode = 'hybrid' | 'keyword' | 'vector'
+
+export type SearchRequest = {
+  query: string
+  maxResults?: number | undefined
+  minScore?: number | undefined
+  mode?: SearchMode | undefined
+  rerank?: boolean | undefined
+  sources?: Source[] | undefined
+  pathPrefix?: string | undefined
+  scope?: 'private' | 'shared' | undefined
+}
+
+export type SearchHit = {
+  path: string
+  startLine: number
+  endLine: number
+  snippet: string
+  /** Final score in [0, 1]; results are sorted by it. */
+  score: number
+  /** Keyword score in [0, 1] relative to the best keyword hit; 0 when keyword search did not return the chunk. */
+  textScore: number
+  /** 1 − cosine distance; 0 when vector search did not return the chunk. */
+  vectorScore: number
+  rerankScore?: number
+  source: Source
+}
+
+export type SearchResponse = {
+  results: SearchHit[]
+  /** The mode that actually ran (a hybrid request without an embedder runs as keyword). */
+  mode: SearchMode
+  degraded?: { vector?: string; rerank?: string }
+  usage: { embeddingTokens: number; rerankTokens: number }
+  timingsMs: { keyword: number; embed: number; vector: number; rerank: number; total: number }
+}

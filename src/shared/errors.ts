@@ -1,0 +1,43 @@
+/**
+ * One error table for the whole service (STYLE §13): every error a client can see has a
+ * stable `code`, and the HTTP status comes from this table, never from the throw site.
+ */
+export const ERROR_CODES = {
+  VALIDATION_FAILED: { status: 400, message: 'The request is not valid' },
+  PATH_INVALID: { status: 400, message: 'The path is not a valid workspace memory path' },
+  UNAUTHORIZED: { status: 401, message: 'Missing or invalid bearer token' },
+  FILE_NOT_FOUND: { status: 404, message: 'No such file' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'No such route' },
+  INDEX_BUSY: { status: 409, message: 'A full rebuild is already running' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json' },
+  FILE_TOO_LARGE: { status: 422, message: 'The file is larger than MNEMO_MAX_FILE_BYTES and is not served' },
+  INTERNAL: { status: 500, message: 'Internal Server Error' },
+  SYNC_FAILED: { status: 500, message: 'The sync failed; GET /index shows the last outcome' },
+  INDEX_UNAVAILABLE: { status: 503, message: 'The index is not open' },
+  EMBEDDING_UNAVAILABLE: { status: 503, message: 'No embedding provider is available for vector search' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export class AppError extends Error {
+  readonly statusCode: number
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(message ?? ERROR_CODES[code].message, options)
+    this.name = 'AppError'
+    this.statusCode = ERROR_CODES[code].status
+  }
+}
+
+export function appError(code: ErrorCode, message?: string, opts: { details?: unknown; cause?: unknown } = {}): AppError {
+  return new AppError(code, message, opts.details, { cause: opts.cause })
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError
+}

@@ -1,0 +1,21 @@
+/**
+ * pino logger options: JSON lines, secrets redacted. Pretty printing is left to the reader
+ * (`| npx pino-pretty`) so the service never branches on its environment.
+ */
+import { pino, type Logger } from 'pino'
+
+export type { Logger }
+
+/** Paths pino replaces with "[redacted]" wherever they appear in a log line. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  '*.apiKey',
+  '*.*.apiKey',
+  'apiToken',
+  '*.apiToken',
+]
+
+export function createLogger(opts: { level: string }): Logger {
+  return pino({ level: opts.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } })
+}

@@ -1,0 +1,61 @@
+/**
+ * Path safety for everything a request names. A path from a request must be a plain
+ * workspace-relative POSIX path: no `..` or `.` segments, no empty segments, no absolute
+ * or drive paths, no backslashes, NUL or other control characters. After that syntactic
+ * check the path is resolved with realpath, so a symlink that leads out of the workspace is
+ * refused as well.
+ */
+import fs from 'node:fs/promises'
+import path from 'node:path'
+
+export type PathCheck = { kind: 'ok'; rel: string } | { kind: 'invalid'; reason: string }
+
+/** Longest accepted relative path, in characters. */
+const MAX_PATH_CHARS = 1024
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
+
+/** Syntactic check of a workspace-relative path (already URL-decoded once). */
+export function checkRelPath(raw: string): PathCheck {
+  if (raw.length === 0) return { kind: 'invalid', reason: 'empty path' }
+  if (raw.length > MAX_PATH_CHARS) return { kind: 'invalid', reason: 'path too long' }
+  if (CONTROL_CHARS.test(raw)) return { kind: 'invalid', reason: 'control character or NUL in path' }
+  if (raw.includes('\\')) return { kind: 'invalid', reason: 'backslash in path' }
+  if (raw.startsWith('/') || /^[a-zA-Z]:/.test(raw)) return { kind: 'invalid', reason: 'absolute path' }
+  const segments = raw.split('/')
+  for (const segment of segments) {
+    if (segment === '') return { kind: 'invalid', reason: 'empty path segment' }
+    if (segment === '.' || segment === '..') return { kind: 'invalid', reason: 'relative segment (. or ..)' }
+  }
+  return { kind: 'ok', rel: raw }
+}
+
+export type Resolved =
+  | { kind: 'ok'; abs: string }
+  | { kind: 'not-found' }
+  | { kind: 'invalid'; reason: string }
+
+/** True when `abs` is `root` or below it (both absolute, already real paths). */
+export function isInside(root: string, abs: string): boolean {
+  const rel = path.relative(root, abs)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+/**
+ * Resolves a checked relative path against the workspace's real path, following symlinks,
+ * and refuses a result outside it. `rootReal` must itself be a real path.
+ */
+export async function resolveInside(rootReal: string, rel: string): Promise<Resolved> {
+  const joined = path.join(rootReal, ...rel.split('/'))
+  let real: string
+  try {
+    real = await fs.realpath(joined)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'not-found' }
+    if (code === 'ELOOP') return { kind: 'invalid', reason: 'symlink loop' }
+    throw err
+  }
+  if (!isInside(rootReal, real)) return { kind: 'invalid', reason: 'path leaves the workspace through a symlink' }
+  return { kind: 'ok', abs: real }
+}

@@ -1,0 +1,174 @@
+/**
+ * Typed reads and writes for files, chunks and chunks_fts on one connection. Statements are
+ * prepared once per connection; snake_case columns are mapped to camelCase here only.
+ */
+import { MEMORY_FILE } from '../files/memory-paths.js'
+import type { Db } from './database.js'
+
+export type Source = 'memory' | 'sessions'
+
+export type FileRecord = {
+  path: string
+  source: Source
+  sha256: string
+  sizeBytes: number
+  mtimeMs: number
+  lineCount: number
+  chunkCount: number
+  indexedAtMs: number
+}
+
+export type ChunkInput = {
+  startLine: number
+  endLine: number
+  text: string
+  contentHash: string
+  /** Analysed terms of the chunk text, space-separated (text/analyzer.ts). */
+  bodyTerms: string
+  /** Analysed terms of the enclosing headings and the file path. */
+  headingTerms: string
+}
+
+export type KeywordQuery = {
+  /** An FTS5 MATCH expression built by search/fts-query.ts, never raw user text. */
+  match: string
+  limit: number
+  /** BM25 weight of the heading column relative to the body (1.0). */
+  headingWeight: number
+  pathPrefix?: string | undefined
+  source?: Source | undefined
+  excludeMemoryFile?: boolean | undefined
+}
+
+export type KeywordRow = {
+  id: number
+  path: string
+  source: Source
+  startLine: number
+  endLine: number
+  text: string
+  /** FTS5 bm25(): negative, lower is better. */
+  rank: number
+}
+
+type KeywordParams = {
+  match: string
+  limit: number
+  headingWeight: number
+  pathPrefix: string | null
+  source: Source | null
+  excludeMemoryFile: 0 | 1
+}
+
+type FileRow = {
+  path: string
+  source: Source
+  sha256: string
+  size_bytes: number
+  mtime_ms: number
+  line_count: number
+  chunk_count: number
+  indexed_at_ms: number
+}
+
+const toFile = (r: FileRow): FileRecord => ({
+  path: r.path,
+  source: r.source,
+  sha256: r.sha256,
+  sizeBytes: r.size_bytes,
+  mtimeMs: r.mtime_ms,
+  lineCount: r.line_count,
+  chunkCount: r.chunk_count,
+  indexedAtMs: r.indexed_at_ms,
+})
+
+export function createChunksRepo(db: Db) {
+  const stmt = {
+    getFile: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
+    listFiles: db.prepare<[], FileRow>('SELECT * FROM files ORDER BY path'),
+    upsertFile: db.prepare(
+      `INSERT INTO files (path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count, indexed_at_ms)
+       VALUES (@path, @source, @sha256, @sizeBytes, @mtimeMs, @lineCount, @chunkCount, @indexedAtMs)
+       ON CONFLICT(path) DO UPDATE SET source = excluded.source, sha256 = excluded.sha256,
+         size_bytes = excluded.size_bytes, mtime_ms = excluded.mtime_ms, line_count = excluded.line_count,
+         chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms`,
+    ),
+    deleteFts: db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE path = ?)'),
+    deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
+    deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
+    insertChunk: db.prepare(
+      `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body, heading) VALUES (?, ?, ?)'),
+    keyword: db.prepare<[KeywordParams], KeywordRow>(
+      `SELECT c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine, c.text,
+              bm25(chunks_fts, 1.0, @headingWeight) AS rank
+       FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+       WHERE chunks_fts MATCH @match
+         AND (@pathPrefix IS NULL OR substr(c.path, 1, length(@pathPrefix)) = @pathPrefix)
+         AND (@source IS NULL OR c.source = @source)
+         AND (@excludeMemoryFile = 0 OR c.path <> '${MEMORY_FILE}') -- scope "shared" leaves out long-term memory
+       ORDER BY rank
+       LIMIT @limit`,
+    ),
+    counts: db.prepare<[], { source: Source; files: number; chunks: number }>(
+      'SELECT source, COUNT(*) AS files, SUM(chunk_count) AS chunks FROM files GROUP BY source',
+    ),
+    getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+    setMeta: db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    ),
+  }
+
+  return {
+    getFile: (path: string): FileRecord | undefined => {
+      const row = stmt.getFile.get(path)
+      return row ? toFile(row) : undefined
+    },
+    listFiles: (): FileRecord[] => stmt.listFiles.all().map(toFile),
+
+    /** Replaces a file's chunks. Not transactional by itself: callers batch it. */
+    replaceFile(file: FileRecord, chunks: ChunkInput[]): void {
+      stmt.deleteFts.run(file.path)
+      stmt.deleteChunks.run(file.path)
+      stmt.upsertFile.run(file)
+      for (const c of chunks) {
+        const { lastInsertRowid } = stmt.insertChunk.run(
+          file.path,
+          file.source,
+          c.startLine,
+          c.endLine,
+          c.contentHash,
+          c.text,
+        )
+        stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms)
+      }
+    },
+
+    /** Updates a file's metadata only (content unchanged, e.g. a touched mtime). */
+    touchFile: (file: FileRecord): void => void stmt.upsertFile.run(file),
+
+    deleteFile(path: string): void {
+      stmt.deleteFts.run(path)
+      stmt.deleteChunks.run(path)
+      stmt.deleteFile.run(path)
+    },
+
+    keyword: (q: KeywordQuery): KeywordRow[] =>
+      stmt.keyword.all({
+        match: q.match,
+        limit: q.limit,
+        headingWeight: q.headingWeight,
+        pathPrefix: q.pathPrefix ?? null,
+        source: q.source ?? null,
+        excludeMemoryFile: q.excludeMemoryFile ? 1 : 0,
+      }),
+
+    counts: () => stmt.counts.all(),
+    getMeta: (key: string): string | undefined => stmt.getMeta.get(key)?.value,
+    setMeta: (key: string, value: string): void => void stmt.setMeta.run(key, value),
+  }
+}
+
+export type ChunksRepo = ReturnType<typeof createChunksRepo>
