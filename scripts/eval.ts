@@ -47,7 +47,13 @@ function readQueries(file: string): Query[] {
 async function runWorkspace(workspace: string, queries: Query[]): Promise<Map<string, Hit[]>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-eval-'))
   const config = loadConfig(
-    { MNEMO_WORKSPACE: workspace, MNEMO_DATA_DIR: dataDir, MNEMO_LOG_LEVEL: 'warn', MNEMO_INDEX_ON_START: 'false', ...extraEnv },
+    {
+      MNEMO_WORKSPACE: workspace,
+      MNEMO_DATA_DIR: dataDir,
+      MNEMO_LOG_LEVEL: 'warn',
+      MNEMO_INDEX_ON_START: 'false',
+      ...extraEnv,
+    },
     process.cwd(),
   )
   const logger = createLogger(config.log)
@@ -72,11 +78,14 @@ async function runWorkspace(workspace: string, queries: Query[]): Promise<Map<st
         },
       })
       if (res.statusCode !== 200) throw new Error(`search failed for ${q.qid}: ${res.body}`)
-      const body = res.json() as { results: Hit[] }
-      out.set(q.qid, body.results.map(({ path: p, startLine, endLine, score }) => ({ path: p, startLine, endLine, score })))
+      const body = res.json<{ results: Hit[] }>()
+      out.set(
+        q.qid,
+        body.results.map(({ path: p, startLine, endLine, score }) => ({ path: p, startLine, endLine, score })),
+      )
     }
     const perQuery = (performance.now() - searchStarted) / Math.max(1, queries.length)
-    const status = (await app.inject({ method: 'GET', url: '/index' })).json() as { chunks: number }
+    const status = (await app.inject({ method: 'GET', url: '/index' })).json<{ chunks: number }>()
     process.stderr.write(
       `${path.basename(workspace)}: ${status.chunks} chunks indexed in ${indexMs.toFixed(0)} ms, ` +
         `${queries.length} queries at ${perQuery.toFixed(2)} ms each\n`,
@@ -102,7 +111,10 @@ async function runSet(set: (typeof SETS)[number]): Promise<void> {
 
   fs.mkdirSync(values.out, { recursive: true })
   const resultsFile = path.join(values.out, `${set}.jsonl`)
-  fs.writeFileSync(resultsFile, queries.map((q) => JSON.stringify({ qid: q.qid, results: results.get(q.qid) ?? [] })).join('\n') + '\n')
+  fs.writeFileSync(
+    resultsFile,
+    queries.map((q) => JSON.stringify({ qid: q.qid, results: results.get(q.qid) ?? [] })).join('\n') + '\n',
+  )
   const scorer = path.join(values.dir, 'score.py')
   const summary = execFileSync('python3', [scorer, queriesFile, resultsFile], { encoding: 'utf8' })
   process.stdout.write(`## ${set}\n${summary}\n`)

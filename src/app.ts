@@ -8,7 +8,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config/config.js'
 import type { Container } from './container.js'
 import { registerAuth } from './http/plugins/auth.js'
-import { registerErrorHandler } from './http/plugins/error-handler.js'
+import { registerErrorHandler, replyWithError } from './http/plugins/error-handler.js'
 import { createRequestLogController } from './http/plugins/request-log.js'
 import { registerSwagger } from './http/plugins/swagger.js'
 import { filesRoutes } from './http/routes/files.routes.js'
@@ -30,11 +30,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, container } = deps
   const startedAt = performance.now()
   const app = Fastify({
-    // pino's Logger and Fastify's logger type differ only in generics; the instance is the same.
+    // pino's Logger and Fastify's logger type differ only in generics; without the cast the
+    // instance is typed with pino's Logger and the route plugins (typed for the base logger)
+    // do not fit.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: config.server.bodyLimitBytes,
     requestTimeout: config.server.requestTimeoutMs,
     logController: createRequestLogController(),
+    // Malformed URLs (bad percent-encoding) are answered by Fastify before routing; this
+    // keeps them in the one error shape.
+    frameworkErrors: (err, request, reply) => void replyWithError(err, request, reply),
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()

@@ -26,7 +26,10 @@ function toPosix(p: string): string {
 function parseExtraPaths(raw: string | undefined, root: string, issues: string[]): string[] {
   if (!raw) return []
   const out: string[] = []
-  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const abs = path.resolve(root, item)
     const rel = path.relative(root, abs)
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {

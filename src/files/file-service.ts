@@ -46,7 +46,10 @@ export type FileServiceDeps = {
 }
 
 /** Validates a request path against syntax and the memory-source policy. */
-export function checkMemoryPath(raw: string, memoryPaths: MemoryPaths): { kind: 'ok'; rel: string } | { kind: 'invalid'; reason: string } {
+export function checkMemoryPath(
+  raw: string,
+  memoryPaths: MemoryPaths,
+): { kind: 'ok'; rel: string } | { kind: 'invalid'; reason: string } {
   const check = checkRelPath(raw)
   if (check.kind === 'invalid') return check
   if (!memoryPaths.isSource(check.rel)) {
@@ -56,7 +59,9 @@ export function checkMemoryPath(raw: string, memoryPaths: MemoryPaths): { kind: 
 }
 
 export function createFileService(deps: FileServiceDeps) {
-  async function readBytes(abs: string): Promise<{ kind: 'ok'; bytes: Buffer } | { kind: 'not-found' } | { kind: 'too-large'; sizeBytes: number }> {
+  async function readBytes(
+    abs: string,
+  ): Promise<{ kind: 'ok'; bytes: Buffer } | { kind: 'not-found' } | { kind: 'too-large'; sizeBytes: number }> {
     let handle: fs.FileHandle
     try {
       handle = await fs.open(abs, constants.O_RDONLY | constants.O_NOFOLLOW)
@@ -76,7 +81,10 @@ export function createFileService(deps: FileServiceDeps) {
   }
 
   /** A window of `lines` lines starting at 1-based line `from` (default: to the end). */
-  async function read(rawPath: string, opts: { from?: number | undefined; lines?: number | undefined }): Promise<ReadResult> {
+  async function read(
+    rawPath: string,
+    opts: { from?: number | undefined; lines?: number | undefined },
+  ): Promise<ReadResult> {
     const check = checkMemoryPath(rawPath, deps.memoryPaths)
     if (check.kind === 'invalid') return check
     const resolved = await resolveInside(deps.rootReal, check.rel)

@@ -13,6 +13,7 @@ const hasHiddenSegment = (rel: string) => rel.split('/').some((s) => s.startsWit
 export function createMemoryPaths(extraPaths: readonly string[]) {
   const folders = [MEMORY_DIR, ...extraPaths]
 
+  /** Whether a regular file at `rel` would be a memory source (folders fail later, at stat). */
   function isSource(rel: string): boolean {
     if (rel === MEMORY_FILE || extraPaths.includes(rel)) return true
     if (hasHiddenSegment(rel) || !isMarkdown(rel)) return false

@@ -106,7 +106,10 @@ export function createIndexer(deps: IndexerDeps) {
       known.delete(file.rel)
       if (file.sizeBytes > deps.maxFileBytes) {
         result.skipped++
-        log.warn({ path: file.rel, sizeBytes: file.sizeBytes, maxFileBytes: deps.maxFileBytes }, 'file too large, not indexed')
+        log.warn(
+          { path: file.rel, sizeBytes: file.sizeBytes, maxFileBytes: deps.maxFileBytes },
+          'file too large, not indexed',
+        )
         if (prev) gone.push(prev.path)
         continue
       }
@@ -134,7 +137,14 @@ export function createIndexer(deps: IndexerDeps) {
         continue
       }
       const prepared = await prepareFile(
-        { rel: file.rel, text: decodeText(bytes), sha256: hash, sizeBytes: bytes.length, mtimeMs: file.mtimeMs, indexedAtMs },
+        {
+          rel: file.rel,
+          text: decodeText(bytes),
+          sha256: hash,
+          sizeBytes: bytes.length,
+          mtimeMs: file.mtimeMs,
+          indexedAtMs,
+        },
         deps.chunking,
         slicer,
       )

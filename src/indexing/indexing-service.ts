@@ -84,4 +84,3 @@ export function createIndexingService(deps: IndexingServiceDeps) {
 }
 
 export type IndexingService = ReturnType<typeof createIndexingService>
-

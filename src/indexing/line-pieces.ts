@@ -5,7 +5,12 @@
  */
 import { charTokenCost } from '../text/token-estimate.js'
 
-export type LinePiece = { text: string; tokens: number }
+export type LinePiece = {
+  text: string
+  tokens: number
+  /** Offset of the piece in the line, in code points. */
+  start: number
+}
 
 const SENTENCE_END = /[。！？；.!?;]/
 const SOFT_BREAK = /[\s，、,：:）)]/
@@ -42,7 +47,7 @@ export function splitLongLine(line: string, maxTokens: number, overlapTokens: nu
       end = bestCut(chars, cutFrom, end)
     }
     const text = chars.slice(start, end).join('')
-    pieces.push({ text, tokens: Math.ceil(costs.slice(start, end).reduce((a, b) => a + b, 0)) })
+    pieces.push({ text, tokens: Math.ceil(costs.slice(start, end).reduce((a, b) => a + b, 0)), start })
     if (end >= chars.length) break
     let next = end
     let overlap = 0
@@ -55,9 +60,13 @@ export function splitLongLine(line: string, maxTokens: number, overlapTokens: nu
   return pieces
 }
 
-/** Moves an overlap start forward to just after a break, so pieces start on a word. */
+/**
+ * Moves an overlap start forward to just after a break, so pieces start on a word; only
+ * the first half of the overlap is searched, so at least half of the overlap remains.
+ */
 function bestCutForward(chars: string[], lo: number, hi: number): number {
-  for (let i = lo; i < hi; i++) {
+  const limit = lo + Math.floor((hi - lo) / 2)
+  for (let i = lo; i < limit; i++) {
     const ch = chars[i] as string
     if (SENTENCE_END.test(ch) || SOFT_BREAK.test(ch)) return i + 1
   }

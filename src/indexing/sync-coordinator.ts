@@ -46,13 +46,27 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
     const startedAt = now()
     const promise = deps.indexer.sync({ full, reason }).then(
       (result) => {
-        lastSync = { at: new Date(now()).toISOString(), ok: true, full: result.full, reason, durationMs: result.durationMs, result }
+        lastSync = {
+          at: new Date(now()).toISOString(),
+          ok: true,
+          full: result.full,
+          reason,
+          durationMs: result.durationMs,
+          result,
+        }
         deps.log.info({ ...result, errors: result.errors.length }, 'sync done')
         return result
       },
       (err: unknown) => {
         const durationMs = now() - startedAt
-        lastSync = { at: new Date(now()).toISOString(), ok: false, full, reason, durationMs, error: publicErrorMessage(err) }
+        lastSync = {
+          at: new Date(now()).toISOString(),
+          ok: false,
+          full,
+          reason,
+          durationMs,
+          error: publicErrorMessage(err),
+        }
         deps.log.error({ err, full, reason, durationMs }, 'sync failed')
         throw err
       },

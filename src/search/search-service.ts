@@ -57,7 +57,9 @@ export function createSearchService(deps: SearchServiceDeps) {
     const keywordMs = elapsed(started)
     const textScores = bm25ToTextScores(rows.map((r) => r.rank))
     const ranked = rows.map((row, i) => ({ row, score: textScores[i] as number }))
-    const kept = dropDuplicateRanges(ranked.map((h) => ({ ...h, path: h.row.path, startLine: h.row.startLine, endLine: h.row.endLine })))
+    const kept = dropDuplicateRanges(
+      ranked.map((h) => ({ ...h, path: h.row.path, startLine: h.row.startLine, endLine: h.row.endLine })),
+    )
     const results: SearchHit[] = kept
       .filter((h) => h.score >= minScore)
       .slice(0, maxResults)

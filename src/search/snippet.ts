@@ -30,8 +30,10 @@ export function buildSnippet(text: string, terms: readonly string[], maxChars: n
   let hi = best + 1
   let length = first.length
   // Grow forward first (the lines after a match usually explain it), then backward.
-  while (hi < lines.length && length + 1 + (lines[hi] as string).length <= maxChars) length += 1 + (lines[hi++] as string).length
-  while (lo > 0 && length + 1 + (lines[lo - 1] as string).length <= maxChars) length += 1 + (lines[--lo] as string).length
+  while (hi < lines.length && length + 1 + (lines[hi] as string).length <= maxChars)
+    length += 1 + (lines[hi++] as string).length
+  while (lo > 0 && length + 1 + (lines[lo - 1] as string).length <= maxChars)
+    length += 1 + (lines[--lo] as string).length
   return lines.slice(lo, hi).join('\n')
 }
 

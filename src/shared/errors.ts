@@ -34,7 +34,11 @@ export class AppError extends Error {
   }
 }
 
-export function appError(code: ErrorCode, message?: string, opts: { details?: unknown; cause?: unknown } = {}): AppError {
+export function appError(
+  code: ErrorCode,
+  message?: string,
+  opts: { details?: unknown; cause?: unknown } = {},
+): AppError {
   return new AppError(code, message, opts.details, { cause: opts.cause })
 }
 

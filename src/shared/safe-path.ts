@@ -30,10 +30,7 @@ export function checkRelPath(raw: string): PathCheck {
   return { kind: 'ok', rel: raw }
 }
 
-export type Resolved =
-  | { kind: 'ok'; abs: string }
-  | { kind: 'not-found' }
-  | { kind: 'invalid'; reason: string }
+export type Resolved = { kind: 'ok'; abs: string } | { kind: 'not-found' } | { kind: 'invalid'; reason: string }
 
 /** True when `abs` is `root` or below it (both absolute, already real paths). */
 export function isInside(root: string, abs: string): boolean {

@@ -33,7 +33,9 @@ function mapError(err: FastifyError): Mapped {
     const details = validationDetails(err)
     const where = err.validationContext ?? 'request'
     const first = details[0]
-    const message = first ? `Invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}` : `Invalid ${where}`
+    const message = first
+      ? `Invalid ${where}: ${first.path ? `${first.path}: ` : ''}${first.message}`
+      : `Invalid ${where}`
     return { code: 'VALIDATION_FAILED', message, details }
   }
   const known = err.code ? FASTIFY_CODES[err.code] : undefined
@@ -56,15 +58,21 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, mapped: 
   })
 }
 
+/** Logs and answers any error in the one error shape (5xx at error level with the stack). */
+export function replyWithError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const mapped = mapError(err)
+  const status = ERROR_CODES[mapped.code].status
+  if (status >= 500) request.log.error({ err }, 'request failed')
+  else request.log.warn({ code: mapped.code, message: mapped.message }, 'request rejected')
+  return sendError(reply, request, mapped)
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    const mapped = mapError(err)
-    const status = ERROR_CODES[mapped.code].status
-    if (status >= 500) request.log.error({ err }, 'request failed')
-    else request.log.warn({ code: mapped.code, message: mapped.message }, 'request rejected')
-    return sendError(reply, request, mapped)
-  })
+  app.setErrorHandler(replyWithError)
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, request, { code: 'ROUTE_NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}` }),
+    sendError(reply, request, {
+      code: 'ROUTE_NOT_FOUND',
+      message: `No route ${request.method} ${request.url.split('?')[0]}`,
+    }),
   )
 }

@@ -9,7 +9,12 @@ class RequestLogController extends LogController {
 
   override requestCompleted(_error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
       'request',
     )
   }

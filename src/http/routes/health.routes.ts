@@ -4,10 +4,10 @@ import type { IndexingService } from '../../indexing/indexing-service.js'
 import { errorResponses } from '../schemas/common.schema.js'
 import { Health, Ready } from '../schemas/health.schema.js'
 
-export const healthRoutes: FastifyPluginAsyncZod<{ indexing: Pick<IndexingService, 'readiness'>; startedAt: number }> = async (
-  app,
-  opts,
-) => {
+export const healthRoutes: FastifyPluginAsyncZod<{
+  indexing: Pick<IndexingService, 'readiness'>
+  startedAt: number
+}> = async (app, opts) => {
   app.get('/health', {
     schema: {
       operationId: 'getHealth',
@@ -24,7 +24,8 @@ export const healthRoutes: FastifyPluginAsyncZod<{ indexing: Pick<IndexingServic
       operationId: 'getReady',
       tags: ['ops'],
       summary: 'Readiness',
-      description: '200 when the index is open and the first sync has finished without error, 503 otherwise (same body).',
+      description:
+        '200 when the index is open and the first sync has finished without error, 503 otherwise (same body).',
       response: { 200: Ready, 503: Ready, ...errorResponses(401) },
     },
     handler: async (_request, reply) => {

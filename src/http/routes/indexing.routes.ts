@@ -28,6 +28,10 @@ export const indexingRoutes: FastifyPluginAsyncZod<{ indexing: IndexingService }
       body: IndexRequest,
       response: { 200: IndexStatus, 202: IndexStatus, ...errorResponses(400, 401, 409, 413, 415, 500) },
     },
+    // `POST /index` with no body at all means "defaults"; Fastify hands the validator null.
+    preValidation: async (request) => {
+      request.body ??= { full: false }
+    },
     handler: async (request, reply) => {
       const job = opts.indexing.requestSync({ full: request.body.full, reason: 'api' })
       if (request.query.wait !== true) return reply.code(202).send(opts.indexing.status())

@@ -7,8 +7,19 @@ export const Source = z.enum(['memory', 'sessions']).meta({ id: 'Source' })
 export const SearchRequest = z
   .strictObject({
     query: z.string().trim().min(1).max(4000).describe('What to look for: words, identifiers, Chinese, any mix'),
-    maxResults: z.number().int().min(1).max(100).optional().describe('Results to return (default MNEMO_SEARCH_MAX_RESULTS, 6)'),
-    minScore: z.number().min(0).max(1).optional().describe('Drop results scoring below this (default MNEMO_SEARCH_MIN_SCORE, 0.35)'),
+    maxResults: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Results to return (default MNEMO_SEARCH_MAX_RESULTS, 6)'),
+    minScore: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('Drop results scoring below this (default MNEMO_SEARCH_MIN_SCORE, 0.35)'),
     mode: z
       .enum(['hybrid', 'keyword', 'vector'])
       .optional()

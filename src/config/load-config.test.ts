@@ -1,0 +1,57 @@
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from './load-config.js'
+
+const cwd = '/srv/app'
+
+function issuesOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env, cwd)
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues
+    throw err
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('loadConfig', () => {
+  it('starts from an empty environment with the documented defaults', () => {
+    const config = loadConfig({}, cwd)
+    expect(config.server).toMatchObject({ host: '127.0.0.1', port: 8787, apiToken: undefined, bodyLimitBytes: 1048576 })
+    expect(config.workspace).toEqual({ root: '/srv/app/workspace', extraPaths: [] })
+    expect(config.index.dbPath).toBe(path.join('/srv/app/.mnemo', 'index.sqlite'))
+    expect(config.chunking).toEqual({ maxTokens: 400, overlapTokens: 80 })
+    expect(config.search).toEqual({ maxResults: 6, minScore: 0.35, snippetMaxChars: 700 })
+    expect(Object.isFrozen(config.search)).toBe(true)
+  })
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ MNEMO_PORT: '', MNEMO_API_TOKEN: ' ' }, cwd).server).toMatchObject({
+      port: 8787,
+      apiToken: undefined,
+    })
+  })
+
+  it.each([
+    [{ MNEMO_PORT: 'http' }, 'MNEMO_PORT'],
+    [{ MNEMO_PORT: '70000' }, 'MNEMO_PORT'],
+    [{ MNEMO_INDEX_ON_START: 'yes' }, 'MNEMO_INDEX_ON_START'],
+    [{ MNEMO_SEARCH_MIN_SCORE: '1.5' }, 'MNEMO_SEARCH_MIN_SCORE'],
+    [{ MNEMO_LOG_LEVEL: 'loud' }, 'MNEMO_LOG_LEVEL'],
+    [{ MNEMO_CHUNK_TOKENS: '100', MNEMO_CHUNK_OVERLAP_TOKENS: '100' }, 'MNEMO_CHUNK_OVERLAP_TOKENS'],
+    [{ MNEMO_EXTRA_PATHS: '../elsewhere' }, 'MNEMO_EXTRA_PATHS'],
+    [{ MNEMO_EXTRA_PATHS: '/etc' }, 'MNEMO_EXTRA_PATHS'],
+  ])('names the variable of a bad value: %j', (env, variable) => {
+    const issues = issuesOf(env)
+    expect(issues.some((i) => i.startsWith(`${variable}:`))).toBe(true)
+  })
+
+  it('lists every problem at once', () => {
+    expect(issuesOf({ MNEMO_PORT: 'x', MNEMO_LOG_LEVEL: 'loud', MNEMO_INDEX_ON_START: '1' })).toHaveLength(3)
+  })
+
+  it('stores extra paths workspace-relative, whether given relative or absolute', () => {
+    const config = loadConfig({ MNEMO_EXTRA_PATHS: 'notes, /srv/app/workspace/docs/a.md,notes' }, cwd)
+    expect(config.workspace.extraPaths).toEqual(['notes', 'docs/a.md'])
+  })
+})

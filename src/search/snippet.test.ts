@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { buildSnippet } from './snippet.js'
+
+describe('buildSnippet', () => {
+  it('returns a short chunk whole', () => {
+    expect(buildSnippet('line one\nline two', ['two'], 700)).toBe('line one\nline two')
+  })
+
+  it('starts at the line covering the most query terms and stays within maxChars', () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `filler line number ${i} with nothing relevant`)
+    lines[25] = 'the redis cache ttl is fifteen minutes'
+    const text = lines.join('\n')
+    const snippet = buildSnippet(text, ['redis', 'ttl'], 200)
+    expect(snippet.length).toBeLessThanOrEqual(200)
+    expect(snippet).toContain('the redis cache ttl is fifteen minutes')
+    expect(text).toContain(snippet)
+  })
+
+  it('cuts a window out of one long line around the first match, on code points', () => {
+    const line = `${'前文'.repeat(400)}关键词${'后文'.repeat(400)}😀`
+    const snippet = buildSnippet(line, ['关键'], 100)
+    expect(Array.from(snippet).length).toBeLessThanOrEqual(100)
+    expect(snippet).toContain('关键词')
+    expect(line).toContain(snippet)
+  })
+
+  it('falls back to the start when no term is found', () => {
+    const text = 'abc\n'.repeat(400)
+    expect(buildSnippet(text, ['zzz'], 50).startsWith('abc')).toBe(true)
+  })
+})

@@ -1,0 +1,82 @@
+/**
+ * Builds the real app (config → container → app) over a temp workspace and a temp SQLite
+ * file, as main.ts does, minus listen. Tests call the API with app.inject.
+ */
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config/load-config.js'
+import { createContainer, type Container, type ContainerOverrides } from '../../src/container.js'
+import { createLogger } from '../../src/shared/logger.js'
+import { createTempWorkspace, type TempWorkspace } from './temp-workspace.js'
+
+export type TestApp = {
+  app: FastifyInstance
+  ws: TempWorkspace
+  container: Container
+  /** POST /search with the body; returns the parsed response. */
+  search(body: Record<string, unknown>): Promise<{ statusCode: number; body: SearchBody }>
+  /** POST /index?wait=true and assert success. */
+  sync(full?: boolean): Promise<void>
+  close(): Promise<void>
+}
+
+export type SearchBody = {
+  results: {
+    path: string
+    startLine: number
+    endLine: number
+    snippet: string
+    score: number
+    textScore: number
+    source: string
+  }[]
+  mode: string
+  degraded?: Record<string, string>
+  code?: string
+}
+
+export async function buildTestApp(
+  opts: {
+    corpus?: boolean
+    env?: Record<string, string>
+    overrides?: ContainerOverrides
+    sync?: boolean
+    ws?: TempWorkspace
+  } = {},
+): Promise<TestApp> {
+  const ws = opts.ws ?? createTempWorkspace({ corpus: opts.corpus ?? false })
+  const config = loadConfig(
+    {
+      MNEMO_WORKSPACE: ws.root,
+      MNEMO_DATA_DIR: ws.dataDir,
+      MNEMO_LOG_LEVEL: 'silent',
+      MNEMO_INDEX_ON_START: 'false',
+      ...opts.env,
+    },
+    ws.base,
+  )
+  const logger = createLogger(config.log)
+  const container = createContainer(config, logger, opts.overrides)
+  const app = await buildApp({ config, logger, container })
+  const headers = config.server.apiToken ? { authorization: `Bearer ${config.server.apiToken}` } : {}
+
+  const testApp: TestApp = {
+    app,
+    ws,
+    container,
+    async search(body) {
+      const res = await app.inject({ method: 'POST', url: '/search', payload: body, headers })
+      return { statusCode: res.statusCode, body: res.json<SearchBody>() }
+    },
+    async sync(full = false) {
+      const res = await app.inject({ method: 'POST', url: '/index?wait=true', payload: { full }, headers })
+      if (res.statusCode !== 200) throw new Error(`sync failed: ${res.statusCode} ${res.body}`)
+    },
+    async close() {
+      await app.close()
+      ws.cleanup()
+    },
+  }
+  if (opts.sync ?? true) await testApp.sync()
+  return testApp
+}
