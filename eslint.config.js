@@ -4,7 +4,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'eval-results/', 'bench-results/', 'openapi/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'eval-results/', 'bench-results/', 'openapi/', 'scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -29,7 +29,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/config/**', 'src/main.ts'],
+    ignores: ['src/config/**', 'src/main.ts', 'src/healthcheck.ts'],
     rules: {
       'no-restricted-properties': [
         'error',

@@ -10,6 +10,8 @@ import { createMemoryPaths } from './files/memory-paths.js'
 import { createIndexer } from './indexing/indexer.js'
 import { createIndexingService } from './indexing/indexing-service.js'
 import { createSyncCoordinator } from './indexing/sync-coordinator.js'
+import { createLocalReader, createReaderOps } from './search/index-reader.js'
+import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
 import type { Logger } from './shared/logger.js'
 import { createIndexStore } from './store/index-store.js'
@@ -34,8 +36,17 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     ...(overrides.now && { now: overrides.now }),
   })
   const coordinator = createSyncCoordinator({ indexer, log: log.child({ module: 'sync' }) })
+  const reader =
+    config.search.workers > 0
+      ? createReaderPool({
+          dbPath: config.index.dbPath,
+          size: config.search.workers,
+          fallback: createReaderOps(store),
+          log: log.child({ module: 'search-pool' }),
+        })
+      : createLocalReader(store)
   const services = {
-    search: createSearchService({ store, settings: config.search, log: log.child({ module: 'search' }) }),
+    search: createSearchService({ reader, settings: config.search }),
     files: createFileService({ rootReal, memoryPaths, store, maxFileBytes: config.index.maxFileBytes }),
     indexing: createIndexingService({ store, coordinator }),
   }
@@ -46,8 +57,9 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     start(): void {
       if (config.index.indexOnStart) void coordinator.request({ full: false, reason: 'startup' })
     },
-    /** Waits for the running sync, then closes the index. Idempotent. */
+    /** Stops the search workers, waits for the running sync, then closes the index. Idempotent. */
     async close(): Promise<void> {
+      await reader.close()
       await coordinator.idle()
       store.close()
     },

@@ -21,6 +21,6 @@ export type Config = Readonly<{
     indexOnStart: boolean
   }>
   chunking: Readonly<{ maxTokens: number; overlapTokens: number }>
-  search: Readonly<{ maxResults: number; minScore: number; snippetMaxChars: number }>
+  search: Readonly<{ maxResults: number; minScore: number; snippetMaxChars: number; workers: number }>
   log: Readonly<{ level: string }>
 }>

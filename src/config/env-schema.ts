@@ -57,6 +57,9 @@ export const envSchema = z
     MNEMO_INDEX_ON_START: envVar(bool(true)).describe('Run a sync when the service starts'),
     MNEMO_SEARCH_MAX_RESULTS: envVar(int(1, 100).default(6)).describe('Default maxResults of /search'),
     MNEMO_SEARCH_MIN_SCORE: envVar(num(0, 1).default(0.35)).describe('Default minScore of /search'),
+    MNEMO_SEARCH_WORKERS: envVar(int(0, 64).default(2)).describe(
+      'Worker threads that run searches on read-only connections (0: on the main thread)',
+    ),
     MNEMO_SNIPPET_MAX_CHARS: envVar(int(80, 10_000).default(700)).describe(
       'Longest snippet in a search result, in characters',
     ),

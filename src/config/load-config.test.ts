@@ -21,7 +21,7 @@ describe('loadConfig', () => {
     expect(config.workspace).toEqual({ root: '/srv/app/workspace', extraPaths: [] })
     expect(config.index.dbPath).toBe(path.join('/srv/app/.mnemo', 'index.sqlite'))
     expect(config.chunking).toEqual({ maxTokens: 400, overlapTokens: 80 })
-    expect(config.search).toEqual({ maxResults: 6, minScore: 0.35, snippetMaxChars: 700 })
+    expect(config.search).toEqual({ maxResults: 6, minScore: 0.35, snippetMaxChars: 700, workers: 2 })
     expect(Object.isFrozen(config.search)).toBe(true)
   })
 

@@ -74,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       maxResults: e.MNEMO_SEARCH_MAX_RESULTS,
       minScore: e.MNEMO_SEARCH_MIN_SCORE,
       snippetMaxChars: e.MNEMO_SNIPPET_MAX_CHARS,
+      workers: e.MNEMO_SEARCH_WORKERS,
     },
     log: { level: e.MNEMO_LOG_LEVEL },
   }

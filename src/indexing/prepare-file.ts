@@ -22,23 +22,34 @@ export type FileInput = {
   source?: Source
 }
 
+/**
+ * The part of a path worth searching: `memory/2026-02-16.md` → `2026-02-16`. The `memory/`
+ * prefix and the `.md` extension are in nearly every path, so as terms they would only
+ * inflate the document frequency of "memory" and "md".
+ */
+export function pathContext(rel: string): string {
+  return rel.replace(/^memory\//, '').replace(/\.md$/i, '')
+}
+
 export async function prepareFile(
   input: FileInput,
   chunking: Config['chunking'],
   slicer: { maybeYield(): Promise<void> },
 ): Promise<PreparedFile> {
   const pieces = chunkMarkdown(input.text, chunking)
-  const pathTerms = indexTokens(input.rel).join(' ')
+  const pathTerms = indexTokens(pathContext(input.rel))
   const chunks: ChunkInput[] = []
   for (const piece of pieces) {
-    const headingTerms = indexTokens(piece.headings.join('\n')).join(' ')
+    const body = indexTokens(piece.text)
+    const context = [...indexTokens(piece.headings.join('\n')), ...pathTerms]
     chunks.push({
       startLine: piece.startLine,
       endLine: piece.endLine,
       text: piece.text,
       contentHash: sha256(piece.text),
-      bodyTerms: indexTokens(piece.text).join(' '),
-      headingTerms: headingTerms ? `${headingTerms} ${pathTerms}` : pathTerms,
+      bodyTerms: body.join(' '),
+      headingTerms: context.join(' '),
+      tokenCount: body.length + context.length,
     })
     await slicer.maybeYield()
   }

@@ -1,15 +1,14 @@
 /**
- * Search orchestration (SPEC §3): analyse the query, run BM25 over FTS5, map ranks to
- * textScore, drop near-duplicate ranges, apply minScore and maxResults, cut snippets.
+ * Search orchestration (SPEC §3): analyse the query, retrieve BM25 candidates through the
+ * index reader, map BM25 to textScore, drop near-duplicate ranges, apply minScore and
+ * maxResults, cut snippets.
  */
 import type { Config } from '../config/config.js'
 import { appError } from '../shared/errors.js'
-import type { Logger } from '../shared/logger.js'
-import type { IndexStore } from '../store/index-store.js'
 import { queryTerms } from '../text/analyzer.js'
 import { dropDuplicateRanges } from './dedupe.js'
-import { buildFtsQuery } from './fts-query.js'
-import { bm25ToTextScores, roundScore } from './scores.js'
+import type { IndexReader } from './index-reader.js'
+import { relativeScores, roundScore } from './scores.js'
 import { buildSnippet } from './snippet.js'
 import type { SearchHit, SearchRequest, SearchResponse } from './types.js'
 
@@ -17,24 +16,18 @@ import type { SearchHit, SearchRequest, SearchResponse } from './types.js'
 export const CANDIDATE_MULTIPLIER = 4
 /** Upper bound on candidates fetched per search. */
 export const MAX_CANDIDATES = 200
-/**
- * BM25 weight of the context column (headings and file path) relative to the body. A
- * heading names what a section is about, so a query term found there counts double.
- */
-export const HEADING_WEIGHT = 2
 
 export type SearchServiceDeps = {
-  store: Pick<IndexStore, 'keyword'>
+  reader: Pick<IndexReader, 'keyword' | 'texts'>
   settings: Config['search']
-  log: Logger
 }
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 1000) / 1000
 
 export function createSearchService(deps: SearchServiceDeps) {
-  const { store, settings } = deps
+  const { reader, settings } = deps
 
-  function search(req: SearchRequest): SearchResponse {
+  async function search(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now()
     const maxResults = req.maxResults ?? settings.maxResults
     const minScore = req.minScore ?? settings.minScore
@@ -42,37 +35,38 @@ export function createSearchService(deps: SearchServiceDeps) {
       throw appError('EMBEDDING_UNAVAILABLE', 'Vector search needs an embedding provider (MNEMO_EMBED_PROVIDER)')
     }
     const terms = queryTerms(req.query)
-    const match = buildFtsQuery(terms)
     const onlySource = req.sources && new Set(req.sources).size === 1 ? req.sources[0] : undefined
-    const rows = match
-      ? store.keyword({
-          match,
-          limit: Math.min(MAX_CANDIDATES, maxResults * CANDIDATE_MULTIPLIER),
-          headingWeight: HEADING_WEIGHT,
-          pathPrefix: req.pathPrefix,
-          source: onlySource,
-          excludeMemoryFile: req.scope === 'shared',
-        })
-      : []
+    const rows =
+      terms.length === 0
+        ? []
+        : await reader.keyword({
+            terms,
+            limit: Math.min(MAX_CANDIDATES, maxResults * CANDIDATE_MULTIPLIER),
+            filters: { pathPrefix: req.pathPrefix, source: onlySource, excludeMemoryFile: req.scope === 'shared' },
+          })
     const keywordMs = elapsed(started)
-    const textScores = bm25ToTextScores(rows.map((r) => r.rank))
-    const ranked = rows.map((row, i) => ({ row, score: textScores[i] as number }))
-    const kept = dropDuplicateRanges(
-      ranked.map((h) => ({ ...h, path: h.row.path, startLine: h.row.startLine, endLine: h.row.endLine })),
-    )
-    const results: SearchHit[] = kept
+    const textScores = relativeScores(rows.map((r) => r.bm25))
+    const top = dropDuplicateRanges(rows.map((row, i) => ({ ...row, score: textScores[i] as number })))
       .filter((h) => h.score >= minScore)
       .slice(0, maxResults)
-      .map(({ row, score }) => ({
-        path: row.path,
-        startLine: row.startLine,
-        endLine: row.endLine,
-        snippet: buildSnippet(row.text, terms.terms, settings.snippetMaxChars),
-        score: roundScore(score),
-        textScore: roundScore(score),
+    const texts = top.length === 0 ? new Map<number, string>() : await reader.texts(top.map((h) => h.id))
+    const results: SearchHit[] = []
+    for (const hit of top) {
+      const text = texts.get(hit.id)
+      // A chunk replaced by a sync between the two reads is no longer in the index.
+      if (text === undefined) continue
+      const score = roundScore(hit.score)
+      results.push({
+        path: hit.path,
+        startLine: hit.startLine,
+        endLine: hit.endLine,
+        snippet: buildSnippet(text, terms, settings.snippetMaxChars),
+        score,
+        textScore: score,
         vectorScore: 0,
-        source: row.source,
-      }))
+        source: hit.source,
+      })
+    }
     return {
       results,
       mode: 'keyword',

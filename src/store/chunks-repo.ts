@@ -1,8 +1,8 @@
 /**
- * Typed reads and writes for files, chunks and chunks_fts on one connection. Statements are
- * prepared once per connection; snake_case columns are mapped to camelCase here only.
+ * Typed writes of files, chunks and chunks_fts, and reads of files and meta, on one
+ * connection (search reads live in search-repo.ts). Statements are prepared once per
+ * connection; snake_case columns are mapped to camelCase here only.
  */
-import { MEMORY_FILE } from '../files/memory-paths.js'
 import type { Db } from './database.js'
 
 export type Source = 'memory' | 'sessions'
@@ -27,37 +27,8 @@ export type ChunkInput = {
   bodyTerms: string
   /** Analysed terms of the enclosing headings and the file path. */
   headingTerms: string
-}
-
-export type KeywordQuery = {
-  /** An FTS5 MATCH expression built by search/fts-query.ts, never raw user text. */
-  match: string
-  limit: number
-  /** BM25 weight of the heading column relative to the body (1.0). */
-  headingWeight: number
-  pathPrefix?: string | undefined
-  source?: Source | undefined
-  excludeMemoryFile?: boolean | undefined
-}
-
-export type KeywordRow = {
-  id: number
-  path: string
-  source: Source
-  startLine: number
-  endLine: number
-  text: string
-  /** FTS5 bm25(): negative, lower is better. */
-  rank: number
-}
-
-type KeywordParams = {
-  match: string
-  limit: number
-  headingWeight: number
-  pathPrefix: string | null
-  source: Source | null
-  excludeMemoryFile: 0 | 1
+  /** Number of terms in both columns (BM25's document length). */
+  tokenCount: number
 }
 
 type FileRow = {
@@ -93,25 +64,18 @@ export function createChunksRepo(db: Db) {
          size_bytes = excluded.size_bytes, mtime_ms = excluded.mtime_ms, line_count = excluded.line_count,
          chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms`,
     ),
-    deleteFts: db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE path = ?)'),
+    // External-content FTS5 rows are removed with the 'delete' command and their old terms.
+    deleteFts: db.prepare(
+      `INSERT INTO chunks_fts (chunks_fts, rowid, body_terms, heading_terms)
+       SELECT 'delete', id, body_terms, heading_terms FROM chunks WHERE path = ?`,
+    ),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(
-      `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, body_terms, heading_terms, token_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body, heading) VALUES (?, ?, ?)'),
-    keyword: db.prepare<[KeywordParams], KeywordRow>(
-      `SELECT c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine, c.text,
-              bm25(chunks_fts, 1.0, @headingWeight) AS rank
-       FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-       WHERE chunks_fts MATCH @match
-         AND (@pathPrefix IS NULL OR substr(c.path, 1, length(@pathPrefix)) = @pathPrefix)
-         AND (@source IS NULL OR c.source = @source)
-         AND (@excludeMemoryFile = 0 OR c.path <> '${MEMORY_FILE}') -- scope "shared" leaves out long-term memory
-       ORDER BY rank
-       LIMIT @limit`,
-    ),
+    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body_terms, heading_terms) VALUES (?, ?, ?)'),
     counts: db.prepare<[], { source: Source; files: number; chunks: number }>(
       'SELECT source, COUNT(*) AS files, SUM(chunk_count) AS chunks FROM files GROUP BY source',
     ),
@@ -141,6 +105,9 @@ export function createChunksRepo(db: Db) {
           c.endLine,
           c.contentHash,
           c.text,
+          c.bodyTerms,
+          c.headingTerms,
+          c.tokenCount,
         )
         stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms)
       }
@@ -154,16 +121,6 @@ export function createChunksRepo(db: Db) {
       stmt.deleteChunks.run(path)
       stmt.deleteFile.run(path)
     },
-
-    keyword: (q: KeywordQuery): KeywordRow[] =>
-      stmt.keyword.all({
-        match: q.match,
-        limit: q.limit,
-        headingWeight: q.headingWeight,
-        pathPrefix: q.pathPrefix ?? null,
-        source: q.source ?? null,
-        excludeMemoryFile: q.excludeMemoryFile ? 1 : 0,
-      }),
 
     counts: () => stmt.counts.all(),
     getMeta: (key: string): string | undefined => stmt.getMeta.get(key)?.value,

@@ -1,8 +1,8 @@
 /**
  * Opens a SQLite connection with the pragmas every mnemo connection uses. WAL lets readers
- * proceed during a write transaction; synchronous=NORMAL is durable across process crashes
- * (the index is a cache of the files, so losing the last commit on power loss only means a
- * re-sync).
+ * (the search workers' read-only connections) proceed while the writer commits;
+ * synchronous=NORMAL is durable across process crashes (the index is a cache of the files,
+ * so losing the last commit on power loss only means a re-sync).
  */
 import Database from 'better-sqlite3'
 
@@ -13,12 +13,14 @@ const BUSY_TIMEOUT_MS = 5000
 /** Memory-mapped I/O window for reads, in bytes (256 MiB). */
 const MMAP_SIZE_BYTES = 256 * 1024 * 1024
 
-export function openDatabase(path: string): Db {
-  const db = new Database(path)
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
+export function openDatabase(path: string, opts: { readonly?: boolean } = {}): Db {
+  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false })
+  if (!opts.readonly) {
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('foreign_keys = ON')
+  }
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-  db.pragma('foreign_keys = ON')
   db.pragma('temp_store = MEMORY')
   db.pragma(`mmap_size = ${MMAP_SIZE_BYTES}`)
   return db

@@ -1,38 +1,95 @@
 /**
- * The index store owns the live SQLite connection. Services call its methods and never hold
- * a raw connection, so the connection can be replaced (rebuild swap) without re-wiring them.
+ * The index store owns a SQLite connection. Services call its methods and never hold a raw
+ * connection, so the connection can be replaced (rebuild swap) without re-wiring them. The
+ * writer store (one per process) creates the schema and runs write transactions; read-only
+ * stores serve the search workers. Term statistics (document frequencies, corpus size) are
+ * cached per index generation: the writer starts a new one with each transaction, a reader
+ * whenever SQLite's data_version shows another connection committed.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { createChunksRepo, type ChunksRepo } from './chunks-repo.js'
 import { openDatabase, type Db } from './database.js'
-import { ensureSchema } from './schema.js'
+import { checkSchema, ensureSchema } from './schema.js'
+import { createSearchRepo, type SearchRepo } from './search-repo.js'
 
 export type IndexStoreOptions = {
-  /** Path of the SQLite file; its directory is created when missing. */
+  /** Path of the SQLite file; the writer creates it and its directory when missing. */
   dbPath: string
+  /** Open an existing index read-only (search workers). */
+  readonly?: boolean
 }
 
+/** BM25 corpus statistics: chunk count and mean terms per chunk (both columns). */
+export type CorpusStats = { rows: number; avgTokens: number }
+
+/** Distinct terms whose document frequency is remembered per generation. */
+const DOC_FREQ_CACHE_SIZE = 50_000
+
 export function createIndexStore(opts: IndexStoreOptions) {
-  fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true })
-  const db: Db = openDatabase(opts.dbPath)
-  const { recreated } = ensureSchema(db)
+  const readonly = opts.readonly ?? false
+  if (!readonly) fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true })
+  const db: Db = openDatabase(opts.dbPath, { readonly })
+  const { recreated } = readonly ? checkSchema(db) : ensureSchema(db)
   const repo: ChunksRepo = createChunksRepo(db)
+  const reads: SearchRepo = createSearchRepo(db)
   let open = true
+  let commits = 0
+  let cachedGeneration = -1
+  let corpus: CorpusStats | null = null
+  const docFreqs = new Map<string, number>()
+
+  /** The writer counts its own commits; a reader asks SQLite whether others committed. */
+  const generation = (): number => (readonly ? (db.pragma('data_version', { simple: true }) as number) : commits)
+
+  /** Empties the term-statistics caches when the index changed since they were filled. */
+  function freshCaches(): void {
+    const current = generation()
+    if (current === cachedGeneration) return
+    cachedGeneration = current
+    corpus = null
+    docFreqs.clear()
+  }
 
   return {
     dbPath: opts.dbPath,
     /** True when an incompatible older index was found and emptied at open. */
     recreated,
     isOpen: () => open,
-    /** Runs `fn` in one write transaction; readers on this connection see all or nothing. */
-    transaction: <T>(fn: (r: ChunksRepo) => T): T => db.transaction(() => fn(repo))(),
+    /** Runs `fn` in one write transaction; readers see all of it or nothing. */
+    transaction<T>(fn: (r: ChunksRepo) => T): T {
+      const result = db.transaction(() => fn(repo))()
+      commits++
+      return result
+    },
     getFile: repo.getFile,
     listFiles: repo.listFiles,
-    keyword: repo.keyword,
+    keyword: reads.keyword,
+    anyMatch: reads.anyMatch,
+    chunkTexts: reads.chunkTexts,
     counts: repo.counts,
     getMeta: repo.getMeta,
-    setMeta: repo.setMeta,
+    /** Chunks containing each term (from the FTS5 vocabulary), cached per generation. */
+    docFreqs(terms: readonly string[]): number[] {
+      freshCaches()
+      if (docFreqs.size > DOC_FREQ_CACHE_SIZE) docFreqs.clear()
+      return terms.map((term) => {
+        let df = docFreqs.get(term)
+        if (df === undefined) {
+          df = reads.docFreq(term)
+          docFreqs.set(term, df)
+        }
+        return df
+      })
+    },
+    corpusStats(): CorpusStats {
+      freshCaches()
+      if (!corpus) {
+        const { rows, tokens } = reads.corpus()
+        corpus = { rows, avgTokens: rows > 0 ? tokens / rows : 0 }
+      }
+      return corpus
+    },
     close(): void {
       if (!open) return
       open = false

@@ -3,17 +3,18 @@
  * migrations: a database whose `user_version` differs from SCHEMA_VERSION is emptied and
  * rebuilt from the files by the next sync.
  *
- * chunks_fts is contentless (the analysed terms are not stored twice; raw text lives in
- * chunks.text) with contentless_delete so a file's rows can be replaced. Its tokenizer only
- * splits on spaces in practice, because the analyzer (text/analyzer.ts) already emits
- * space-separated terms made of letters, digits, marks and `_`; FTS5 adds Porter stemming
- * and diacritic folding, applied identically to indexed and queried terms.
+ * chunks holds each chunk's raw text and its analysed terms (body and context columns,
+ * space-separated, as text/analyzer.ts emits them) with their token count. chunks_fts is an
+ * external-content FTS5 index over those term columns; its tokenizer only splits on the
+ * spaces, because the analyzer already folded, stemmed and segmented everything. Owning the
+ * terms lets search read document frequencies from chunks_vocab and score terms outside
+ * FTS5 with the same BM25 (search/bm25.ts).
  */
 import type { Db } from './database.js'
 
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
-export const FTS_TOKENIZER = `porter unicode61 remove_diacritics 2 tokenchars '_' categories 'L* N* Co M*'`
+export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -39,19 +40,25 @@ CREATE TABLE IF NOT EXISTS chunks (
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
   content_hash TEXT NOT NULL,
-  text TEXT NOT NULL
+  text TEXT NOT NULL,
+  body_terms TEXT NOT NULL,
+  heading_terms TEXT NOT NULL,
+  token_count INTEGER NOT NULL
 ) STRICT;
 
 CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path);
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  body, heading,
-  content = '', contentless_delete = 1,
+  body_terms, heading_terms,
+  content = 'chunks', content_rowid = 'id',
   tokenize = "${FTS_TOKENIZER}"
 );
+
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
 `
 
 const DROP = `
+DROP TABLE IF EXISTS chunks_vocab;
 DROP TABLE IF EXISTS chunks_fts;
 DROP TABLE IF EXISTS chunks;
 DROP TABLE IF EXISTS files;
@@ -71,4 +78,13 @@ export function ensureSchema(db: Db): { recreated: boolean } {
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
   })()
   return { recreated: version !== 0 }
+}
+
+/** For read-only connections: the index must already have this schema version. */
+export function checkSchema(db: Db): { recreated: false } {
+  const version = db.pragma('user_version', { simple: true }) as number
+  if (version !== SCHEMA_VERSION) {
+    throw new Error(`index schema version ${version} is not ${SCHEMA_VERSION}; the writer must open it first`)
+  }
+  return { recreated: false }
 }

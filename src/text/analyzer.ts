@@ -1,10 +1,12 @@
 /**
- * Text analysis shared by indexing and querying: it turns text into the terms FTS5 stores,
- * so both sides always agree. Words are NFKC-folded and lowercased; identifiers yield their
- * parts and the joined whole (`qwen-max` → qwen, max, qwen_max); CJK runs yield character
- * bigrams, plus single characters so one-character queries still match. Porter stemming and
- * diacritic folding happen inside FTS5 (see store/schema.ts), on both sides alike.
+ * Text analysis shared by indexing and querying: it turns text into the exact terms FTS5
+ * stores, so both sides always agree and the search side can look terms up in the index
+ * vocabulary. Words are NFKC-folded, lowercased, stripped of Latin diacritics and
+ * Porter-stemmed; identifiers yield their parts and the joined whole (`qwen-max` → qwen,
+ * max, qwen_max); CJK runs yield character bigrams, plus single characters so
+ * one-character queries still match. FTS5 itself only splits on the spaces between terms.
  */
+import { stemmer } from 'stemmer'
 import { TEXT_RUN } from './scripts.js'
 import { CJK_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js'
 
@@ -12,7 +14,7 @@ import { CJK_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js'
  * Version of the term format. The index records it; a different value makes the next sync
  * re-index every file, so bump it whenever indexTokens() would emit different terms.
  */
-export const ANALYZER_VERSION = 'mnemo-terms-1'
+export const ANALYZER_VERSION = 'mnemo-terms-2'
 
 /** Compounds longer than this are not also indexed whole (paths, long dotted chains). */
 const MAX_COMPOUND_PARTS = 6
@@ -24,33 +26,40 @@ export const MAX_QUERY_TERMS = 48
 const CONNECTOR = /[-_.:/@+#]/
 /** Splits camelCase and PascalCase: getUserName → get|User|Name, HTTPServer → HTTP|Server. */
 const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u
+const LATIN_WITH_MARKS = /^[\p{Script=Latin}\p{M}\p{N}]+$/u
+const COMBINING_DIACRITICS = /[\u0300-\u036f]/g
+/** Words the Porter stemmer applies to; shorter words and anything else stay as they are. */
+const STEMMABLE = /^[a-z]{3,}$/
 
 const segmenter = new Intl.Segmenter('zh', { granularity: 'word' })
 
-/** Terms to search for, and CJK phrases (bigram sequences) that boost exact substrings. */
-export type QueryTerms = { terms: string[]; phrases: string[][] }
+/** One word's term, and whether the word (before stemming) is a stopword. */
+type WordTerm = { term: string; stop: boolean }
 
-function pushToken(out: string[], token: string): void {
-  if (token.length > 0 && token.length <= MAX_TOKEN_CHARS) out.push(token)
+/** Lowercase, fold Latin diacritics (café → cafe), stem English-like words. */
+function normalizeWord(word: string): string {
+  let w = word.toLowerCase()
+  if (LATIN_WITH_MARKS.test(w)) w = w.normalize('NFD').replace(COMBINING_DIACRITICS, '').normalize('NFC')
+  return STEMMABLE.test(w) ? stemmer(w) : w
 }
 
-/** Tokens of one non-CJK run, in text order: parts, camel wholes, then the compound whole. */
-function wordTokens(run: string, out: string[]): string[] {
+function push(out: WordTerm[], term: string, stop: boolean): void {
+  if (term.length > 0 && term.length <= MAX_TOKEN_CHARS) out.push({ term, stop })
+}
+
+/** Terms of one non-CJK run, in text order: parts, camel wholes, then the compound whole. */
+function wordTerms(run: string): WordTerm[] {
+  const out: WordTerm[] = []
   const pieces = run.split(CONNECTOR).filter(Boolean)
-  const parts: string[] = []
   for (const piece of pieces) {
     const camel = piece.split(CAMEL_BOUNDARY)
-    for (const part of camel) {
-      const lower = part.toLowerCase()
-      pushToken(out, lower)
-      parts.push(lower)
-    }
-    if (camel.length > 1) pushToken(out, piece.toLowerCase())
+    for (const part of camel) push(out, normalizeWord(part), ENGLISH_STOPWORDS.has(part.toLowerCase()))
+    if (camel.length > 1) push(out, piece.toLowerCase(), false)
   }
   if (pieces.length > 1 && pieces.length <= MAX_COMPOUND_PARTS) {
-    pushToken(out, pieces.map((p) => p.toLowerCase()).join('_'))
+    push(out, pieces.map((p) => p.toLowerCase()).join('_'), false)
   }
-  return parts
+  return out
 }
 
 /** Character bigrams of a CJK run in order (the run itself when it is one character). */
@@ -62,13 +71,13 @@ function bigrams(run: string): string[] {
   return out
 }
 
-/** The space-free tokens stored in FTS5 for `text`, in text order. */
+/** The space-free terms stored in FTS5 for `text`, in text order. */
 export function indexTokens(text: string): string[] {
   const out: string[] = []
   for (const match of text.normalize('NFKC').matchAll(TEXT_RUN)) {
     const [, cjk, word] = match
     if (word !== undefined) {
-      wordTokens(word, out)
+      for (const w of wordTerms(word)) out.push(w.term)
     } else if (cjk !== undefined) {
       const chars = Array.from(cjk)
       if (chars.length > 1) out.push(...bigrams(cjk))
@@ -98,27 +107,20 @@ function cjkQueryRuns(run: string): string[] {
  * Query terms: stopwords are dropped unless nothing else is left, duplicates removed,
  * at most MAX_QUERY_TERMS kept in query order.
  */
-export function queryTerms(query: string): QueryTerms {
+export function queryTerms(query: string): string[] {
   const content: string[] = []
   const fallback: string[] = []
-  const phrases: string[][] = []
   for (const match of query.normalize('NFKC').matchAll(TEXT_RUN)) {
     const [, cjk, word] = match
     if (word !== undefined) {
-      const tokens: string[] = []
-      const parts = wordTokens(word, tokens)
-      fallback.push(...tokens)
-      const isStop = parts.length === 1 && ENGLISH_STOPWORDS.has(parts[0] as string)
-      if (!isStop) content.push(...tokens.filter((t) => !ENGLISH_STOPWORDS.has(t)))
+      for (const w of wordTerms(word)) {
+        fallback.push(w.term)
+        if (!w.stop) content.push(w.term)
+      }
     } else if (cjk !== undefined) {
       fallback.push(...bigrams(cjk))
-      for (const run of cjkQueryRuns(cjk)) {
-        const grams = bigrams(run)
-        content.push(...grams)
-        if (grams.length >= 2) phrases.push(grams)
-      }
+      for (const run of cjkQueryRuns(cjk)) content.push(...bigrams(run))
     }
   }
-  const terms = [...new Set(content.length > 0 ? content : fallback)].slice(0, MAX_QUERY_TERMS)
-  return { terms, phrases: content.length > 0 ? phrases : [] }
+  return [...new Set(content.length > 0 ? content : fallback)].slice(0, MAX_QUERY_TERMS)
 }

@@ -16,6 +16,6 @@ export const searchRoutes: FastifyPluginAsyncZod<{ search: Pick<SearchService, '
       body: SearchRequest,
       response: { 200: SearchResponse, ...errorResponses(400, 401, 413, 415, 500, 503) },
     },
-    handler: async (request) => opts.search.search(request.body),
+    handler: (request) => opts.search.search(request.body),
   })
 }

@@ -1,0 +1,38 @@
+/** A minimal keep-alive JSON client for latency runs (fetch adds its own overhead). */
+import http from 'node:http'
+
+export function createClient(baseUrl: string) {
+  const url = new URL(baseUrl)
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  function request(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: string; ms: number }> {
+    const payload = body === undefined ? undefined : JSON.stringify(body)
+    const started = process.hrtime.bigint()
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path,
+          method,
+          agent,
+          headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
+        },
+        (res) => {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (c: string) => (text += c))
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: text, ms: Number(process.hrtime.bigint() - started) / 1e6 }),
+          )
+        },
+      )
+      req.on('error', reject)
+      req.end(payload)
+    })
+  }
+  return { request, close: () => agent.destroy() }
+}

@@ -1,0 +1,55 @@
+/** Starts the built service (dist/main.js) as a child process, as production runs it. */
+import { spawn } from 'node:child_process'
+import net from 'node:net'
+import path from 'node:path'
+
+const MAIN = path.resolve(import.meta.dirname, '../dist/main.js')
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+    srv.on('error', reject)
+  })
+}
+
+export type ServerProcess = Awaited<ReturnType<typeof startServer>>
+
+export async function startServer(env: Record<string, string>) {
+  const port = await freePort()
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      MNEMO_LOG_LEVEL: 'warn',
+      MNEMO_INDEX_ON_START: 'false',
+      ...env,
+      MNEMO_PORT: String(port),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(`${baseUrl}/health`)).ok) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('server did not start')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    baseUrl,
+    pid: child.pid,
+    async stop(): Promise<void> {
+      if (child.exitCode !== null) return
+      const exited = new Promise((r) => child.on('exit', r))
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}

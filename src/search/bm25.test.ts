@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { bm25Idf, bm25TermScore, countTerm } from './bm25.js'
+
+describe('bm25Idf (FTS5 formula)', () => {
+  it.each([
+    [10_000, 1, Math.log(9999.5 / 1.5)],
+    [10_000, 100, Math.log(9900.5 / 100.5)],
+    [4, 1, Math.log(3.5 / 1.5)],
+    [2, 1, 1e-6],
+    [10, 9, 1e-6],
+  ])('N=%i, n=%i → %f', (rows, docFreq, idf) => {
+    expect(bm25Idf(rows, docFreq)).toBeCloseTo(idf, 12)
+  })
+})
+
+describe('bm25TermScore', () => {
+  it('is zero for an absent term and idf·(k1+1)/(1+k1) for one hit in an average row', () => {
+    expect(bm25TermScore(3, 0, 100, 100)).toBe(0)
+    expect(bm25TermScore(3, 1, 100, 100)).toBeCloseTo(3, 12)
+  })
+
+  it('saturates with frequency and prefers shorter rows', () => {
+    const one = bm25TermScore(2, 1, 100, 100)
+    const five = bm25TermScore(2, 5, 100, 100)
+    const many = bm25TermScore(2, 1000, 100, 100)
+    expect(five).toBeGreaterThan(one)
+    expect(many).toBeLessThan(2 * 2.2)
+    expect(bm25TermScore(2, 1, 50, 100)).toBeGreaterThan(bm25TermScore(2, 1, 200, 100))
+  })
+})
+
+describe('countTerm', () => {
+  it.each([
+    ['a b a c a', 'a', 3],
+    ['qwen qwen_max max', 'qwen', 1],
+    ['qwen_max qwen', 'max', 0],
+    ['模型 型升 升级 模 型', '型', 1],
+    ['', 'a', 0],
+    ['abc', 'abc', 1],
+  ])('counts %j in %j', (terms, term, n) => {
+    expect(countTerm(terms, term)).toBe(n)
+  })
+})

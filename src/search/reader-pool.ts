@@ -1,0 +1,112 @@
+/**
+ * IndexReader over a pool of worker threads, each with its own read-only SQLite connection
+ * (WAL lets them read while the main thread writes). Searches then use every core and never
+ * hold the main event loop, which keeps serving /health, writes and syncs. A call goes to
+ * the worker with the fewest calls in flight. A worker that dies is replaced; while none is
+ * alive, calls run on the main thread's own store (logged), so a broken pool degrades to
+ * slower searches, never to failed ones.
+ */
+import { Worker } from 'node:worker_threads'
+import { ERROR_CODES, appError, type ErrorCode } from '../shared/errors.js'
+import type { Logger } from '../shared/logger.js'
+import type { IndexReader, ReaderOps } from './index-reader.js'
+import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './reader-protocol.js'
+
+/** A worker that dies sooner than this after starting is not replaced again (ms). */
+const MIN_WORKER_LIFETIME_MS = 5000
+
+/** A request before the pool numbers it (Omit distributed over the union). */
+type Call = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never
+type Pending = { msg: Call; local: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }
+type Slot = { worker: Worker; pending: Map<number, Pending>; startedAt: number }
+
+/**
+ * Starts the worker entry next to this module. Under tsx (dev, tests) that entry is
+ * TypeScript, so the worker first registers tsx's loader; the built service runs plain JS.
+ */
+function spawnWorker(data: WorkerData): Worker {
+  const self = import.meta.url
+  if (self.endsWith('.ts')) {
+    const entry = JSON.stringify(new URL('./reader-worker.ts', self).href)
+    const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${entry}) })`
+    return new Worker(boot, { eval: true, workerData: data })
+  }
+  return new Worker(new URL('./reader-worker.js', self), { workerData: data })
+}
+
+function toError(reply: Extract<WorkerReply, { ok: false }>): Error {
+  if (reply.code && reply.code in ERROR_CODES) return appError(reply.code as ErrorCode, reply.message)
+  return new Error(reply.message)
+}
+
+export type ReaderPoolDeps = {
+  dbPath: string
+  size: number
+  /** Used while no worker is alive. */
+  fallback: ReaderOps
+  log: Logger
+}
+
+export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWorkers(): number } {
+  const slots: Slot[] = []
+  let nextId = 0
+  let closing = false
+  let warnedNoWorker = false
+
+  function start(): Slot {
+    warnedNoWorker = false
+    const slot: Slot = { worker: spawnWorker({ dbPath: deps.dbPath }), pending: new Map(), startedAt: Date.now() }
+    slot.worker.on('message', (msg: WorkerReply | WorkerReady) => {
+      if ('ready' in msg) return
+      const call = slot.pending.get(msg.id)
+      if (!call) return
+      slot.pending.delete(msg.id)
+      if (msg.ok) call.resolve(msg.value)
+      else call.reject(toError(msg))
+    })
+    slot.worker.on('error', (err) => deps.log.error({ err }, 'search worker failed'))
+    slot.worker.on('exit', (code) => {
+      const index = slots.indexOf(slot)
+      if (index >= 0) slots.splice(index, 1)
+      if (closing) {
+        for (const p of slot.pending.values()) p.reject(new Error('the search pool is closed'))
+        return
+      }
+      const shortLived = Date.now() - slot.startedAt < MIN_WORKER_LIFETIME_MS
+      deps.log.error({ code, replaced: !shortLived, live: slots.length }, 'search worker exited')
+      if (!shortLived) slots.push(start())
+      // Reads are idempotent: what the dead worker had not answered is asked again elsewhere.
+      for (const p of slot.pending.values()) call(p.msg, p.local).then(p.resolve, p.reject)
+    })
+    return slot
+  }
+
+  for (let i = 0; i < deps.size; i++) slots.push(start())
+
+  function call<T>(msg: Call, local: () => T): Promise<T> {
+    const slot = slots.reduce<Slot | undefined>(
+      (best, s) => (!best || s.pending.size < best.pending.size ? s : best),
+      undefined,
+    )
+    if (!slot) {
+      if (!warnedNoWorker) deps.log.warn('no search worker alive: searching on the main thread')
+      warnedNoWorker = true
+      return new Promise<T>((resolve) => resolve(local()))
+    }
+    const id = ++nextId
+    return new Promise<T>((resolve, reject) => {
+      slot.pending.set(id, { msg, local, resolve: resolve as (v: unknown) => void, reject })
+      slot.worker.postMessage({ ...msg, id })
+    })
+  }
+
+  return {
+    keyword: (req) => call({ op: 'keyword', req }, () => deps.fallback.keyword(req)),
+    texts: (ids) => call({ op: 'texts', ids }, () => deps.fallback.texts(ids)),
+    liveWorkers: () => slots.length,
+    async close() {
+      closing = true
+      await Promise.all(slots.map((s) => s.worker.terminate()))
+    },
+  }
+}

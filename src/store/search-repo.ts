@@ -1,0 +1,122 @@
+/**
+ * Read queries for search on one connection: ranked FTS5 matches joined with their chunk
+ * rows, term statistics from the FTS5 vocabulary, and chunk texts for snippets.
+ *
+ * Every ranked query has the same shape: an inner query that lets FTS5 rank and cut to
+ * `limit` (joining chunks only when a filter needs a column), and an outer join that reads
+ * the columns of those few rows. Reading chunk rows for the thousands of matches that miss
+ * the limit, or term strings that will not be re-scored, is what makes a search slow.
+ */
+import { MEMORY_FILE } from '../files/memory-paths.js'
+import type { Source } from './chunks-repo.js'
+import type { Db } from './database.js'
+
+export type KeywordQuery = {
+  /** An FTS5 MATCH expression built by search/fts-query.ts, never raw user text. */
+  match: string
+  limit: number
+  /** BM25 weight of the heading column relative to the body (1.0). */
+  headingWeight: number
+  pathPrefix?: string | undefined
+  source?: Source | undefined
+  excludeMemoryFile?: boolean | undefined
+}
+
+/** Where a chunk is, and its BM25 length; what search needs for every candidate. */
+export type ChunkHead = {
+  id: number
+  path: string
+  source: Source
+  startLine: number
+  endLine: number
+  tokenCount: number
+}
+
+/** A candidate: its head, FTS5 bm25() (negative, lower is better) and, when asked, its terms. */
+export type KeywordRow = ChunkHead & { rank: number; bodyTerms?: string; headingTerms?: string }
+
+type Params = {
+  match: string
+  limit: number
+  headingWeight: number
+  pathPrefix: string | null
+  source: Source | null
+  excludeMemoryFile: 0 | 1
+}
+
+const FILTERS = `(@pathPrefix IS NULL OR substr(c.path, 1, length(@pathPrefix)) = @pathPrefix)
+  AND (@source IS NULL OR c.source = @source)
+  AND (@excludeMemoryFile = 0 OR c.path <> '${MEMORY_FILE}')` // scope "shared" leaves out long-term memory
+
+const RANKED_ALL = `SELECT rowid AS id, bm25(chunks_fts, 1.0, @headingWeight) AS rank
+  FROM chunks_fts WHERE chunks_fts MATCH @match ORDER BY rank LIMIT @limit`
+const RANKED_FILTERED = `SELECT c.id AS id, bm25(chunks_fts, 1.0, @headingWeight) AS rank
+  FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+  WHERE chunks_fts MATCH @match AND ${FILTERS} ORDER BY rank LIMIT @limit`
+/**
+ * Unranked matches, newest rows first: cheap even for terms found in every chunk. Row ids
+ * grow as files are indexed, so these are the most recently written chunks.
+ */
+const UNRANKED = `SELECT c.id AS id, 0 AS rank
+  FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+  WHERE chunks_fts MATCH @match AND ${FILTERS} ORDER BY chunks_fts.rowid DESC LIMIT @limit`
+
+function outer(inner: string, withTerms: boolean): string {
+  const terms = withTerms ? ', c.body_terms AS bodyTerms, c.heading_terms AS headingTerms' : ''
+  return `SELECT c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine,
+      c.token_count AS tokenCount, f.rank${terms}
+    FROM (${inner}) f JOIN chunks c ON c.id = f.id ORDER BY f.rank, c.id`
+}
+
+const toParams = (q: KeywordQuery): Params => ({
+  match: q.match,
+  limit: q.limit,
+  headingWeight: q.headingWeight,
+  pathPrefix: q.pathPrefix ?? null,
+  source: q.source ?? null,
+  excludeMemoryFile: q.excludeMemoryFile ? 1 : 0,
+})
+
+export function createSearchRepo(db: Db) {
+  const ranked = {
+    all: db.prepare<[Params], KeywordRow>(outer(RANKED_ALL, false)),
+    allWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_ALL, true)),
+    filtered: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED, false)),
+    filteredWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED, true)),
+  }
+  const unranked = db.prepare<[Params], KeywordRow>(outer(UNRANKED, true))
+  const chunkTexts = db.prepare<[string], { id: number; text: string }>(
+    'SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+  )
+  const docFreq = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_vocab WHERE term = ?')
+  const corpus = db.prepare<[], { rows: number; tokens: number }>(
+    'SELECT COUNT(*) AS rows, COALESCE(SUM(token_count), 0) AS tokens FROM chunks',
+  )
+
+  return {
+    /** The best `limit` matches by BM25, best first; with their terms when asked. */
+    keyword: (q: KeywordQuery, opts: { withTerms: boolean }): KeywordRow[] => {
+      const params = toParams(q)
+      const filtered = params.pathPrefix !== null || params.source !== null || params.excludeMemoryFile === 1
+      const stmt = filtered
+        ? opts.withTerms
+          ? ranked.filteredWithTerms
+          : ranked.filtered
+        : opts.withTerms
+          ? ranked.allWithTerms
+          : ranked.all
+      return stmt.all(params)
+    },
+    /** Up to `limit` of the newest matches with their terms, unranked (rank 0). */
+    anyMatch: (q: KeywordQuery): KeywordRow[] => unranked.all(toParams(q)),
+    /** Raw chunk texts by id. */
+    chunkTexts: (ids: readonly number[]): Map<number, string> =>
+      new Map(ids.length === 0 ? [] : chunkTexts.all(JSON.stringify(ids)).map((r) => [r.id, r.text])),
+    /** Chunks containing `term` (0 when unknown). */
+    docFreq: (term: string): number => docFreq.get(term)?.doc ?? 0,
+    /** Chunk count and total term count: BM25's N and the numerator of avgdl. */
+    corpus: () => corpus.get() ?? { rows: 0, tokens: 0 },
+  }
+}
+
+export type SearchRepo = ReturnType<typeof createSearchRepo>
