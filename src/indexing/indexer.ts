@@ -20,6 +20,8 @@ import { indexIdentity } from './index-identity.js'
 
 /** Chunks written per transaction before the event loop gets a turn. */
 const BATCH_CHUNKS = 500
+/** Files deleted per transaction (a file's chunks go with it). */
+const DELETE_BATCH_FILES = 100
 /** Longest stretch of CPU work (chunking, analysis) between yields, in ms. */
 const SLICE_MS = 8
 /**
@@ -42,6 +44,22 @@ export type SyncResult = {
   chunks: number
   errors: { path: string; error: string }[]
   durationMs: number
+}
+
+/** A sync result with every count at zero. */
+export function emptySyncResult(full: boolean, reason: string): SyncResult {
+  return {
+    full,
+    reason,
+    scanned: 0,
+    indexed: 0,
+    unchanged: 0,
+    deleted: 0,
+    skipped: 0,
+    chunks: 0,
+    errors: [],
+    durationMs: 0,
+  }
 }
 
 export type IndexerDeps = {
@@ -67,18 +85,7 @@ export function createIndexer(deps: IndexerDeps) {
   async function sync(opts: SyncOptions): Promise<SyncResult> {
     const started = performance.now()
     const full = opts.full || store.getMeta('identity') !== identity
-    const result: SyncResult = {
-      full,
-      reason: opts.reason,
-      scanned: 0,
-      indexed: 0,
-      unchanged: 0,
-      deleted: 0,
-      skipped: 0,
-      chunks: 0,
-      errors: [],
-      durationMs: 0,
-    }
+    const result = emptySyncResult(full, opts.reason)
     const scanned = await scanWorkspace(deps.rootReal, deps.memoryPaths)
     result.scanned = scanned.length
     const known = new Map(store.listFiles().map((f) => [f.path, f]))
@@ -161,8 +168,8 @@ export function createIndexer(deps: IndexerDeps) {
     commit()
 
     gone.push(...known.keys())
-    for (let i = 0; i < gone.length; i += BATCH_CHUNKS) {
-      const slice = gone.slice(i, i + BATCH_CHUNKS)
+    for (let i = 0; i < gone.length; i += DELETE_BATCH_FILES) {
+      const slice = gone.slice(i, i + DELETE_BATCH_FILES)
       store.transaction((repo) => slice.forEach((p) => repo.deleteFile(p)))
       await yieldToEventLoop()
     }
@@ -172,7 +179,7 @@ export function createIndexer(deps: IndexerDeps) {
     return result
   }
 
-  return { sync, identity }
+  return { sync }
 }
 
 export type Indexer = ReturnType<typeof createIndexer>

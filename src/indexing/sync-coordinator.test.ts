@@ -1,6 +1,6 @@
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import type { SyncOptions, SyncResult } from './indexer.js'
+import { emptySyncResult, type SyncOptions, type SyncResult } from './indexer.js'
 import { createSyncCoordinator } from './sync-coordinator.js'
 
 /** A fake indexer whose syncs finish only when the test says so. */
@@ -12,21 +12,7 @@ function fakeIndexer() {
       return new Promise((resolve, reject) => {
         calls.push({
           opts,
-          finish: (err) =>
-            err
-              ? reject(err)
-              : resolve({
-                  full: opts.full,
-                  reason: opts.reason,
-                  scanned: 0,
-                  indexed: 0,
-                  unchanged: 0,
-                  deleted: 0,
-                  skipped: 0,
-                  chunks: 0,
-                  errors: [],
-                  durationMs: 1,
-                }),
+          finish: (err) => (err ? reject(err) : resolve({ ...emptySyncResult(opts.full, opts.reason), durationMs: 1 })),
         })
       })
     },

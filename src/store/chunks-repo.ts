@@ -55,7 +55,6 @@ const toFile = (r: FileRow): FileRecord => ({
 
 export function createChunksRepo(db: Db) {
   const stmt = {
-    getFile: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
     listFiles: db.prepare<[], FileRow>('SELECT * FROM files ORDER BY path'),
     upsertFile: db.prepare(
       `INSERT INTO files (path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count, indexed_at_ms)
@@ -86,10 +85,6 @@ export function createChunksRepo(db: Db) {
   }
 
   return {
-    getFile: (path: string): FileRecord | undefined => {
-      const row = stmt.getFile.get(path)
-      return row ? toFile(row) : undefined
-    },
     listFiles: (): FileRecord[] => stmt.listFiles.all().map(toFile),
 
     /** Replaces a file's chunks. Not transactional by itself: callers batch it. */

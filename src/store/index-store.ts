@@ -52,7 +52,6 @@ export function createIndexStore(opts: IndexStoreOptions) {
   }
 
   return {
-    dbPath: opts.dbPath,
     /** True when an incompatible older index was found and emptied at open. */
     recreated,
     isOpen: () => open,
@@ -62,7 +61,6 @@ export function createIndexStore(opts: IndexStoreOptions) {
       commits++
       return result
     },
-    getFile: repo.getFile,
     listFiles: repo.listFiles,
     keyword: reads.keyword,
     anyMatch: reads.anyMatch,

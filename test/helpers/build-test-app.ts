@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { createContainer, type Container, type ContainerOverrides } from '../../src/container.js'
+import type { SearchResponse } from '../../src/search/types.js'
 import { createLogger } from '../../src/shared/logger.js'
 import { createTempWorkspace, type TempWorkspace } from './temp-workspace.js'
 
@@ -20,20 +21,8 @@ export type TestApp = {
   close(): Promise<void>
 }
 
-export type SearchBody = {
-  results: {
-    path: string
-    startLine: number
-    endLine: number
-    snippet: string
-    score: number
-    textScore: number
-    source: string
-  }[]
-  mode: string
-  degraded?: Record<string, string>
-  code?: string
-}
+/** A /search response body, or an error body (which has a code). */
+export type SearchBody = SearchResponse & { code?: string }
 
 export async function buildTestApp(
   opts: {
