@@ -54,6 +54,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`mnemo: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  // Settings that only prove wrong when used (a model directory, the vector extension)
+  // are reported like configuration errors: the message names the variable.
+  const isConfigProblem = (err as { code?: unknown } | null)?.code === 'CONFIG_INVALID'
+  const text = err instanceof Error ? (isConfigProblem ? err.message : (err.stack ?? err.message)) : String(err)
+  process.stderr.write(`mnemo: failed to start: ${text}\n`)
   process.exit(1)
 })

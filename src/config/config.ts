@@ -21,6 +21,44 @@ export type Config = Readonly<{
     indexOnStart: boolean
   }>
   chunking: Readonly<{ maxTokens: number; overlapTokens: number }>
-  search: Readonly<{ maxResults: number; minScore: number; snippetMaxChars: number; workers: number }>
+  search: Readonly<{
+    maxResults: number
+    minScore: number
+    snippetMaxChars: number
+    workers: number
+    vectorWeight: number
+    textWeight: number
+    candidateMultiplier: number
+    maxCandidates: number
+  }>
+  embedding: Readonly<{
+    provider: 'auto' | 'openai' | 'local' | 'hash' | 'none'
+    baseUrl: string | undefined
+    apiKey: string | undefined
+    model: string | undefined
+    dims: number | undefined
+    batchSize: number
+    batchTokens: number
+    concurrency: number
+    timeoutMs: number
+    queryTimeoutMs: number
+    maxRetries: number
+    cacheMaxEntries: number
+    localModelDir: string | undefined
+    allowDownload: boolean
+    queryPrefix: string | undefined
+    passagePrefix: string | undefined
+    hashDims: number
+    vectorBackend: 'auto' | 'sqlite-vec' | 'scan'
+  }>
+  rerank: Readonly<{
+    provider: 'none' | 'http' | 'dashscope' | 'local'
+    baseUrl: string | undefined
+    apiKey: string | undefined
+    model: string | undefined
+    localModelDir: string | undefined
+    timeoutMs: number
+    topN: number
+  }>
   log: Readonly<{ level: string }>
 }>

@@ -60,17 +60,96 @@ export const envSchema = z
     MNEMO_SEARCH_WORKERS: envVar(int(0, 64).default(2)).describe(
       'Worker threads that run searches on read-only connections (0: on the main thread)',
     ),
+    MNEMO_SEARCH_VECTOR_WEIGHT: envVar(num(0, 1).default(0.7)).describe('Weight of vectorScore in hybrid scores'),
+    MNEMO_SEARCH_TEXT_WEIGHT: envVar(num(0, 1).default(0.3)).describe('Weight of textScore in hybrid scores'),
+    MNEMO_SEARCH_CANDIDATE_MULTIPLIER: envVar(int(1, 50).default(4)).describe(
+      'Candidates each side fetches per requested result',
+    ),
+    MNEMO_SEARCH_MAX_CANDIDATES: envVar(int(1, 1000).default(200)).describe('Most candidates each side fetches'),
+
+    MNEMO_EMBED_PROVIDER: envVar(z.enum(['auto', 'openai', 'local', 'hash', 'none']).default('auto')).describe(
+      'Embedding provider: auto picks local if MNEMO_LOCAL_MODEL_DIR exists, else openai if MNEMO_EMBED_BASE_URL is set, else hash',
+    ),
+    MNEMO_EMBED_BASE_URL: envVar(z.url().optional()).describe(
+      'OpenAI-compatible API base URL, e.g. https://api.openai.com/v1 or https://dashscope.aliyuncs.com/compatible-mode/v1',
+    ),
+    MNEMO_EMBED_API_KEY: envVar(z.string().optional()).describe('API key for the embedding endpoint (never logged)'),
+    MNEMO_EMBED_MODEL: envVar(z.string().optional()).describe(
+      'Embedding model (openai default: text-embedding-3-small)',
+    ),
+    MNEMO_EMBED_DIMENSIONS: envVar(int(1, 8192).optional()).describe(
+      'Vector dimensions; also sent to the API. Needed for models mnemo does not know',
+    ),
+    MNEMO_EMBED_BATCH_SIZE: envVar(int(1, 2048).default(64)).describe('Most texts per embedding request'),
+    MNEMO_EMBED_BATCH_TOKENS: envVar(int(100, 1_000_000).default(8000)).describe(
+      'Most estimated tokens per embedding request',
+    ),
+    MNEMO_EMBED_CONCURRENCY: envVar(int(1, 32).default(2)).describe('Embedding requests in flight during indexing'),
+    MNEMO_EMBED_TIMEOUT_MS: envVar(int(100, 600_000).default(30_000)).describe('Time limit per embedding request'),
+    MNEMO_EMBED_QUERY_TIMEOUT_MS: envVar(int(100, 60_000).default(3000)).describe(
+      'Time limit for embedding a search query; past it the search answers by keyword (degraded)',
+    ),
+    MNEMO_EMBED_MAX_RETRIES: envVar(int(0, 10).default(3)).describe(
+      'Retries of an embedding request on 429/5xx/network errors',
+    ),
+    MNEMO_EMBED_CACHE_MAX_ENTRIES: envVar(int(0, 100_000_000).default(500_000)).describe(
+      'Embeddings kept in the cache (least recently used are dropped)',
+    ),
+    MNEMO_LOCAL_MODEL_DIR: envVar(z.string().optional()).describe(
+      'Directory of a local ONNX embedding model (config.json, tokenizer.json, onnx/model*.onnx)',
+    ),
+    MNEMO_LOCAL_ALLOW_DOWNLOAD: envVar(bool(false)).describe('Let local models download missing files from the hub'),
+    MNEMO_LOCAL_QUERY_PREFIX: envVar(z.string().optional()).describe(
+      'Text put before queries (default by model: "query: " for e5)',
+    ),
+    MNEMO_LOCAL_PASSAGE_PREFIX: envVar(z.string().optional()).describe(
+      'Text put before chunks (default by model: "passage: " for e5)',
+    ),
+    // More dimensions mean fewer hash collisions and better hybrid quality (1,024 scored
+    // SciFact nDCG@10 0.665 against 0.625 at 256) at the same factor in vector search cost;
+    // 256 keeps 100,000 chunks within the latency target (BENCHMARKS.md).
+    MNEMO_HASH_DIMS: envVar(int(32, 4096).default(256)).describe('Dimensions of the hash provider'),
+    MNEMO_VECTOR_BACKEND: envVar(z.enum(['auto', 'sqlite-vec', 'scan']).default('auto')).describe(
+      'Vector search: sqlite-vec, or scan (exact, in memory); auto uses sqlite-vec when it loads',
+    ),
+
+    MNEMO_RERANK_PROVIDER: envVar(z.enum(['none', 'http', 'dashscope', 'local']).default('none')).describe(
+      'Reranker: http (Cohere/Jina/TEI /rerank), dashscope (gte-rerank) or local (ONNX cross-encoder)',
+    ),
+    MNEMO_RERANK_BASE_URL: envVar(z.url().optional()).describe('Rerank API base URL (dashscope has a default)'),
+    MNEMO_RERANK_API_KEY: envVar(z.string().optional()).describe('API key for the reranker (never logged)'),
+    MNEMO_RERANK_MODEL: envVar(z.string().optional()).describe('Rerank model (dashscope default: gte-rerank)'),
+    MNEMO_RERANK_LOCAL_MODEL_DIR: envVar(z.string().optional()).describe('Directory of a local ONNX cross-encoder'),
+    MNEMO_RERANK_TIMEOUT_MS: envVar(int(100, 60_000).default(3000)).describe(
+      'Time limit for a rerank call; past it the merged order is returned (degraded)',
+    ),
+    MNEMO_RERANK_TOP_N: envVar(int(1, 200).default(20)).describe('Candidates sent to the reranker'),
     MNEMO_SNIPPET_MAX_CHARS: envVar(int(80, 10_000).default(700)).describe(
       'Longest snippet in a search result, in characters',
     ),
   })
   .superRefine((env, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
     if (env.MNEMO_CHUNK_OVERLAP_TOKENS >= env.MNEMO_CHUNK_TOKENS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['MNEMO_CHUNK_OVERLAP_TOKENS'],
-        message: 'must be smaller than MNEMO_CHUNK_TOKENS',
-      })
+      issue('MNEMO_CHUNK_OVERLAP_TOKENS', 'must be smaller than MNEMO_CHUNK_TOKENS')
+    }
+    if (env.MNEMO_SEARCH_VECTOR_WEIGHT + env.MNEMO_SEARCH_TEXT_WEIGHT === 0) {
+      issue('MNEMO_SEARCH_VECTOR_WEIGHT', 'and MNEMO_SEARCH_TEXT_WEIGHT cannot both be 0')
+    }
+    if (env.MNEMO_EMBED_PROVIDER === 'openai' && !env.MNEMO_EMBED_BASE_URL) {
+      issue('MNEMO_EMBED_BASE_URL', 'is required when MNEMO_EMBED_PROVIDER=openai')
+    }
+    if (env.MNEMO_EMBED_PROVIDER === 'local' && !env.MNEMO_LOCAL_MODEL_DIR) {
+      issue('MNEMO_LOCAL_MODEL_DIR', 'is required when MNEMO_EMBED_PROVIDER=local')
+    }
+    if (env.MNEMO_RERANK_PROVIDER === 'http' && !env.MNEMO_RERANK_BASE_URL) {
+      issue('MNEMO_RERANK_BASE_URL', 'is required when MNEMO_RERANK_PROVIDER=http')
+    }
+    if (env.MNEMO_RERANK_PROVIDER === 'dashscope' && !env.MNEMO_RERANK_API_KEY) {
+      issue('MNEMO_RERANK_API_KEY', 'is required when MNEMO_RERANK_PROVIDER=dashscope')
+    }
+    if (env.MNEMO_RERANK_PROVIDER === 'local' && !env.MNEMO_RERANK_LOCAL_MODEL_DIR) {
+      issue('MNEMO_RERANK_LOCAL_MODEL_DIR', 'is required when MNEMO_RERANK_PROVIDER=local')
     }
   })
 

@@ -21,7 +21,18 @@ describe('loadConfig', () => {
     expect(config.workspace).toEqual({ root: '/srv/app/workspace', extraPaths: [] })
     expect(config.index.dbPath).toBe(path.join('/srv/app/.mnemo', 'index.sqlite'))
     expect(config.chunking).toEqual({ maxTokens: 400, overlapTokens: 80 })
-    expect(config.search).toEqual({ maxResults: 6, minScore: 0.35, snippetMaxChars: 700, workers: 2 })
+    expect(config.search).toEqual({
+      maxResults: 6,
+      minScore: 0.35,
+      snippetMaxChars: 700,
+      workers: 2,
+      vectorWeight: 0.7,
+      textWeight: 0.3,
+      candidateMultiplier: 4,
+      maxCandidates: 200,
+    })
+    expect(config.embedding).toMatchObject({ provider: 'auto', dims: undefined, hashDims: 256, vectorBackend: 'auto' })
+    expect(config.rerank).toMatchObject({ provider: 'none', timeoutMs: 3000, topN: 20 })
     expect(Object.isFrozen(config.search)).toBe(true)
   })
 
@@ -41,6 +52,13 @@ describe('loadConfig', () => {
     [{ MNEMO_CHUNK_TOKENS: '100', MNEMO_CHUNK_OVERLAP_TOKENS: '100' }, 'MNEMO_CHUNK_OVERLAP_TOKENS'],
     [{ MNEMO_EXTRA_PATHS: '../elsewhere' }, 'MNEMO_EXTRA_PATHS'],
     [{ MNEMO_EXTRA_PATHS: '/etc' }, 'MNEMO_EXTRA_PATHS'],
+    [{ MNEMO_EMBED_PROVIDER: 'openai' }, 'MNEMO_EMBED_BASE_URL'],
+    [{ MNEMO_EMBED_PROVIDER: 'local' }, 'MNEMO_LOCAL_MODEL_DIR'],
+    [{ MNEMO_EMBED_BASE_URL: 'not a url' }, 'MNEMO_EMBED_BASE_URL'],
+    [{ MNEMO_RERANK_PROVIDER: 'http' }, 'MNEMO_RERANK_BASE_URL'],
+    [{ MNEMO_RERANK_PROVIDER: 'dashscope' }, 'MNEMO_RERANK_API_KEY'],
+    [{ MNEMO_RERANK_PROVIDER: 'local' }, 'MNEMO_RERANK_LOCAL_MODEL_DIR'],
+    [{ MNEMO_SEARCH_VECTOR_WEIGHT: '0', MNEMO_SEARCH_TEXT_WEIGHT: '0' }, 'MNEMO_SEARCH_VECTOR_WEIGHT'],
   ])('names the variable of a bad value: %j', (env, variable) => {
     const issues = issuesOf(env)
     expect(issues.some((i) => i.startsWith(`${variable}:`))).toBe(true)

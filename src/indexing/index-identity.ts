@@ -1,17 +1,19 @@
 /**
  * The settings an index was built with. A sync that finds a different identity in the
- * index re-chunks and re-analyses every file, so changing the chunk size or upgrading the
- * analyzer never leaves a mix of old and new chunks.
+ * index re-chunks, re-analyses and re-embeds every file, so changing the chunk size, the
+ * analyzer or the embedding provider, model or dimensions never leaves a mix of old and new
+ * chunks or vectors.
  */
 import type { Config } from '../config/config.js'
 import { SCHEMA_VERSION } from '../store/schema.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
 
-export function indexIdentity(chunking: Config['chunking']): string {
+export function indexIdentity(chunking: Config['chunking'], embedding: object | null): string {
   return JSON.stringify({
     schema: SCHEMA_VERSION,
     analyzer: ANALYZER_VERSION,
     chunkTokens: chunking.maxTokens,
     chunkOverlapTokens: chunking.overlapTokens,
+    embedding,
   })
 }

@@ -10,18 +10,22 @@ import type { MemoryPaths } from '../files/memory-paths.js'
 import { createSlicer, yieldToEventLoop } from '../shared/async.js'
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
-import type { FileRecord } from '../store/chunks-repo.js'
+import type { FileRecord, PendingChunk } from '../store/chunks-repo.js'
 import type { IndexStore } from '../store/index-store.js'
 import { scanWorkspace, type ScannedFile } from './file-scanner.js'
 import { prepareFile, type PreparedFile } from './prepare-file.js'
 import { decodeText } from '../text/lines.js'
+import { embedInput } from './embed-input.js'
 import { sha256 } from './hashing.js'
 import { indexIdentity } from './index-identity.js'
+import type { Vectorizer } from './vectorizer.js'
 
 /** Chunks written per transaction before the event loop gets a turn. */
 const BATCH_CHUNKS = 500
 /** Files deleted per transaction (a file's chunks go with it). */
 const DELETE_BATCH_FILES = 100
+/** Chunks embedded per step of the pass over chunks still waiting for a vector. */
+const PENDING_BATCH = 256
 /** Longest stretch of CPU work (chunking, analysis) between yields, in ms. */
 const SLICE_MS = 8
 /**
@@ -43,6 +47,14 @@ export type SyncResult = {
   skipped: number
   chunks: number
   errors: { path: string; error: string }[]
+  /** Texts sent to the embedding provider, and vectors taken from the cache. */
+  embedded: number
+  embedCacheHits: number
+  embeddingTokens: number
+  /** Chunks still waiting for a vector after this sync. */
+  vectorsPending: number
+  /** Why embedding stopped (the chunks stay searchable by keyword meanwhile). */
+  embedError?: string
   durationMs: number
 }
 
@@ -58,12 +70,20 @@ export function emptySyncResult(full: boolean, reason: string): SyncResult {
     skipped: 0,
     chunks: 0,
     errors: [],
+    embedded: 0,
+    embedCacheHits: 0,
+    embeddingTokens: 0,
+    vectorsPending: 0,
     durationMs: 0,
   }
 }
 
 export type IndexerDeps = {
-  store: Pick<IndexStore, 'transaction' | 'listFiles' | 'getMeta'>
+  store: Pick<IndexStore, 'transaction' | 'listFiles' | 'getMeta' | 'pendingVectors' | 'pendingVectorCount'>
+  /** Null when no embedding provider is configured. */
+  vectorizer: Pick<Vectorizer, 'vectorize'> | null
+  /** Provider, model and dims the vectors come from (part of the index identity). */
+  embedding: { provider: string; model: string; dims: number; backend: string } | null
   rootReal: string
   memoryPaths: MemoryPaths
   chunking: Config['chunking']
@@ -75,7 +95,7 @@ export type IndexerDeps = {
 export function createIndexer(deps: IndexerDeps) {
   const { store, log } = deps
   const now = deps.now ?? Date.now
-  const identity = indexIdentity(deps.chunking)
+  const identity = indexIdentity(deps.chunking, deps.embedding)
 
   const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
     prev.sizeBytes === file.sizeBytes &&
@@ -95,10 +115,44 @@ export function createIndexer(deps: IndexerDeps) {
     let batchChunks = 0
     const gone: string[] = []
 
-    const commit = () => {
+    let embedStopped = false
+    /** Attaches vectors to the chunks of `files`; after a failure, chunks stay pending. */
+    const embed = async (items: { hash: string; input: string; set: (v: Float32Array) => void }[]) => {
+      if (!deps.vectorizer || embedStopped || items.length === 0) return 0
+      const out = await deps.vectorizer.vectorize(items)
+      result.embedded += out.embedded
+      result.embedCacheHits += out.cacheHits
+      result.embeddingTokens += out.tokens
+      let stored = 0
+      out.vectors.forEach((v, i) => {
+        if (!v) return
+        items[i]?.set(v)
+        stored++
+      })
+      if (out.error !== undefined) {
+        embedStopped = true
+        result.embedError = publicErrorMessage(out.error)
+        log.warn(
+          { err: out.error },
+          'embedding failed; chunks stay searchable by keyword and get vectors at a later sync',
+        )
+      }
+      return stored
+    }
+
+    const commit = async () => {
       if (writes.length === 0 && touches.length === 0) return
       const w = writes
       const t = touches
+      await embed(
+        w.flatMap((f) =>
+          f.chunks.map((c) => ({
+            hash: c.contentHash,
+            input: embedInput(c.headings, c.text),
+            set: (v: Float32Array) => (c.vector = v),
+          })),
+        ),
+      )
       store.transaction((repo) => {
         for (const f of w) repo.replaceFile(f.record, f.chunks)
         for (const f of t) repo.touchFile(f)
@@ -160,12 +214,12 @@ export function createIndexer(deps: IndexerDeps) {
       result.chunks += prepared.chunks.length
       batchChunks += prepared.chunks.length
       if (batchChunks >= BATCH_CHUNKS) {
-        commit()
+        await commit()
         await yieldToEventLoop()
       }
       await slicer.maybeYield()
     }
-    commit()
+    await commit()
 
     gone.push(...known.keys())
     for (let i = 0; i < gone.length; i += DELETE_BATCH_FILES) {
@@ -175,8 +229,31 @@ export function createIndexer(deps: IndexerDeps) {
     }
     result.deleted = gone.length
     store.transaction((repo) => repo.setMeta('identity', identity))
+    await embedPending()
+    result.vectorsPending = deps.vectorizer ? store.pendingVectorCount() : 0
     result.durationMs = Math.round(performance.now() - started)
     return result
+
+    /** Gives vectors to chunks written without one (an earlier outage, a new provider). */
+    async function embedPending(): Promise<void> {
+      while (deps.vectorizer && !embedStopped) {
+        const pending = store.pendingVectors(PENDING_BATCH)
+        if (pending.length === 0) return
+        const vectors: { chunk: PendingChunk; vector: Float32Array }[] = []
+        const stored = await embed(
+          pending.map((chunk) => ({
+            hash: chunk.contentHash,
+            input: embedInput(chunk.headings, chunk.text),
+            set: (vector: Float32Array) => vectors.push({ chunk, vector }),
+          })),
+        )
+        store.transaction((repo) => {
+          for (const { chunk, vector } of vectors) repo.putVector(chunk.id, chunk.path, chunk.source, vector)
+        })
+        if (stored === 0) return
+        await yieldToEventLoop()
+      }
+    }
   }
 
   return { sync }

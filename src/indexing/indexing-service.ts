@@ -3,6 +3,7 @@
  * readiness verdict. It owns no state of its own beyond remembering the first sync.
  */
 import { FTS_TOKENIZER } from '../store/schema.js'
+import type { EmbeddingCache } from '../store/embedding-cache.js'
 import type { IndexStore } from '../store/index-store.js'
 import { appError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
@@ -14,12 +15,15 @@ import type { SyncCoordinator } from './sync-coordinator.js'
 const MAX_FILE_ERRORS_SHOWN = 20
 
 export type IndexingServiceDeps = {
-  store: Pick<IndexStore, 'counts' | 'isOpen'>
+  store: Pick<IndexStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
   coordinator: SyncCoordinator
+  /** The embedding provider and vector backend in use; null for keyword only. */
+  embedding: { provider: string; model: string; dims: number; backend: 'sqlite-vec' | 'scan' } | null
+  cache: Pick<EmbeddingCache, 'size'> | null
 }
 
 export function createIndexingService(deps: IndexingServiceDeps) {
-  const { store, coordinator } = deps
+  const { store, coordinator, embedding } = deps
 
   /** Starts or joins a sync; the promise rejects with SYNC_FAILED when it fails. */
   function requestSync(opts: { full: boolean; reason: string }): Promise<SyncResult> {
@@ -37,8 +41,11 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       files: sources.memory.files + sources.sessions.files,
       chunks: sources.memory.chunks + sources.sessions.chunks,
       sources,
-      embedding: { provider: 'none', model: null, dims: null },
-      vectorBackend: 'none' as const,
+      embedding: embedding
+        ? { provider: embedding.provider, model: embedding.model, dims: embedding.dims }
+        : { provider: 'none', model: null, dims: null },
+      vectorBackend: embedding?.backend ?? ('none' as const),
+      vectorsPending: embedding ? store.pendingVectorCount() : 0,
       keywordTokenizer: `${ANALYZER_VERSION}; fts5 ${FTS_TOKENIZER}`,
       dirty: sync.queued,
       syncing: sync.syncing,
@@ -59,9 +66,13 @@ export function createIndexingService(deps: IndexingServiceDeps) {
           skipped: last.result.skipped,
           chunks: last.result.chunks,
           fileErrors: last.result.errors.slice(0, MAX_FILE_ERRORS_SHOWN),
+          embedded: last.result.embedded,
+          embedCacheHits: last.result.embedCacheHits,
+          embeddingTokens: last.result.embeddingTokens,
+          ...(last.result.embedError === undefined ? {} : { embedError: last.result.embedError }),
         }),
       },
-      embeddingCacheEntries: 0,
+      embeddingCacheEntries: deps.cache?.size() ?? 0,
     }
   }
 

@@ -8,7 +8,7 @@ import { indexTokens } from '../text/analyzer.js'
 import { splitLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../store/chunks-repo.js'
 import { chunkMarkdown } from './chunker.js'
-import { sha256 } from './hashing.js'
+import { embedInputHash } from './embed-input.js'
 
 export type PreparedFile = { record: FileRecord; chunks: ChunkInput[] }
 
@@ -42,11 +42,13 @@ export async function prepareFile(
   for (const piece of pieces) {
     const body = indexTokens(piece.text)
     const context = [...indexTokens(piece.headings.join('\n')), ...pathTerms]
+    const headings = piece.headings.join(' / ')
     chunks.push({
       startLine: piece.startLine,
       endLine: piece.endLine,
       text: piece.text,
-      contentHash: sha256(piece.text),
+      headings,
+      contentHash: embedInputHash(headings, piece.text),
       bodyTerms: body.join(' '),
       headingTerms: context.join(' '),
       tokenCount: body.length + context.length,

@@ -6,24 +6,42 @@
  */
 import type { IndexStore } from '../store/index-store.js'
 import { createKeywordSearch, type KeywordFilters, type KeywordHit } from './keyword-search.js'
+import { createVectorSearch, type VectorHit } from './vector-search.js'
 
 export type KeywordRequest = { terms: string[]; limit: number; filters: KeywordFilters }
+export type VectorRequest = { vector: Float32Array; limit: number; filters: KeywordFilters }
 
 export interface IndexReader {
   /** Best chunks for analysed query terms by BM25 (keyword-search.ts). */
   keyword(req: KeywordRequest): Promise<KeywordHit[]>
+  /** Nearest chunks to a query vector (vector-search.ts). */
+  vector(req: VectorRequest): Promise<VectorHit[]>
   /** Raw texts of chunks by id; an id deleted meanwhile is absent. */
   texts(ids: number[]): Promise<Map<number, string>>
   close(): Promise<void>
 }
 
+export type ReaderStore = Pick<
+  IndexStore,
+  | 'keyword'
+  | 'anyMatch'
+  | 'docFreqs'
+  | 'corpusStats'
+  | 'chunkTexts'
+  | 'chunkHeads'
+  | 'vectors'
+  | 'knn'
+  | 'allVectors'
+  | 'generation'
+>
+
 /** The operations behind IndexReader, synchronously, over one store. */
-export function createReaderOps(
-  store: Pick<IndexStore, 'keyword' | 'anyMatch' | 'docFreqs' | 'corpusStats' | 'chunkTexts'>,
-) {
+export function createReaderOps(store: ReaderStore) {
   const keyword = createKeywordSearch({ store })
+  const vector = createVectorSearch(store)
   return {
     keyword: (req: KeywordRequest): KeywordHit[] => keyword.search(req.terms, req.limit, req.filters),
+    vector: (req: VectorRequest): VectorHit[] => vector.search(req.vector, req.limit, req.filters),
     texts: (ids: number[]): Map<number, string> => store.chunkTexts(ids),
   }
 }
@@ -31,10 +49,11 @@ export function createReaderOps(
 export type ReaderOps = ReturnType<typeof createReaderOps>
 
 /** Reads on the caller's thread (MNEMO_SEARCH_WORKERS=0). */
-export function createLocalReader(store: Parameters<typeof createReaderOps>[0]): IndexReader {
+export function createLocalReader(store: ReaderStore): IndexReader {
   const ops = createReaderOps(store)
   return {
     keyword: async (req) => ops.keyword(req),
+    vector: async (req) => ops.vector(req),
     texts: async (ids) => ops.texts(ids),
     close: async () => undefined,
   }

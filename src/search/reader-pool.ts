@@ -102,6 +102,7 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
 
   return {
     keyword: (req) => call({ op: 'keyword', req }, () => deps.fallback.keyword(req)),
+    vector: (req) => call({ op: 'vector', req }, () => deps.fallback.vector(req)),
     texts: (ids) => call({ op: 'texts', ids }, () => deps.fallback.texts(ids)),
     liveWorkers: () => slots.length,
     async close() {

@@ -1,10 +1,12 @@
 /** Messages between the reader pool and its worker threads. */
-import type { KeywordRequest } from './index-reader.js'
+import type { KeywordRequest, VectorRequest } from './index-reader.js'
 
 export type WorkerData = { dbPath: string }
 
 export type WorkerRequest =
-  { id: number; op: 'keyword'; req: KeywordRequest } | { id: number; op: 'texts'; ids: number[] }
+  | { id: number; op: 'keyword'; req: KeywordRequest }
+  | { id: number; op: 'vector'; req: VectorRequest }
+  | { id: number; op: 'texts'; ids: number[] }
 
 export type WorkerReply =
   { id: number; ok: true; value: unknown } | { id: number; ok: false; code: string | undefined; message: string }

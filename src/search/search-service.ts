@@ -1,81 +1,150 @@
 /**
- * Search orchestration (SPEC §3): analyse the query, retrieve BM25 candidates through the
- * index reader, map BM25 to textScore, drop near-duplicate ranges, apply minScore and
- * maxResults, cut snippets.
+ * Search orchestration (SPEC §3): embed the query, retrieve keyword and vector candidates in
+ * parallel through the index reader, merge them (merge.ts), drop near-duplicate ranges,
+ * rerank the head (rerank-step.ts), apply minScore and maxResults, cut snippets. A vector or
+ * rerank stage that fails degrades the answer — keyword results, `degraded` set, a warning
+ * logged — unless the request asked for vector search alone.
  */
 import type { Config } from '../config/config.js'
+import type { RerankProvider } from '../providers/types.js'
+import { isZeroVector } from '../providers/vectors.js'
 import { appError } from '../shared/errors.js'
+import type { Logger } from '../shared/logger.js'
 import { queryTerms } from '../text/analyzer.js'
 import { dropDuplicateRanges } from './dedupe.js'
 import type { IndexReader } from './index-reader.js'
+import type { KeywordHit } from './keyword-search.js'
+import { mergeHybrid, type Merged } from './merge.js'
+import type { QueryEmbedder } from './query-embedder.js'
+import { applyRerank } from './rerank-step.js'
 import { relativeScores, roundScore } from './scores.js'
 import { buildSnippet } from './snippet.js'
-import type { SearchHit, SearchRequest, SearchResponse } from './types.js'
-
-/** Candidates fetched per requested result, so dedupe and minScore still leave enough. */
-export const CANDIDATE_MULTIPLIER = 4
-/** Upper bound on candidates fetched per search. */
-export const MAX_CANDIDATES = 200
+import type { SearchHit, SearchMode, SearchRequest, SearchResponse } from './types.js'
+import type { VectorHit } from './vector-search.js'
 
 export type SearchServiceDeps = {
-  reader: Pick<IndexReader, 'keyword' | 'texts'>
+  reader: Pick<IndexReader, 'keyword' | 'vector' | 'texts'>
+  /** Null without an embedding provider: searches run by keyword. */
+  embedder: Pick<QueryEmbedder, 'embed'> | null
+  reranker: Pick<RerankProvider, 'id' | 'rerank'> | null
   settings: Config['search']
+  rerank: Pick<Config['rerank'], 'topN' | 'timeoutMs'>
+  log: Logger
 }
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 1000) / 1000
 
+/** Runs `fn` and reports how long it took, in ms. */
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now()
+  const value = await fn()
+  return { value, ms: elapsed(started) }
+}
+
 export function createSearchService(deps: SearchServiceDeps) {
   const { reader, settings } = deps
+  const weights = { vector: settings.vectorWeight, text: settings.textWeight }
 
   async function search(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now()
+    const requested: SearchMode = req.mode ?? 'hybrid'
     const maxResults = req.maxResults ?? settings.maxResults
     const minScore = req.minScore ?? settings.minScore
-    if (req.mode === 'vector') {
+    if (requested === 'vector' && !deps.embedder) {
       throw appError('EMBEDDING_UNAVAILABLE', 'Vector search needs an embedding provider (MNEMO_EMBED_PROVIDER)')
     }
-    const terms = queryTerms(req.query)
+    const limit = Math.min(settings.maxCandidates, maxResults * settings.candidateMultiplier)
     const onlySource = req.sources && new Set(req.sources).size === 1 ? req.sources[0] : undefined
-    const rows =
-      terms.length === 0
-        ? []
-        : await reader.keyword({
-            terms,
-            limit: Math.min(MAX_CANDIDATES, maxResults * CANDIDATE_MULTIPLIER),
-            filters: { pathPrefix: req.pathPrefix, source: onlySource, excludeMemoryFile: req.scope === 'shared' },
-          })
-    const keywordMs = elapsed(started)
-    const textScores = relativeScores(rows.map((r) => r.bm25))
-    const top = dropDuplicateRanges(rows.map((row, i) => ({ ...row, score: textScores[i] as number })))
-      .filter((h) => h.score >= minScore)
-      .slice(0, maxResults)
-    const texts = top.length === 0 ? new Map<number, string>() : await reader.texts(top.map((h) => h.id))
+    const filters = { pathPrefix: req.pathPrefix, source: onlySource, excludeMemoryFile: req.scope === 'shared' }
+    const degraded: { vector?: string; rerank?: string } = {}
+    const usage = { embeddingTokens: 0, rerankTokens: 0 }
+    const timings = { keyword: 0, embed: 0, vector: 0, rerank: 0, total: 0 }
+    const terms = requested === 'vector' ? [] : queryTerms(req.query)
+
+    const keywordSide = timed(async (): Promise<KeywordHit[] | null> => {
+      if (requested === 'vector') return null
+      return terms.length === 0 ? [] : reader.keyword({ terms, limit, filters })
+    })
+    const vectorSide = timed(async (): Promise<VectorHit[] | null> => {
+      if (requested === 'keyword' || !deps.embedder) return null
+      const embedStarted = performance.now()
+      let vector: Float32Array
+      try {
+        const out = await deps.embedder.embed(req.query)
+        vector = out.vector
+        usage.embeddingTokens += out.tokens
+      } catch (err) {
+        if (requested === 'vector') throw err
+        degraded.vector = err instanceof Error ? err.message : 'embedding failed'
+        deps.log.warn({ err }, 'query embedding failed; answering by keyword')
+        return null
+      } finally {
+        timings.embed = elapsed(embedStarted)
+      }
+      // A query with nothing to embed (only punctuation) has no direction to search in.
+      return isZeroVector(vector) ? [] : reader.vector({ vector, limit, filters })
+    })
+    const [keyword, vector] = await Promise.all([keywordSide, vectorSide])
+    timings.keyword = keyword.ms
+    timings.vector = Math.max(0, vector.ms - timings.embed)
+
+    const keywordHits = keyword.value && withTextScores(keyword.value)
+    const mode: SearchMode = keywordHits && vector.value ? 'hybrid' : vector.value ? 'vector' : 'keyword'
+    let ranked: (Merged<KeywordHit | VectorHit> & { rerankScore?: number })[] = dropDuplicateRanges(
+      mergeHybrid<KeywordHit | VectorHit>({ keyword: keywordHits, vector: vector.value, weights }),
+    )
+    let texts = new Map<number, string>()
+
+    if (deps.reranker && req.rerank !== false && ranked.length > 0) {
+      const rerankStarted = performance.now()
+      texts = await reader.texts(ranked.slice(0, deps.rerank.topN).map((h) => h.id))
+      const out = await applyRerank(ranked, { reranker: deps.reranker, query: req.query, texts, ...deps.rerank })
+      ranked = out.hits
+      usage.rerankTokens += out.tokens
+      if (out.degraded) {
+        degraded.rerank = out.degraded
+        deps.log.warn({ err: out.error }, 'rerank failed; answering in merged order')
+      }
+      timings.rerank = elapsed(rerankStarted)
+    }
+
+    const top = ranked.filter((h) => h.score >= minScore).slice(0, maxResults)
+    const missing = top.filter((h) => !texts.has(h.id)).map((h) => h.id)
+    if (missing.length > 0) for (const [id, text] of await reader.texts(missing)) texts.set(id, text)
     const results: SearchHit[] = []
     for (const hit of top) {
       const text = texts.get(hit.id)
       // A chunk replaced by a sync between the two reads is no longer in the index.
       if (text === undefined) continue
-      const score = roundScore(hit.score)
       results.push({
         path: hit.path,
         startLine: hit.startLine,
         endLine: hit.endLine,
-        snippet: buildSnippet(text, terms, settings.snippetMaxChars),
-        score,
-        textScore: score,
-        vectorScore: 0,
+        snippet: buildSnippet(text, terms.length > 0 ? terms : queryTerms(req.query), settings.snippetMaxChars),
+        score: roundScore(hit.score),
+        textScore: roundScore(hit.textScore),
+        vectorScore: roundScore(hit.vectorScore),
+        ...(hit.rerankScore === undefined ? {} : { rerankScore: roundScore(hit.rerankScore) }),
         source: hit.source,
       })
     }
+    timings.total = elapsed(started)
     return {
       results,
-      mode: 'keyword',
-      usage: { embeddingTokens: 0, rerankTokens: 0 },
-      timingsMs: { keyword: keywordMs, embed: 0, vector: 0, rerank: 0, total: elapsed(started) },
+      mode,
+      ...(degraded.vector || degraded.rerank ? { degraded } : {}),
+      usage,
+      timingsMs: timings,
     }
   }
 
   return { search }
+}
+
+/** Keyword hits with textScore relative to the best BM25 of the query (scores.ts). */
+function withTextScores(hits: KeywordHit[]): (KeywordHit & { textScore: number })[] {
+  const scores = relativeScores(hits.map((h) => h.bm25))
+  return hits.map((h, i) => ({ ...h, textScore: scores[i] as number }))
 }
 
 export type SearchService = ReturnType<typeof createSearchService>

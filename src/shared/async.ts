@@ -20,3 +20,48 @@ export function createSlicer(sliceMs: number) {
     },
   }
 }
+
+/**
+ * Runs `fn` over `items` with at most `limit` calls in flight. When `stop()` returns true
+ * no further items are started (those in flight finish).
+ */
+export async function forEachWithConcurrency<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+  stop: () => boolean = () => false,
+): Promise<void> {
+  let next = 0
+  const runner = async () => {
+    while (next < items.length && !stop()) await fn(items[next++] as T)
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, runner))
+}
+
+/**
+ * Runs `fn` with an abort signal that fires after `ms`, and rejects with `onTimeout()` at that
+ * moment even if `fn` ignores the signal, so a caller's time budget always holds.
+ */
+export function withTimeout<T>(
+  ms: number,
+  fn: (signal: AbortSignal) => Promise<T>,
+  onTimeout: () => Error,
+): Promise<T> {
+  const controller = new AbortController()
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      controller.abort()
+      reject(onTimeout())
+    }, ms)
+    fn(controller.signal).then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (err: unknown) => {
+        clearTimeout(timer)
+        reject(err instanceof Error ? err : new Error(String(err)))
+      },
+    )
+  })
+}

@@ -14,8 +14,10 @@ export const ERROR_CODES = {
   FILE_TOO_LARGE: { status: 422, message: 'The file is larger than MNEMO_MAX_FILE_BYTES and is not served' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   SYNC_FAILED: { status: 500, message: 'The sync failed; GET /index shows the last outcome' },
+  PROVIDER_FAILED: { status: 502, message: 'The embedding or rerank provider failed' },
   INDEX_UNAVAILABLE: { status: 503, message: 'The index is not open' },
   EMBEDDING_UNAVAILABLE: { status: 503, message: 'No embedding provider is available for vector search' },
+  PROVIDER_TIMEOUT: { status: 504, message: 'The embedding or rerank provider did not answer in time' },
 } as const satisfies Record<string, { status: number; message: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES

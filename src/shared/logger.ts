@@ -10,10 +10,12 @@ export type { Logger }
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'headers.authorization',
+  'apiKey',
   '*.apiKey',
   '*.*.apiKey',
   'apiToken',
   '*.apiToken',
+  '*.*.apiToken',
 ]
 
 export function createLogger(opts: { level: string }): Logger {

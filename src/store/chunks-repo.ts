@@ -4,6 +4,7 @@
  * connection; snake_case columns are mapped to camelCase here only.
  */
 import type { Db } from './database.js'
+import type { VectorRepo } from './vector-repo.js'
 
 export type Source = 'memory' | 'sessions'
 
@@ -22,6 +23,9 @@ export type ChunkInput = {
   startLine: number
   endLine: number
   text: string
+  /** Enclosing headings joined with " / ". */
+  headings: string
+  /** SHA-256 of the text the chunk is embedded from (the embedding cache key). */
   contentHash: string
   /** Analysed terms of the chunk text, space-separated (text/analyzer.ts). */
   bodyTerms: string
@@ -29,6 +33,18 @@ export type ChunkInput = {
   headingTerms: string
   /** Number of terms in both columns (BM25's document length). */
   tokenCount: number
+  /** The chunk's embedding; absent while the provider has not produced it. */
+  vector?: Float32Array | undefined
+}
+
+/** A chunk still waiting for its vector. */
+export type PendingChunk = {
+  id: number
+  path: string
+  source: Source
+  text: string
+  headings: string
+  contentHash: string
 }
 
 type FileRow = {
@@ -53,7 +69,7 @@ const toFile = (r: FileRow): FileRecord => ({
   indexedAtMs: r.indexed_at_ms,
 })
 
-export function createChunksRepo(db: Db) {
+export function createChunksRepo(db: Db, vectors: VectorRepo) {
   const stmt = {
     listFiles: db.prepare<[], FileRow>('SELECT * FROM files ORDER BY path'),
     upsertFile: db.prepare(
@@ -71,9 +87,14 @@ export function createChunksRepo(db: Db) {
     deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(
-      `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, body_terms, heading_terms, token_count)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, headings, body_terms, heading_terms, token_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    pending: db.prepare<[number], PendingChunk>(
+      `SELECT id, path, source, text, headings, content_hash AS contentHash
+       FROM chunks WHERE has_vector = 0 ORDER BY id LIMIT ?`,
+    ),
+    pendingCount: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM chunks WHERE has_vector = 0'),
     insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body_terms, heading_terms) VALUES (?, ?, ?)'),
     counts: db.prepare<[], { source: Source; files: number; chunks: number }>(
       'SELECT source, COUNT(*) AS files, SUM(chunk_count) AS chunks FROM files GROUP BY source',
@@ -89,6 +110,7 @@ export function createChunksRepo(db: Db) {
 
     /** Replaces a file's chunks. Not transactional by itself: callers batch it. */
     replaceFile(file: FileRecord, chunks: ChunkInput[]): void {
+      vectors.deleteForPath(file.path)
       stmt.deleteFts.run(file.path)
       stmt.deleteChunks.run(file.path)
       stmt.upsertFile.run(file)
@@ -100,24 +122,31 @@ export function createChunksRepo(db: Db) {
           c.endLine,
           c.contentHash,
           c.text,
+          c.headings,
           c.bodyTerms,
           c.headingTerms,
           c.tokenCount,
         )
         stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms)
+        if (c.vector) vectors.put(lastInsertRowid, file.path, file.source, c.vector)
       }
     },
+    putVector: vectors.put,
 
     /** Updates a file's metadata only (content unchanged, e.g. a touched mtime). */
     touchFile: (file: FileRecord): void => void stmt.upsertFile.run(file),
 
     deleteFile(path: string): void {
+      vectors.deleteForPath(path)
       stmt.deleteFts.run(path)
       stmt.deleteChunks.run(path)
       stmt.deleteFile.run(path)
     },
 
     counts: () => stmt.counts.all(),
+    /** Up to `limit` chunks without a vector, oldest first. */
+    pendingVectors: (limit: number): PendingChunk[] => stmt.pending.all(limit),
+    pendingVectorCount: (): number => stmt.pendingCount.get()?.n ?? 0,
     getMeta: (key: string): string | undefined => stmt.getMeta.get(key)?.value,
     setMeta: (key: string, value: string): void => void stmt.setMeta.run(key, value),
   }

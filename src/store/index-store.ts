@@ -12,12 +12,18 @@ import { createChunksRepo, type ChunksRepo } from './chunks-repo.js'
 import { openDatabase, type Db } from './database.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
+import { createVectorRepo, type VectorRepo } from './vector-repo.js'
+import { ensureVectorTable, storedVectorConfig, type VectorConfig } from './vector-schema.js'
 
 export type IndexStoreOptions = {
   /** Path of the SQLite file; the writer creates it and its directory when missing. */
   dbPath: string
-  /** Open an existing index read-only (search workers). */
+  /** Open an existing index read-only (search workers); its vector config is read from it. */
   readonly?: boolean
+  /** How vectors are stored (writer only; null: no embeddings). */
+  vectors?: VectorConfig
+  /** Loads sqlite-vec into a connection; called when the vector backend is sqlite-vec. */
+  loadVectorExtension?: (db: Db) => void
 }
 
 /** BM25 corpus statistics: chunk count and mean terms per chunk (both columns). */
@@ -26,12 +32,49 @@ export type CorpusStats = { rows: number; avgTokens: number }
 /** Distinct terms whose document frequency is remembered per generation. */
 const DOC_FREQ_CACHE_SIZE = 50_000
 
+function removeIndexFiles(dbPath: string): void {
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${dbPath}${suffix}`, { force: true })
+}
+
+/**
+ * Opens the writer connection with the schema and the vector table for `vectors`. An index
+ * of another schema version, or whose vector table cannot be converted, is deleted and
+ * created anew: the index is a cache of the workspace files.
+ */
+function openWriter(opts: IndexStoreOptions): { db: Db; recreated: boolean } {
+  fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true })
+  const vectors = opts.vectors ?? null
+  for (let attempt = 0; ; attempt++) {
+    const db = openDatabase(opts.dbPath)
+    try {
+      if (vectors?.backend === 'sqlite-vec') opts.loadVectorExtension?.(db)
+      if (!ensureSchema(db)) throw new Error('index written by another schema version')
+      ensureVectorTable(db, vectors)
+      return { db, recreated: attempt > 0 }
+    } catch (err) {
+      db.close()
+      if (attempt > 0) throw err
+      removeIndexFiles(opts.dbPath)
+    }
+  }
+}
+
+function openReader(opts: IndexStoreOptions): { db: Db; vectors: VectorConfig } {
+  const db = openDatabase(opts.dbPath, { readonly: true })
+  checkSchema(db)
+  const vectors = storedVectorConfig(db)
+  if (vectors?.backend === 'sqlite-vec') opts.loadVectorExtension?.(db)
+  return { db, vectors }
+}
+
 export function createIndexStore(opts: IndexStoreOptions) {
   const readonly = opts.readonly ?? false
-  if (!readonly) fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true })
-  const db: Db = openDatabase(opts.dbPath, { readonly })
-  const { recreated } = readonly ? checkSchema(db) : ensureSchema(db)
-  const repo: ChunksRepo = createChunksRepo(db)
+  const opened = readonly
+    ? { ...openReader(opts), recreated: false }
+    : { ...openWriter(opts), vectors: opts.vectors ?? null }
+  const db: Db = opened.db
+  const vectorRepo: VectorRepo = createVectorRepo(db, opened.vectors)
+  const repo: ChunksRepo = createChunksRepo(db, vectorRepo)
   const reads: SearchRepo = createSearchRepo(db)
   let open = true
   let commits = 0
@@ -52,9 +95,13 @@ export function createIndexStore(opts: IndexStoreOptions) {
   }
 
   return {
-    /** True when an incompatible older index was found and emptied at open. */
-    recreated,
+    /** True when an incompatible older index was deleted at open. */
+    recreated: opened.recreated,
+    /** How vectors are stored, or null without embeddings. */
+    vectors: opened.vectors,
     isOpen: () => open,
+    /** Increases whenever the index changed (writer commits, or others' commits for a reader). */
+    generation,
     /** Runs `fn` in one write transaction; readers see all of it or nothing. */
     transaction<T>(fn: (r: ChunksRepo) => T): T {
       const result = db.transaction(() => fn(repo))()
@@ -65,8 +112,13 @@ export function createIndexStore(opts: IndexStoreOptions) {
     keyword: reads.keyword,
     anyMatch: reads.anyMatch,
     chunkTexts: reads.chunkTexts,
+    chunkHeads: reads.chunkHeads,
+    knn: vectorRepo.knn,
+    allVectors: vectorRepo.all,
     counts: repo.counts,
     getMeta: repo.getMeta,
+    pendingVectors: repo.pendingVectors,
+    pendingVectorCount: repo.pendingVectorCount,
     /** Chunks containing each term (from the FTS5 vocabulary), cached per generation. */
     docFreqs(terms: readonly string[]): number[] {
       freshCaches()

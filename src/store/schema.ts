@@ -1,6 +1,6 @@
 /**
  * Index schema. The index is a disposable cache of the workspace files, so there are no
- * migrations: a database whose `user_version` differs from SCHEMA_VERSION is emptied and
+ * migrations: a database whose `user_version` differs from SCHEMA_VERSION is deleted and
  * rebuilt from the files by the next sync.
  *
  * chunks holds each chunk's raw text and its analysed terms (body and context columns,
@@ -12,7 +12,7 @@
  */
 import type { Db } from './database.js'
 
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
@@ -41,12 +41,17 @@ CREATE TABLE IF NOT EXISTS chunks (
   end_line INTEGER NOT NULL,
   content_hash TEXT NOT NULL,
   text TEXT NOT NULL,
+  -- enclosing headings, outermost first, joined with " / " (context for embeddings)
+  headings TEXT NOT NULL,
   body_terms TEXT NOT NULL,
   heading_terms TEXT NOT NULL,
-  token_count INTEGER NOT NULL
+  token_count INTEGER NOT NULL,
+  -- 1 once the chunk's vector is stored; 0 while it waits for the embedding provider
+  has_vector INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
 CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS chunks_without_vector ON chunks(id) WHERE has_vector = 0;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
   body_terms, heading_terms,
@@ -57,34 +62,24 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
 `
 
-const DROP = `
-DROP TABLE IF EXISTS chunks_vocab;
-DROP TABLE IF EXISTS chunks_fts;
-DROP TABLE IF EXISTS chunks;
-DROP TABLE IF EXISTS files;
-DROP TABLE IF EXISTS meta;
-`
-
-/** Creates the schema, or drops and recreates it when the version differs. Idempotent. */
-export function ensureSchema(db: Db): { recreated: boolean } {
+/**
+ * Creates the schema in a new database. Returns false for a database written by another
+ * schema version: the caller deletes the file and starts over (the index is a cache).
+ */
+export function ensureSchema(db: Db): boolean {
   const version = db.pragma('user_version', { simple: true }) as number
-  if (version === SCHEMA_VERSION) {
-    db.exec(DDL)
-    return { recreated: false }
-  }
+  if (version !== 0 && version !== SCHEMA_VERSION) return false
   db.transaction(() => {
-    if (version !== 0) db.exec(DROP)
     db.exec(DDL)
     db.pragma(`user_version = ${SCHEMA_VERSION}`)
   })()
-  return { recreated: version !== 0 }
+  return true
 }
 
 /** For read-only connections: the index must already have this schema version. */
-export function checkSchema(db: Db): { recreated: false } {
+export function checkSchema(db: Db): void {
   const version = db.pragma('user_version', { simple: true }) as number
   if (version !== SCHEMA_VERSION) {
     throw new Error(`index schema version ${version} is not ${SCHEMA_VERSION}; the writer must open it first`)
   }
-  return { recreated: false }
 }

@@ -85,6 +85,10 @@ export function createSearchRepo(db: Db) {
     filteredWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED, true)),
   }
   const unranked = db.prepare<[Params], KeywordRow>(outer(UNRANKED, true))
+  const chunkHeads = db.prepare<[string], ChunkHead>(
+    `SELECT id, path, source, start_line AS startLine, end_line AS endLine, token_count AS tokenCount
+     FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
+  )
   const chunkTexts = db.prepare<[string], { id: number; text: string }>(
     'SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
   )
@@ -109,6 +113,8 @@ export function createSearchRepo(db: Db) {
     },
     /** Up to `limit` of the newest matches with their terms, unranked (rank 0). */
     anyMatch: (q: KeywordQuery): KeywordRow[] => unranked.all(toParams(q)),
+    /** Heads of chunks by id (order not kept). */
+    chunkHeads: (ids: readonly number[]): ChunkHead[] => (ids.length === 0 ? [] : chunkHeads.all(JSON.stringify(ids))),
     /** Raw chunk texts by id. */
     chunkTexts: (ids: readonly number[]): Map<number, string> =>
       new Map(ids.length === 0 ? [] : chunkTexts.all(JSON.stringify(ids)).map((r) => [r.id, r.text])),

@@ -29,6 +29,10 @@ export const LastSync = z
     skipped: z.number().int().optional().describe('Files over MNEMO_MAX_FILE_BYTES'),
     chunks: z.number().int().optional().describe('Chunks written'),
     fileErrors: z.array(z.object({ path: z.string(), error: z.string() })).optional(),
+    embedded: z.number().int().optional().describe('Chunk texts sent to the embedding provider'),
+    embedCacheHits: z.number().int().optional().describe('Vectors taken from the embedding cache'),
+    embeddingTokens: z.number().int().optional().describe('Tokens the embedding provider reported'),
+    embedError: z.string().optional().describe('Why embedding stopped; those chunks wait in vectorsPending'),
   })
   .meta({ id: 'LastSync' })
 
@@ -42,7 +46,12 @@ export const IndexStatus = z
       model: z.string().nullable(),
       dims: z.number().int().nullable(),
     }),
-    vectorBackend: z.enum(['none', 'sqlite-vec', 'fallback']).describe('How vectors are searched'),
+    vectorBackend: z
+      .enum(['none', 'sqlite-vec', 'scan'])
+      .describe(
+        'How vectors are searched: sqlite-vec, or scan (exact in-memory fallback when the extension does not load)',
+      ),
+    vectorsPending: z.number().int().describe('Chunks waiting for a vector (searchable by keyword meanwhile)'),
     keywordTokenizer: z.string().describe('Analyzer version and FTS5 tokenizer'),
     dirty: z.boolean().describe('Changes are known that no sync has picked up yet'),
     syncing: z.boolean(),

@@ -1,0 +1,116 @@
+/**
+ * Embeds chunk texts for indexing: cache first (for providers worth caching), then the
+ * misses in batches bounded by count and by estimated tokens, with bounded concurrency.
+ * Identical texts are embedded once. A provider error stops further batches; what was
+ * embedded is returned with the error, so the sync can store the rest as "pending".
+ */
+import { ProviderError } from '../providers/provider-error.js'
+import type { EmbeddingProvider } from '../providers/types.js'
+import { forEachWithConcurrency } from '../shared/async.js'
+import type { EmbeddingCache } from '../store/embedding-cache.js'
+import { estimateTokens } from '../text/token-estimate.js'
+
+export type VectorizeItem = { hash: string; input: string }
+
+export type VectorizeResult = {
+  /** One entry per item; undefined where no vector could be had. */
+  vectors: (Float32Array | undefined)[]
+  /** Texts sent to the provider. */
+  embedded: number
+  cacheHits: number
+  tokens: number
+  error?: unknown
+}
+
+export type VectorizerDeps = {
+  provider: Pick<EmbeddingProvider, 'id' | 'model' | 'dims' | 'maxBatch' | 'cacheable' | 'embedBatch'>
+  cache: Pick<EmbeddingCache, 'get' | 'put'> | null
+  batchSize: number
+  batchTokens: number
+  concurrency: number
+}
+
+/** Groups texts into batches of at most `size` items and `tokens` estimated tokens. */
+export function planBatches(texts: readonly { input: string }[], size: number, tokens: number): number[][] {
+  const batches: number[][] = []
+  let current: number[] = []
+  let currentTokens = 0
+  texts.forEach((t, i) => {
+    const cost = estimateTokens(t.input)
+    if (current.length > 0 && (current.length >= size || currentTokens + cost > tokens)) {
+      batches.push(current)
+      current = []
+      currentTokens = 0
+    }
+    current.push(i)
+    currentTokens += cost
+  })
+  if (current.length > 0) batches.push(current)
+  return batches
+}
+
+/** Refuses a provider answer with a wrong count, dimension or non-finite value. */
+function checkVectors(vectors: Float32Array[], count: number, provider: Pick<EmbeddingProvider, 'id' | 'dims'>): void {
+  if (vectors.length !== count)
+    throw new ProviderError('failed', provider.id, `expected ${count} vectors, got ${vectors.length}`)
+  for (const v of vectors) {
+    const problem =
+      v.length === provider.dims ? vectorProblemAllowZero(v) : `expected ${provider.dims} dimensions, got ${v.length}`
+    if (problem) throw new ProviderError('failed', provider.id, problem)
+  }
+}
+
+function vectorProblemAllowZero(v: Float32Array): string | null {
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return `non-finite value at index ${i}`
+  return null
+}
+
+export function createVectorizer(deps: VectorizerDeps) {
+  const { provider } = deps
+  const cache = provider.cacheable ? deps.cache : null
+
+  async function vectorize(items: readonly VectorizeItem[], signal?: AbortSignal): Promise<VectorizeResult> {
+    const byHash = new Map<string, Float32Array>()
+    const cached = cache
+      ? cache.get(provider.id, provider.model, [...new Set(items.map((i) => i.hash))])
+      : new Map<string, Float32Array>()
+    for (const [hash, vector] of cached) byHash.set(hash, vector)
+    const missing = [...new Map(items.filter((i) => !byHash.has(i.hash)).map((i) => [i.hash, i])).values()]
+    const result: VectorizeResult = {
+      vectors: [],
+      embedded: 0,
+      cacheHits: items.filter((i) => cached.has(i.hash)).length,
+      tokens: 0,
+    }
+
+    const batches = planBatches(missing, Math.min(deps.batchSize, provider.maxBatch), deps.batchTokens)
+    await forEachWithConcurrency(
+      batches,
+      deps.concurrency,
+      async (batch) => {
+        const texts = batch.map((i) => (missing[i] as VectorizeItem).input)
+        try {
+          const out = await provider.embedBatch(texts, signal)
+          checkVectors(out.vectors, texts.length, provider)
+          result.embedded += texts.length
+          result.tokens += out.tokens
+          const fresh = batch.map((i, k) => ({
+            hash: (missing[i] as VectorizeItem).hash,
+            vector: out.vectors[k] as Float32Array,
+          }))
+          for (const f of fresh) byHash.set(f.hash, f.vector)
+          cache?.put(provider.id, provider.model, fresh)
+        } catch (err) {
+          result.error ??= err
+        }
+      },
+      () => result.error !== undefined || signal?.aborted === true,
+    )
+    result.vectors = items.map((i) => byHash.get(i.hash))
+    return result
+  }
+
+  return { vectorize }
+}
+
+export type Vectorizer = ReturnType<typeof createVectorizer>

@@ -1,0 +1,32 @@
+/**
+ * Provider contracts (SPEC §6). Embedding providers return L2-normalised vectors of exactly
+ * `dims` numbers (checked at the boundary by vectors.ts); rerank providers return one
+ * relevance score per document. Providers are chosen in one factory (create-providers.ts).
+ */
+
+export type Embedding = { vector: Float32Array; tokens: number }
+export type EmbeddingBatch = { vectors: Float32Array[]; tokens: number }
+
+export interface EmbeddingProvider {
+  /** Provider kind: openai, local or hash. */
+  readonly id: string
+  readonly model: string
+  readonly dims: number
+  /** Most texts per embedBatch call. */
+  readonly maxBatch: number
+  /** Whether vectors are worth caching (false when computing beats a lookup). */
+  readonly cacheable: boolean
+  embedQuery(text: string, signal?: AbortSignal): Promise<Embedding>
+  embedBatch(texts: string[], signal?: AbortSignal): Promise<EmbeddingBatch>
+  close?(): Promise<void>
+}
+
+export type RerankResult = { scores: number[]; tokens: number }
+
+export interface RerankProvider {
+  readonly id: string
+  readonly model: string
+  /** One relevance score per document, in the documents' order. */
+  rerank(query: string, documents: string[], opts: { topN: number; signal?: AbortSignal }): Promise<RerankResult>
+  close?(): Promise<void>
+}

@@ -1,0 +1,40 @@
+/**
+ * Query embeddings for search: one provider call per distinct query, bounded by the query
+ * time limit (MNEMO_EMBED_QUERY_TIMEOUT_MS), and remembered in a small LRU because agents
+ * repeat the same searches turn after turn.
+ */
+import { ProviderError } from '../providers/provider-error.js'
+import type { Embedding, EmbeddingProvider } from '../providers/types.js'
+import { withTimeout } from '../shared/async.js'
+
+/** Distinct query texts whose vectors are kept. */
+const QUERY_CACHE_SIZE = 1000
+
+export function createQueryEmbedder(deps: {
+  provider: Pick<EmbeddingProvider, 'id' | 'embedQuery'>
+  timeoutMs: number
+}) {
+  const cache = new Map<string, Float32Array>()
+
+  /** The query's vector; tokens is 0 when it came from the cache. */
+  async function embed(query: string): Promise<Embedding> {
+    const hit = cache.get(query)
+    if (hit) {
+      cache.delete(query)
+      cache.set(query, hit)
+      return { vector: hit, tokens: 0 }
+    }
+    const out = await withTimeout(
+      deps.timeoutMs,
+      (signal) => deps.provider.embedQuery(query, signal),
+      () => new ProviderError('timeout', deps.provider.id, `query embedding took over ${deps.timeoutMs} ms`),
+    )
+    cache.set(query, out.vector)
+    if (cache.size > QUERY_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+    return out
+  }
+
+  return { embed }
+}
+
+export type QueryEmbedder = ReturnType<typeof createQueryEmbedder>

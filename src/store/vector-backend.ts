@@ -1,0 +1,36 @@
+/**
+ * Chooses how vectors are searched: sqlite-vec when its extension loads (probed once on a
+ * scratch connection), otherwise the exact in-memory scan, logged as a warning. Asking for
+ * sqlite-vec explicitly (MNEMO_VECTOR_BACKEND=sqlite-vec) makes a failed load a start-up error.
+ */
+import Database from 'better-sqlite3'
+import type { Logger } from '../shared/logger.js'
+import type { Db } from './database.js'
+import type { VectorBackend } from './vector-schema.js'
+
+export class VectorBackendError extends Error {
+  readonly code = 'CONFIG_INVALID'
+}
+
+export function chooseVectorBackend(
+  preference: 'auto' | 'sqlite-vec' | 'scan',
+  load: (db: Db) => void,
+  log: Logger,
+): VectorBackend {
+  if (preference === 'scan') return 'scan'
+  const probe = new Database(':memory:')
+  try {
+    load(probe)
+    return 'sqlite-vec'
+  } catch (err) {
+    if (preference === 'sqlite-vec') {
+      throw new VectorBackendError(
+        `MNEMO_VECTOR_BACKEND=sqlite-vec, but the extension does not load: ${(err as Error).message}`,
+      )
+    }
+    log.warn({ err }, 'sqlite-vec does not load; vectors are searched by an exact in-memory scan')
+    return 'scan'
+  } finally {
+    probe.close()
+  }
+}

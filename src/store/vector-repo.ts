@@ -1,0 +1,84 @@
+/**
+ * Reads and writes of chunk vectors on one connection, for either backend (vector-schema.ts).
+ * KNN filters are written into the vec0 query itself, one prepared statement per filter
+ * combination, so sqlite-vec applies them during the scan and `k` rows that pass come back
+ * however many chunks the filters exclude.
+ */
+import { MEMORY_FILE } from '../files/memory-paths.js'
+import { isZeroVector } from '../providers/vectors.js'
+import type { Source } from './chunks-repo.js'
+import type { Db } from './database.js'
+import type { VectorConfig } from './vector-schema.js'
+
+export type VectorFilters = {
+  pathPrefix?: string | undefined
+  source?: Source | undefined
+  excludeMemoryFile?: boolean | undefined
+}
+
+/** Upper bound of a prefix range: every string starting with `prefix` sorts below it. */
+const prefixEnd = (prefix: string) => `${prefix}\u{10FFFF}`
+
+const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+
+export function createVectorRepo(db: Db, cfg: VectorConfig) {
+  const vec0 = cfg?.backend === 'sqlite-vec'
+  const table = vec0 ? 'chunks_vec' : 'chunk_vectors'
+  const key = vec0 ? 'rowid' : 'chunk_id'
+  const stmt = cfg && {
+    insert: vec0
+      ? db.prepare('INSERT INTO chunks_vec (rowid, embedding, source, path) VALUES (?, ?, ?, ?)')
+      : db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
+    deleteForPath: db.prepare(`DELETE FROM ${table} WHERE ${key} IN (SELECT id FROM chunks WHERE path = ?)`),
+    markStored: db.prepare('UPDATE chunks SET has_vector = 1 WHERE id = ?'),
+    all: db.prepare<[], { id: number; embedding: Buffer }>(`SELECT ${key} AS id, embedding FROM ${table}`),
+  }
+  const knnStatements = new Map<string, ReturnType<Db['prepare']>>()
+
+  function knnStatement(filters: VectorFilters) {
+    const parts = [filters.source ? 's' : '', filters.pathPrefix ? 'p' : '', filters.excludeMemoryFile ? 'x' : '']
+    const id = parts.join('')
+    let st = knnStatements.get(id)
+    if (!st) {
+      const where = ['embedding MATCH @vector', 'k = @k']
+      if (filters.source) where.push('source = @source')
+      if (filters.pathPrefix) where.push('path >= @lo', 'path <= @hi')
+      if (filters.excludeMemoryFile) where.push(`path != '${MEMORY_FILE}'`)
+      st = db.prepare(`SELECT rowid AS id, distance FROM chunks_vec WHERE ${where.join(' AND ')}`)
+      knnStatements.set(id, st)
+    }
+    return st
+  }
+
+  return {
+    /**
+     * Stores a chunk's vector and marks the chunk as done. A zero vector (text with nothing
+     * to embed) is not stored: it has no direction, and cosine distance to it means nothing.
+     */
+    put: (chunkId: number | bigint, path: string, source: Source, vector: Float32Array): void => {
+      if (!stmt || !cfg) return
+      if (vector.length !== cfg.dims) throw new Error(`vector has ${vector.length} dimensions, the index ${cfg.dims}`)
+      const id = BigInt(chunkId)
+      if (!isZeroVector(vector)) {
+        if (vec0) stmt.insert.run(id, asBlob(vector), source, path)
+        else stmt.insert.run(id, asBlob(vector))
+      }
+      stmt.markStored.run(id)
+    },
+    /** Deletes the vectors of a file's chunks (before the chunks themselves). */
+    deleteForPath: (path: string): void => void stmt?.deleteForPath.run(path),
+    /** The `k` nearest chunks by cosine distance that pass the filters (sqlite-vec only). */
+    knn: (vector: Float32Array, k: number, filters: VectorFilters): { id: number; distance: number }[] => {
+      if (!vec0) throw new Error('knn needs the sqlite-vec backend')
+      const prefix = filters.pathPrefix
+      const params: Record<string, unknown> = { vector: asBlob(vector), k }
+      if (filters.source) params.source = filters.source
+      if (prefix) Object.assign(params, { lo: prefix, hi: prefixEnd(prefix) })
+      return knnStatement(filters).all(params) as { id: number; distance: number }[]
+    },
+    /** Every stored vector (the scan backend loads them into memory). */
+    all: (): { id: number; embedding: Buffer }[] => stmt?.all.all() ?? [],
+  }
+}
+
+export type VectorRepo = ReturnType<typeof createVectorRepo>

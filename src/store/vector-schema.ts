@@ -1,0 +1,57 @@
+/**
+ * Vector storage. With sqlite-vec, chunks_vec is a vec0 table (exact cosine KNN in C) whose
+ * `source` and `path` metadata columns let filters apply inside the KNN scan. Without it,
+ * chunk_vectors holds raw float32 blobs that vector-scan.ts searches in memory. The meta row
+ * `vectors` records which table and how many dimensions; opening the index with another
+ * backend or dimension drops the vectors and marks every chunk as needing one, so vectors
+ * of different models or sizes can never be mixed.
+ */
+import type { Db } from './database.js'
+
+export type VectorBackend = 'sqlite-vec' | 'scan'
+/** How vectors are stored; null when no embedding provider is configured. */
+export type VectorConfig = { backend: VectorBackend; dims: number } | null
+
+const META_KEY = 'vectors'
+
+const DROP = `
+DROP TABLE IF EXISTS chunks_vec;
+DROP TABLE IF EXISTS chunk_vectors;
+`
+
+function ddl(cfg: NonNullable<VectorConfig>): string {
+  return cfg.backend === 'sqlite-vec'
+    ? `CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
+         embedding float[${cfg.dims}] distance_metric=cosine, source text, path text)`
+    : `CREATE TABLE IF NOT EXISTS chunk_vectors (
+         chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+         embedding BLOB NOT NULL
+       ) STRICT`
+}
+
+/** The vector configuration the index was last opened with (null: none). */
+export function storedVectorConfig(db: Db): VectorConfig {
+  const row = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(META_KEY)
+  return row ? (JSON.parse(row.value) as VectorConfig) : null
+}
+
+/**
+ * Creates the vector table for `cfg`, replacing vectors stored under another config.
+ * Throws when the old table cannot be dropped (a vec0 table without sqlite-vec loaded); the
+ * caller then starts a new index file.
+ */
+export function ensureVectorTable(db: Db, cfg: VectorConfig): { reset: boolean } {
+  const stored = storedVectorConfig(db)
+  const same = JSON.stringify(stored) === JSON.stringify(cfg)
+  db.transaction(() => {
+    if (!same) {
+      db.exec(DROP)
+      db.exec('UPDATE chunks SET has_vector = 0')
+      db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ).run(META_KEY, JSON.stringify(cfg))
+    }
+    if (cfg) db.exec(ddl(cfg))
+  })()
+  return { reset: !same && stored !== null }
+}
