@@ -4,7 +4,7 @@
  * Identical texts are embedded once. A provider error stops further batches; what was
  * embedded is returned with the error, so the sync can store the rest as "pending".
  */
-import { ProviderError } from '../providers/provider-error.js'
+import { asProviderError, ProviderError } from '../providers/provider-error.js'
 import type { EmbeddingProvider } from '../providers/types.js'
 import { forEachWithConcurrency } from '../shared/async.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
@@ -101,7 +101,7 @@ export function createVectorizer(deps: VectorizerDeps) {
           for (const f of fresh) byHash.set(f.hash, f.vector)
           cache?.put(provider.id, provider.model, fresh)
         } catch (err) {
-          result.error ??= err
+          result.error ??= asProviderError(err, provider.id)
         }
       },
       () => result.error !== undefined || signal?.aborted === true,

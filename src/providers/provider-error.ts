@@ -27,3 +27,9 @@ export class ProviderError extends AppError {
 export function isProviderError(err: unknown): err is ProviderError {
   return err instanceof ProviderError
 }
+
+/** `err` as a ProviderError of `provider` (a provider's own errors are kept as they are). */
+export function asProviderError(err: unknown, provider: string): ProviderError {
+  if (err instanceof ProviderError) return err
+  return new ProviderError('failed', provider, err instanceof Error ? err.message : String(err), { cause: err })
+}

@@ -3,7 +3,7 @@
  * time limit (MNEMO_EMBED_QUERY_TIMEOUT_MS), and remembered in a small LRU because agents
  * repeat the same searches turn after turn.
  */
-import { ProviderError } from '../providers/provider-error.js'
+import { asProviderError, ProviderError } from '../providers/provider-error.js'
 import type { Embedding, EmbeddingProvider } from '../providers/types.js'
 import { withTimeout } from '../shared/async.js'
 
@@ -11,7 +11,7 @@ import { withTimeout } from '../shared/async.js'
 const QUERY_CACHE_SIZE = 1000
 
 export function createQueryEmbedder(deps: {
-  provider: Pick<EmbeddingProvider, 'id' | 'embedQuery'>
+  provider: Pick<EmbeddingProvider, 'id' | 'dims' | 'embedQuery'>
   timeoutMs: number
 }) {
   const cache = new Map<string, Float32Array>()
@@ -28,8 +28,18 @@ export function createQueryEmbedder(deps: {
       deps.timeoutMs,
       (signal) => deps.provider.embedQuery(query, signal),
       () => new ProviderError('timeout', deps.provider.id, `query embedding took over ${deps.timeoutMs} ms`),
-    )
-    cache.set(query, out.vector)
+    ).catch((err: unknown) => {
+      throw asProviderError(err, deps.provider.id)
+    })
+    const { vector } = out
+    if (vector.length !== deps.provider.dims || vector.some((x) => !Number.isFinite(x))) {
+      throw new ProviderError(
+        'failed',
+        deps.provider.id,
+        `query vector has ${vector.length} dimensions or non-finite values; the index has ${deps.provider.dims}`,
+      )
+    }
+    cache.set(query, vector)
     if (cache.size > QUERY_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
     return out
   }
