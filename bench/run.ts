@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { benchHybrid } from './hybrid.js'
 import { benchKeyword } from './keyword.js'
 import { fmt } from './stats.js'
 
@@ -19,43 +20,79 @@ const { values } = parseArgs({
     files: { type: 'string', default: '200' },
     notes: { type: 'string', default: '50' },
     'latency-requests': { type: 'string', default: '2000' },
+    'hybrid-sizes': { type: 'string', default: '10000,100000' },
+    only: { type: 'string', default: 'keyword,hybrid' },
     out: { type: 'string', default: 'bench-results' },
   },
 })
 
 execSync('npm run build', { stdio: 'inherit' })
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-bench-'))
-try {
-  const keyword = await benchKeyword({
-    tmp,
-    runs: Number(values.runs),
-    durationSec: Number(values.duration),
-    files: Number(values.files),
-    notesPerFile: Number(values.notes),
-    latencyRequests: Number(values['latency-requests']),
-  })
-  const rows: [string, string, string][] = [
-    ['chunks indexed', String(keyword.chunks), ''],
-    ['cold index (server-side)', `${fmt(keyword.coldIndexServerMs)} ms`, '≤ 5000 ms'],
-    ['cold index throughput', `${fmt(keyword.chunksPerSec)} chunks/s`, ''],
-    ['keyword /search p50, 1 client', `${fmt(keyword.searchP50Ms)} ms`, '≤ 3 ms'],
-    ['keyword /search p99, 1 client', `${fmt(keyword.searchP99Ms)} ms`, '≤ 10 ms'],
-    [
-      'common-word queries p50 / p99 (worst case)',
-      `${fmt(keyword.commonWordP50Ms)} / ${fmt(keyword.commonWordP99Ms)} ms`,
-      '',
-    ],
-    ['keyword /search throughput, 16 clients', `${fmt(keyword.searchesPerSec)} req/s`, '≥ 1500 req/s'],
-    ['queries without results', `${keyword.queriesWithoutResults} / ${keyword.queries}`, ''],
-    ['server RSS after the runs', `${fmt(keyword.rssMb)} MB`, ''],
-  ]
-  process.stdout.write(`\n| measure | median of ${values.runs} runs | target |\n|---|---|---|\n`)
+const only = new Set(values.only.split(','))
+const runs = Number(values.runs)
+const table = (title: string, rows: [string, string, string][]) => {
+  process.stdout.write(`\n### ${title}\n\n| measure | median of ${runs} runs | target |\n|---|---|---|\n`)
   for (const [name, value, target] of rows) process.stdout.write(`| ${name} | ${value} | ${target} |\n`)
+}
+const results: Record<string, unknown> = { at: new Date().toISOString(), cpus: os.cpus().length }
+try {
+  if (only.has('keyword')) {
+    const keyword = await benchKeyword({
+      tmp,
+      runs,
+      durationSec: Number(values.duration),
+      files: Number(values.files),
+      notesPerFile: Number(values.notes),
+      latencyRequests: Number(values['latency-requests']),
+    })
+    results.keyword = keyword
+    table('Keyword search (no embedding provider)', [
+      ['chunks indexed', String(keyword.chunks), ''],
+      ['cold index (server-side)', `${fmt(keyword.coldIndexServerMs)} ms`, '≤ 5000 ms'],
+      ['cold index throughput', `${fmt(keyword.chunksPerSec)} chunks/s`, ''],
+      ['keyword /search p50, 1 client', `${fmt(keyword.searchP50Ms)} ms`, '≤ 3 ms'],
+      ['keyword /search p99, 1 client', `${fmt(keyword.searchP99Ms)} ms`, '≤ 10 ms'],
+      [
+        'common-word queries p50 / p99 (worst case)',
+        `${fmt(keyword.commonWordP50Ms)} / ${fmt(keyword.commonWordP99Ms)} ms`,
+        '',
+      ],
+      ['keyword /search throughput, 16 clients', `${fmt(keyword.searchesPerSec)} req/s`, '≥ 1500 req/s'],
+      ['queries without results', `${keyword.queriesWithoutResults} / ${keyword.queries}`, ''],
+      ['server RSS after the runs', `${fmt(keyword.rssMb)} MB`, ''],
+    ])
+  }
+  if (only.has('hybrid')) {
+    for (const size of values['hybrid-sizes'].split(',').map(Number)) {
+      const large = size >= 50_000
+      const hybrid = await benchHybrid({
+        tmp,
+        runs,
+        durationSec: Number(values.duration),
+        chunks: size,
+        latencyRequests: large ? 300 : 1000,
+      })
+      results[`hybrid${size}`] = hybrid
+      table(`Hybrid search, hash embeddings, ${hybrid.chunks} chunks`, [
+        [
+          'cold index throughput',
+          `${fmt(hybrid.chunksPerSec)} chunks/s (${fmt(hybrid.coldIndexMs / 1000)} s)`,
+          '≥ 2000 chunks/s',
+        ],
+        [
+          're-index of the unchanged workspace: files indexed / texts embedded',
+          `${hybrid.reindexIndexed} / ${hybrid.reindexEmbedded}`,
+          '0 embedding calls',
+        ],
+        ['hybrid /search p50, 1 client', `${fmt(hybrid.p50Ms)} ms`, large ? '≤ 40 ms' : '≤ 8 ms'],
+        ['hybrid /search p99, 1 client', `${fmt(hybrid.p99Ms)} ms`, ''],
+        ['hybrid /search throughput, 16 clients', `${fmt(hybrid.searchesPerSec)} req/s`, ''],
+        ['server RSS after the runs', `${fmt(hybrid.rssMb)} MB`, large ? '≤ 400 MB' : ''],
+      ])
+    }
+  }
   fs.mkdirSync(values.out, { recursive: true })
-  fs.writeFileSync(
-    path.join(values.out, 'keyword.json'),
-    JSON.stringify({ at: new Date().toISOString(), cpus: os.cpus().length, keyword }, null, 2),
-  )
+  fs.writeFileSync(path.join(values.out, 'latest.json'), JSON.stringify(results, null, 2))
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true })
 }

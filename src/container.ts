@@ -25,6 +25,7 @@ import { createEmbeddingCache } from './store/embedding-cache.js'
 import { createIndexStore } from './store/index-store.js'
 import { loadSqliteVec } from './store/sqlite-vec.js'
 import { chooseVectorBackend } from './store/vector-backend.js'
+import { VECTOR_SHARDS } from './store/vector-schema.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
@@ -52,6 +53,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   const vectors = embedder && {
     backend: chooseVectorBackend(config.embedding.vectorBackend, loadVectorExtension, log),
     dims: embedder.dims,
+    shards: VECTOR_SHARDS,
   }
   const embedding = embedder &&
     vectors && { provider: embedder.id, model: embedder.model, dims: embedder.dims, backend: vectors.backend }
@@ -91,6 +93,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       ? createReaderPool({
           dbPath: config.index.dbPath,
           size: config.search.workers,
+          shards: vectors?.shards ?? 1,
           fallback: createReaderOps(store),
           log: log.child({ module: 'search-pool' }),
         })

@@ -24,7 +24,7 @@ describe('planBatches', () => {
     ['an oversized text alone', [500, 10, 10], 10, 100, [[0], [1, 2]]],
     ['nothing', [], 10, 100, []],
   ])('%s', (_name, tokens, size, budget, expected) => {
-    expect(planBatches((tokens).map(text), size, budget)).toEqual(expected)
+    expect(planBatches(tokens.map(text), size, budget)).toEqual(expected)
   })
 })
 

@@ -29,7 +29,7 @@ describe('hash embeddings', () => {
 
   it('serve as an offline provider that needs no cache', async () => {
     const p = createHashEmbeddings({ dims: 64 })
-    expect(p).toMatchObject({ id: 'hash', model: 'hash-v1-64', dims: 64, cacheable: false })
+    expect(p).toMatchObject({ id: 'hash', model: 'hash-v2-64', dims: 64, cacheable: false })
     const out = await p.embedBatch(['a b c', 'd e f'])
     expect(out.vectors).toHaveLength(2)
     expect((await p.embedQuery('a b c')).vector).toEqual(out.vectors[0])

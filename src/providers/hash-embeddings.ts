@@ -15,37 +15,48 @@ import type { Embedding, EmbeddingBatch, EmbeddingProvider } from './types.js'
 /** Weight of a character trigram relative to a whole term. */
 const TRIGRAM_WEIGHT = 0.5
 const LATIN_WORD = /^[a-z][a-z0-9]{2,}$/
+const FNV_OFFSET = 0x811c9dc5
+const FNV_PRIME = 0x01000193
+/** Different starting states keep term and trigram features apart. */
+const TERM_SEED = 0
+const TRIGRAM_SEED = 0x9e3779b9
+/** Code of '#', the word boundary in trigrams ("#de", "dep", …, "oy#"). */
+const BOUNDARY = 35
 
 /** 32-bit FNV-1a over UTF-16 code units; fast and well spread for short strings. */
 function fnv1a(s: string, seed: number): number {
-  let h = (0x811c9dc5 ^ seed) >>> 0
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i)
-    h = Math.imul(h, 0x01000193) >>> 0
+  let h = (FNV_OFFSET ^ seed) >>> 0
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME) >>> 0
+  return h
+}
+
+/** FNV-1a of the trigram at `start` of "#word#", computed from char codes (no substrings). */
+function trigramHash(word: string, start: number): number {
+  let h = (FNV_OFFSET ^ TRIGRAM_SEED) >>> 0
+  for (let k = start; k < start + 3; k++) {
+    const code = k === 0 || k === word.length + 1 ? BOUNDARY : word.charCodeAt(k - 1)
+    h = Math.imul(h ^ code, FNV_PRIME) >>> 0
   }
   return h
 }
 
-/** Feature weights of a text: term counts, then sublinear (1 + ln tf) scaling. */
-function features(text: string): Map<string, number> {
-  const counts = new Map<string, number>()
-  const add = (f: string, w: number) => counts.set(f, (counts.get(f) ?? 0) + w)
+/** Weighted occurrence counts of each feature, keyed by the feature's 32-bit hash. */
+function features(text: string): Map<number, number> {
+  const counts = new Map<number, number>()
+  const add = (h: number, w: number) => counts.set(h, (counts.get(h) ?? 0) + w)
   for (const term of indexTokens(text)) {
-    add(`t:${term}`, 1)
-    if (LATIN_WORD.test(term)) {
-      const padded = `#${term}#`
-      for (let i = 0; i + 3 <= padded.length; i++) add(`c:${padded.slice(i, i + 3)}`, TRIGRAM_WEIGHT)
-    }
+    add(fnv1a(term, TERM_SEED), 1)
+    if (LATIN_WORD.test(term)) for (let i = 0; i + 3 <= term.length + 2; i++) add(trigramHash(term, i), TRIGRAM_WEIGHT)
   }
-  for (const [f, c] of counts) counts.set(f, c > 0 ? 1 + Math.log(c) : 0)
   return counts
 }
 
 /** The hashed, L2-normalised vector of `text` (all zeros only for text without features). */
 export function hashEmbed(text: string, dims: number): Float32Array {
   const v = new Float32Array(dims)
-  for (const [feature, weight] of features(text)) {
-    const h = fnv1a(feature, 0)
+  for (const [h, count] of features(text)) {
+    // Sublinear term frequency: a word said five times is not five times as telling.
+    const weight = count > 0 ? 1 + Math.log(count) : 0
     const bucket = h % dims
     v[bucket] = (v[bucket] as number) + (h & 0x80000000 ? -1 : 1) * weight
   }
@@ -60,7 +71,7 @@ export function createHashEmbeddings(opts: { dims: number }): EmbeddingProvider 
   const { dims } = opts
   return {
     id: 'hash',
-    model: `hash-v1-${dims}`,
+    model: `hash-v2-${dims}`,
     dims,
     maxBatch: 256,
     cacheable: false,

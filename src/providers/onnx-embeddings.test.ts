@@ -176,8 +176,7 @@ describe('local ONNX embeddings', () => {
       passagePrefix: undefined,
       maxBatch: 8,
     })
-    const [car, auto, weather] = (await p.embedBatch(['a red car', 'an automobile', 'rain tomorrow']))
-      .vectors
+    const [car, auto, weather] = (await p.embedBatch(['a red car', 'an automobile', 'rain tomorrow'])).vectors
     const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] as number), 0)
     expect(dot(car!, auto!)).toBeGreaterThan(dot(car!, weather!))
   })

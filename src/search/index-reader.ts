@@ -9,7 +9,13 @@ import { createKeywordSearch, type KeywordFilters, type KeywordHit } from './key
 import { createVectorSearch, type VectorHit } from './vector-search.js'
 
 export type KeywordRequest = { terms: string[]; limit: number; filters: KeywordFilters }
-export type VectorRequest = { vector: Float32Array; limit: number; filters: KeywordFilters }
+export type VectorRequest = {
+  vector: Float32Array
+  limit: number
+  filters: KeywordFilters
+  /** Search only these shards (the pool splits a search over its workers); default all. */
+  shards?: number[] | undefined
+}
 
 export interface IndexReader {
   /** Best chunks for analysed query terms by BM25 (keyword-search.ts). */
@@ -41,7 +47,7 @@ export function createReaderOps(store: ReaderStore) {
   const vector = createVectorSearch(store)
   return {
     keyword: (req: KeywordRequest): KeywordHit[] => keyword.search(req.terms, req.limit, req.filters),
-    vector: (req: VectorRequest): VectorHit[] => vector.search(req.vector, req.limit, req.filters),
+    vector: (req: VectorRequest): VectorHit[] => vector.search(req.vector, req.limit, req.filters, req.shards),
     texts: (ids: number[]): Map<number, string> => store.chunkTexts(ids),
   }
 }

@@ -42,6 +42,8 @@ function toError(reply: Extract<WorkerReply, { ok: false }>): Error {
 export type ReaderPoolDeps = {
   dbPath: string
   size: number
+  /** Vector shards in the index (1: vector searches are not split). */
+  shards: number
   /** Used while no worker is alive. */
   fallback: ReaderOps
   log: Logger
@@ -102,7 +104,24 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
 
   return {
     keyword: (req) => call({ op: 'keyword', req }, () => deps.fallback.keyword(req)),
-    vector: (req) => call({ op: 'vector', req }, () => deps.fallback.vector(req)),
+    async vector(req) {
+      // Exact KNN is a full scan: split it by shard over the live workers so they scan in
+      // parallel, then keep the nearest `limit` of their answers.
+      const groups = Math.min(slots.length, deps.shards)
+      if (groups <= 1) return call({ op: 'vector', req }, () => deps.fallback.vector(req))
+      const parts = Array.from({ length: groups }, (_, g) =>
+        Array.from({ length: deps.shards }, (_, s) => s).filter((s) => s % groups === g),
+      )
+      const answers = await Promise.all(
+        parts.map((shards) =>
+          call({ op: 'vector', req: { ...req, shards } }, () => deps.fallback.vector({ ...req, shards })),
+        ),
+      )
+      return answers
+        .flat()
+        .sort((a, b) => b.vectorScore - a.vectorScore || a.id - b.id)
+        .slice(0, req.limit)
+    },
     texts: (ids) => call({ op: 'texts', ids }, () => deps.fallback.texts(ids)),
     liveWorkers: () => slots.length,
     async close() {

@@ -8,7 +8,7 @@
 import { dot } from '../providers/vectors.js'
 import type { IndexStore } from '../store/index-store.js'
 import type { ChunkHead } from '../store/search-repo.js'
-import type { VectorFilters } from '../store/vector-repo.js'
+import { shardOf, type VectorFilters } from '../store/vector-repo.js'
 import { passesFilters } from './vector-filter.js'
 
 /** A chunk found by vector search, with its similarity in [0, 1]. */
@@ -41,12 +41,18 @@ export function createVectorSearch(
     return loaded
   }
 
-  function scan(vector: Float32Array, limit: number, filters: VectorFilters): VectorHit[] {
+  function scan(
+    vector: Float32Array,
+    limit: number,
+    filters: VectorFilters,
+    shards: ReadonlySet<number> | null,
+  ): VectorHit[] {
     const { heads, matrix, dims } = load()
+    const shardCount = store.vectors?.shards ?? 1
     const best: VectorHit[] = []
     for (let i = 0; i < heads.length; i++) {
       const head = heads[i] as ChunkHead
-      if (!passesFilters(head, filters)) continue
+      if (!passesFilters(head, filters) || (shards && !shards.has(shardOf(head.id, shardCount)))) continue
       const score = dot(vector, matrix.subarray(i * dims, (i + 1) * dims))
       if (best.length < limit || score > (best[best.length - 1] as VectorHit).vectorScore) {
         best.push({ ...head, vectorScore: score })
@@ -57,11 +63,24 @@ export function createVectorSearch(
     return best.map((h) => ({ ...h, vectorScore: clamp01(h.vectorScore) }))
   }
 
-  /** The `limit` chunks nearest to `vector` that pass the filters, nearest first. */
-  function search(vector: Float32Array, limit: number, filters: VectorFilters): VectorHit[] {
+  /**
+   * The `limit` chunks nearest to `vector` that pass the filters, nearest first; only in the
+   * given shards when `shards` is set (the pool splits one search over several workers).
+   */
+  function search(
+    vector: Float32Array,
+    limit: number,
+    filters: VectorFilters,
+    shards?: readonly number[],
+  ): VectorHit[] {
     if (!store.vectors || limit <= 0) return []
-    if (store.vectors.backend === 'scan') return scan(vector, limit, filters)
-    const found = store.knn(vector, limit, filters)
+    if (store.vectors.backend === 'scan') return scan(vector, limit, filters, shards ? new Set(shards) : null)
+    const found = shards
+      ? shards
+          .flatMap((shard) => store.knn(vector, limit, filters, shard))
+          .sort((a, b) => a.distance - b.distance || a.id - b.id)
+          .slice(0, limit)
+      : store.knn(vector, limit, filters)
     const heads = new Map(store.chunkHeads(found.map((f) => f.id)).map((h) => [h.id, h]))
     const hits: VectorHit[] = []
     for (const { id, distance } of found) {

@@ -21,26 +21,38 @@ const prefixEnd = (prefix: string) => `${prefix}\u{10FFFF}`
 
 const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
 
+/** The shard a chunk's vector lives in. */
+export const shardOf = (id: number | bigint, shards: number): number => Number(BigInt(id) % BigInt(shards))
+
 export function createVectorRepo(db: Db, cfg: VectorConfig) {
   const vec0 = cfg?.backend === 'sqlite-vec'
   const table = vec0 ? 'chunks_vec' : 'chunk_vectors'
   const key = vec0 ? 'rowid' : 'chunk_id'
   const stmt = cfg && {
     insert: vec0
-      ? db.prepare('INSERT INTO chunks_vec (rowid, embedding, source, path) VALUES (?, ?, ?, ?)')
+      ? db.prepare('INSERT INTO chunks_vec (rowid, shard, embedding, source, path) VALUES (?, ?, ?, ?, ?)')
       : db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
-    deleteForPath: db.prepare(`DELETE FROM ${table} WHERE ${key} IN (SELECT id FROM chunks WHERE path = ?)`),
+    // vec0 cannot use a subquery to find rows, so a file's vectors are deleted one rowid at a
+    // time: a point delete each, and nothing at all for a file indexed for the first time.
+    idsForPath: db.prepare<[string], { id: number }>('SELECT id FROM chunks WHERE path = ?'),
+    deleteOne: db.prepare(`DELETE FROM ${table} WHERE ${key} = ?`),
     markStored: db.prepare('UPDATE chunks SET has_vector = 1 WHERE id = ?'),
     all: db.prepare<[], { id: number; embedding: Buffer }>(`SELECT ${key} AS id, embedding FROM ${table}`),
   }
   const knnStatements = new Map<string, ReturnType<Db['prepare']>>()
 
-  function knnStatement(filters: VectorFilters) {
-    const parts = [filters.source ? 's' : '', filters.pathPrefix ? 'p' : '', filters.excludeMemoryFile ? 'x' : '']
+  function knnStatement(filters: VectorFilters, sharded: boolean) {
+    const parts = [
+      filters.source ? 's' : '',
+      filters.pathPrefix ? 'p' : '',
+      filters.excludeMemoryFile ? 'x' : '',
+      sharded ? 'h' : '',
+    ]
     const id = parts.join('')
     let st = knnStatements.get(id)
     if (!st) {
       const where = ['embedding MATCH @vector', 'k = @k']
+      if (sharded) where.push('shard = @shard')
       if (filters.source) where.push('source = @source')
       if (filters.pathPrefix) where.push('path >= @lo', 'path <= @hi')
       if (filters.excludeMemoryFile) where.push(`path != '${MEMORY_FILE}'`)
@@ -60,21 +72,31 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (vector.length !== cfg.dims) throw new Error(`vector has ${vector.length} dimensions, the index ${cfg.dims}`)
       const id = BigInt(chunkId)
       if (!isZeroVector(vector)) {
-        if (vec0) stmt.insert.run(id, asBlob(vector), source, path)
+        // vec0 partition keys must be bound as integers; better-sqlite3 binds a JS number as REAL.
+        if (vec0) stmt.insert.run(id, BigInt(shardOf(id, cfg.shards)), asBlob(vector), source, path)
         else stmt.insert.run(id, asBlob(vector))
       }
       stmt.markStored.run(id)
     },
     /** Deletes the vectors of a file's chunks (before the chunks themselves). */
-    deleteForPath: (path: string): void => void stmt?.deleteForPath.run(path),
-    /** The `k` nearest chunks by cosine distance that pass the filters (sqlite-vec only). */
-    knn: (vector: Float32Array, k: number, filters: VectorFilters): { id: number; distance: number }[] => {
+    deleteForPath(path: string): void {
+      if (!stmt) return
+      for (const { id } of stmt.idsForPath.all(path)) stmt.deleteOne.run(BigInt(id))
+    },
+    /** The `k` nearest chunks of one shard (or all) that pass the filters (sqlite-vec only). */
+    knn: (
+      vector: Float32Array,
+      k: number,
+      filters: VectorFilters,
+      shard?: number,
+    ): { id: number; distance: number }[] => {
       if (!vec0) throw new Error('knn needs the sqlite-vec backend')
       const prefix = filters.pathPrefix
       const params: Record<string, unknown> = { vector: asBlob(vector), k }
+      if (shard !== undefined) params.shard = shard
       if (filters.source) params.source = filters.source
       if (prefix) Object.assign(params, { lo: prefix, hi: prefixEnd(prefix) })
-      return knnStatement(filters).all(params) as { id: number; distance: number }[]
+      return knnStatement(filters, shard !== undefined).all(params) as { id: number; distance: number }[]
     },
     /** Every stored vector (the scan backend loads them into memory). */
     all: (): { id: number; embedding: Buffer }[] => stmt?.all.all() ?? [],

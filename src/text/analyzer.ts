@@ -47,8 +47,27 @@ function push(out: WordTerm[], term: string, stop: boolean): void {
   if (term.length > 0 && term.length <= MAX_TOKEN_CHARS) out.push({ term, stop })
 }
 
+/**
+ * Distinct words whose terms are remembered. Analysis is a pure function of the word and
+ * words repeat (Zipf), so this memo cannot change a result; it roughly halves indexing time.
+ * It is the one module-level cache in mnemo, bounded and cleared when full.
+ */
+const WORD_MEMO_SIZE = 50_000
+const wordMemo = new Map<string, readonly WordTerm[]>()
+
+/** Terms of one non-CJK run (memoised). */
+function wordTerms(run: string): readonly WordTerm[] {
+  let terms = wordMemo.get(run)
+  if (!terms) {
+    if (wordMemo.size >= WORD_MEMO_SIZE) wordMemo.clear()
+    terms = analyseWord(run)
+    wordMemo.set(run, terms)
+  }
+  return terms
+}
+
 /** Terms of one non-CJK run, in text order: parts, camel wholes, then the compound whole. */
-function wordTerms(run: string): WordTerm[] {
+function analyseWord(run: string): WordTerm[] {
   const out: WordTerm[] = []
   const pieces = run.split(CONNECTOR).filter(Boolean)
   for (const piece of pieces) {

@@ -133,7 +133,11 @@ describe('POST /index and GET /index', () => {
 
   it('keeps answering /health and searches while a large workspace is being indexed', async () => {
     t = await buildTestApp({ sync: false })
-    for (let d = 1; d <= 30; d++) t.ws.write(`memory/2026-01-${String(d).padStart(2, '0')}.md`, dayFile(d, 600))
+    // Large enough (about 50,000 lines) that indexing takes many time slices on any machine.
+    for (let d = 1; d <= 30; d++) {
+      for (const part of ['a', 'b', 'c'])
+        t.ws.write(`memory/2026-01-${String(d).padStart(2, '0')}-${part}.md`, dayFile(d, 600))
+    }
     const job = t.container.services.indexing.requestSync({ full: true, reason: 'test' })
     let answeredDuringSync = 0
     while ((await status()).syncing) {
@@ -145,7 +149,7 @@ describe('POST /index and GET /index', () => {
     }
     await job
     expect(answeredDuringSync).toBeGreaterThan(1)
-    expect((await status()).files).toBe(30)
+    expect((await status()).files).toBe(90)
   })
 
   it.each([

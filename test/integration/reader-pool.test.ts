@@ -35,6 +35,25 @@ describe('searches in worker threads', () => {
     }
   })
 
+  it.each(['auto', 'scan'])(
+    'answer hybrid searches split over vector shards exactly as one unsplit search (%s backend)',
+    async (backend) => {
+      const env = { MNEMO_EMBED_PROVIDER: 'hash', MNEMO_VECTOR_BACKEND: backend }
+      const pooled = await buildTestApp({ corpus: true, env: { ...env, MNEMO_SEARCH_WORKERS: '2' } })
+      const local = await buildTestApp({ corpus: true, env: { ...env, MNEMO_SEARCH_WORKERS: '0' } })
+      apps.push(pooled, local)
+      for (const query of QUERIES) {
+        for (const mode of ['hybrid', 'vector']) {
+          const [a, b] = await Promise.all([
+            pooled.search({ query, mode, minScore: 0 }),
+            local.search({ query, mode, minScore: 0 }),
+          ])
+          expect(a.body.results, `${mode}: ${query}`).toEqual(b.body.results)
+        }
+      }
+    },
+  )
+
   it('see what a sync wrote, and no longer see what it removed', async () => {
     const t = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '2' } })
     apps.push(t)
@@ -57,6 +76,7 @@ describe('searches in worker threads', () => {
     const pool = createReaderPool({
       dbPath: path.join(t.ws.base, 'missing.sqlite'),
       size: 2,
+      shards: 1,
       fallback,
       log: pino({ level: 'silent' }),
     })
