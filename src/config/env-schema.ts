@@ -106,7 +106,7 @@ export const envSchema = z
       'Text put before chunks (default by model: "passage: " for e5)',
     ),
     // More dimensions mean fewer hash collisions and better hybrid quality (1,024 scored
-    // SciFact nDCG@10 0.665 against 0.625 at 256) at the same factor in vector search cost;
+    // SciFact nDCG@10 0.669 against 0.623 at 256) at the same factor in vector search cost;
     // 256 keeps 100,000 chunks within the latency target (BENCHMARKS.md).
     MNEMO_HASH_DIMS: envVar(int(32, 4096).default(256)).describe('Dimensions of the hash provider'),
     MNEMO_VECTOR_BACKEND: envVar(z.enum(['auto', 'sqlite-vec', 'scan']).default('auto')).describe(

@@ -6,7 +6,7 @@
  */
 import { asProviderError, ProviderError } from '../providers/provider-error.js'
 import type { EmbeddingProvider } from '../providers/types.js'
-import { forEachWithConcurrency } from '../shared/async.js'
+import { forEachWithConcurrency, yieldToEventLoop } from '../shared/async.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
 import { estimateTokens } from '../text/token-estimate.js'
 
@@ -103,6 +103,8 @@ export function createVectorizer(deps: VectorizerDeps) {
         } catch (err) {
           result.error ??= asProviderError(err, provider.id)
         }
+        // An offline provider computes synchronously: let requests in between batches.
+        await yieldToEventLoop()
       },
       () => result.error !== undefined || signal?.aborted === true,
     )

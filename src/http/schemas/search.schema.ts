@@ -23,8 +23,13 @@ export const SearchRequest = z
     mode: z
       .enum(['hybrid', 'keyword', 'vector'])
       .optional()
-      .describe('hybrid (default) merges keyword and vector search; without an embedder it runs as keyword'),
-    rerank: z.boolean().optional().describe('Rerank the top candidates when a reranker is configured'),
+      .describe(
+        'hybrid (default) merges keyword and vector search; without an embedder it runs as keyword; vector needs an embedder (503 EMBEDDING_UNAVAILABLE)',
+      ),
+    rerank: z
+      .boolean()
+      .optional()
+      .describe('false skips the reranker for this request (default: rerank when one is configured)'),
     sources: z.array(Source).min(1).optional().describe('Sources to search (default all)'),
     pathPrefix: PathPrefix.optional().describe('Only files whose workspace-relative path starts with this'),
     scope: z
@@ -53,10 +58,15 @@ export const SearchResponse = z
     results: z.array(SearchHit),
     mode: z.enum(['hybrid', 'keyword', 'vector']).describe('The mode that actually ran'),
     degraded: z
-      .object({ vector: z.string().optional(), rerank: z.string().optional() })
+      .object({
+        vector: z.string().optional().describe('Why the vector side did not run (embedder failed or timed out)'),
+        rerank: z.string().optional().describe('Why results are in merged order (reranker failed or timed out)'),
+      })
       .optional()
       .describe('Present when a configured stage failed and the search fell back'),
-    usage: z.object({ embeddingTokens: z.number().int(), rerankTokens: z.number().int() }),
+    usage: z
+      .object({ embeddingTokens: z.number().int(), rerankTokens: z.number().int() })
+      .describe('Tokens the providers reported for this search (0 for cached query vectors)'),
     timingsMs: z.object({
       keyword: z.number(),
       embed: z.number(),
