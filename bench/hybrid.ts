@@ -5,12 +5,12 @@
  * server's resident memory.
  */
 import path from 'node:path'
-import autocannon from 'autocannon'
 import { makeQueries, writeCorpus } from './corpus.js'
 import { createClient } from './http-client.js'
 import { rssMb } from './rss.js'
 import { startServer } from './server-process.js'
-import { median, percentile } from './stats.js'
+import { measureLatency, measureThroughput } from './measure.js'
+import { median } from './stats.js'
 
 export type HybridBenchOptions = {
   tmp: string
@@ -42,36 +42,14 @@ export async function benchHybrid(opts: HybridBenchOptions) {
     const again = JSON.parse((await client.request('POST', '/index?wait=true', {})).body) as Status
 
     for (const query of queries.slice(0, 100)) await client.request('POST', '/search', { query })
-    const p50: number[] = []
-    const p99: number[] = []
-    for (let run = 0; run < opts.runs; run++) {
-      const samples: number[] = []
-      for (let i = 0; i < opts.latencyRequests; i++) {
-        const res = await client.request('POST', '/search', { query: queries[i % queries.length] })
-        if (res.status !== 200 || (JSON.parse(res.body) as { mode: string }).mode !== 'hybrid')
-          throw new Error(`not a hybrid answer: ${res.body}`)
-        samples.push(res.ms)
-      }
-      p50.push(percentile(samples, 50))
-      p99.push(percentile(samples, 99))
-    }
-    const rps: number[] = []
-    for (let run = 0; run < opts.runs; run++) {
-      const result = await autocannon({
-        url: server.baseUrl,
-        connections: 16,
-        duration: opts.durationSec,
-        requests: queries.map((query) => ({
-          method: 'POST' as const,
-          path: '/search',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query }),
-        })),
-      })
-      if (result.non2xx > 0 || result.errors > 0)
-        throw new Error(`throughput run had ${result.non2xx} non-2xx and ${result.errors} errors`)
-      rps.push(result.requests.average)
-    }
+    const { p50, p99 } = await measureLatency(client, queries, {
+      runs: opts.runs,
+      requests: opts.latencyRequests,
+      check: (body) => {
+        if ((JSON.parse(body) as { mode: string }).mode !== 'hybrid') throw new Error(`not a hybrid answer: ${body}`)
+      },
+    })
+    const rps = await measureThroughput(server.baseUrl, queries, { runs: opts.runs, durationSec: opts.durationSec })
     return {
       chunks: coldStatus.chunks,
       coldIndexMs: coldStatus.lastSync.durationMs,

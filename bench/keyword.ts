@@ -5,12 +5,12 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import autocannon from 'autocannon'
 import { makeCommonQueries, makeQueries, writeCorpus } from './corpus.js'
 import { createClient } from './http-client.js'
 import { rssMb } from './rss.js'
 import { startServer } from './server-process.js'
-import { median, percentile } from './stats.js'
+import { measureLatency, measureThroughput } from './measure.js'
+import { median } from './stats.js'
 
 export type KeywordBenchOptions = {
   tmp: string
@@ -48,46 +48,23 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
   const server = await startServer({ MNEMO_WORKSPACE: workspace, MNEMO_DATA_DIR: dataDir })
   const client = createClient(server.baseUrl)
   for (const query of queries.slice(0, 200)) await client.request('POST', '/search', { query })
-  /** Sequential searches with one client; p50/p99 of each run. */
+  /** Sequential searches; counts the queries of the first pass that found nothing. */
   async function latency(list: string[]) {
-    const p50: number[] = []
-    const p99: number[] = []
     let empty = 0
-    for (let run = 0; run < opts.runs; run++) {
-      const samples: number[] = []
-      for (let i = 0; i < opts.latencyRequests; i++) {
-        const res = await client.request('POST', '/search', { query: list[i % list.length] })
-        if (res.status !== 200) throw new Error(`search failed: ${res.body}`)
-        if (run === 0 && i < list.length && (JSON.parse(res.body) as { results: unknown[] }).results.length === 0)
-          empty++
-        samples.push(res.ms)
-      }
-      p50.push(percentile(samples, 50))
-      p99.push(percentile(samples, 99))
-    }
+    const { p50, p99 } = await measureLatency(client, list, {
+      runs: opts.runs,
+      requests: opts.latencyRequests,
+      check: (body, run, i) => {
+        if (run === 0 && i < list.length && (JSON.parse(body) as { results: unknown[] }).results.length === 0) empty++
+      },
+    })
     return { p50, p99, empty }
   }
   const typical = await latency(queries)
   const common = await latency(makeCommonQueries(500))
   client.close()
 
-  const rps: number[] = []
-  for (let run = 0; run < opts.runs; run++) {
-    const result = await autocannon({
-      url: server.baseUrl,
-      connections: 16,
-      duration: opts.durationSec,
-      requests: queries.map((query) => ({
-        method: 'POST' as const,
-        path: '/search',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query }),
-      })),
-    })
-    if (result.non2xx > 0 || result.errors > 0)
-      throw new Error(`throughput run had ${result.non2xx} non-2xx and ${result.errors} errors`)
-    rps.push(result.requests.average)
-  }
+  const rps = await measureThroughput(server.baseUrl, queries, { runs: opts.runs, durationSec: opts.durationSec })
   const rss = rssMb(server.pid)
   await server.stop()
 

@@ -5,6 +5,7 @@
  * be told to fail or to answer slowly.
  */
 import type { EmbeddingProvider } from '../../src/providers/types.js'
+import { abortableDelay } from './abortable-delay.js'
 
 const CONCEPTS: readonly string[][] = [
   ['car', 'cars', 'automobile', 'vehicle', 'sedan', '汽车', '车辆'],
@@ -50,15 +51,7 @@ export function createFakeEmbedder(opts: { dims?: number; model?: string } = {})
   async function run<T>(batch: string[], make: () => T, signal?: AbortSignal): Promise<T> {
     calls++
     texts.push(...batch)
-    if (delayMs > 0) {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, delayMs)
-        signal?.addEventListener('abort', () => {
-          clearTimeout(timer)
-          reject(new Error('aborted'))
-        })
-      })
-    }
+    if (delayMs > 0) await abortableDelay(delayMs, signal)
     if (failure) throw failure
     return make()
   }

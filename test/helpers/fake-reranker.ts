@@ -3,6 +3,7 @@
  * (0.9) or not (0.1). It can fail or answer slowly.
  */
 import type { RerankProvider } from '../../src/providers/types.js'
+import { abortableDelay } from './abortable-delay.js'
 
 export function createFakeReranker(favourite: string) {
   let failure: Error | null = null
@@ -13,15 +14,7 @@ export function createFakeReranker(favourite: string) {
     model: 'fake',
     async rerank(_query, documents, { signal }) {
       calls++
-      if (delayMs > 0) {
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, delayMs)
-          signal?.addEventListener('abort', () => {
-            clearTimeout(timer)
-            reject(new Error('aborted'))
-          })
-        })
-      }
+      if (delayMs > 0) await abortableDelay(delayMs, signal)
       if (failure) throw failure
       return { scores: documents.map((d) => (d.includes(favourite) ? 0.9 : 0.1)), tokens: documents.length * 5 }
     },
