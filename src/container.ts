@@ -9,7 +9,11 @@ import path from 'node:path'
 import type { Config } from './config/config.js'
 import { createFileService } from './files/file-service.js'
 import { createMemoryPaths } from './files/memory-paths.js'
+import { indexIdentity } from './indexing/index-identity.js'
 import { createIndexer } from './indexing/indexer.js'
+import { createReadSequence } from './indexing/read-sequence.js'
+import { createRebuilder, removeStaleRebuild, type RebuildStage } from './indexing/rebuild.js'
+import { createWriteTargets } from './indexing/write-targets.js'
 import { createIndexingService } from './indexing/indexing-service.js'
 import { createSyncCoordinator } from './indexing/sync-coordinator.js'
 import { createVectorizer } from './indexing/vectorizer.js'
@@ -39,6 +43,15 @@ export type ContainerOverrides = ProviderDeps & {
   reranker?: RerankProvider | null
   /** Replaces loading sqlite-vec (tests make it fail to exercise the fallback). */
   loadVectorExtension?: (db: Db) => void
+  /** Awaited at each rebuild stage (tests inject failures or hold a rebuild open). */
+  onRebuildStage?: (stage: RebuildStage) => Promise<void>
+}
+
+/** The sessions folder as a real path, created when missing; null when none is configured. */
+function sessionsReal(dir: string | undefined): string | null {
+  if (dir === undefined) return null
+  fs.mkdirSync(dir, { recursive: true })
+  return fs.realpathSync(dir)
 }
 
 export function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
@@ -57,9 +70,17 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   }
   const embedding = embedder &&
     vectors && { provider: embedder.id, model: embedder.model, dims: embedder.dims, backend: vectors.backend }
-  const store = createIndexStore({ dbPath: config.index.dbPath, vectors, loadVectorExtension })
+  removeStaleRebuild(config.index.dbPath, fs.existsSync)
+  const openIndex = (dbPath: string) => createIndexStore({ dbPath, vectors, loadVectorExtension })
+  const store = openIndex(config.index.dbPath)
   if (store.recreated)
     log.warn('the index was written by another version: it was deleted and will be rebuilt from the files')
+  const identity = indexIdentity(config.chunking, embedding)
+  // A new or emptied index simply takes the current settings; one built with other
+  // settings keeps serving until its rebuild is swapped in.
+  if (store.getMeta('identity') === undefined && store.listFiles().length === 0) {
+    store.transaction((repo) => repo.setMeta('identity', identity))
+  }
   const cache = embedder?.cacheable
     ? createEmbeddingCache({
         dbPath: path.join(config.index.dataDir, EMBEDDING_CACHE_FILE),
@@ -67,11 +88,18 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
         ...(overrides.now && { now: overrides.now }),
       })
     : null
-  const memoryPaths = createMemoryPaths(config.workspace.extraPaths)
+  const memoryPaths = createMemoryPaths({
+    extraPaths: config.workspace.extraPaths,
+    extraPathsWritable: config.workspace.extraPathsWritable,
+    sessions: config.workspace.sessionsDir !== undefined,
+  })
+  const roots = { workspace: rootReal, sessions: sessionsReal(config.workspace.sessionsDir), paths: memoryPaths }
+  const targets = createWriteTargets(store)
   const indexer = createIndexer({
-    store,
-    rootReal,
-    memoryPaths,
+    live: store,
+    targets: targets.all,
+    readSeq: createReadSequence(store.maxReadSeq()),
+    roots,
     chunking: config.chunking,
     maxFileBytes: config.index.maxFileBytes,
     vectorizer:
@@ -83,11 +111,9 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
         batchTokens: config.embedding.batchTokens,
         concurrency: config.embedding.concurrency,
       }),
-    embedding,
     log: log.child({ module: 'indexer' }),
     ...(overrides.now && { now: overrides.now }),
   })
-  const coordinator = createSyncCoordinator({ indexer, log: log.child({ module: 'sync' }) })
   const reader =
     config.search.workers > 0
       ? createReaderPool({
@@ -98,10 +124,27 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
           log: log.child({ module: 'search-pool' }),
         })
       : createLocalReader(store)
+  const rebuilder = createRebuilder({
+    live: store,
+    openIndex,
+    indexer,
+    targets,
+    identity,
+    readers: reader,
+    log: log.child({ module: 'rebuild' }),
+    ...(overrides.onRebuildStage && { onStage: overrides.onRebuildStage }),
+  })
+  const coordinator = createSyncCoordinator({
+    sync: (reason, signal) => indexer.sync({ full: false, reason, signal }),
+    rebuild: rebuilder.rebuild,
+    stale: () => store.getMeta('identity') !== identity,
+    log: log.child({ module: 'sync' }),
+  })
   const services = {
     search: createSearchService({
       reader,
       embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
+      vectorsReady: store.storesVectors,
       reranker,
       settings: config.search,
       rerank: config.rerank,
@@ -117,10 +160,10 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     start(): void {
       if (config.index.indexOnStart) void coordinator.request({ full: false, reason: 'startup' })
     },
-    /** Stops the search workers, waits for the running sync, then closes everything. Idempotent. */
+    /** Cancels syncs and rebuilds between batches, then closes everything. Idempotent. */
     async close(): Promise<void> {
+      await coordinator.stop()
       await reader.close()
-      await coordinator.idle()
       store.close()
       cache?.close()
       await embedder?.close?.()

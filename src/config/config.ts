@@ -13,7 +13,12 @@ export type Config = Readonly<{
     root: string
     /** Extra files or folders to index, workspace-relative POSIX paths. */
     extraPaths: readonly string[]
+    /** Whether the write API may write under the extra paths. */
+    extraPathsWritable: boolean
+    /** Absolute path of the session transcripts folder, if any. */
+    sessionsDir: string | undefined
   }>
+  sync: Readonly<{ watch: boolean; debounceMs: number; rescanMs: number }>
   index: Readonly<{
     dataDir: string
     dbPath: string

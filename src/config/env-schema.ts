@@ -55,6 +55,19 @@ export const envSchema = z
       'Files larger than this are skipped by the indexer (logged), in bytes',
     ),
     MNEMO_INDEX_ON_START: envVar(bool(true)).describe('Run a sync when the service starts'),
+    MNEMO_EXTRA_PATHS_WRITABLE: envVar(bool(false)).describe(
+      'Let PUT/POST/DELETE /files write markdown under MNEMO_EXTRA_PATHS too (MEMORY.md and memory/ always are)',
+    ),
+    MNEMO_SESSIONS_DIR: envVar(z.string().optional()).describe(
+      'Folder of session transcripts (*.jsonl, one {role, content, ts?} per line), indexed as source "sessions"',
+    ),
+    MNEMO_WATCH: envVar(bool(true)).describe('Watch the workspace and sync changes made on disk'),
+    MNEMO_SYNC_DEBOUNCE_MS: envVar(int(0, 600_000).default(1500)).describe(
+      'Quiet time after the last change on disk before a sync starts, in ms',
+    ),
+    MNEMO_SYNC_RESCAN_MS: envVar(int(0, 86_400_000).default(300_000)).describe(
+      'Full rescan interval that catches changes the watcher missed, in ms (0: never)',
+    ),
     MNEMO_SEARCH_MAX_RESULTS: envVar(int(1, 100).default(6)).describe('Default maxResults of /search'),
     MNEMO_SEARCH_MIN_SCORE: envVar(num(0, 1).default(0.35)).describe('Default minScore of /search'),
     MNEMO_SEARCH_WORKERS: envVar(int(0, 64).default(2)).describe(

@@ -18,7 +18,13 @@ describe('loadConfig', () => {
   it('starts from an empty environment with the documented defaults', () => {
     const config = loadConfig({}, cwd)
     expect(config.server).toMatchObject({ host: '127.0.0.1', port: 8787, apiToken: undefined, bodyLimitBytes: 1048576 })
-    expect(config.workspace).toEqual({ root: '/srv/app/workspace', extraPaths: [] })
+    expect(config.workspace).toEqual({
+      root: '/srv/app/workspace',
+      extraPaths: [],
+      extraPathsWritable: false,
+      sessionsDir: undefined,
+    })
+    expect(config.sync).toEqual({ watch: true, debounceMs: 1500, rescanMs: 300_000 })
     expect(config.index.dbPath).toBe(path.join('/srv/app/.mnemo', 'index.sqlite'))
     expect(config.chunking).toEqual({ maxTokens: 400, overlapTokens: 80 })
     expect(config.search).toEqual({

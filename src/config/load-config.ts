@@ -62,7 +62,13 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       bodyLimitBytes: e.MNEMO_BODY_LIMIT_BYTES,
       requestTimeoutMs: e.MNEMO_REQUEST_TIMEOUT_MS,
     },
-    workspace: { root, extraPaths },
+    workspace: {
+      root,
+      extraPaths,
+      extraPathsWritable: e.MNEMO_EXTRA_PATHS_WRITABLE,
+      sessionsDir: e.MNEMO_SESSIONS_DIR && path.resolve(cwd, e.MNEMO_SESSIONS_DIR),
+    },
+    sync: { watch: e.MNEMO_WATCH, debounceMs: e.MNEMO_SYNC_DEBOUNCE_MS, rescanMs: e.MNEMO_SYNC_RESCAN_MS },
     index: {
       dataDir,
       dbPath: path.join(dataDir, INDEX_FILE_NAME),

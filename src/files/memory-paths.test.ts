@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryPaths } from './memory-paths.js'
 
 describe('memory paths', () => {
-  const paths = createMemoryPaths(['notes', 'docs/decisions.txt'])
+  const paths = createMemoryPaths({ extraPaths: ['notes', 'docs/decisions.txt'] })
 
   it.each([
     ['MEMORY.md', true],
@@ -27,5 +27,31 @@ describe('memory paths', () => {
 
   it('scans MEMORY.md, memory/ and the extra paths', () => {
     expect(paths.scanRoots()).toEqual(['MEMORY.md', 'memory', 'notes', 'docs/decisions.txt'])
+  })
+
+  const writableExtras = createMemoryPaths({
+    extraPaths: ['notes', 'docs/decisions.txt', 'docs/plan.md'],
+    extraPathsWritable: true,
+    sessions: true,
+  })
+
+  it.each([
+    [paths, 'MEMORY.md', { kind: 'memory', writable: true }],
+    [paths, 'memory/2026-02-16.md', { kind: 'memory', writable: true }],
+    [paths, 'notes/idea.md', { kind: 'memory', writable: false }],
+    [paths, 'README.md', { kind: 'none' }],
+    // Without a sessions folder, sessions/ is an ordinary (non-source) path.
+    [paths, 'sessions/a.jsonl', { kind: 'none' }],
+    [writableExtras, 'notes/idea.md', { kind: 'memory', writable: true }],
+    [writableExtras, 'docs/plan.md', { kind: 'memory', writable: true }],
+    // Extra paths that are not markdown stay read-only even when extras are writable.
+    [writableExtras, 'docs/decisions.txt', { kind: 'memory', writable: false }],
+    [writableExtras, 'sessions/2026/a.jsonl', { kind: 'sessions', inner: '2026/a.jsonl' }],
+    [writableExtras, 'sessions/a.JSONL', { kind: 'sessions', inner: 'a.JSONL' }],
+    [writableExtras, 'sessions/a.md', { kind: 'none' }],
+    [writableExtras, 'sessions/.tmp/a.jsonl', { kind: 'none' }],
+    [writableExtras, 'sessions/', { kind: 'none' }],
+  ])('classifies case %#', (p, rel, expected) => {
+    expect(p.classify(rel)).toEqual(expected)
   })
 })

@@ -1,20 +1,31 @@
 /**
- * Lists the memory source files of a workspace (stat only, no reading or hashing). Folders
- * reached through a symlink are not entered (no cycles, no escapes); a symlinked file is
- * listed only when its target is a regular file inside the workspace.
+ * Lists the source files (stat only, no reading or hashing): memory files in the workspace
+ * and, when configured, transcripts in the sessions folder. Folders reached through a
+ * symlink are not entered (no cycles, no escapes); a symlinked file is listed only when its
+ * target is a regular file inside its root.
  */
 import type { Dirent } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import type { MemoryPaths } from '../files/memory-paths.js'
+import { SESSIONS_PREFIX, type MemoryPaths } from '../files/memory-paths.js'
 import { isInside } from '../shared/safe-path.js'
+import type { Source } from '../store/chunks-repo.js'
 
 export type ScannedFile = {
-  /** Workspace-relative POSIX path. */
+  /** Workspace-relative POSIX path (transcripts: `sessions/<path in the folder>`). */
   rel: string
   abs: string
+  source: Source
   sizeBytes: number
   mtimeMs: number
+}
+
+/** The folders sources come from, as real paths. */
+export type SourceRoots = {
+  workspace: string
+  /** The sessions folder, or null when none is configured. */
+  sessions: string | null
+  paths: MemoryPaths
 }
 
 function isMissing(err: unknown): boolean {
@@ -22,51 +33,97 @@ function isMissing(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
-export async function scanWorkspace(rootReal: string, paths: MemoryPaths): Promise<ScannedFile[]> {
+/** Stats one candidate; null when it is missing, not a regular file, or links out of `root`. */
+async function statFile(
+  root: string,
+  rel: string,
+  abs: string,
+  source: Source,
+  viaLink: boolean,
+): Promise<ScannedFile | null> {
+  try {
+    const target = viaLink ? await fs.realpath(abs) : abs
+    if (viaLink && !isInside(root, target)) return null
+    const st = await fs.stat(target)
+    return st.isFile() ? { rel, abs: target, source, sizeBytes: st.size, mtimeMs: st.mtimeMs } : null
+  } catch (err) {
+    if (isMissing(err)) return null
+    throw err
+  }
+}
+
+/** Walks `relDir` under `root` depth-first in name order, calling `onFile` for files and links. */
+async function walk(
+  root: string,
+  relDir: string,
+  onFile: (rel: string, viaLink: boolean) => Promise<void>,
+): Promise<void> {
+  let entries: Dirent[]
+  try {
+    entries = await fs.readdir(path.join(root, relDir), { withFileTypes: true })
+  } catch (err) {
+    if (isMissing(err)) return
+    throw err
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue
+    const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`
+    if (entry.isDirectory()) await walk(root, rel, onFile)
+    else if (entry.isFile() || entry.isSymbolicLink()) await onFile(rel, entry.isSymbolicLink())
+  }
+}
+
+export async function scanSources(roots: SourceRoots): Promise<ScannedFile[]> {
   const found = new Map<string, ScannedFile>()
-
-  async function addFile(rel: string, abs: string, viaLink: boolean): Promise<void> {
-    if (found.has(rel) || !paths.isSource(rel)) return
-    try {
-      const target = viaLink ? await fs.realpath(abs) : abs
-      if (viaLink && !isInside(rootReal, target)) return
-      const st = await fs.stat(target)
-      if (st.isFile()) found.set(rel, { rel, abs: target, sizeBytes: st.size, mtimeMs: st.mtimeMs })
-    } catch (err) {
-      if (!isMissing(err)) throw err
-    }
+  const add = async (root: string, rel: string, inner: string, source: Source, viaLink: boolean) => {
+    if (found.has(rel)) return
+    const file = await statFile(root, rel, path.join(root, ...inner.split('/')), source, viaLink)
+    if (file) found.set(rel, file)
   }
+  const memoryFile = (rel: string, viaLink: boolean) =>
+    roots.paths.isSource(rel) ? add(roots.workspace, rel, rel, 'memory', viaLink) : Promise.resolve()
 
-  async function walk(relDir: string): Promise<void> {
-    let entries: Dirent[]
-    try {
-      entries = await fs.readdir(path.join(rootReal, relDir), { withFileTypes: true })
-    } catch (err) {
-      if (isMissing(err)) return
-      throw err
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue
-      const rel = `${relDir}/${entry.name}`
-      if (entry.isDirectory()) await walk(rel)
-      else if (entry.isFile() || entry.isSymbolicLink()) {
-        await addFile(rel, path.join(rootReal, rel), entry.isSymbolicLink())
-      }
-    }
-  }
-
-  for (const root of paths.scanRoots()) {
-    const abs = path.join(rootReal, root)
+  for (const start of roots.paths.scanRoots()) {
     let st
     try {
-      st = await fs.lstat(abs)
+      st = await fs.lstat(path.join(roots.workspace, start))
     } catch (err) {
       if (isMissing(err)) continue
       throw err
     }
-    if (st.isDirectory()) await walk(root)
-    else if (st.isFile() || st.isSymbolicLink()) await addFile(root, abs, st.isSymbolicLink())
+    if (st.isDirectory()) await walk(roots.workspace, start, memoryFile)
+    else if (st.isFile() || st.isSymbolicLink()) await memoryFile(start, st.isSymbolicLink())
+  }
+  const sessions = roots.sessions
+  if (sessions) {
+    await walk(sessions, '', async (inner, viaLink) => {
+      const rel = `${SESSIONS_PREFIX}/${inner}`
+      if (roots.paths.classify(rel).kind === 'sessions') await add(sessions, rel, inner, 'sessions', viaLink)
+    })
   }
   return [...found.values()]
+}
+
+/**
+ * Stats the source at `rel` for a targeted sync (the write API, the watcher). Null when
+ * there is no such source file: missing, not a source, a folder, a symlink out of its root,
+ * or below a symlinked folder (which the scanner would not enter either).
+ */
+export async function statSource(roots: SourceRoots, rel: string): Promise<ScannedFile | null> {
+  const kind = roots.paths.classify(rel)
+  if (kind.kind === 'none') return null
+  const root = kind.kind === 'sessions' ? roots.sessions : roots.workspace
+  if (!root) return null
+  const inner = kind.kind === 'sessions' ? kind.inner : rel
+  const abs = path.join(root, ...inner.split('/'))
+  try {
+    const realParent = await fs.realpath(path.dirname(abs))
+    if (realParent !== path.dirname(abs)) return null
+    const st = await fs.lstat(abs)
+    return await statFile(root, rel, abs, kind.kind, st.isSymbolicLink())
+  } catch (err) {
+    if (isMissing(err)) return null
+    throw err
+  }
 }

@@ -1,23 +1,30 @@
 /**
- * One sync pass: scan the workspace, re-index files whose SHA-256 changed, drop files that
- * are gone. Reading is async; chunking and term analysis run in time slices; each batch of
- * files is written in one transaction (a reader sees a file's old chunks or its new ones,
- * never a mix) and the event loop gets a turn between batches.
+ * Sync passes: compare source files with an index and re-index what changed. A full-scan
+ * sync lists every source, re-reads files whose size, mtime or SHA-256 changed and drops
+ * files that are gone; a path sync (the write API) re-reads the named files only. Reading
+ * is async; chunking and term analysis run in time slices; each batch of files is written
+ * in one transaction per index (a reader sees a file's old chunks or its new ones, never a
+ * mix) and the event loop gets a turn between batches.
+ *
+ * Changes go to every write target (the live index, and a rebuild's new index while one
+ * runs), looked up at each commit. Every read takes a number from the read sequence, and
+ * an index ignores a write older than what it holds, so concurrent passes can commit in any
+ * order.
  */
 import fs from 'node:fs/promises'
 import type { Config } from '../config/config.js'
-import type { MemoryPaths } from '../files/memory-paths.js'
 import { createSlicer, yieldToEventLoop } from '../shared/async.js'
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import type { FileRecord, PendingChunk } from '../store/chunks-repo.js'
 import type { IndexStore } from '../store/index-store.js'
-import { scanWorkspace, type ScannedFile } from './file-scanner.js'
-import { prepareFile, type PreparedFile } from './prepare-file.js'
 import { decodeText } from '../text/lines.js'
 import { embedInput } from './embed-input.js'
+import { scanSources, statSource, type ScannedFile, type SourceRoots } from './file-scanner.js'
 import { sha256 } from './hashing.js'
-import { indexIdentity } from './index-identity.js'
+import { prepareFile, type PreparedFile } from './prepare-file.js'
+import type { ReadSequence } from './read-sequence.js'
+import { transcriptText } from './transcript.js'
 import type { Vectorizer } from './vectorizer.js'
 
 /** Chunks written per transaction before the event loop gets a turn. */
@@ -35,7 +42,15 @@ const SLICE_MS = 8
  */
 const RACY_WINDOW_MS = 2000
 
-export type SyncOptions = { full: boolean; reason: string }
+export type SyncOptions = {
+  /** Re-read every file, even unchanged ones. */
+  full: boolean
+  reason: string
+  /** Compare with and write to this index only (a rebuild's new index); default: live. */
+  into?: IndexTarget
+  /** Stops the pass between files and batches (shutdown, a cancelled rebuild). */
+  signal?: AbortSignal
+}
 
 export type SyncResult = {
   full: boolean
@@ -46,6 +61,8 @@ export type SyncResult = {
   deleted: number
   skipped: number
   chunks: number
+  /** Transcript lines that were not JSON objects (skipped). */
+  malformedLines: number
   errors: { path: string; error: string }[]
   /** Texts sent to the embedding provider, and vectors taken from the cache. */
   embedded: number
@@ -69,6 +86,7 @@ export function emptySyncResult(full: boolean, reason: string): SyncResult {
     deleted: 0,
     skipped: 0,
     chunks: 0,
+    malformedLines: 0,
     errors: [],
     embedded: 0,
     embedCacheHits: 0,
@@ -78,45 +96,53 @@ export function emptySyncResult(full: boolean, reason: string): SyncResult {
   }
 }
 
+/** What a sync needs of an index. */
+export type IndexTarget = Pick<
+  IndexStore,
+  'transaction' | 'storesVectors' | 'listFiles' | 'getFile' | 'pendingVectors' | 'pendingVectorCount'
+>
+
 export type IndexerDeps = {
-  store: Pick<IndexStore, 'transaction' | 'listFiles' | 'getMeta' | 'pendingVectors' | 'pendingVectorCount'>
+  /** The index searches read: what syncs compare files with unless told otherwise. */
+  live: IndexTarget
+  /** Every index a change is written to, looked up at each commit. */
+  targets: () => readonly IndexTarget[]
+  readSeq: ReadSequence
   /** Null when no embedding provider is configured. */
   vectorizer: Pick<Vectorizer, 'vectorize'> | null
-  /** Provider, model and dims the vectors come from (part of the index identity). */
-  embedding: { provider: string; model: string; dims: number; backend: string } | null
-  rootReal: string
-  memoryPaths: MemoryPaths
+  roots: SourceRoots
   chunking: Config['chunking']
   maxFileBytes: number
   log: Logger
   now?: () => number
 }
 
+/**
+ * A file to drop from the index. `known`: the compared index had it (counted as deleted);
+ * the others are still dropped, in case another write target has it.
+ */
+type Gone = { path: string; readSeq: number; known: boolean }
+
 export function createIndexer(deps: IndexerDeps) {
-  const { store, log } = deps
+  const { log } = deps
   const now = deps.now ?? Date.now
-  const identity = indexIdentity(deps.chunking, deps.embedding)
 
   const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
     prev.sizeBytes === file.sizeBytes &&
     prev.mtimeMs === file.mtimeMs &&
     prev.mtimeMs < prev.indexedAtMs - RACY_WINDOW_MS
 
-  async function sync(opts: SyncOptions): Promise<SyncResult> {
+  /** One pass's state: the batch being built, its counters, and how it writes. */
+  function startPass(opts: SyncOptions, base: IndexTarget, writeTo: () => readonly IndexTarget[]) {
     const started = performance.now()
-    const full = opts.full || store.getMeta('identity') !== identity
-    const result = emptySyncResult(full, opts.reason)
-    const scanned = await scanWorkspace(deps.rootReal, deps.memoryPaths)
-    result.scanned = scanned.length
-    const known = new Map(store.listFiles().map((f) => [f.path, f]))
+    const result = emptySyncResult(opts.full, opts.reason)
     const slicer = createSlicer(SLICE_MS)
     let writes: PreparedFile[] = []
     let touches: FileRecord[] = []
     let batchChunks = 0
-    const gone: string[] = []
-
     let embedStopped = false
-    /** Attaches vectors to the chunks of `files`; after a failure, chunks stay pending. */
+
+    /** Attaches vectors to items; after a provider failure, chunks stay pending. */
     const embed = async (items: { hash: string; input: string; set: (v: Float32Array) => void }[]) => {
       if (!deps.vectorizer || embedStopped || items.length === 0) return 0
       const out = await deps.vectorizer.vectorize(items)
@@ -140,71 +166,94 @@ export function createIndexer(deps: IndexerDeps) {
       return stored
     }
 
-    const commit = async () => {
+    async function commit(): Promise<void> {
       if (writes.length === 0 && touches.length === 0) return
+      opts.signal?.throwIfAborted()
       const w = writes
       const t = touches
-      await embed(
-        w.flatMap((f) =>
-          f.chunks.map((c) => ({
-            hash: c.contentHash,
-            input: embedInput(c.headings, c.text),
-            set: (v: Float32Array) => (c.vector = v),
-          })),
-        ),
-      )
-      store.transaction((repo) => {
-        for (const f of w) repo.replaceFile(f.record, f.chunks)
-        for (const f of t) repo.touchFile(f)
-      })
       writes = []
       touches = []
       batchChunks = 0
+      // Vectors are only worth paying for when some index stores them.
+      if (writeTo().some((target) => target.storesVectors())) {
+        await embed(
+          w.flatMap((f) =>
+            f.chunks.map((c) => ({
+              hash: c.contentHash,
+              input: embedInput(c.headings, c.text),
+              set: (v: Float32Array) => (c.vector = v),
+            })),
+          ),
+        )
+      }
+      for (const target of writeTo()) {
+        target.transaction((repo) => {
+          for (const f of w) repo.replaceFile(f.record, f.chunks)
+          for (const f of t) repo.touchFile(f)
+        })
+      }
     }
 
-    for (const file of scanned) {
-      const prev = known.get(file.rel)
-      known.delete(file.rel)
+    const gone: Gone[] = []
+
+    /** Reads `file` and queues it for writing unless it is unchanged. */
+    async function visit(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<void> {
+      opts.signal?.throwIfAborted()
+      const readSeq = deps.readSeq.next()
       if (file.sizeBytes > deps.maxFileBytes) {
         result.skipped++
         log.warn(
           { path: file.rel, sizeBytes: file.sizeBytes, maxFileBytes: deps.maxFileBytes },
           'file too large, not indexed',
         )
-        if (prev) gone.push(prev.path)
-        continue
+        gone.push({ path: file.rel, readSeq, known: prev !== undefined })
+        return
       }
-      if (!full && prev && unchangedByStat(prev, file)) {
+      if (!opts.full && !force && prev && unchangedByStat(prev, file)) {
         result.unchanged++
-        continue
+        return
       }
       let bytes: Buffer
       try {
         bytes = await fs.readFile(file.abs)
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-          if (prev) gone.push(prev.path)
-          continue
+          gone.push({ path: file.rel, readSeq, known: prev !== undefined })
+          return
         }
         result.errors.push({ path: file.rel, error: publicErrorMessage(err) })
         log.warn({ err, path: file.rel }, 'cannot read file')
-        continue
+        return
       }
       const hash = sha256(bytes)
       const indexedAtMs = now()
-      if (!full && prev && prev.sha256 === hash) {
-        touches.push({ ...prev, sizeBytes: bytes.length, mtimeMs: file.mtimeMs, indexedAtMs })
+      if (!opts.full && prev && prev.sha256 === hash) {
+        touches.push({ ...prev, sizeBytes: bytes.length, mtimeMs: file.mtimeMs, indexedAtMs, readSeq })
         result.unchanged++
-        continue
+        return
+      }
+      let text = decodeText(bytes)
+      if (file.source === 'sessions') {
+        const transcript = transcriptText(text)
+        text = transcript.text
+        if (transcript.malformed > 0) {
+          result.malformedLines += transcript.malformed
+          log.warn(
+            { path: file.rel, malformedLines: transcript.malformed },
+            'transcript lines that are not JSON skipped',
+          )
+        }
       }
       const prepared = await prepareFile(
         {
           rel: file.rel,
-          text: decodeText(bytes),
+          text,
           sha256: hash,
           sizeBytes: bytes.length,
           mtimeMs: file.mtimeMs,
           indexedAtMs,
+          readSeq,
+          source: file.source,
         },
         deps.chunking,
         slicer,
@@ -219,25 +268,32 @@ export function createIndexer(deps: IndexerDeps) {
       }
       await slicer.maybeYield()
     }
-    await commit()
 
-    gone.push(...known.keys())
-    for (let i = 0; i < gone.length; i += DELETE_BATCH_FILES) {
-      const slice = gone.slice(i, i + DELETE_BATCH_FILES)
-      store.transaction((repo) => slice.forEach((p) => repo.deleteFile(p)))
-      await yieldToEventLoop()
+    /** Writes what is queued, drops the files that are gone, fills pending vectors. */
+    async function finish(withPending: boolean): Promise<SyncResult> {
+      await commit()
+      for (let i = 0; i < gone.length; i += DELETE_BATCH_FILES) {
+        opts.signal?.throwIfAborted()
+        const slice = gone.slice(i, i + DELETE_BATCH_FILES)
+        for (const target of writeTo()) {
+          target.transaction((repo) => slice.forEach((g) => repo.deleteFile(g.path, g.readSeq)))
+        }
+        await yieldToEventLoop()
+      }
+      result.deleted = gone.filter((g) => g.known).length
+      if (withPending && deps.vectorizer && base.storesVectors()) {
+        await embedPending()
+        result.vectorsPending = base.pendingVectorCount()
+      }
+      result.durationMs = Math.round(performance.now() - started)
+      return result
     }
-    result.deleted = gone.length
-    store.transaction((repo) => repo.setMeta('identity', identity))
-    await embedPending()
-    result.vectorsPending = deps.vectorizer ? store.pendingVectorCount() : 0
-    result.durationMs = Math.round(performance.now() - started)
-    return result
 
-    /** Gives vectors to chunks written without one (an earlier outage, a new provider). */
+    /** Gives vectors to chunks of `base` written without one (an outage, a new provider). */
     async function embedPending(): Promise<void> {
-      while (deps.vectorizer && !embedStopped) {
-        const pending = store.pendingVectors(PENDING_BATCH)
+      while (!embedStopped) {
+        opts.signal?.throwIfAborted()
+        const pending = base.pendingVectors(PENDING_BATCH)
         if (pending.length === 0) return
         const vectors: { chunk: PendingChunk; vector: Float32Array }[] = []
         const stored = await embed(
@@ -247,16 +303,52 @@ export function createIndexer(deps: IndexerDeps) {
             set: (vector: Float32Array) => vectors.push({ chunk, vector }),
           })),
         )
-        store.transaction((repo) => {
+        base.transaction((repo) => {
           for (const { chunk, vector } of vectors) repo.putVector(chunk.id, chunk.path, chunk.source, vector)
         })
         if (stored === 0) return
         await yieldToEventLoop()
       }
     }
+
+    return { result, gone, visit, finish }
   }
 
-  return { sync }
+  /** Scans every source and syncs the index with it. */
+  async function sync(opts: SyncOptions): Promise<SyncResult> {
+    const base = opts.into ?? deps.live
+    const into = opts.into
+    const pass = startPass(opts, base, into ? () => [into] : deps.targets)
+    // Files missing from the scan are gone as of this moment: a file created and indexed
+    // after it carries a newer read and is not deleted.
+    const scanSeq = deps.readSeq.next()
+    const scanned = await scanSources(deps.roots)
+    pass.result.scanned = scanned.length
+    const known = new Map(base.listFiles().map((f) => [f.path, f]))
+    for (const file of scanned) {
+      const prev = known.get(file.rel)
+      known.delete(file.rel)
+      await pass.visit(file, prev, false)
+    }
+    for (const path of known.keys()) pass.gone.push({ path, readSeq: scanSeq, known: true })
+    return pass.finish(true)
+  }
+
+  /** Re-reads the given sources (whatever their stat says) into every write target. */
+  async function syncPaths(paths: readonly string[], reason: string): Promise<SyncResult> {
+    const pass = startPass({ full: false, reason }, deps.live, deps.targets)
+    for (const rel of new Set(paths)) {
+      const readSeq = deps.readSeq.next()
+      const file = await statSource(deps.roots, rel)
+      const prev = deps.live.getFile(rel)
+      pass.result.scanned++
+      if (file) await pass.visit(file, prev, true)
+      else pass.gone.push({ path: rel, readSeq, known: prev !== undefined })
+    }
+    return pass.finish(false)
+  }
+
+  return { sync, syncPaths }
 }
 
 export type Indexer = ReturnType<typeof createIndexer>

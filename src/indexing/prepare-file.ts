@@ -19,16 +19,18 @@ export type FileInput = {
   sizeBytes: number
   mtimeMs: number
   indexedAtMs: number
+  /** When the file was read (read-sequence.ts). */
+  readSeq: number
   source?: Source
 }
 
 /**
  * The part of a path worth searching: `memory/2026-02-16.md` → `2026-02-16`. The `memory/`
- * prefix and the `.md` extension are in nearly every path, so as terms they would only
- * inflate the document frequency of "memory" and "md".
+ * or `sessions/` prefix and the extension are in nearly every path, so as terms they would
+ * only inflate the document frequency of "memory" and "md".
  */
 export function pathContext(rel: string): string {
-  return rel.replace(/^memory\//, '').replace(/\.md$/i, '')
+  return rel.replace(/^(memory|sessions)\//, '').replace(/\.(md|jsonl)$/i, '')
 }
 
 export async function prepareFile(
@@ -65,6 +67,7 @@ export async function prepareFile(
       lineCount: splitLines(input.text).length,
       chunkCount: chunks.length,
       indexedAtMs: input.indexedAtMs,
+      readSeq: input.readSeq,
     },
     chunks,
   }

@@ -1,14 +1,16 @@
 /**
- * Runs syncs one at a time (single-flight). A request while a sync runs is coalesced into
- * one follow-up sync that starts when the current one ends, because the running scan may
- * already have passed the files that changed; every caller coalesced into it gets its
- * result. A full rebuild asked for while another full rebuild is running or queued is
- * refused with INDEX_BUSY.
+ * Schedules index work in two lanes. Incremental syncs run one at a time (single-flight): a
+ * request while one runs is coalesced into one follow-up sync that starts when the current
+ * one ends, because the running scan may already have passed the files that changed; every
+ * caller coalesced into it gets its result. Full rebuilds (rebuild.ts) run beside them, one
+ * at a time: a second request while one runs is refused with INDEX_BUSY. When the index
+ * was built with other settings (`stale`), any sync request also starts the rebuild.
+ * stop() cancels both lanes between batches and waits for them.
  */
 import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
-import type { Indexer, SyncResult } from './indexer.js'
+import type { SyncResult } from './indexer.js'
 
 export type LastSync = {
   at: string
@@ -21,7 +23,6 @@ export type LastSync = {
 }
 
 type Queued = {
-  full: boolean
   reasons: string[]
   promise: Promise<SyncResult>
   resolve: (r: SyncResult) => void
@@ -29,74 +30,80 @@ type Queued = {
 }
 
 export type SyncCoordinatorDeps = {
-  indexer: Pick<Indexer, 'sync'>
+  /** One incremental sync. */
+  sync: (reason: string, signal: AbortSignal) => Promise<SyncResult>
+  /** One full rebuild. */
+  rebuild: (reason: string, signal: AbortSignal) => Promise<SyncResult>
+  /** Whether the index was built with other settings and needs a rebuild. */
+  stale: () => boolean
   log: Logger
   now?: () => number
 }
 
 export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
   const now = deps.now ?? Date.now
-  let running: { full: boolean; promise: Promise<SyncResult> } | null = null
+  const controller = new AbortController()
+  let syncing: Promise<SyncResult> | null = null
+  let rebuilding: Promise<SyncResult> | null = null
   let queued: Queued | null = null
   let lastSync: LastSync | null = null
   let completed = 0
   let idleWaiters: (() => void)[] = []
 
-  function start(full: boolean, reason: string): Promise<SyncResult> {
+  /** Runs one job, records its outcome, and reports failures to status and the log only. */
+  function run(full: boolean, reason: string): Promise<SyncResult> {
     const startedAt = now()
-    const promise = deps.indexer.sync({ full, reason }).then(
+    const job = full ? deps.rebuild : deps.sync
+    const promise = job(reason, controller.signal).then(
       (result) => {
-        lastSync = {
-          at: new Date(now()).toISOString(),
-          ok: true,
-          full: result.full,
-          reason,
-          durationMs: result.durationMs,
-          result,
-        }
-        deps.log.info({ ...result, errors: result.errors.length }, 'sync done')
+        lastSync = { at: new Date(now()).toISOString(), ok: true, full, reason, durationMs: result.durationMs, result }
+        deps.log.info({ ...result, errors: result.errors.length }, full ? 'rebuild done' : 'sync done')
         return result
       },
       (err: unknown) => {
         const durationMs = now() - startedAt
-        lastSync = {
-          at: new Date(now()).toISOString(),
-          ok: false,
-          full,
-          reason,
-          durationMs,
-          error: publicErrorMessage(err),
-        }
-        deps.log.error({ err, full, reason, durationMs }, 'sync failed')
+        const error = publicErrorMessage(err)
+        lastSync = { at: new Date(now()).toISOString(), ok: false, full, reason, durationMs, error }
+        if (controller.signal.aborted) deps.log.info({ full, reason }, 'stopped by shutdown')
+        else deps.log.error({ err, full, reason, durationMs }, full ? 'rebuild failed' : 'sync failed')
         throw err
       },
     )
-    running = { full, promise }
     // Callers may ignore the promise (fire-and-forget syncs): failures are reported through
     // status and the log, so the rejection is marked handled here.
-    promise
-      .catch(() => undefined)
-      .finally(() => {
-        running = null
-        completed++
-        const next = queued
-        queued = null
-        if (next) {
-          start(next.full, next.reasons.join(',')).then(next.resolve, next.reject)
-        } else {
-          const waiters = idleWaiters
-          idleWaiters = []
-          waiters.forEach((resolve) => resolve())
-        }
-      })
+    promise.catch(() => undefined).finally(() => settle(full))
     return promise
   }
 
-  /** Runs a sync now, or joins the one queued behind the running sync. */
-  function request(opts: { full: boolean; reason: string }): Promise<SyncResult> {
-    if (!running) return start(opts.full, opts.reason)
-    if (opts.full && (running.full || queued?.full)) {
-      throw appError('INDEX_BUSY')
+  function settle(full: boolean): void {
+    completed++
+    if (full) rebuilding = null
+    else {
+      syncing = null
+      const next = queued
+      queued = null
+      if (next && !controller.signal.aborted) {
+        syncing = run(false, next.reasons.join(','))
+        syncing.then(next.resolve, next.reject)
+      } else next?.reject(new Error('the service is shutting down'))
+    }
+    if (!syncing && !rebuilding) {
+      const waiters = idleWaiters
+      idleWaiters = []
+      waiters.forEach((resolve) => resolve())
+    }
+  }
+
+  function startRebuild(reason: string): Promise<SyncResult> {
+    if (rebuilding) throw appError('INDEX_BUSY')
+    rebuilding = run(true, reason)
+    return rebuilding
+  }
+
+  function requestSync(reason: string): Promise<SyncResult> {
+    if (!syncing) {
+      syncing = run(false, reason)
+      return syncing
     }
     if (!queued) {
       let resolve!: (r: SyncResult) => void
@@ -106,25 +113,40 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
         reject = rej
       })
       promise.catch(() => undefined)
-      queued = { full: false, reasons: [], promise, resolve, reject }
+      queued = { reasons: [], promise, resolve, reject }
     }
-    queued.full ||= opts.full
-    if (!queued.reasons.includes(opts.reason)) queued.reasons.push(opts.reason)
+    if (!queued.reasons.includes(reason)) queued.reasons.push(reason)
     return queued.promise
   }
 
-  /** Resolves when no sync is running or queued (errors are reported through status). */
+  /**
+   * Starts a rebuild (`full`), or a sync that starts after this call: now, or as the
+   * follow-up of the running one.
+   */
+  function request(opts: { full: boolean; reason: string }): Promise<SyncResult> {
+    if (controller.signal.aborted) return Promise.reject(new Error('the service is shutting down'))
+    if (opts.full) return startRebuild(opts.reason)
+    if (!rebuilding && deps.stale()) void startRebuild('index settings changed')
+    return requestSync(opts.reason)
+  }
+
+  /** Resolves when no sync or rebuild is running (errors are reported through status). */
   function idle(): Promise<void> {
-    if (!running) return Promise.resolve()
+    if (!syncing && !rebuilding) return Promise.resolve()
     return new Promise((resolve) => idleWaiters.push(resolve))
   }
 
   return {
     request,
     idle,
+    /** Cancels what runs (between batches) and refuses new work; resolves when idle. */
+    stop(): Promise<void> {
+      controller.abort(new Error('the service is shutting down'))
+      return idle()
+    },
     status: () => ({
-      syncing: running !== null,
-      rebuilding: running?.full === true,
+      syncing: syncing !== null,
+      rebuilding: rebuilding !== null,
       queued: queued !== null,
       completedSyncs: completed,
       lastSync,

@@ -24,6 +24,10 @@ export interface IndexReader {
   vector(req: VectorRequest): Promise<VectorHit[]>
   /** Raw texts of chunks by id; an id deleted meanwhile is absent. */
   texts(ids: number[]): Promise<Map<number, string>>
+  /** Closes every connection to the index file other than the writer's, holding new calls. */
+  suspend(): Promise<void>
+  /** Reopens them after the file was replaced and lets held calls through. */
+  resume(): void
   close(): Promise<void>
 }
 
@@ -61,6 +65,9 @@ export function createLocalReader(store: ReaderStore): IndexReader {
     keyword: async (req) => ops.keyword(req),
     vector: async (req) => ops.vector(req),
     texts: async (ids) => ops.texts(ids),
+    // The caller's store is the writer itself, which the swap reopens.
+    suspend: async () => undefined,
+    resume: () => undefined,
     close: async () => undefined,
   }
 }

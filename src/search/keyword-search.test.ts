@@ -35,7 +35,7 @@ describe('keyword search planning', () => {
       ['memory/b.md', notes().replaceAll('alpha', 'omega')],
     ]) {
       const file = await prepareFile(
-        { rel: rel!, text: text!, sha256: 'x', sizeBytes: 1, mtimeMs: 0, indexedAtMs: 0 },
+        { rel: rel!, text: text!, sha256: 'x', sizeBytes: 1, mtimeMs: 0, indexedAtMs: 0, readSeq: 1 },
         CHUNKING,
         slicer,
       )

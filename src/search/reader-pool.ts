@@ -4,7 +4,8 @@
  * hold the main event loop, which keeps serving /health, writes and syncs. A call goes to
  * the worker with the fewest calls in flight. A worker that dies is replaced; while none is
  * alive, calls run on the main thread's own store (logged), so a broken pool degrades to
- * slower searches, never to failed ones.
+ * slower searches, never to failed ones. suspend() closes every worker's connection before a
+ * rebuild swap replaces the file, holding new calls until resume() reopens them.
  */
 import { Worker } from 'node:worker_threads'
 import { ERROR_CODES, appError, type ErrorCode } from '../shared/errors.js'
@@ -17,7 +18,14 @@ const MIN_WORKER_LIFETIME_MS = 5000
 
 /** A request before the pool numbers it (Omit distributed over the union). */
 type Call = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never
-type Pending = { msg: Call; local: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }
+type Pending = {
+  msg: Call | Control
+  local: () => unknown
+  resolve: (v: unknown) => void
+  reject: (e: unknown) => void
+}
+/** Connection control messages, sent to one worker each and never re-asked elsewhere. */
+type Control = { op: 'close' } | { op: 'open' }
 type Slot = { worker: Worker; pending: Map<number, Pending>; startedAt: number }
 
 /**
@@ -54,6 +62,11 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
   let nextId = 0
   let closing = false
   let warnedNoWorker = false
+  /** While set, calls wait for it: the workers' connections are closed for a swap. */
+  let gate: Promise<void> | null = null
+  let openGate: () => void = () => undefined
+  /** Workers that died while suspended, started again by resume(). */
+  let owedWorkers = 0
 
   function start(): Slot {
     warnedNoWorker = false
@@ -76,16 +89,31 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
       }
       const shortLived = Date.now() - slot.startedAt < MIN_WORKER_LIFETIME_MS
       deps.log.error({ code, replaced: !shortLived, live: slots.length }, 'search worker exited')
-      if (!shortLived) slots.push(start())
+      // A worker started mid-swap would open the file being replaced: it starts at resume.
+      if (!shortLived && gate) owedWorkers++
+      else if (!shortLived) slots.push(start())
       // Reads are idempotent: what the dead worker had not answered is asked again elsewhere.
-      for (const p of slot.pending.values()) call(p.msg, p.local).then(p.resolve, p.reject)
+      // A control message needs no answer from a worker that is gone.
+      for (const p of slot.pending.values()) {
+        if (p.msg.op === 'close' || p.msg.op === 'open') p.resolve(null)
+        else call(p.msg, p.local).then(p.resolve, p.reject)
+      }
     })
     return slot
   }
 
   for (let i = 0; i < deps.size; i++) slots.push(start())
 
-  function call<T>(msg: Call, local: () => T): Promise<T> {
+  function send<T>(slot: Slot, msg: Call | Control, local: () => T): Promise<T> {
+    const id = ++nextId
+    return new Promise<T>((resolve, reject) => {
+      slot.pending.set(id, { msg, local, resolve: resolve as (v: unknown) => void, reject })
+      slot.worker.postMessage({ ...msg, id })
+    })
+  }
+
+  async function call<T>(msg: Call, local: () => T): Promise<T> {
+    while (gate) await gate
     const slot = slots.reduce<Slot | undefined>(
       (best, s) => (!best || s.pending.size < best.pending.size ? s : best),
       undefined,
@@ -93,13 +121,9 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
     if (!slot) {
       if (!warnedNoWorker) deps.log.warn('no search worker alive: searching on the main thread')
       warnedNoWorker = true
-      return new Promise<T>((resolve) => resolve(local()))
+      return local()
     }
-    const id = ++nextId
-    return new Promise<T>((resolve, reject) => {
-      slot.pending.set(id, { msg, local, resolve: resolve as (v: unknown) => void, reject })
-      slot.worker.postMessage({ ...msg, id })
-    })
+    return send(slot, msg, local)
   }
 
   return {
@@ -124,6 +148,22 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
     },
     texts: (ids) => call({ op: 'texts', ids }, () => deps.fallback.texts(ids)),
     liveWorkers: () => slots.length,
+    /**
+     * Holds new calls and closes every worker's connection once the calls it already has
+     * are answered (a worker handles its messages in order).
+     */
+    async suspend() {
+      if (gate) throw new Error('the search pool is already suspended')
+      gate = new Promise((resolve) => (openGate = resolve))
+      await Promise.all(slots.map((slot) => send(slot, { op: 'close' }, () => null)))
+    },
+    /** Reopens the connections (before any held call reaches a worker) and releases calls. */
+    resume() {
+      for (const slot of slots) void send(slot, { op: 'open' }, () => null)
+      for (; owedWorkers > 0; owedWorkers--) slots.push(start())
+      gate = null
+      openGate()
+    },
     async close() {
       closing = true
       await Promise.all(slots.map((s) => s.worker.terminate()))

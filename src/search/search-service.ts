@@ -26,6 +26,11 @@ export type SearchServiceDeps = {
   reader: Pick<IndexReader, 'keyword' | 'vector' | 'texts'>
   /** Null without an embedding provider: searches run by keyword. */
   embedder: Pick<QueryEmbedder, 'embed'> | null
+  /**
+   * False while the index holds vectors of other embedding settings (until the rebuild for
+   * the new ones is swapped in): searches then answer by keyword, degraded.
+   */
+  vectorsReady: () => boolean
   reranker: Pick<RerankProvider, 'id' | 'rerank'> | null
   settings: Config['search']
   rerank: Pick<Config['rerank'], 'topN' | 'timeoutMs'>
@@ -41,9 +46,15 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
   return { value, ms: elapsed(started) }
 }
 
+/** degraded.vector while the index is rebuilt for new embedding settings. */
+export const VECTORS_REBUILDING =
+  'the index is being rebuilt for new embedding settings; keyword results until it is swapped in'
+
 export function createSearchService(deps: SearchServiceDeps) {
   const { reader, settings } = deps
   const weights = { vector: settings.vectorWeight, text: settings.textWeight }
+  /** Warn once per rebuild, not once per search. */
+  let warnedRebuilding = false
 
   async function search(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now()
@@ -67,6 +78,14 @@ export function createSearchService(deps: SearchServiceDeps) {
     })
     const vectorSide = timed(async (): Promise<VectorHit[] | null> => {
       if (requested === 'keyword' || !deps.embedder) return null
+      if (!deps.vectorsReady()) {
+        if (requested === 'vector') throw appError('EMBEDDING_UNAVAILABLE', VECTORS_REBUILDING)
+        degraded.vector = VECTORS_REBUILDING
+        if (!warnedRebuilding) deps.log.warn(VECTORS_REBUILDING)
+        warnedRebuilding = true
+        return null
+      }
+      warnedRebuilding = false
       const embedStarted = performance.now()
       let vector: Float32Array
       try {

@@ -17,6 +17,12 @@ export type FileRecord = {
   lineCount: number
   chunkCount: number
   indexedAtMs: number
+  /**
+   * When the file was read, in process-wide read order (indexing/read-sequence.ts). Several
+   * writers (syncs, the write API, a rebuild) may index one file at once; the row from the
+   * latest read wins and an older read's write is dropped.
+   */
+  readSeq: number
 }
 
 export type ChunkInput = {
@@ -56,6 +62,7 @@ type FileRow = {
   line_count: number
   chunk_count: number
   indexed_at_ms: number
+  read_seq: number
 }
 
 const toFile = (r: FileRow): FileRecord => ({
@@ -67,17 +74,40 @@ const toFile = (r: FileRow): FileRecord => ({
   lineCount: r.line_count,
   chunkCount: r.chunk_count,
   indexedAtMs: r.indexed_at_ms,
+  readSeq: r.read_seq,
 })
 
-export function createChunksRepo(db: Db, vectors: VectorRepo) {
+/**
+ * @param storeVectors false while the index's vector layout differs from the configured
+ *   one: chunks are still written (keyword search stays current) but not their vectors.
+ */
+export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: boolean) {
   const stmt = {
     listFiles: db.prepare<[], FileRow>('SELECT * FROM files ORDER BY path'),
+    getFile: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
+    // The newest read of a path the index has applied: its row, or the deletion that removed it.
+    readSeqOf: db.prepare<[string, string], { m: number | null }>(
+      `SELECT MAX(read_seq) AS m FROM (SELECT read_seq FROM files WHERE path = ?
+       UNION ALL SELECT read_seq FROM deleted_files WHERE path = ?)`,
+    ),
+    maxReadSeq: db.prepare<[], { m: number | null }>(
+      'SELECT MAX(read_seq) AS m FROM (SELECT read_seq FROM files UNION ALL SELECT read_seq FROM deleted_files)',
+    ),
+    touchFile: db.prepare(
+      `UPDATE files SET size_bytes = @sizeBytes, mtime_ms = @mtimeMs, indexed_at_ms = @indexedAtMs, read_seq = @readSeq
+       WHERE path = @path AND sha256 = @sha256`,
+    ),
+    addTombstone: db.prepare(
+      `INSERT INTO deleted_files (path, read_seq) VALUES (?, ?)
+       ON CONFLICT(path) DO UPDATE SET read_seq = excluded.read_seq`,
+    ),
+    dropTombstone: db.prepare('DELETE FROM deleted_files WHERE path = ?'),
     upsertFile: db.prepare(
-      `INSERT INTO files (path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count, indexed_at_ms)
-       VALUES (@path, @source, @sha256, @sizeBytes, @mtimeMs, @lineCount, @chunkCount, @indexedAtMs)
+      `INSERT INTO files (path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count, indexed_at_ms, read_seq)
+       VALUES (@path, @source, @sha256, @sizeBytes, @mtimeMs, @lineCount, @chunkCount, @indexedAtMs, @readSeq)
        ON CONFLICT(path) DO UPDATE SET source = excluded.source, sha256 = excluded.sha256,
          size_bytes = excluded.size_bytes, mtime_ms = excluded.mtime_ms, line_count = excluded.line_count,
-         chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms`,
+         chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms, read_seq = excluded.read_seq`,
     ),
     // External-content FTS5 rows are removed with the 'delete' command and their old terms.
     deleteFts: db.prepare(
@@ -105,11 +135,23 @@ export function createChunksRepo(db: Db, vectors: VectorRepo) {
     ),
   }
 
+  const isStale = (path: string, readSeq: number) => (stmt.readSeqOf.get(path, path)?.m ?? -1) > readSeq
+
   return {
     listFiles: (): FileRecord[] => stmt.listFiles.all().map(toFile),
+    getFile: (path: string): FileRecord | undefined => {
+      const row = stmt.getFile.get(path)
+      return row && toFile(row)
+    },
+    maxReadSeq: (): number => stmt.maxReadSeq.get()?.m ?? 0,
 
-    /** Replaces a file's chunks. Not transactional by itself: callers batch it. */
-    replaceFile(file: FileRecord, chunks: ChunkInput[]): void {
+    /**
+     * Replaces a file's chunks, unless the index holds a newer read of the file. Not
+     * transactional by itself: callers batch it. Returns whether it wrote.
+     */
+    replaceFile(file: FileRecord, chunks: ChunkInput[]): boolean {
+      if (isStale(file.path, file.readSeq)) return false
+      stmt.dropTombstone.run(file.path)
       vectors.deleteForPath(file.path)
       stmt.deleteFts.run(file.path)
       stmt.deleteChunks.run(file.path)
@@ -128,15 +170,30 @@ export function createChunksRepo(db: Db, vectors: VectorRepo) {
           c.tokenCount,
         )
         stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms)
-        if (c.vector) vectors.put(lastInsertRowid, file.path, file.source, c.vector)
+        if (c.vector && storeVectors) vectors.put(lastInsertRowid, file.path, file.source, c.vector)
       }
+      return true
     },
-    putVector: vectors.put,
+    putVector(chunkId: number, path: string, source: Source, vector: Float32Array): void {
+      if (storeVectors) vectors.put(chunkId, path, source, vector)
+    },
 
-    /** Updates a file's metadata only (content unchanged, e.g. a touched mtime). */
-    touchFile: (file: FileRecord): void => void stmt.upsertFile.run(file),
+    /**
+     * Updates the metadata of a file whose content is unchanged (e.g. a touched mtime). Only
+     * an existing row with the same SHA-256 is updated: an index that lacks the file (a
+     * rebuild that has not reached it) gets it from its own read, never a row without chunks.
+     */
+    touchFile(file: FileRecord): void {
+      if (!isStale(file.path, file.readSeq)) stmt.touchFile.run(file)
+    },
 
-    deleteFile(path: string): void {
+    /**
+     * Deletes a file and its chunks, unless the index holds a read newer than `readSeq`. The
+     * deletion is remembered, so an older read committed later cannot bring the file back.
+     */
+    deleteFile(path: string, readSeq: number): void {
+      if (isStale(path, readSeq)) return
+      stmt.addTombstone.run(path, readSeq)
       vectors.deleteForPath(path)
       stmt.deleteFts.run(path)
       stmt.deleteChunks.run(path)

@@ -1,10 +1,11 @@
 /**
  * The index store owns a SQLite connection. Services call its methods and never hold a raw
- * connection, so the connection can be replaced (rebuild swap) without re-wiring them. The
- * writer store (one per process) creates the schema and runs write transactions; read-only
- * stores serve the search workers. Term statistics (document frequencies, corpus size) are
- * cached per index generation: the writer starts a new one with each transaction, a reader
- * whenever SQLite's data_version shows another connection committed.
+ * connection, so the connection can be replaced (the rebuild swap, replaceWith) without
+ * re-wiring them. The writer store (one per process) creates the schema and runs write
+ * transactions; read-only stores serve the search workers. Term statistics (document
+ * frequencies, corpus size) are cached per index generation: the writer starts a new one
+ * with each transaction or swap, a reader whenever SQLite's data_version shows another
+ * connection committed.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -13,16 +14,16 @@ import { openDatabase, type Db } from './database.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
-import { ensureVectorTable, storedVectorConfig, type VectorConfig } from './vector-schema.js'
+import { ensureVectorTable, sameVectorConfig, storedVectorConfig, type VectorConfig } from './vector-schema.js'
 
 export type IndexStoreOptions = {
   /** Path of the SQLite file; the writer creates it and its directory when missing. */
   dbPath: string
   /** Open an existing index read-only (search workers); its vector config is read from it. */
   readonly?: boolean
-  /** How vectors are stored (writer only; null: no embeddings). */
+  /** How vectors should be stored (writer only; null: no embeddings). */
   vectors?: VectorConfig
-  /** Loads sqlite-vec into a connection; called when the vector backend is sqlite-vec. */
+  /** Loads sqlite-vec into a connection; called when a vector table needs it. */
   loadVectorExtension?: (db: Db) => void
 }
 
@@ -32,25 +33,40 @@ export type CorpusStats = { rows: number; avgTokens: number }
 /** Distinct terms whose document frequency is remembered per generation. */
 const DOC_FREQ_CACHE_SIZE = 50_000
 
-function removeIndexFiles(dbPath: string): void {
-  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${dbPath}${suffix}`, { force: true })
+/** Deletes an index file with its WAL and shared-memory files. */
+export function removeIndexFiles(dbPath: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(`${dbPath}${suffix}`, { force: true })
+}
+
+type Opened = {
+  db: Db
+  /** How the vectors in this file are stored. */
+  vectors: VectorConfig
+  /** Whether new vectors are written (the file's layout is the configured one). */
+  storesVectors: boolean
 }
 
 /**
- * Opens the writer connection with the schema and the vector table for `vectors`. An index
- * of another schema version, or whose vector table cannot be converted, is deleted and
- * created anew: the index is a cache of the workspace files.
+ * Opens the writer connection. A new or empty index takes the configured vector layout. An
+ * index holding chunks under another layout keeps it untouched (searches go on reading it
+ * by keyword) and stores no new vectors until a rebuild replaces it. An index of another
+ * schema version, or whose vector table cannot be opened, is deleted and created anew: the
+ * index is a cache of the workspace files.
  */
-function openWriter(opts: IndexStoreOptions): { db: Db; recreated: boolean } {
+function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
   fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true })
-  const vectors = opts.vectors ?? null
+  const wanted = opts.vectors ?? null
   for (let attempt = 0; ; attempt++) {
     const db = openDatabase(opts.dbPath)
     try {
-      if (vectors?.backend === 'sqlite-vec') opts.loadVectorExtension?.(db)
       if (!ensureSchema(db)) throw new Error('index written by another schema version')
-      ensureVectorTable(db, vectors)
-      return { db, recreated: attempt > 0 }
+      const stored = storedVectorConfig(db)
+      const empty = db.prepare('SELECT 1 FROM files LIMIT 1').get() === undefined
+      const adopt = sameVectorConfig(stored, wanted) || empty
+      const vectors = adopt ? wanted : stored
+      if (vectors?.backend === 'sqlite-vec') opts.loadVectorExtension?.(db)
+      if (adopt) ensureVectorTable(db, wanted)
+      return { db, vectors, storesVectors: adopt, recreated: attempt > 0 }
     } catch (err) {
       db.close()
       if (attempt > 0) throw err
@@ -59,23 +75,29 @@ function openWriter(opts: IndexStoreOptions): { db: Db; recreated: boolean } {
   }
 }
 
-function openReader(opts: IndexStoreOptions): { db: Db; vectors: VectorConfig } {
+function openReader(opts: IndexStoreOptions): Opened {
   const db = openDatabase(opts.dbPath, { readonly: true })
   checkSchema(db)
   const vectors = storedVectorConfig(db)
   if (vectors?.backend === 'sqlite-vec') opts.loadVectorExtension?.(db)
-  return { db, vectors }
+  return { db, vectors, storesVectors: false }
+}
+
+/** The repositories over one connection. */
+function bind(opened: Opened) {
+  const vectorRepo: VectorRepo = createVectorRepo(opened.db, opened.vectors)
+  return {
+    ...opened,
+    vectorRepo,
+    repo: createChunksRepo(opened.db, vectorRepo, opened.storesVectors),
+    reads: createSearchRepo(opened.db),
+  }
 }
 
 export function createIndexStore(opts: IndexStoreOptions) {
   const readonly = opts.readonly ?? false
-  const opened = readonly
-    ? { ...openReader(opts), recreated: false }
-    : { ...openWriter(opts), vectors: opts.vectors ?? null }
-  const db: Db = opened.db
-  const vectorRepo: VectorRepo = createVectorRepo(db, opened.vectors)
-  const repo: ChunksRepo = createChunksRepo(db, vectorRepo)
-  const reads: SearchRepo = createSearchRepo(db)
+  const first = readonly ? { ...openReader(opts), recreated: false } : openWriter(opts)
+  let state = bind(first)
   let open = true
   let commits = 0
   let cachedGeneration = -1
@@ -83,7 +105,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const docFreqs = new Map<string, number>()
 
   /** The writer counts its own commits; a reader asks SQLite whether others committed. */
-  const generation = (): number => (readonly ? (db.pragma('data_version', { simple: true }) as number) : commits)
+  const generation = (): number => (readonly ? (state.db.pragma('data_version', { simple: true }) as number) : commits)
 
   /** Empties the term-statistics caches when the index changed since they were filled. */
   function freshCaches(): void {
@@ -94,31 +116,47 @@ export function createIndexStore(opts: IndexStoreOptions) {
     docFreqs.clear()
   }
 
+  /** Folds the WAL into the main file and closes the connection. */
+  function closeClean(db: Db): void {
+    db.pragma('wal_checkpoint(TRUNCATE)')
+    db.close()
+  }
+
   return {
+    dbPath: opts.dbPath,
     /** True when an incompatible older index was deleted at open. */
-    recreated: opened.recreated,
-    /** How vectors are stored, or null without embeddings. */
-    vectors: opened.vectors,
+    recreated: first.recreated,
+    /** How the vectors in the index are stored, or null without vectors. */
+    get vectors(): VectorConfig {
+      return state.vectors
+    },
+    /**
+     * Whether the index's vectors match the configured layout. False while an index built
+     * for other embedding settings serves until its rebuild is swapped in.
+     */
+    storesVectors: (): boolean => state.storesVectors,
     isOpen: () => open,
-    /** Increases whenever the index changed (writer commits, or others' commits for a reader). */
+    /** Increases whenever the index changed (commits, swaps, or others' commits for a reader). */
     generation,
     /** Runs `fn` in one write transaction; readers see all of it or nothing. */
     transaction<T>(fn: (r: ChunksRepo) => T): T {
-      const result = db.transaction(() => fn(repo))()
+      const result = state.db.transaction(() => fn(state.repo))()
       commits++
       return result
     },
-    listFiles: repo.listFiles,
-    keyword: reads.keyword,
-    anyMatch: reads.anyMatch,
-    chunkTexts: reads.chunkTexts,
-    chunkHeads: reads.chunkHeads,
-    knn: vectorRepo.knn,
-    allVectors: vectorRepo.all,
-    counts: repo.counts,
-    getMeta: repo.getMeta,
-    pendingVectors: repo.pendingVectors,
-    pendingVectorCount: repo.pendingVectorCount,
+    listFiles: () => state.repo.listFiles(),
+    maxReadSeq: () => state.repo.maxReadSeq(),
+    getFile: (filePath: string) => state.repo.getFile(filePath),
+    keyword: (...args: Parameters<SearchRepo['keyword']>) => state.reads.keyword(...args),
+    anyMatch: (...args: Parameters<SearchRepo['anyMatch']>) => state.reads.anyMatch(...args),
+    chunkTexts: (...args: Parameters<SearchRepo['chunkTexts']>) => state.reads.chunkTexts(...args),
+    chunkHeads: (...args: Parameters<SearchRepo['chunkHeads']>) => state.reads.chunkHeads(...args),
+    knn: (...args: Parameters<VectorRepo['knn']>) => state.vectorRepo.knn(...args),
+    allVectors: () => state.vectorRepo.all(),
+    counts: () => state.repo.counts(),
+    getMeta: (key: string) => state.repo.getMeta(key),
+    pendingVectors: (limit: number) => state.repo.pendingVectors(limit),
+    pendingVectorCount: () => state.repo.pendingVectorCount(),
     /** Chunks containing each term (from the FTS5 vocabulary), cached per generation. */
     docFreqs(terms: readonly string[]): number[] {
       freshCaches()
@@ -126,7 +164,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
       return terms.map((term) => {
         let df = docFreqs.get(term)
         if (df === undefined) {
-          df = reads.docFreq(term)
+          df = state.reads.docFreq(term)
           docFreqs.set(term, df)
         }
         return df
@@ -135,16 +173,56 @@ export function createIndexStore(opts: IndexStoreOptions) {
     corpusStats(): CorpusStats {
       freshCaches()
       if (!corpus) {
-        const { rows, tokens } = reads.corpus()
+        const { rows, tokens } = state.reads.corpus()
         corpus = { rows, avgTokens: rows > 0 ? tokens / rows : 0 }
       }
       return corpus
     },
+    /**
+     * Replaces this index with a complete one built in another file (`next`, a writer store
+     * that is closed by this call) and reopens on it. Both files are checkpointed and
+     * closed first, then this file's WAL and shared memory are removed and `next` is
+     * renamed over it: the rename is the commit point, so a crash before it leaves the old
+     * index whole and a crash after it the new one. Every other connection to this file
+     * (search workers) must be closed before the call.
+     */
+    replaceWith(next: { dbPath: string; closeForSwap(): void }): void {
+      if (readonly) throw new Error('a read-only store cannot be replaced')
+      const nextPath = next.dbPath
+      next.closeForSwap()
+      closeClean(state.db)
+      try {
+        for (const suffix of ['-wal', '-shm']) fs.rmSync(`${opts.dbPath}${suffix}`, { force: true })
+        fs.renameSync(nextPath, opts.dbPath)
+        fsyncDir(path.dirname(opts.dbPath))
+      } finally {
+        // Reopens whichever index the file now holds: the new one, or the old one when the
+        // rename failed.
+        state = bind(openWriter(opts))
+        commits++
+      }
+    },
+    /** Checkpoints and closes, leaving a single file that can be renamed (replaceWith). */
+    closeForSwap(): void {
+      if (!open) return
+      open = false
+      closeClean(state.db)
+    },
     close(): void {
       if (!open) return
       open = false
-      db.close()
+      state.db.close()
     },
+  }
+}
+
+/** Makes a rename in `dir` durable. */
+function fsyncDir(dir: string): void {
+  const fd = fs.openSync(dir, 'r')
+  try {
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
   }
 }
 

@@ -12,7 +12,7 @@
  */
 import type { Db } from './database.js'
 
-export const SCHEMA_VERSION = 3
+export const SCHEMA_VERSION = 4
 
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
@@ -30,7 +30,15 @@ CREATE TABLE IF NOT EXISTS files (
   mtime_ms REAL NOT NULL,
   line_count INTEGER NOT NULL,
   chunk_count INTEGER NOT NULL,
-  indexed_at_ms INTEGER NOT NULL
+  indexed_at_ms INTEGER NOT NULL,
+  -- order of the file read this row came from; an older read never overwrites a newer one
+  read_seq INTEGER NOT NULL
+) STRICT;
+
+-- files deleted from the index, with the read that found them gone (see files.read_seq)
+CREATE TABLE IF NOT EXISTS deleted_files (
+  path TEXT PRIMARY KEY,
+  read_seq INTEGER NOT NULL
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS chunks (

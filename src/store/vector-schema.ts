@@ -43,6 +43,10 @@ export function storedVectorConfig(db: Db): VectorConfig {
   return row ? (JSON.parse(row.value) as VectorConfig) : null
 }
 
+export function sameVectorConfig(a: VectorConfig, b: VectorConfig): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
 /**
  * Creates the vector table for `cfg`, replacing vectors stored under another config.
  * Throws when the old table cannot be dropped (a vec0 table without sqlite-vec loaded); the
@@ -50,7 +54,7 @@ export function storedVectorConfig(db: Db): VectorConfig {
  */
 export function ensureVectorTable(db: Db, cfg: VectorConfig): { reset: boolean } {
   const stored = storedVectorConfig(db)
-  const same = JSON.stringify(stored) === JSON.stringify(cfg)
+  const same = sameVectorConfig(stored, cfg)
   db.transaction(() => {
     if (!same) {
       db.exec(DROP)

@@ -40,6 +40,7 @@ export async function buildTestApp(
       MNEMO_DATA_DIR: ws.dataDir,
       MNEMO_LOG_LEVEL: 'silent',
       MNEMO_INDEX_ON_START: 'false',
+      MNEMO_WATCH: 'false',
       ...opts.env,
     },
     ws.base,

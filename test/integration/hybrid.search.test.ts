@@ -4,13 +4,15 @@ import { buildTestApp, type SearchBody, type TestApp } from '../helpers/build-te
 import { createFakeEmbedder, type FakeEmbedder } from '../helpers/fake-embedder.js'
 import { createFakeReranker } from '../helpers/fake-reranker.js'
 import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 type Status = {
   embedding: { provider: string; dims: number | null }
   vectorBackend: string
   vectorsPending: number
   embeddingCacheEntries: number
-  lastSync: { embedded: number; embedCacheHits: number; embedError?: string } | null
+  rebuilding: boolean
+  lastSync: { full: boolean; embedded: number; embedCacheHits: number; embedError?: string } | null
 }
 
 const apps: TestApp[] = []
@@ -215,17 +217,34 @@ describe('embedding during indexing', () => {
     expect(res.body.degraded?.vector).toMatch(/dimensions/)
   })
 
-  it('re-embeds everything when the model or dimensions change, without mixing vectors', async () => {
+  it('rebuilds with the new model or dimensions, without mixing vectors, answering by keyword meanwhile', async () => {
     const ws = createTempWorkspace()
     writeNotes(ws)
     const before = await start({ ws, embedder: createFakeEmbedder({ dims: 16 }) })
     expect((await status(before.t)).embedding.dims).toBe(16)
     await before.t.app.close()
     apps.splice(apps.indexOf(before.t), 1)
-    const after = await start({ ws, embedder: createFakeEmbedder({ dims: 24, model: 'fake-bigger' }) })
-    const s = await status(after.t)
-    expect(s).toMatchObject({ embedding: { dims: 24 }, vectorsPending: 0, lastSync: { embedded: 4 } })
-    expect(paths((await after.t.search({ query: 'car repair', mode: 'vector' })).body)[0]).toBe('memory/cars.md')
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const after = await start({
+      ws,
+      embedder: createFakeEmbedder({ dims: 24, model: 'fake-bigger' }),
+      overrides: { onRebuildStage: async (stage) => (stage === 'built' ? held : undefined) },
+    })
+    // The old index (16-dim vectors) serves until the rebuild is swapped in: by keyword.
+    expect(await status(after.t)).toMatchObject({ rebuilding: true })
+    const meanwhile = await after.t.search({ query: 'sedan mechanic' })
+    expect(meanwhile.body).toMatchObject({ mode: 'keyword', degraded: { vector: expect.stringContaining('rebuilt') } })
+    expect(paths(meanwhile.body)[0]).toBe('memory/cars.md')
+    expect((await after.t.search({ query: 'car repair', mode: 'vector' })).statusCode).toBe(503)
+    release()
+    const s = await waitFor(async () => {
+      const current = await status(after.t)
+      return current.rebuilding ? undefined : current
+    })
+    expect(s).toMatchObject({ embedding: { dims: 24 }, vectorsPending: 0, lastSync: { full: true, embedded: 4 } })
+    const swapped = await after.t.search({ query: 'car repair', mode: 'vector' })
+    expect(paths(swapped.body)[0]).toBe('memory/cars.md')
   })
 })
 

@@ -1,5 +1,8 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 type Status = {
   files: number
@@ -44,7 +47,7 @@ describe('POST /index and GET /index', () => {
     expect(after).toMatchObject({
       files: 5,
       syncing: false,
-      lastSync: { ok: true, full: true, scanned: 5, indexed: 5, unchanged: 0, deleted: 0 },
+      lastSync: { ok: true, full: false, scanned: 5, indexed: 5, unchanged: 0, deleted: 0 },
     })
     expect(after.chunks).toBeGreaterThanOrEqual(5)
   })
@@ -88,7 +91,7 @@ describe('POST /index and GET /index', () => {
     expect((await t.search({ query: 'Shinjuku' })).body.results).toHaveLength(1)
   })
 
-  it('re-chunks everything when the chunking settings change', async () => {
+  it('rebuilds with new chunking settings in a new index and swaps it in', async () => {
     const first = await buildTestApp({ corpus: true })
     const chunksBefore = (await first.app.inject({ method: 'GET', url: '/index' })).json<Status>().chunks
     await first.app.close()
@@ -97,9 +100,16 @@ describe('POST /index and GET /index', () => {
       env: { MNEMO_CHUNK_TOKENS: '32', MNEMO_CHUNK_OVERLAP_TOKENS: '4' },
       sync: false,
     })
-    const after = await syncAndStatus()
-    expect(after.lastSync).toMatchObject({ full: true, indexed: 5 })
+    // The first sync finds the index built with other settings and starts the rebuild.
+    const synced = await syncAndStatus()
+    expect(synced.lastSync).toMatchObject({ full: false, unchanged: 5 })
+    const after = await waitFor(async () => {
+      const s = await status()
+      return s.rebuilding ? undefined : s
+    })
+    expect(after.lastSync).toMatchObject({ full: true, ok: true, indexed: 5 })
     expect(after.chunks).toBeGreaterThan(chunksBefore)
+    expect(fs.existsSync(path.join(t.ws.dataDir, 'index.sqlite.rebuild'))).toBe(false)
   })
 
   it('answers 202 at once without wait, and the sync completes in the background', async () => {
@@ -126,9 +136,10 @@ describe('POST /index and GET /index', () => {
     const second = await t.app.inject({ method: 'POST', url: '/index', payload: { full: true } })
     expect(second.statusCode).toBe(409)
     expect(second.json()).toMatchObject({ code: 'INDEX_BUSY' })
+    // Incremental syncs run beside the rebuild.
     const incremental = await t.app.inject({ method: 'POST', url: '/index', payload: {} })
     expect(incremental.statusCode).toBe(202)
-    expect(incremental.json()).toMatchObject({ queued: true })
+    expect(incremental.json()).toMatchObject({ syncing: true, rebuilding: true })
   })
 
   it('keeps answering /health and searches while a large workspace is being indexed', async () => {
@@ -138,7 +149,7 @@ describe('POST /index and GET /index', () => {
       for (const part of ['a', 'b', 'c'])
         t.ws.write(`memory/2026-01-${String(d).padStart(2, '0')}-${part}.md`, dayFile(d, 600))
     }
-    const job = t.container.services.indexing.requestSync({ full: true, reason: 'test' })
+    const job = t.container.services.indexing.requestSync({ full: false, reason: 'test' })
     let answeredDuringSync = 0
     while ((await status()).syncing) {
       const health = await t.app.inject({ method: 'GET', url: '/health' })

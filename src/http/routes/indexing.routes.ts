@@ -34,7 +34,11 @@ export const indexingRoutes: FastifyPluginAsyncZod<{ indexing: IndexingService }
     },
     handler: async (request, reply) => {
       const job = opts.indexing.requestSync({ full: request.body.full, reason: 'api' })
-      if (request.query.wait !== true) return reply.code(202).send(opts.indexing.status())
+      if (request.query.wait !== true) {
+        // Not awaited: the outcome is in GET /index and the log.
+        job.catch(() => undefined)
+        return reply.code(202).send(opts.indexing.status())
+      }
       await job
       return opts.indexing.status()
     },

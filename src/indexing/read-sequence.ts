@@ -1,0 +1,16 @@
+/**
+ * Orders file reads across everything that indexes (syncs, the write API, a rebuild): each
+ * read takes the next number before it starts, and the index keeps a file's row from the
+ * highest number it has seen (chunks-repo.ts). A slow sync that read a file before an API
+ * write can then never overwrite the write's newer chunks when it commits later. Numbers
+ * continue from the highest one stored in the index, so they keep growing across restarts.
+ */
+export function createReadSequence(start: number) {
+  let last = start
+  return {
+    /** The number of a read (or a deletion check) that starts now. */
+    next: (): number => ++last,
+  }
+}
+
+export type ReadSequence = ReturnType<typeof createReadSequence>

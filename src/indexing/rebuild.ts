@@ -1,0 +1,86 @@
+/**
+ * Atomic full rebuild (SPEC §5): a complete index is built in a temp file next to the live
+ * one while searches keep reading the live index, then swapped in (store.replaceWith).
+ * While it builds, every change (syncs, API writes) is written to both indexes; a last
+ * catch-up pass compares the new index with the files just before the swap. Any failure
+ * before the swap, including a cancel at shutdown, deletes the temp file and leaves the
+ * live index as it was; a process killed meanwhile leaves a temp file that the next start
+ * deletes (removeStaleRebuild). The embedding cache is a separate file, so the rebuild
+ * re-embeds only chunks it has never seen.
+ */
+import type { Logger } from '../shared/logger.js'
+import { removeIndexFiles, type IndexStore } from '../store/index-store.js'
+import type { Indexer, SyncResult } from './indexer.js'
+import type { WriteTargets } from './write-targets.js'
+
+/** The temp file a rebuild writes, next to the live index. */
+export const rebuildPath = (dbPath: string): string => `${dbPath}.rebuild`
+
+/** Deletes what a rebuild killed mid-way left behind. Returns whether there was anything. */
+export function removeStaleRebuild(dbPath: string, exists: (p: string) => boolean): boolean {
+  const temp = rebuildPath(dbPath)
+  const found = ['', '-wal', '-shm', '-journal'].some((suffix) => exists(`${temp}${suffix}`))
+  removeIndexFiles(temp)
+  return found
+}
+
+/** Where the test hook is called. */
+export type RebuildStage = 'built' | 'swapping'
+
+export type RebuilderDeps = {
+  live: Pick<IndexStore, 'dbPath' | 'replaceWith'>
+  /** Opens a new writer index at `dbPath` with the configured vector layout. */
+  openIndex: (dbPath: string) => IndexStore
+  indexer: Pick<Indexer, 'sync'>
+  targets: Pick<WriteTargets, 'add' | 'remove'>
+  /** The identity written into the new index (index-identity.ts). */
+  identity: string
+  /** Readers of the live file, closed around the swap. */
+  readers: { suspend(): Promise<void>; resume(): void }
+  log: Logger
+  /** Test hook awaited at each stage (failure injection, holding a rebuild open). */
+  onStage?: (stage: RebuildStage) => Promise<void>
+}
+
+export function createRebuilder(deps: RebuilderDeps) {
+  async function rebuild(reason: string, signal: AbortSignal): Promise<SyncResult> {
+    const started = performance.now()
+    const tempPath = rebuildPath(deps.live.dbPath)
+    removeIndexFiles(tempPath)
+    const temp = deps.openIndex(tempPath)
+    deps.targets.add(temp)
+    try {
+      const result = await deps.indexer.sync({ full: true, reason, into: temp, signal })
+      const catchUp = await deps.indexer.sync({ full: false, reason: `${reason} (catch-up)`, into: temp, signal })
+      temp.transaction((repo) => repo.setMeta('identity', deps.identity))
+      await deps.onStage?.('built')
+      signal.throwIfAborted()
+      await deps.readers.suspend()
+      try {
+        await deps.onStage?.('swapping')
+        deps.targets.remove(temp)
+        deps.live.replaceWith(temp)
+      } finally {
+        deps.readers.resume()
+      }
+      return {
+        ...result,
+        indexed: result.indexed + catchUp.indexed,
+        deleted: result.deleted + catchUp.deleted,
+        chunks: result.chunks + catchUp.chunks,
+        vectorsPending: catchUp.vectorsPending,
+        durationMs: Math.round(performance.now() - started),
+      }
+    } catch (err) {
+      deps.targets.remove(temp)
+      temp.close()
+      removeIndexFiles(tempPath)
+      deps.log.warn({ err, reason }, 'rebuild abandoned; the previous index keeps serving')
+      throw err
+    }
+  }
+
+  return { rebuild }
+}
+
+export type Rebuilder = ReturnType<typeof createRebuilder>
