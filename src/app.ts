@@ -12,6 +12,7 @@ import { registerErrorHandler, replyWithError } from './http/plugins/error-handl
 import { createRequestLogController } from './http/plugins/request-log.js'
 import { registerSwagger } from './http/plugins/swagger.js'
 import { filesRoutes } from './http/routes/files.routes.js'
+import { flushRoutes } from './http/routes/flush.routes.js'
 import { healthRoutes } from './http/routes/health.routes.js'
 import { indexingRoutes } from './http/routes/indexing.routes.js'
 import { searchRoutes } from './http/routes/search.routes.js'
@@ -57,7 +58,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const { services } = container
   await app.register(searchRoutes, { search: services.search })
-  await app.register(filesRoutes, { files: services.files })
+  await app.register(filesRoutes, {
+    files: services.files,
+    writes: services.writes,
+    // A file of MNEMO_MAX_FILE_BYTES fits even with JSON escaping (at most doubling it).
+    writeBodyLimitBytes: Math.max(config.server.bodyLimitBytes, 2 * config.index.maxFileBytes),
+  })
+  await app.register(flushRoutes, {
+    flush: services.flush,
+    bodyLimitBytes: Math.max(config.server.bodyLimitBytes, 2 * config.index.maxFileBytes),
+  })
   await app.register(indexingRoutes, { indexing: services.indexing })
   await app.register(healthRoutes, { indexing: services.indexing, startedAt })
   app.addHook('onClose', async () => container.close())

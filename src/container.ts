@@ -8,11 +8,17 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Config } from './config/config.js'
 import { createFileService } from './files/file-service.js'
-import { createMemoryPaths } from './files/memory-paths.js'
+import { removeStaleTempFiles } from './files/file-writer.js'
+import { createFlushService } from './files/flush-service.js'
+import { createWriteService } from './files/write-service.js'
+import { createMemoryPaths, MEMORY_DIR } from './files/memory-paths.js'
 import { indexIdentity } from './indexing/index-identity.js'
 import { createIndexer } from './indexing/indexer.js'
+import { createPathIndexQueue } from './indexing/path-index-queue.js'
 import { createReadSequence } from './indexing/read-sequence.js'
 import { createRebuilder, removeStaleRebuild, type RebuildStage } from './indexing/rebuild.js'
+import { createSyncWorker } from './indexing/sync-worker.js'
+import { watchSources, type WatcherFactory } from './indexing/watcher.js'
 import { createWriteTargets } from './indexing/write-targets.js'
 import { createIndexingService } from './indexing/indexing-service.js'
 import { createSyncCoordinator } from './indexing/sync-coordinator.js'
@@ -23,6 +29,8 @@ import { createLocalReader, createReaderOps } from './search/index-reader.js'
 import { createQueryEmbedder } from './search/query-embedder.js'
 import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
+import { createInFlight } from './shared/in-flight.js'
+import { createKeyedMutex } from './shared/keyed-mutex.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
 import { createEmbeddingCache } from './store/embedding-cache.js'
@@ -45,6 +53,8 @@ export type ContainerOverrides = ProviderDeps & {
   loadVectorExtension?: (db: Db) => void
   /** Awaited at each rebuild stage (tests inject failures or hold a rebuild open). */
   onRebuildStage?: (stage: RebuildStage) => Promise<void>
+  /** Replaces the chokidar watcher (tests make it fail). */
+  watcherFactory?: WatcherFactory
 }
 
 /** The sessions folder as a real path, created when missing; null when none is configured. */
@@ -140,28 +150,75 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     stale: () => store.getMeta('identity') !== identity,
     log: log.child({ module: 'sync' }),
   })
+  const syncWorker = createSyncWorker({
+    ...config.sync,
+    targets: { root: rootReal, scanRoots: memoryPaths.scanRoots(), sessions: roots.sessions },
+    watcherFactory: overrides.watcherFactory ?? watchSources,
+    requestSync: (reason) => coordinator.request({ full: false, reason }),
+    log: log.child({ module: 'sync-worker' }),
+  })
+  const locks = createKeyedMutex()
+  const pathIndex = createPathIndexQueue({
+    index: (rel) => indexer.syncPaths([rel], 'write'),
+    settle: (rel) => locks.run(rel, async () => undefined),
+  })
+  const writeDeps = {
+    rootReal,
+    maxFileBytes: config.index.maxFileBytes,
+    locks,
+    inFlight: createInFlight(),
+    indexPath: pathIndex.request,
+    log: log.child({ module: 'writes' }),
+  }
   const services = {
     search: createSearchService({
       reader,
       embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
       vectorsReady: store.storesVectors,
+      onSearch: syncWorker.onSearch,
       reranker,
       settings: config.search,
       rerank: config.rerank,
       log: log.child({ module: 'search' }),
     }),
-    files: createFileService({ rootReal, memoryPaths, store, maxFileBytes: config.index.maxFileBytes }),
-    indexing: createIndexingService({ store, coordinator, embedding, cache }),
+    files: createFileService({
+      rootReal,
+      sessionsReal: roots.sessions,
+      memoryPaths,
+      store,
+      maxFileBytes: config.index.maxFileBytes,
+    }),
+    writes: createWriteService({ ...writeDeps, memoryPaths }),
+    flush: createFlushService({
+      ...writeDeps,
+      drain: syncWorker.drain,
+      ...(overrides.now && { now: overrides.now }),
+    }),
+    indexing: createIndexingService({ store, coordinator, syncWorker, embedding, cache }),
   }
 
   return {
     services,
-    /** Starts background work: the start-up sync (not awaited; /ready reports it). */
-    start(): void {
-      if (config.index.indexOnStart) void coordinator.request({ full: false, reason: 'startup' })
+    /**
+     * Starts background work: the watcher (resolves once it is ready) and the start-up
+     * sync (not awaited; /ready reports it).
+     */
+    async start(): Promise<void> {
+      // Temp files sit next to their target: MEMORY.md at the top, the rest in writable folders.
+      const writableDirs = [MEMORY_DIR, ...(config.workspace.extraPathsWritable ? config.workspace.extraPaths : [])]
+      let swept = await removeStaleTempFiles(rootReal, false)
+      for (const dir of writableDirs) swept += await removeStaleTempFiles(path.join(rootReal, dir), true)
+      if (swept > 0) log.info({ files: swept }, 'removed temp files of interrupted writes')
+      await syncWorker.start()
+      if (config.index.indexOnStart) void coordinator.request({ full: false, reason: 'startup' }).catch(() => undefined)
     },
-    /** Cancels syncs and rebuilds between batches, then closes everything. Idempotent. */
+    /**
+     * Shutdown: stop watching, let in-flight writes finish (on disk and indexed), cancel
+     * syncs and rebuilds between batches, then close the readers and the stores. Idempotent.
+     */
     async close(): Promise<void> {
+      await syncWorker.stop()
+      await writeDeps.inFlight.close()
       await coordinator.stop()
       await reader.close()
       store.close()

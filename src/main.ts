@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const container = createContainer(config, logger)
   const app = await buildApp({ config, logger, container })
   await app.listen({ host: config.server.host, port: config.server.port })
-  container.start()
+  await container.start()
 
   let closing = false
   const shutdown = (signal: string) => {

@@ -40,22 +40,33 @@ export type FileInfo = {
 
 export type FileServiceDeps = {
   rootReal: string
-  memoryPaths: MemoryPaths
+  /** Real path of the sessions folder, or null when none is configured. */
+  sessionsReal: string | null
+  memoryPaths: Pick<MemoryPaths, 'classify'>
   store: Pick<IndexStore, 'listFiles'>
   maxFileBytes: number
 }
 
-/** Validates a request path against syntax and the memory-source policy. */
-export function checkMemoryPath(
+/**
+ * Validates a request path against syntax and the source policy; says which folder it is
+ * in (the workspace, or the sessions folder) and its path there.
+ */
+export function checkSourcePath(
   raw: string,
-  memoryPaths: MemoryPaths,
-): { kind: 'ok'; rel: string } | { kind: 'invalid'; reason: string } {
+  memoryPaths: Pick<MemoryPaths, 'classify'>,
+  roots: { workspace: string; sessions: string | null },
+): { kind: 'ok'; rel: string; root: string; inner: string } | { kind: 'invalid'; reason: string } {
   const check = checkRelPath(raw)
   if (check.kind === 'invalid') return check
-  if (!memoryPaths.isSource(check.rel)) {
-    return { kind: 'invalid', reason: 'not a memory file (MEMORY.md, memory/**/*.md or a configured extra path)' }
+  const kind = memoryPaths.classify(check.rel)
+  if (kind.kind === 'sessions' && roots.sessions) {
+    return { kind: 'ok', rel: check.rel, root: roots.sessions, inner: kind.inner }
   }
-  return check
+  if (kind.kind === 'memory') return { kind: 'ok', rel: check.rel, root: roots.workspace, inner: check.rel }
+  return {
+    kind: 'invalid',
+    reason: 'not a memory file (MEMORY.md, memory/**/*.md, a configured extra path or sessions/*.jsonl)',
+  }
 }
 
 export function createFileService(deps: FileServiceDeps) {
@@ -85,9 +96,9 @@ export function createFileService(deps: FileServiceDeps) {
     rawPath: string,
     opts: { from?: number | undefined; lines?: number | undefined },
   ): Promise<ReadResult> {
-    const check = checkMemoryPath(rawPath, deps.memoryPaths)
+    const check = checkSourcePath(rawPath, deps.memoryPaths, { workspace: deps.rootReal, sessions: deps.sessionsReal })
     if (check.kind === 'invalid') return check
-    const resolved = await resolveInside(deps.rootReal, check.rel)
+    const resolved = await resolveInside(check.root, check.inner)
     if (resolved.kind !== 'ok') return resolved
     const file = await readBytes(resolved.abs)
     if (file.kind !== 'ok') return file

@@ -22,7 +22,7 @@ import { decodeText } from '../text/lines.js'
 import { embedInput } from './embed-input.js'
 import { scanSources, statSource, type ScannedFile, type SourceRoots } from './file-scanner.js'
 import { sha256 } from './hashing.js'
-import { prepareFile, type PreparedFile } from './prepare-file.js'
+import { createTermCache, prepareFile, type PreparedFile } from './prepare-file.js'
 import type { ReadSequence } from './read-sequence.js'
 import { transcriptText } from './transcript.js'
 import type { Vectorizer } from './vectorizer.js'
@@ -33,6 +33,8 @@ const BATCH_CHUNKS = 500
 const DELETE_BATCH_FILES = 100
 /** Chunks embedded per step of the pass over chunks still waiting for a vector. */
 const PENDING_BATCH = 256
+/** Chunks whose analysed terms are remembered (a chunk's terms are a few hundred bytes). */
+const TERM_CACHE_CHUNKS = 20_000
 /** Longest stretch of CPU work (chunking, analysis) between yields, in ms. */
 const SLICE_MS = 8
 /**
@@ -126,6 +128,7 @@ type Gone = { path: string; readSeq: number; known: boolean }
 export function createIndexer(deps: IndexerDeps) {
   const { log } = deps
   const now = deps.now ?? Date.now
+  const termCache = createTermCache(TERM_CACHE_CHUNKS)
 
   const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
     prev.sizeBytes === file.sizeBytes &&
@@ -257,6 +260,7 @@ export function createIndexer(deps: IndexerDeps) {
         },
         deps.chunking,
         slicer,
+        termCache,
       )
       writes.push(prepared)
       result.indexed++

@@ -10,6 +10,7 @@ import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
 import type { SyncResult } from './indexer.js'
 import type { SyncCoordinator } from './sync-coordinator.js'
+import type { SyncWorker } from './sync-worker.js'
 
 /** Per-file errors listed in the status; the log has all of them. */
 const MAX_FILE_ERRORS_SHOWN = 20
@@ -17,6 +18,7 @@ const MAX_FILE_ERRORS_SHOWN = 20
 export type IndexingServiceDeps = {
   store: Pick<IndexStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
   coordinator: SyncCoordinator
+  syncWorker: Pick<SyncWorker, 'status'>
   /** The embedding provider and vector backend in use; null for keyword only. */
   embedding: { provider: string; model: string; dims: number; backend: 'sqlite-vec' | 'scan' } | null
   cache: Pick<EmbeddingCache, 'size'> | null
@@ -36,6 +38,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
     const sources = { memory: { files: 0, chunks: 0 }, sessions: { files: 0, chunks: 0 } }
     for (const row of store.counts()) sources[row.source] = { files: row.files, chunks: row.chunks }
     const sync = coordinator.status()
+    const worker = deps.syncWorker.status()
     const last = sync.lastSync
     return {
       files: sources.memory.files + sources.sessions.files,
@@ -47,7 +50,8 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       vectorBackend: embedding?.backend ?? ('none' as const),
       vectorsPending: embedding ? store.pendingVectorCount() : 0,
       keywordTokenizer: `${ANALYZER_VERSION}; fts5 ${FTS_TOKENIZER}`,
-      dirty: sync.queued,
+      dirty: worker.dirty || sync.queued,
+      watching: worker.watching,
       syncing: sync.syncing,
       rebuilding: sync.rebuilding,
       queued: sync.queued,
@@ -65,6 +69,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
           deleted: last.result.deleted,
           skipped: last.result.skipped,
           chunks: last.result.chunks,
+          malformedLines: last.result.malformedLines,
           fileErrors: last.result.errors.slice(0, MAX_FILE_ERRORS_SHOWN),
           embedded: last.result.embedded,
           embedCacheHits: last.result.embedCacheHits,

@@ -5,6 +5,7 @@
  */
 import type { Config } from '../config/config.js'
 import { indexTokens } from '../text/analyzer.js'
+import { createLru } from '../shared/lru.js'
 import { splitLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../store/chunks-repo.js'
 import { chunkMarkdown } from './chunker.js'
@@ -33,27 +34,44 @@ export function pathContext(rel: string): string {
   return rel.replace(/^(memory|sessions)\//, '').replace(/\.(md|jsonl)$/i, '')
 }
 
+/** A chunk's analysed terms (what term analysis costs, and what a cache can keep). */
+export type ChunkTerms = Pick<ChunkInput, 'bodyTerms' | 'headingTerms' | 'tokenCount'>
+
+/**
+ * Chunk terms by path and content hash. Re-indexing a file after an append analyses only
+ * its new chunks: the others hit the cache. Entries are small next to the chunk texts.
+ */
+export const createTermCache = (maxEntries: number) => createLru<string, ChunkTerms>(maxEntries)
+export type TermCache = ReturnType<typeof createTermCache>
+
 export async function prepareFile(
   input: FileInput,
   chunking: Config['chunking'],
   slicer: { maybeYield(): Promise<void> },
+  termCache?: TermCache,
 ): Promise<PreparedFile> {
   const pieces = chunkMarkdown(input.text, chunking)
-  const pathTerms = indexTokens(pathContext(input.rel))
+  let pathTerms: string[] | undefined
   const chunks: ChunkInput[] = []
   for (const piece of pieces) {
-    const body = indexTokens(piece.text)
-    const context = [...indexTokens(piece.headings.join('\n')), ...pathTerms]
     const headings = piece.headings.join(' / ')
+    const contentHash = embedInputHash(headings, piece.text)
+    const key = `${input.rel}\n${contentHash}`
+    let terms = termCache?.get(key)
+    if (!terms) {
+      pathTerms ??= indexTokens(pathContext(input.rel))
+      const body = indexTokens(piece.text)
+      const context = [...indexTokens(piece.headings.join('\n')), ...pathTerms]
+      terms = { bodyTerms: body.join(' '), headingTerms: context.join(' '), tokenCount: body.length + context.length }
+      termCache?.set(key, terms)
+    }
     chunks.push({
       startLine: piece.startLine,
       endLine: piece.endLine,
       text: piece.text,
       headings,
-      contentHash: embedInputHash(headings, piece.text),
-      bodyTerms: body.join(' '),
-      headingTerms: context.join(' '),
-      tokenCount: body.length + context.length,
+      contentHash,
+      ...terms,
     })
     await slicer.maybeYield()
   }

@@ -6,6 +6,7 @@
 import { asProviderError, ProviderError } from '../providers/provider-error.js'
 import type { Embedding, EmbeddingProvider } from '../providers/types.js'
 import { withTimeout } from '../shared/async.js'
+import { createLru } from '../shared/lru.js'
 
 /** Distinct query texts whose vectors are kept. */
 const QUERY_CACHE_SIZE = 1000
@@ -14,16 +15,12 @@ export function createQueryEmbedder(deps: {
   provider: Pick<EmbeddingProvider, 'id' | 'dims' | 'embedQuery'>
   timeoutMs: number
 }) {
-  const cache = new Map<string, Float32Array>()
+  const cache = createLru<string, Float32Array>(QUERY_CACHE_SIZE)
 
   /** The query's vector; tokens is 0 when it came from the cache. */
   async function embed(query: string): Promise<Embedding> {
     const hit = cache.get(query)
-    if (hit) {
-      cache.delete(query)
-      cache.set(query, hit)
-      return { vector: hit, tokens: 0 }
-    }
+    if (hit) return { vector: hit, tokens: 0 }
     const out = await withTimeout(
       deps.timeoutMs,
       (signal) => deps.provider.embedQuery(query, signal),
@@ -40,7 +37,6 @@ export function createQueryEmbedder(deps: {
       )
     }
     cache.set(query, vector)
-    if (cache.size > QUERY_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
     return out
   }
 

@@ -31,6 +31,8 @@ export type SearchServiceDeps = {
    * the new ones is swapped in): searches then answer by keyword, degraded.
    */
   vectorsReady: () => boolean
+  /** Called before each search (the sync worker's check for changes not yet synced). */
+  onSearch: () => void
   reranker: Pick<RerankProvider, 'id' | 'rerank'> | null
   settings: Config['search']
   rerank: Pick<Config['rerank'], 'topN' | 'timeoutMs'>
@@ -58,6 +60,7 @@ export function createSearchService(deps: SearchServiceDeps) {
 
   async function search(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now()
+    deps.onSearch()
     const requested: SearchMode = req.mode ?? 'hybrid'
     const maxResults = req.maxResults ?? settings.maxResults
     const minScore = req.minScore ?? settings.minScore

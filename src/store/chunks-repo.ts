@@ -25,6 +25,13 @@ export type FileRecord = {
   readSeq: number
 }
 
+/** A chunk row as replaceFile compares it. */
+type StoredChunk = { id: number; startLine: number; endLine: number; contentHash: string }
+
+/** Chunks with the same key have the same row content (terms derive from lines, hash and path). */
+export const chunkKey = (c: { startLine: number; endLine: number; contentHash: string }): string =>
+  `${c.startLine}:${c.endLine}:${c.contentHash}`
+
 export type ChunkInput = {
   startLine: number
   endLine: number
@@ -115,6 +122,14 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
        SELECT 'delete', id, body_terms, heading_terms FROM chunks WHERE path = ?`,
     ),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
+    chunksOf: db.prepare<[string], StoredChunk>(
+      'SELECT id, start_line AS startLine, end_line AS endLine, content_hash AS contentHash FROM chunks WHERE path = ?',
+    ),
+    deleteFtsRow: db.prepare(
+      `INSERT INTO chunks_fts (chunks_fts, rowid, body_terms, heading_terms)
+       SELECT 'delete', id, body_terms, heading_terms FROM chunks WHERE id = ?`,
+    ),
+    deleteChunk: db.prepare('DELETE FROM chunks WHERE id = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     insertChunk: db.prepare(
       `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, headings, body_terms, heading_terms, token_count)
@@ -148,15 +163,25 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
     /**
      * Replaces a file's chunks, unless the index holds a newer read of the file. Not
      * transactional by itself: callers batch it. Returns whether it wrote.
+     *
+     * Chunks that are unchanged (same lines, same content hash) keep their rows, terms and
+     * vectors; only the others are deleted and inserted. An append to a long day file then
+     * writes its last chunks, not the whole file again.
      */
     replaceFile(file: FileRecord, chunks: ChunkInput[]): boolean {
       if (isStale(file.path, file.readSeq)) return false
       stmt.dropTombstone.run(file.path)
-      vectors.deleteForPath(file.path)
-      stmt.deleteFts.run(file.path)
-      stmt.deleteChunks.run(file.path)
+      const stored = new Map<string, StoredChunk>()
+      for (const row of stmt.chunksOf.all(file.path)) stored.set(chunkKey(row), row)
+      const added = chunks.filter((c) => !stored.delete(chunkKey(c)))
+      const removed = [...stored.values()]
+      vectors.deleteIds(removed.map((r) => r.id))
+      for (const r of removed) {
+        stmt.deleteFtsRow.run(r.id)
+        stmt.deleteChunk.run(r.id)
+      }
       stmt.upsertFile.run(file)
-      for (const c of chunks) {
+      for (const c of added) {
         const { lastInsertRowid } = stmt.insertChunk.run(
           file.path,
           file.source,

@@ -83,6 +83,11 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (!stmt) return
       for (const { id } of stmt.idsForPath.all(path)) stmt.deleteOne.run(BigInt(id))
     },
+    /** Deletes the vectors of the given chunks. */
+    deleteIds(ids: readonly number[]): void {
+      if (!stmt) return
+      for (const id of ids) stmt.deleteOne.run(BigInt(id))
+    },
     /** The `k` nearest chunks of one shard (or all) that pass the filters (sqlite-vec only). */
     knn: (
       vector: Float32Array,

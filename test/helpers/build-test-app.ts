@@ -30,6 +30,8 @@ export async function buildTestApp(
     env?: Record<string, string>
     overrides?: ContainerOverrides
     sync?: boolean
+    /** Run container.start() (watcher, start-up sync per env) before returning. */
+    start?: boolean
     ws?: TempWorkspace
   } = {},
 ): Promise<TestApp> {
@@ -67,6 +69,7 @@ export async function buildTestApp(
       ws.cleanup()
     },
   }
+  if (opts.start) await container.start()
   if (opts.sync ?? true) await testApp.sync()
   return testApp
 }

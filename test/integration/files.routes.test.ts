@@ -1,28 +1,13 @@
 import fs from 'node:fs'
-import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { rawRequest } from '../helpers/raw-request.js'
 
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-WORKSPACE'
 
-/**
- * Sends a request with the path exactly as written. app.inject (like any WHATWG URL parser)
- * resolves `..` and `%2e%2e` before routing, so traversal must be tried over a real socket.
- */
-function rawGet(port: number, rawPath: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: rawPath, method: 'GET' }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (c: string) => (body += c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
+const rawGet = (port: number, rawPath: string) => rawRequest(port, rawPath)
 
 describe('GET /files/*', () => {
   let t: TestApp

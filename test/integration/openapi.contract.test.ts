@@ -34,6 +34,9 @@ describe('OpenAPI document', () => {
       }
     }
     expect([...ids].sort()).toEqual([
+      'appendFile',
+      'deleteFile',
+      'flushMemory',
       'getHealth',
       'getIndexStatus',
       'getReady',
@@ -41,6 +44,7 @@ describe('OpenAPI document', () => {
       'readFile',
       'searchMemory',
       'triggerIndex',
+      'writeFile',
     ])
   })
 })

@@ -1,15 +1,60 @@
 /**
- * GET /files (indexed files) and GET /files/* (a file or a line window; the agent's
- * `memory_get`). The path is the URL tail after /files/, URL-decoded once; slashes need no
- * encoding. Every unsafe form is refused by the file service before any read.
+ * The file API (SPEC §2): GET /files (indexed files), GET /files/* (a file or a line window;
+ * the agent's `memory_get`), and the writes PUT (replace), POST (append) and DELETE. The
+ * path is the URL tail after /files/, URL-decoded once; slashes need no encoding. Every
+ * unsafe form is refused by the services before any read or write.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { FileService } from '../../files/file-service.js'
+import { etagOf, parsePreconditions, type Precondition } from '../../files/preconditions.js'
+import type { WriteService } from '../../files/write-service.js'
 import { appError } from '../../shared/errors.js'
 import { errorResponses } from '../schemas/common.schema.js'
-import { FileList, FileParams, FileWindow, FileWindowQuery } from '../schemas/files.schema.js'
+import {
+  FileDeleteResult,
+  FileList,
+  FileParams,
+  FileWindow,
+  FileWindowQuery,
+  FileWriteBody,
+  FileWriteHeaders,
+  FileWriteResult,
+} from '../schemas/files.schema.js'
 
-export const filesRoutes: FastifyPluginAsyncZod<{ files: FileService }> = async (app, opts) => {
+export type FilesRoutesOptions = {
+  files: FileService
+  writes: WriteService
+  /** Largest body a write accepts, in bytes (room for JSON escaping of a maximal file). */
+  writeBodyLimitBytes: number
+}
+
+const PATH_RULES =
+  '"..", ".", absolute paths, backslashes, NUL/control characters and symlinks leading out of the ' +
+  'workspace are refused with 400 PATH_INVALID.'
+const WRITE_RULES =
+  'Only MEMORY.md and memory/**/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) ' +
+  'can be written; other sources (session transcripts, read-only extra paths) get 403 PATH_READ_ONLY. ' +
+  'Writes to one file are serialised. The answer comes once the change is indexed. ' +
+  'If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. '
+
+function preconditions(headers: {
+  'if-match'?: string | undefined
+  'if-none-match'?: string | undefined
+}): Precondition {
+  const parsed = parsePreconditions(headers['if-match'], headers['if-none-match'])
+  if (parsed.kind === 'invalid') throw appError('VALIDATION_FAILED', parsed.reason)
+  return parsed.value
+}
+
+const WRITE_MEDIA_TYPES = ['application/json', 'text/markdown', 'text/plain']
+
+const contentOf = (body: string | { content: string }) => (typeof body === 'string' ? body : body.content)
+
+export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app, opts) => {
+  // Raw markdown bodies for writes (text/plain has a built-in parser).
+  app.addContentTypeParser('text/markdown', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  const writeBody = { bodyLimit: opts.writeBodyLimitBytes }
+
   app.get('/files', {
     schema: {
       operationId: 'listFiles',
@@ -26,18 +71,18 @@ export const filesRoutes: FastifyPluginAsyncZod<{ files: FileService }> = async 
       tags: ['files'],
       summary: 'Read a memory file or a window of its lines',
       description:
-        'Only memory files (MEMORY.md, memory/**/*.md, configured extra paths) inside the workspace. ' +
-        '"..", ".", absolute paths, backslashes, NUL/control characters and symlinks leading out of the ' +
-        'workspace are refused with 400 PATH_INVALID.',
+        'Only sources (MEMORY.md, memory/**/*.md, configured extra paths, sessions/**/*.jsonl when a sessions folder ' +
+        `is configured) inside their folder. ${PATH_RULES} The ETag header is the file's SHA-256 (for If-Match).`,
       params: FileParams,
       querystring: FileWindowQuery,
       response: { 200: FileWindow, ...errorResponses(400, 401, 404, 422, 500) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const result = await opts.files.read(request.params['*'], request.query)
       switch (result.kind) {
         case 'ok': {
           const { kind: _kind, ...window } = result
+          void reply.header('etag', etagOf(window.sha256))
           return window
         }
         case 'invalid':
@@ -47,6 +92,74 @@ export const filesRoutes: FastifyPluginAsyncZod<{ files: FileService }> = async 
         case 'too-large':
           throw appError('FILE_TOO_LARGE', undefined, { details: { sizeBytes: result.sizeBytes } })
       }
+    },
+  })
+
+  app.put('/files/*', {
+    ...writeBody,
+    schema: {
+      operationId: 'writeFile',
+      tags: ['files'],
+      summary: 'Create or replace a memory file (atomic)',
+      description:
+        'Writes a temp file, fsyncs it and renames it over the file, so readers and crashes see the old ' +
+        `content or the new, never a mix. ${WRITE_RULES}${PATH_RULES}`,
+      params: FileParams,
+      headers: FileWriteHeaders,
+      consumes: WRITE_MEDIA_TYPES,
+      body: FileWriteBody,
+      response: {
+        200: FileWriteResult,
+        201: FileWriteResult,
+        ...errorResponses(400, 401, 403, 412, 413, 415, 500, 503),
+      },
+    },
+    handler: async (request, reply) => {
+      const result = await opts.writes.put(request.params['*'], contentOf(request.body), preconditions(request.headers))
+      return reply
+        .code(result.created ? 201 : 200)
+        .header('etag', etagOf(result.sha256))
+        .send(result)
+    },
+  })
+
+  app.post('/files/*', {
+    ...writeBody,
+    schema: {
+      operationId: 'appendFile',
+      tags: ['files'],
+      summary: 'Append lines to a memory file (created when missing)',
+      description:
+        'Appends whole lines in one write, then fsyncs: a newline is added before the text when the file does not ' +
+        'end with one, and after it when the text does not. startLine/endLine name the appended lines. ' +
+        `${WRITE_RULES}${PATH_RULES}`,
+      params: FileParams,
+      headers: FileWriteHeaders,
+      consumes: WRITE_MEDIA_TYPES,
+      body: FileWriteBody,
+      response: { 200: FileWriteResult, ...errorResponses(400, 401, 403, 412, 413, 415, 500, 503) },
+    },
+    handler: async (request, reply) => {
+      const content = contentOf(request.body)
+      if (content === '') throw appError('VALIDATION_FAILED', 'Nothing to append')
+      const result = await opts.writes.append(request.params['*'], content, preconditions(request.headers))
+      return reply.header('etag', etagOf(result.sha256)).send(result)
+    },
+  })
+
+  app.delete('/files/*', {
+    schema: {
+      operationId: 'deleteFile',
+      tags: ['files'],
+      summary: 'Delete a memory file and its chunks',
+      description: `${WRITE_RULES}${PATH_RULES}`,
+      params: FileParams,
+      headers: FileWriteHeaders,
+      response: { 200: FileDeleteResult, ...errorResponses(400, 401, 403, 404, 412, 500, 503) },
+    },
+    handler: async (request) => {
+      const result = await opts.writes.remove(request.params['*'], preconditions(request.headers))
+      return { path: result.path, deleted: true as const, indexed: result.indexed }
     },
   })
 }

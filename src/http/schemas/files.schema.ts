@@ -35,3 +35,38 @@ export const FileWindow = z
     sha256: z.string().describe('SHA-256 of the whole file as read'),
   })
   .meta({ id: 'FileWindow' })
+
+/** PUT/POST /files/*: raw text (text/markdown, text/plain) or JSON `{content}`. */
+export const FileWriteBody = z
+  .union([
+    z.string().describe('The text itself, sent as text/markdown or text/plain'),
+    z.strictObject({ content: z.string().describe('The text to write (UTF-8)') }),
+  ])
+  .meta({ id: 'FileWriteBody' })
+
+export const FileWriteHeaders = z.object({
+  'if-match': z
+    .string()
+    .optional()
+    .describe('Write only if the file exists with this SHA-256 (quoted or bare; several comma-separated), or "*"'),
+  'if-none-match': z.string().optional().describe('"*": write only if the file does not exist yet'),
+})
+
+export const FileWriteResult = z
+  .object({
+    path: z.string(),
+    sha256: z.string().describe('SHA-256 of the whole file after the write (also the ETag)'),
+    sizeBytes: z.number().int(),
+    totalLines: z.number().int(),
+    startLine: z.number().int().describe('First line this write produced (1 for a replace)'),
+    endLine: z.number().int().describe('Last line this write produced (startLine − 1 when it produced none)'),
+    created: z.boolean().describe('The file did not exist before'),
+    indexed: z
+      .boolean()
+      .describe('The change is searchable; false only if indexing failed (the next sync picks it up)'),
+  })
+  .meta({ id: 'FileWriteResult' })
+
+export const FileDeleteResult = z
+  .object({ path: z.string(), deleted: z.literal(true), indexed: z.boolean() })
+  .meta({ id: 'FileDeleteResult' })

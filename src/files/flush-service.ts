@@ -1,0 +1,226 @@
+/**
+ * POST /flush (SPEC §4): the write-ahead an agent makes before its context is compacted.
+ * Notes are appended to the day file `memory/<date>.md` under a heading naming the time,
+ * agent and session, in one write under the file's lock (concurrent flushes land whole, in
+ * some order), fsynced and indexed before the call returns.
+ *
+ * With a flushId, a marker line `<!-- mnemo:flush id=… lines=N -->` follows the heading. A
+ * retried flush finds it (in the day file, and in the previous day's when no date was
+ * given, for a retry across midnight) and appends nothing: the answer names the lines the
+ * first attempt wrote. The markers are in the file, so this holds across restarts.
+ *
+ * What a flush needs to know about a day file (line count, last bytes, markers) is kept per
+ * file and trusted while its size and mtime are unchanged, so a flush does not read the
+ * whole, growing file again. An empty flush appends nothing: it drains the watcher's
+ * pending work and returns when the index is current.
+ */
+import fs from 'node:fs/promises'
+import { appError } from '../shared/errors.js'
+import type { InFlight } from '../shared/in-flight.js'
+import type { KeyedMutex } from '../shared/keyed-mutex.js'
+import type { Logger } from '../shared/logger.js'
+import { createLru } from '../shared/lru.js'
+import { decodeText, splitLines } from '../text/lines.js'
+import { appendToFile, readIfExists, resolveForWrite } from './file-writer.js'
+import { MEMORY_DIR } from './memory-paths.js'
+import { countLines, indexWritten } from './write-service.js'
+
+/** Day files whose state is remembered; others are read again when flushed to. */
+const DAY_FILE_CACHE = 16
+
+const MARKER = /^<!-- mnemo:flush id=([A-Za-z0-9._:-]{1,128}) lines=(\d+) -->$/
+/** Notes may not carry a marker: a forged one would make a later flush look done. */
+const MARKER_ANYWHERE = /<!-- mnemo:flush /
+
+export type FlushRequest = {
+  content?: string | undefined
+  entries?: string[] | undefined
+  date?: string | undefined
+  sessionId?: string | undefined
+  agentId?: string | undefined
+  flushId?: string | undefined
+}
+
+export type FlushResult =
+  | { indexed: true; drained: true }
+  | { indexed: boolean; path: string; startLine: number; endLine: number; replayed: boolean }
+
+type Range = { startLine: number; endLine: number }
+
+/** What flushes know of a day file, valid while its size and mtime are these. */
+type DayFile = { sizeBytes: number; mtimeMs: number; newlines: number; tail: Buffer; flushes: Map<string, Range> }
+
+export type FlushServiceDeps = {
+  rootReal: string
+  maxFileBytes: number
+  locks: KeyedMutex
+  inFlight: InFlight
+  indexPath: (rel: string) => Promise<void>
+  /** Syncs everything pending on disk; resolves when the index is current. */
+  drain: () => Promise<void>
+  log: Logger
+  now?: () => number
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+/** YYYY-MM-DD in the server's local time zone (TZ). */
+export const localDate = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
+const localTime = (d: Date) => `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+const dayFile = (date: string) => `${MEMORY_DIR}/${date}.md`
+
+/** The day before YYYY-MM-DD, as YYYY-MM-DD. */
+export function previousDate(date: string): string {
+  const d = new Date(`${date}T12:00:00Z`)
+  d.setUTCDate(d.getUTCDate() - 1)
+  return d.toISOString().slice(0, 10)
+}
+
+function countNewlines(bytes: Uint8Array): number {
+  let n = 0
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) n++
+  return n
+}
+
+/** Markers of a file's text: flushId → the lines its flush wrote (heading to last note). */
+export function parseMarkers(text: string): Map<string, Range> {
+  const ranges = new Map<string, Range>()
+  splitLines(text).forEach((line, i) => {
+    const m = MARKER.exec(line)
+    // Line i + 1 holds the marker; the heading is the line above it.
+    if (m) ranges.set(m[1] as string, { startLine: i, endLine: i + 1 + Number(m[2]) })
+  })
+  return ranges
+}
+
+/**
+ * The text a flush appends after a file ending in `tail` (its last bytes; null for no
+ * file): a blank line, the heading, the marker, the notes; and how many lines the entry has.
+ */
+export function composeFlush(opts: {
+  tail: Uint8Array | null
+  body: string
+  at: Date
+  agentId?: string | undefined
+  sessionId?: string | undefined
+  flushId?: string | undefined
+}): { separator: string; entry: string; entryLines: number } {
+  const { tail } = opts
+  const last = tail && tail.length > 0 ? tail[tail.length - 1] : undefined
+  const beforeLast = tail && tail.length > 1 ? tail[tail.length - 2] : 0x0a
+  // A blank line before the heading, as markdown wants; none at the top of a new file.
+  const separator = last === undefined ? '' : last !== 0x0a ? '\n\n' : beforeLast === 0x0a ? '' : '\n'
+  const parts = [localTime(opts.at)]
+  if (opts.agentId) parts.push(`agent ${opts.agentId}`)
+  if (opts.sessionId) parts.push(`session ${opts.sessionId}`)
+  const noteLines = countLines(opts.body)
+  const marker = opts.flushId ? `<!-- mnemo:flush id=${opts.flushId} lines=${noteLines} -->\n` : ''
+  const entry = `## ${parts.join(' · ')}\n${marker}${opts.body}\n`
+  return { separator, entry, entryLines: 1 + (opts.flushId ? 1 : 0) + noteLines }
+}
+
+export function createFlushService(deps: FlushServiceDeps) {
+  const now = deps.now ?? Date.now
+  const dayFiles = createLru<string, DayFile>(DAY_FILE_CACHE)
+
+  /** Reads what flushes need of a file (from the cache while it is unchanged); null: none. */
+  async function load(rel: string, abs: string): Promise<DayFile | null> {
+    let st
+    try {
+      st = await fs.stat(abs)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+      throw err
+    }
+    const cached = dayFiles.get(rel)
+    if (cached && cached.sizeBytes === st.size && cached.mtimeMs === st.mtimeMs) return cached
+    const bytes = await readIfExists(abs)
+    if (!bytes) return null
+    // mtime from before the read: a write during it changes mtime and forces a re-read.
+    const state = {
+      sizeBytes: bytes.length,
+      mtimeMs: st.mtimeMs,
+      newlines: countNewlines(bytes),
+      tail: Buffer.from(bytes.subarray(-2)),
+      flushes: parseMarkers(decodeText(bytes)),
+    }
+    dayFiles.set(rel, state)
+    return state
+  }
+
+  async function resolve(rel: string): Promise<string> {
+    const resolved = await resolveForWrite(deps.rootReal, rel, true)
+    if (resolved.kind !== 'ok') {
+      throw appError(
+        'PATH_INVALID',
+        `Cannot write ${rel}: ${resolved.kind === 'invalid' ? resolved.reason : 'missing folder'}`,
+      )
+    }
+    return resolved.abs
+  }
+
+  /** Where `entry` landed when another program appended to the file at the same time. */
+  async function locate(abs: string, entry: string): Promise<Range> {
+    const bytes = (await readIfExists(abs)) ?? Buffer.alloc(0)
+    const at = bytes.lastIndexOf(Buffer.from(entry, 'utf8'))
+    const startLine = countNewlines(bytes.subarray(0, at)) + 1
+    return { startLine, endLine: startLine + countLines(entry) - 1 }
+  }
+
+  async function append(req: FlushRequest, body: string): Promise<FlushResult> {
+    const at = new Date(now())
+    const date = req.date ?? localDate(at)
+    const rel = dayFile(date)
+    // A retry after midnight goes to the next day file: look in the previous one too.
+    const lookIn = req.flushId && !req.date ? [rel, dayFile(previousDate(date))] : [rel]
+    const outcome = await deps.locks.runAll(lookIn, async () => {
+      const flushId = req.flushId
+      if (flushId) {
+        for (const candidate of lookIn) {
+          const range = (await load(candidate, await resolve(candidate)))?.flushes.get(flushId)
+          if (range) return { rel: candidate, range, replayed: true }
+        }
+      }
+      const abs = await resolve(rel)
+      const before = await load(rel, abs)
+      const composed = composeFlush({ ...req, tail: before?.tail ?? null, body, at })
+      const added = Buffer.from(composed.separator + composed.entry, 'utf8')
+      const sizeBefore = before?.sizeBytes ?? 0
+      if (sizeBefore + added.length > deps.maxFileBytes) {
+        throw appError(
+          'PAYLOAD_TOO_LARGE',
+          `The day file would be larger than MNEMO_MAX_FILE_BYTES (${deps.maxFileBytes})`,
+        )
+      }
+      const after = await appendToFile(abs, added, before === null)
+      const newlines = (before?.newlines ?? 0) + countNewlines(added)
+      let range = { startLine: newlines - composed.entryLines + 1, endLine: newlines }
+      if (after.sizeBytes === sizeBefore + added.length) {
+        const flushes = before?.flushes ?? new Map<string, Range>()
+        if (flushId) flushes.set(flushId, range)
+        dayFiles.set(rel, { ...after, newlines, tail: Buffer.from(added.subarray(-2)), flushes })
+      } else {
+        // Another program appended meanwhile: find the entry instead of assuming its place.
+        range = await locate(abs, composed.entry)
+      }
+      return { rel, range, replayed: false }
+    })
+    const indexed = await indexWritten(deps, outcome.rel)
+    return { indexed, path: outcome.rel, ...outcome.range, replayed: outcome.replayed }
+  }
+
+  function flush(req: FlushRequest): Promise<FlushResult> {
+    const body = (req.content ?? (req.entries ?? []).join('\n')).replace(/\s+$/, '')
+    if (MARKER_ANYWHERE.test(body)) {
+      throw appError('VALIDATION_FAILED', 'Notes may not contain "<!-- mnemo:flush " (reserved for flush markers)')
+    }
+    return deps.inFlight.run(async () => {
+      if (body.trim() !== '') return append(req, body)
+      await deps.drain()
+      return { indexed: true, drained: true }
+    })
+  }
+
+  return { flush }
+}
+
+export type FlushService = ReturnType<typeof createFlushService>

@@ -1,0 +1,186 @@
+/**
+ * The write API (SPEC §2): replace, append to and delete memory files. Only markdown the
+ * path policy calls writable (MEMORY.md, memory/**, extra paths when configured) is
+ * changed; everything else gets PATH_INVALID or PATH_READ_ONLY. Changes to one file are
+ * serialised (a per-path lock held from the precondition check to the fsync), and a call
+ * returns only after the change is indexed, so the caller can search for what it just
+ * wrote. If indexing fails the change is still on disk (reported as indexed: false, and
+ * the next sync indexes it): the file is the source of truth.
+ */
+import { sha256 } from '../indexing/hashing.js'
+import { appError } from '../shared/errors.js'
+import type { InFlight } from '../shared/in-flight.js'
+import type { KeyedMutex } from '../shared/keyed-mutex.js'
+import type { Logger } from '../shared/logger.js'
+import { checkRelPath } from '../shared/safe-path.js'
+import { splitLines } from '../text/lines.js'
+import { appendToFile, deleteFile, readIfExists, replaceFile, resolveForWrite } from './file-writer.js'
+import type { MemoryPaths } from './memory-paths.js'
+import { preconditionHolds, type Precondition } from './preconditions.js'
+
+export type WriteResult = {
+  path: string
+  sha256: string
+  sizeBytes: number
+  totalLines: number
+  /** The lines this write produced: the whole file for a replace, the new lines for an append. */
+  startLine: number
+  endLine: number
+  created: boolean
+  indexed: boolean
+}
+
+export type WriteServiceDeps = {
+  rootReal: string
+  memoryPaths: Pick<MemoryPaths, 'classify'>
+  maxFileBytes: number
+  locks: KeyedMutex
+  inFlight: InFlight
+  /** Indexes one file now (coalesced per path); resolves when the index has it. */
+  indexPath: (rel: string) => Promise<void>
+  log: Logger
+}
+
+/** Line count of a text under the shared line model (lines.ts). */
+export const countLines = (text: string): number => splitLines(text).length
+
+/**
+ * Bytes to add so that `text` starts on a new line of a file whose current content ends
+ * with `tail` (its last bytes): nothing for an empty file or one ending in a newline.
+ */
+export const lineBreakBefore = (tail: Buffer | null): string =>
+  tail && tail.length > 0 && tail[tail.length - 1] !== 0x0a ? '\n' : ''
+
+/**
+ * Indexes `rel` after a change and says whether it worked. A failure is logged and leaves
+ * the change on disk, where the next sync finds it: the write itself stands.
+ */
+export async function indexWritten(
+  deps: { indexPath: (rel: string) => Promise<void>; log: Logger },
+  rel: string,
+): Promise<boolean> {
+  try {
+    await deps.indexPath(rel)
+    return true
+  } catch (err) {
+    deps.log.error({ err, path: rel }, 'indexing a written file failed; the next sync retries')
+    return false
+  }
+}
+
+export function createWriteService(deps: WriteServiceDeps) {
+  /** The checked workspace-relative path, or the error for a path this API may not write. */
+  function writablePath(raw: string): string {
+    const check = checkRelPath(raw)
+    if (check.kind === 'invalid') throw appError('PATH_INVALID', `Invalid path: ${check.reason}`)
+    const kind = deps.memoryPaths.classify(check.rel)
+    if (kind.kind === 'none') {
+      throw appError('PATH_INVALID', 'Invalid path: only MEMORY.md and memory/**/*.md can be written')
+    }
+    if (kind.kind === 'sessions' || !kind.writable) throw appError('PATH_READ_ONLY')
+    return check.rel
+  }
+
+  async function target(rel: string, create: boolean): Promise<string | null> {
+    const resolved = await resolveForWrite(deps.rootReal, rel, create)
+    if (resolved.kind === 'invalid') throw appError('PATH_INVALID', `Invalid path: ${resolved.reason}`)
+    return resolved.kind === 'ok' ? resolved.abs : null
+  }
+
+  function checkPrecondition(p: Precondition, current: Buffer | null): void {
+    const currentSha256 = current && sha256(current)
+    if (!preconditionHolds(p, currentSha256)) {
+      throw appError('PRECONDITION_FAILED', undefined, { details: { currentSha256 } })
+    }
+  }
+
+  function checkSize(sizeBytes: number): void {
+    if (sizeBytes > deps.maxFileBytes) {
+      throw appError('PAYLOAD_TOO_LARGE', `The file would be larger than MNEMO_MAX_FILE_BYTES (${deps.maxFileBytes})`)
+    }
+  }
+
+  const index = (rel: string) => indexWritten(deps, rel)
+
+  /** Creates or replaces a file atomically. */
+  function put(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
+    const rel = writablePath(raw)
+    const bytes = Buffer.from(content, 'utf8')
+    checkSize(bytes.length)
+    return deps.inFlight.run(async () => {
+      const created = await deps.locks.run(rel, async () => {
+        const abs = (await target(rel, true)) as string
+        const current = await readIfExists(abs)
+        checkPrecondition(precondition, current)
+        await replaceFile(abs, bytes)
+        return current === null
+      })
+      const totalLines = countLines(content)
+      const indexed = await index(rel)
+      return {
+        path: rel,
+        sha256: sha256(bytes),
+        sizeBytes: bytes.length,
+        totalLines,
+        startLine: 1,
+        endLine: totalLines,
+        created,
+        indexed,
+      }
+    })
+  }
+
+  /**
+   * Appends whole lines: a newline is added before `content` when the file does not end
+   * with one, and after it when `content` does not.
+   */
+  function append(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
+    const rel = writablePath(raw)
+    return deps.inFlight.run(async () => {
+      const written = await deps.locks.run(rel, async () => {
+        const abs = (await target(rel, true)) as string
+        const current = await readIfExists(abs)
+        checkPrecondition(precondition, current)
+        const before = current?.toString('utf8') ?? ''
+        const text = lineBreakBefore(current) + (content.endsWith('\n') ? content : `${content}\n`)
+        const added = Buffer.from(text, 'utf8')
+        checkSize((current?.length ?? 0) + added.length)
+        await appendToFile(abs, added, current === null)
+        const all = Buffer.concat([current ?? Buffer.alloc(0), added])
+        const startLine = countLines(before + lineBreakBefore(current)) + 1
+        return { all, startLine, created: current === null }
+      })
+      const totalLines = countLines(written.all.toString('utf8'))
+      const indexed = await index(rel)
+      return {
+        path: rel,
+        sha256: sha256(written.all),
+        sizeBytes: written.all.length,
+        totalLines,
+        startLine: written.startLine,
+        endLine: totalLines,
+        created: written.created,
+        indexed,
+      }
+    })
+  }
+
+  /** Deletes a file; its chunks leave the index before the call returns. */
+  function remove(raw: string, precondition: Precondition): Promise<{ path: string; indexed: boolean }> {
+    const rel = writablePath(raw)
+    return deps.inFlight.run(async () => {
+      await deps.locks.run(rel, async () => {
+        const abs = await target(rel, false)
+        const current = abs && (await readIfExists(abs))
+        if (!abs || !current) throw appError('FILE_NOT_FOUND')
+        checkPrecondition(precondition, current)
+        await deleteFile(abs)
+      })
+      return { path: rel, indexed: await index(rel) }
+    })
+  }
+
+  return { put, append, remove }
+}
+
+export type WriteService = ReturnType<typeof createWriteService>

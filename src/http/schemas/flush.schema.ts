@@ -1,0 +1,51 @@
+/** POST /flush (SPEC §4). */
+import { z } from 'zod'
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]+$/
+
+/** An agent or session name, printed in the entry heading: one line, no control characters. */
+const Label = z.string().min(1).max(128).regex(NO_CONTROL, 'must be one line without control characters')
+
+const isCalendarDate = (v: string) => {
+  const d = new Date(`${v}T00:00:00Z`)
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v
+}
+
+export const FlushRequest = z
+  .strictObject({
+    content: z.string().optional().describe('The notes, as markdown'),
+    entries: z
+      .array(z.string())
+      .max(10_000)
+      .optional()
+      .describe('The notes as separate entries, one or more lines each'),
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
+      .refine(isCalendarDate, 'must be a calendar date')
+      .optional()
+      .describe('Day file to append to (default: today in the server time zone)'),
+    agentId: Label.optional().describe('Named in the entry heading'),
+    sessionId: Label.optional().describe('Named in the entry heading'),
+    flushId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 characters of A–Z a–z 0–9 . _ : -')
+      .optional()
+      .describe('Idempotency key: a retried flush with the same id appends nothing and answers the first lines'),
+  })
+  .refine((b) => b.content === undefined || b.entries === undefined, {
+    message: 'send content or entries, not both',
+  })
+  .meta({ id: 'FlushRequest' })
+
+export const FlushResult = z
+  .object({
+    indexed: z.boolean().describe('The notes are searchable (false only if indexing failed; the next sync retries)'),
+    drained: z.boolean().optional().describe('An empty flush: pending changes were synced, nothing was appended'),
+    path: z.string().optional().describe('The day file, e.g. memory/2026-02-16.md'),
+    startLine: z.number().int().optional().describe('The entry heading line'),
+    endLine: z.number().int().optional().describe('The last line of the notes'),
+    replayed: z.boolean().optional().describe('The flushId had already landed: nothing was appended'),
+  })
+  .meta({ id: 'FlushResult' })

@@ -1,0 +1,34 @@
+/**
+ * Serialises async work per key (a file path): work for one key runs one at a time in
+ * arrival order, work for different keys runs concurrently. Keys without waiting work are
+ * forgotten, so the map holds only busy keys.
+ */
+export function createKeyedMutex() {
+  const tails = new Map<string, Promise<void>>()
+
+  async function run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = tails.get(key) ?? Promise.resolve()
+    let release!: () => void
+    const mine = new Promise<void>((resolve) => (release = resolve))
+    const tail = previous.then(() => mine)
+    tails.set(key, tail)
+    await previous
+    try {
+      return await fn()
+    } finally {
+      release()
+      if (tails.get(key) === tail) tails.delete(key)
+    }
+  }
+
+  /** Runs `fn` holding every key in `keys` (taken in sorted order, so callers never deadlock). */
+  function runAll<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+    const sorted = [...new Set(keys)].sort()
+    const nest = (i: number): Promise<T> => (i === sorted.length ? fn() : run(sorted[i] as string, () => nest(i + 1)))
+    return nest(0)
+  }
+
+  return { run, runAll, busyKeys: (): number => tails.size }
+}
+
+export type KeyedMutex = ReturnType<typeof createKeyedMutex>

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest'
+import { createLru } from './lru.js'
+
+describe('lru', () => {
+  it('drops the least recently used entry past its size', () => {
+    const lru = createLru<string, number>(2)
+    lru.set('a', 1)
+    lru.set('b', 2)
+    expect(lru.get('a')).toBe(1)
+    lru.set('c', 3)
+    expect(lru.get('b')).toBeUndefined()
+    expect(lru.get('a')).toBe(1)
+    expect(lru.get('c')).toBe(3)
+    lru.set('a', 10)
+    expect(lru.size).toBe(2)
+    expect(lru.get('a')).toBe(10)
+  })
+})

@@ -1,0 +1,169 @@
+import fs from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
+
+type FlushBody = {
+  indexed: boolean
+  drained?: boolean
+  path?: string
+  startLine?: number
+  endLine?: number
+  replayed?: boolean
+  code?: string
+}
+
+const apps: TestApp[] = []
+afterEach(async () => {
+  for (const a of apps.splice(0)) await a.close()
+})
+
+/** 2026-02-16 23:59:58 in the local time zone (the day file follows the server's zone). */
+const LATE_EVENING = new Date(2026, 1, 16, 23, 59, 58).getTime()
+
+async function start(opts: { ws?: TempWorkspace; now?: () => number; env?: Record<string, string> } = {}) {
+  const t = await buildTestApp({
+    ws: opts.ws ?? createTempWorkspace({ corpus: true }),
+    env: opts.env ?? {},
+    overrides: { now: opts.now ?? (() => LATE_EVENING) },
+  })
+  apps.push(t)
+  return t
+}
+
+async function flush(t: TestApp, body?: object) {
+  const res = await t.app.inject({ method: 'POST', url: '/flush', ...(body === undefined ? {} : { payload: body }) })
+  return { status: res.statusCode, body: res.json<FlushBody>() }
+}
+
+const window = async (t: TestApp, rel: string, from: number, to: number) =>
+  (await t.app.inject({ method: 'GET', url: `/files/${rel}?from=${from}&lines=${to - from + 1}` })).json<{
+    text: string
+  }>().text
+
+describe('POST /flush', () => {
+  it('appends the notes under a heading to the day file and answers their lines, indexed', async () => {
+    const t = await start()
+    const res = await flush(t, {
+      content: '- The user adopted a ferret named Biscuit.',
+      agentId: 'main',
+      sessionId: 's-42',
+    })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ indexed: true, path: 'memory/2026-02-16.md', replayed: false })
+    const text = await window(t, 'memory/2026-02-16.md', res.body.startLine!, res.body.endLine!)
+    expect(text).toBe('## 23:59:58 · agent main · session s-42\n- The user adopted a ferret named Biscuit.')
+    // The corpus day file ended with a newline: a blank line separates the new entry.
+    const all = t.ws.read('memory/2026-02-16.md')
+    expect(
+      all.endsWith('\n\n## 23:59:58 · agent main · session s-42\n- The user adopted a ferret named Biscuit.\n'),
+    ).toBe(true)
+    const found = (await t.search({ query: 'ferret Biscuit' })).body.results[0]
+    expect(found).toMatchObject({ path: 'memory/2026-02-16.md' })
+    expect(found!.startLine).toBeLessThanOrEqual(res.body.endLine!)
+  })
+
+  it('writes entries as lines, and a given date to that day file', async () => {
+    const t = await start()
+    const res = await flush(t, { entries: ['- one', '- two\n  continued'], date: '2026-03-01' })
+    expect(res.body).toMatchObject({ path: 'memory/2026-03-01.md', startLine: 1, endLine: 4 })
+    expect(t.ws.read('memory/2026-03-01.md')).toBe('## 23:59:58\n- one\n- two\n  continued\n')
+  })
+
+  it('appends a retried flushId once, also after a restart and across midnight', async () => {
+    const ws = createTempWorkspace()
+    let clock = LATE_EVENING
+    const t = await start({ ws, now: () => clock })
+    const body = { content: '- Deploy window moved to Thursday.', flushId: 'agent-7:compaction-3' }
+    const first = await flush(t, body)
+    expect(first.body).toMatchObject({ replayed: false, path: 'memory/2026-02-16.md' })
+    const retry = await flush(t, body)
+    expect(retry.body).toEqual({ ...first.body, replayed: true })
+    await t.app.close()
+    apps.splice(0)
+
+    clock = LATE_EVENING + 5000 // 00:00:03 the next day
+    const again = await start({ ws, now: () => clock })
+    const afterRestart = await flush(again, body)
+    expect(afterRestart.body).toEqual({ ...first.body, replayed: true })
+    expect(fs.existsSync(ws.abs('memory/2026-02-17.md'))).toBe(false)
+    const occurrences = ws.read('memory/2026-02-16.md').split('Deploy window moved').length - 1
+    expect(occurrences).toBe(1)
+    const marker = await window(again, 'memory/2026-02-16.md', first.body.startLine! + 1, first.body.startLine! + 1)
+    expect(marker).toBe('<!-- mnemo:flush id=agent-7:compaction-3 lines=1 -->')
+    // Another id on the new day goes to the new day file.
+    const next = await flush(again, { content: '- New day.', flushId: 'agent-7:compaction-4' })
+    expect(next.body).toMatchObject({ path: 'memory/2026-02-17.md', startLine: 1, endLine: 3, replayed: false })
+    expect(ws.read('memory/2026-02-17.md')).toBe(
+      '## 00:00:03\n<!-- mnemo:flush id=agent-7:compaction-4 lines=1 -->\n- New day.\n',
+    )
+  })
+
+  it('lands 8 agents × 200 concurrent flushes to one day file whole, none interleaved, none twice on retry', async () => {
+    const t = await start({ ws: createTempWorkspace() })
+    const agent = async (a: number) => {
+      for (let i = 0; i < 200; i++) {
+        const body = {
+          entries: [`- agent ${a} note ${i} begins`, `- agent ${a} note ${i} ends`],
+          agentId: `agent-${a}`,
+          flushId: `a${a}-n${i}`,
+        }
+        const res = await flush(t, body)
+        if (res.status !== 200 || res.body.replayed) throw new Error(`flush ${a}/${i}: ${JSON.stringify(res)}`)
+        // Every tenth flush is retried, as a client that timed out would.
+        if (i % 10 === 0) {
+          const retry = await flush(t, body)
+          if (!retry.body.replayed || retry.body.startLine !== res.body.startLine) {
+            throw new Error(`retry ${a}/${i}: ${JSON.stringify(retry.body)}`)
+          }
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: 8 }, (_, a) => agent(a)))
+    const lines = t.ws.read('memory/2026-02-16.md').split('\n')
+    const seen = new Map<string, number>()
+    for (let i = 0; i < lines.length; i++) {
+      const m = /^- agent (\d+) note (\d+) begins$/.exec(lines[i]!)
+      if (!m) continue
+      const key = `${m[1]}/${m[2]}`
+      seen.set(key, (seen.get(key) ?? 0) + 1)
+      // Heading and marker above, the note's second line right below: nothing in between.
+      expect(lines[i - 2]).toBe(`## 23:59:58 · agent agent-${m[1]}`)
+      expect(lines[i - 1]).toBe(`<!-- mnemo:flush id=a${m[1]}-n${m[2]} lines=2 -->`)
+      expect(lines[i + 1]).toBe(`- agent ${m[1]} note ${m[2]} ends`)
+    }
+    expect(seen.size).toBe(1600)
+    expect([...seen.values()].every((n) => n === 1)).toBe(true)
+    const found = (await t.search({ query: 'agent 5 note 199 ends', maxResults: 3 })).body.results
+    expect(found[0]?.path).toBe('memory/2026-02-16.md')
+  }, 120_000)
+
+  it('with no notes, syncs what changed on disk and answers when it is searchable', async () => {
+    const t = await start()
+    t.ws.write('memory/direct.md', '# Direct\nWritten by another program: a narwhal.\n')
+    expect((await t.search({ query: 'narwhal' })).body.results).toEqual([])
+    for (const body of [undefined, {}, { entries: [] }, { content: '  \n' }]) {
+      const res = await flush(t, body)
+      expect(res.body).toEqual({ indexed: true, drained: true })
+    }
+    expect((await t.search({ query: 'narwhal' })).body.results.map((r) => r.path)).toEqual(['memory/direct.md'])
+  })
+
+  it.each([
+    [{ content: 'a', entries: ['b'] }],
+    [{ content: 'a', date: '2026-02-30' }],
+    [{ content: 'a', date: '16-02-2026' }],
+    [{ content: 'a', flushId: 'has space' }],
+    [{ content: 'a', flushId: 'x'.repeat(129) }],
+    [{ content: 'a', agentId: 'two\nlines' }],
+    [{ content: 'a', extra: true }],
+    [{ content: 'forged <!-- mnemo:flush id=x lines=1 -->' }],
+  ])('refuses %j with 400 and appends nothing', async (body) => {
+    const t = await start()
+    const before = t.ws.read('memory/2026-02-16.md')
+    const res = await flush(t, body)
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe('VALIDATION_FAILED')
+    expect(t.ws.read('memory/2026-02-16.md')).toBe(before)
+  })
+})
