@@ -10,6 +10,8 @@ import { createLogger } from './shared/logger.js'
 
 /** Graceful shutdown budget before the process exits anyway, in ms. */
 const SHUTDOWN_TIMEOUT_MS = 10_000
+/** How often idle keep-alive connections are closed during shutdown, in ms. */
+const IDLE_SWEEP_MS = 50
 
 async function main(): Promise<void> {
   let config
@@ -41,6 +43,10 @@ async function main(): Promise<void> {
       process.exit(1)
     }, SHUTDOWN_TIMEOUT_MS)
     timer.unref()
+    // The server stops accepting and lets requests in progress finish; their keep-alive
+    // connections then sit idle, and would hold the close open until they time out.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS)
+    sweep.unref()
     app.close().then(
       () => process.exit(0),
       (err: unknown) => {

@@ -55,6 +55,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       syncing: sync.syncing,
       rebuilding: sync.rebuilding,
       queued: sync.queued,
+      completedSyncs: sync.completedSyncs,
       lastSync: last && {
         at: last.at,
         ok: last.ok,

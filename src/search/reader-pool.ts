@@ -36,7 +36,9 @@ function spawnWorker(data: WorkerData): Worker {
   const self = import.meta.url
   if (self.endsWith('.ts')) {
     const entry = JSON.stringify(new URL('./reader-worker.ts', self).href)
-    const boot = `import('tsx/esm/api').then((api) => { api.register(); return import(${entry}) })`
+    // Resolved here, not in the worker: eval'd code resolves packages from the cwd.
+    const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'))
+    const boot = `import(${tsx}).then((api) => { api.register(); return import(${entry}) })`
     return new Worker(boot, { eval: true, workerData: data })
   }
   return new Worker(new URL('./reader-worker.js', self), { workerData: data })

@@ -1,32 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { startService, type ServiceProcess } from '../helpers/service-process.js'
 import { waitFor } from '../helpers/wait-for.js'
 
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts')
-/** tsx's loader by absolute URL: the child runs in a temp dir where `--import tsx` would not resolve. */
-const TSX_LOADER = pathToFileURL(path.resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href
-const children: ChildProcess[] = []
+const services: ServiceProcess[] = []
 afterEach(() => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL')
+  for (const s of services.splice(0)) s.kill('SIGKILL')
 })
 
 function start(env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, exited, out: () => stdout, err: () => stderr }
+  const proc = startService(env, cwd)
+  services.push(proc)
+  return proc
 }
 
 describe('main (the process entry)', () => {
@@ -40,8 +27,8 @@ describe('main (the process entry)', () => {
   it('creates a missing workspace with an example MEMORY.md, serves it, and stops on SIGTERM', async () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-main-')))
     try {
-      const proc = start({ MNEMO_PORT: '0', MNEMO_LOG_LEVEL: 'info' }, dir)
-      const url = await waitFor(() => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(proc.out())?.[1], 20_000)
+      const proc = start({}, dir)
+      const url = await proc.url()
       expect(fs.existsSync(path.join(dir, 'workspace', 'MEMORY.md'))).toBe(true)
       expect(fs.existsSync(path.join(dir, '.mnemo', 'index.sqlite'))).toBe(true)
       await waitFor(async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined))

@@ -59,6 +59,7 @@ export const IndexStatus = z
     syncing: z.boolean(),
     rebuilding: z.boolean(),
     queued: z.boolean().describe('Another sync will run after the current one'),
+    completedSyncs: z.number().int().describe('Syncs and rebuilds finished (or failed) since the service started'),
     lastSync: LastSync.nullable(),
     embeddingCacheEntries: z.number().int(),
   })

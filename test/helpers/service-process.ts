@@ -1,0 +1,44 @@
+/**
+ * Runs the service entry (src/main.ts under tsx) as a child process, as production runs it,
+ * for tests that need signals: SIGTERM shutdown, SIGKILL crashes, restarts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { waitFor } from './wait-for.js'
+
+const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts')
+/** tsx's loader by absolute URL: the child may run where `--import tsx` would not resolve. */
+const TSX_LOADER = pathToFileURL(path.resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href
+
+export type ServiceProcess = ReturnType<typeof startService>
+
+export function startService(env: Record<string, string>, cwd: string) {
+  const child: ChildProcess = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', MNEMO_PORT: '0', MNEMO_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()))
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return {
+    child,
+    exited,
+    out: () => stdout,
+    err: () => stderr,
+    /** The base URL once the server listens. */
+    url: () => waitFor(() => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1], 30_000),
+    /** The base URL once /ready answers 200. */
+    async ready(): Promise<string> {
+      const url = await this.url()
+      await waitFor(async () => ((await fetch(`${url}/ready`)).status === 200 ? true : undefined), 30_000)
+      return url
+    },
+    kill(signal: NodeJS.Signals): void {
+      if (child.exitCode === null) child.kill(signal)
+    },
+  }
+}
