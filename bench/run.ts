@@ -3,6 +3,7 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
+ *                    [--only keyword,hybrid,live] [--hybrid-sizes 10000,100000]
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -11,6 +12,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { benchHybrid } from './hybrid.js'
 import { benchKeyword } from './keyword.js'
+import { benchLive } from './live.js'
 import { fmt } from './stats.js'
 
 const { values } = parseArgs({
@@ -21,7 +23,10 @@ const { values } = parseArgs({
     notes: { type: 'string', default: '50' },
     'latency-requests': { type: 'string', default: '2000' },
     'hybrid-sizes': { type: 'string', default: '10000,100000' },
-    only: { type: 'string', default: 'keyword,hybrid' },
+    only: { type: 'string', default: 'keyword,hybrid,live' },
+    edits: { type: 'string', default: '40' },
+    'debounced-edits': { type: 'string', default: '12' },
+    flushes: { type: 'string', default: '200' },
     out: { type: 'string', default: 'bench-results' },
   },
 })
@@ -90,6 +95,41 @@ try {
         ['server RSS after the runs', `${fmt(hybrid.rssMb)} MB`, large ? '≤ 400 MB' : ''],
       ])
     }
+  }
+  if (only.has('live')) {
+    const live = await benchLive({
+      tmp,
+      runs,
+      files: Number(values.files),
+      notesPerFile: Number(values.notes),
+      edits: Number(values.edits),
+      debouncedEdits: Number(values['debounced-edits']),
+      flushes: Number(values.flushes),
+      searches: Number(values['latency-requests']),
+    })
+    results.live = live
+    table(`Live sync, ${live.chunks} chunks (no embedding provider)`, [
+      ['edit on disk → searchable p50 / p95, debounce 0', `${fmt(live.editP50)} / ${fmt(live.editP95)} ms`, '≤ 300 ms'],
+      [
+        'edit on disk → searchable p50 / p95, debounce 1500 ms',
+        `${fmt(live.debouncedP50)} / ${fmt(live.debouncedP95)} ms`,
+        '≤ 1800 ms',
+      ],
+      [
+        'edit on disk → searchable p50 / p95, debounce 1500 ms, a search waiting',
+        `${fmt(live.searchedP50)} / ${fmt(live.searchedP95)} ms`,
+        '',
+      ],
+      ['/flush p50 / p95 (indexed when it answers)', `${fmt(live.flushP50)} / ${fmt(live.flushP95)} ms`, 'p95 ≤ 30 ms'],
+      ['/flush → searchable p95 (flush + one search)', `${fmt(live.flushSearchableP95)} ms`, ''],
+      ['full rebuild (new index, swap)', `${fmt(live.rebuildMs)} ms`, ''],
+      ['keyword /search p50 / p99 idle', `${fmt(live.idleP50)} / ${fmt(live.idleP99)} ms`, ''],
+      [
+        'keyword /search p50 / p99 during rebuilds',
+        `${fmt(live.rebuildP50)} / ${fmt(live.rebuildP99)} ms (${fmt(live.rebuildP99 / live.idleP99)}× idle p99)`,
+        '≤ 2× idle p99',
+      ],
+    ])
   }
   fs.mkdirSync(values.out, { recursive: true })
   fs.writeFileSync(path.join(values.out, 'latest.json'), JSON.stringify(results, null, 2))

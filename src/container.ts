@@ -29,6 +29,7 @@ import { createLocalReader, createReaderOps } from './search/index-reader.js'
 import { createQueryEmbedder } from './search/query-embedder.js'
 import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
+import { createForeground } from './shared/foreground.js'
 import { createInFlight } from './shared/in-flight.js'
 import { createKeyedMutex } from './shared/keyed-mutex.js'
 import type { Logger } from './shared/logger.js'
@@ -81,7 +82,8 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   const embedding = embedder &&
     vectors && { provider: embedder.id, model: embedder.model, dims: embedder.dims, backend: vectors.backend }
   removeStaleRebuild(config.index.dbPath, fs.existsSync)
-  const openIndex = (dbPath: string) => createIndexStore({ dbPath, vectors, loadVectorExtension })
+  const openIndex = (dbPath: string, scratch = false) =>
+    createIndexStore({ dbPath, vectors, loadVectorExtension, scratch })
   const store = openIndex(config.index.dbPath)
   if (store.recreated)
     log.warn('the index was written by another version: it was deleted and will be rebuilt from the files')
@@ -105,10 +107,12 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   })
   const roots = { workspace: rootReal, sessions: sessionsReal(config.workspace.sessionsDir), paths: memoryPaths }
   const targets = createWriteTargets(store)
+  const foreground = createForeground()
   const indexer = createIndexer({
     live: store,
     targets: targets.all,
     readSeq: createReadSequence(store.maxReadSeq()),
+    foreground,
     roots,
     chunking: config.chunking,
     maxFileBytes: config.index.maxFileBytes,
@@ -136,7 +140,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       : createLocalReader(store)
   const rebuilder = createRebuilder({
     live: store,
-    openIndex,
+    openIndex: (dbPath) => openIndex(dbPath, true),
     indexer,
     targets,
     identity,
@@ -176,6 +180,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
       vectorsReady: store.storesVectors,
       onSearch: syncWorker.onSearch,
+      foreground,
       reranker,
       settings: config.search,
       rerank: config.rerank,

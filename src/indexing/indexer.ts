@@ -14,6 +14,7 @@
 import fs from 'node:fs/promises'
 import type { Config } from '../config/config.js'
 import { createSlicer, yieldToEventLoop } from '../shared/async.js'
+import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import type { FileRecord, PendingChunk } from '../store/chunks-repo.js'
@@ -27,16 +28,25 @@ import type { ReadSequence } from './read-sequence.js'
 import { transcriptText } from './transcript.js'
 import type { Vectorizer } from './vectorizer.js'
 
-/** Chunks written per transaction before the event loop gets a turn. */
-const BATCH_CHUNKS = 500
+/**
+ * Chunks written per transaction before the event loop gets a turn. A transaction is
+ * synchronous: 50 chunks with their FTS rows hold the event loop for about 2.5 ms.
+ */
+const BATCH_CHUNKS = 25
 /** Files deleted per transaction (a file's chunks go with it). */
 const DELETE_BATCH_FILES = 100
 /** Chunks embedded per step of the pass over chunks still waiting for a vector. */
 const PENDING_BATCH = 256
 /** Chunks whose analysed terms are remembered (a chunk's terms are a few hundred bytes). */
 const TERM_CACHE_CHUNKS = 20_000
-/** Longest stretch of CPU work (chunking, analysis) between yields, in ms. */
-const SLICE_MS = 8
+/**
+ * Longest stretch of CPU work (chunking, analysis) between yields, in ms: short for
+ * background passes, which then also wait for searches in progress (up to
+ * BACKGROUND_PAUSE_MS), longer for a write's own pass, which its caller is waiting for.
+ */
+const BACKGROUND_SLICE_MS = 1
+const FOREGROUND_SLICE_MS = 8
+const BACKGROUND_PAUSE_MS = 25
 /**
  * A file whose mtime is this close to the moment it was indexed is re-hashed on the next
  * sync even when size and mtime match: a write within the filesystem's timestamp
@@ -101,7 +111,7 @@ export function emptySyncResult(full: boolean, reason: string): SyncResult {
 /** What a sync needs of an index. */
 export type IndexTarget = Pick<
   IndexStore,
-  'transaction' | 'storesVectors' | 'listFiles' | 'getFile' | 'pendingVectors' | 'pendingVectorCount'
+  'transaction' | 'mergeStep' | 'storesVectors' | 'listFiles' | 'getFile' | 'pendingVectors' | 'pendingVectorCount'
 >
 
 export type IndexerDeps = {
@@ -110,6 +120,8 @@ export type IndexerDeps = {
   /** Every index a change is written to, looked up at each commit. */
   targets: () => readonly IndexTarget[]
   readSeq: ReadSequence
+  /** Searches in progress, which background passes give way to. */
+  foreground: Pick<Foreground, 'whenIdle'>
   /** Null when no embedding provider is configured. */
   vectorizer: Pick<Vectorizer, 'vectorize'> | null
   roots: SourceRoots
@@ -136,10 +148,12 @@ export function createIndexer(deps: IndexerDeps) {
     prev.mtimeMs < prev.indexedAtMs - RACY_WINDOW_MS
 
   /** One pass's state: the batch being built, its counters, and how it writes. */
-  function startPass(opts: SyncOptions, base: IndexTarget, writeTo: () => readonly IndexTarget[]) {
+  function startPass(opts: SyncOptions, base: IndexTarget, writeTo: () => readonly IndexTarget[], background: boolean) {
     const started = performance.now()
     const result = emptySyncResult(opts.full, opts.reason)
-    const slicer = createSlicer(SLICE_MS)
+    const slicer = background
+      ? createSlicer(BACKGROUND_SLICE_MS, () => deps.foreground.whenIdle(BACKGROUND_PAUSE_MS))
+      : createSlicer(FOREGROUND_SLICE_MS)
     let writes: PreparedFile[] = []
     let touches: FileRecord[] = []
     let batchChunks = 0
@@ -194,6 +208,11 @@ export function createIndexer(deps: IndexerDeps) {
           for (const f of w) repo.replaceFile(f.record, f.chunks)
           for (const f of t) repo.touchFile(f)
         })
+      }
+      // A rebuild's index merges its FTS5 segments in small steps, one per commit.
+      if (writeTo().length > 0 && background) {
+        await yieldToEventLoop()
+        for (const target of writeTo()) target.mergeStep()
       }
     }
 
@@ -266,10 +285,7 @@ export function createIndexer(deps: IndexerDeps) {
       result.indexed++
       result.chunks += prepared.chunks.length
       batchChunks += prepared.chunks.length
-      if (batchChunks >= BATCH_CHUNKS) {
-        await commit()
-        await yieldToEventLoop()
-      }
+      if (batchChunks >= BATCH_CHUNKS) await commit()
       await slicer.maybeYield()
     }
 
@@ -322,7 +338,7 @@ export function createIndexer(deps: IndexerDeps) {
   async function sync(opts: SyncOptions): Promise<SyncResult> {
     const base = opts.into ?? deps.live
     const into = opts.into
-    const pass = startPass(opts, base, into ? () => [into] : deps.targets)
+    const pass = startPass(opts, base, into ? () => [into] : deps.targets, true)
     // Files missing from the scan are gone as of this moment: a file created and indexed
     // after it carries a newer read and is not deleted.
     const scanSeq = deps.readSeq.next()
@@ -340,7 +356,7 @@ export function createIndexer(deps: IndexerDeps) {
 
   /** Re-reads the given sources (whatever their stat says) into every write target. */
   async function syncPaths(paths: readonly string[], reason: string): Promise<SyncResult> {
-    const pass = startPass({ full: false, reason }, deps.live, deps.targets)
+    const pass = startPass({ full: false, reason }, deps.live, deps.targets, false)
     for (const rel of new Set(paths)) {
       const readSeq = deps.readSeq.next()
       const file = await statSource(deps.roots, rel)

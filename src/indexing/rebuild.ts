@@ -8,6 +8,7 @@
  * deletes (removeStaleRebuild). The embedding cache is a separate file, so the rebuild
  * re-embeds only chunks it has never seen.
  */
+import { yieldToEventLoop } from '../shared/async.js'
 import type { Logger } from '../shared/logger.js'
 import { removeIndexFiles, type IndexStore } from '../store/index-store.js'
 import type { Indexer, SyncResult } from './indexer.js'
@@ -29,7 +30,7 @@ export type RebuildStage = 'built' | 'swapping'
 
 export type RebuilderDeps = {
   live: Pick<IndexStore, 'dbPath' | 'replaceWith'>
-  /** Opens a new writer index at `dbPath` with the configured vector layout. */
+  /** Opens a new scratch writer index at `dbPath` with the configured vector layout. */
   openIndex: (dbPath: string) => IndexStore
   indexer: Pick<Indexer, 'sync'>
   targets: Pick<WriteTargets, 'add' | 'remove'>
@@ -53,6 +54,12 @@ export function createRebuilder(deps: RebuilderDeps) {
       const result = await deps.indexer.sync({ full: true, reason, into: temp, signal })
       const catchUp = await deps.indexer.sync({ full: false, reason: `${reason} (catch-up)`, into: temp, signal })
       temp.transaction((repo) => repo.setMeta('identity', deps.identity))
+      // Leaves the new index as merged as FTS5's own merging would, in small steps.
+      while (temp.mergeStep()) {
+        signal.throwIfAborted()
+        await yieldToEventLoop()
+      }
+      await temp.flushToDisk()
       await deps.onStage?.('built')
       signal.throwIfAborted()
       await deps.readers.suspend()

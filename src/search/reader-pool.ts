@@ -161,7 +161,9 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
     },
     /** Reopens the connections (before any held call reaches a worker) and releases calls. */
     resume() {
-      for (const slot of slots) void send(slot, { op: 'open' }, () => null)
+      // Not awaited: calls sent after it are answered after the reopen. A worker that
+      // cannot reopen exits and is replaced.
+      for (const slot of slots) send(slot, { op: 'open' }, () => null).catch(() => undefined)
       for (; owedWorkers > 0; owedWorkers--) slots.push(start())
       gate = null
       openGate()

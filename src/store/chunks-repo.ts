@@ -145,6 +145,9 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
       'SELECT source, COUNT(*) AS files, SUM(chunk_count) AS chunks FROM files GROUP BY source',
     ),
     getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+    totalChanges: db.prepare<[], { n: number }>('SELECT total_changes() AS n'),
+    // FTS5 commands want integers; a JS number is bound as REAL, a BigInt as INTEGER.
+    ftsCommand: db.prepare<[string, bigint]>('INSERT INTO chunks_fts (chunks_fts, rank) VALUES (?, ?)'),
     setMeta: db.prepare(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
     ),
@@ -231,6 +234,15 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
     pendingVectorCount: (): number => stmt.pendingCount.get()?.n ?? 0,
     getMeta: (key: string): string | undefined => stmt.getMeta.get(key)?.value,
     setMeta: (key: string, value: string): void => void stmt.setMeta.run(key, value),
+    /**
+     * Merges FTS5 segments, writing at most about `pages` pages. Returns false once there
+     * was nothing left to merge (FTS5 reports that as fewer than 2 changes).
+     */
+    mergeStep(pages: number): boolean {
+      const before = stmt.totalChanges.get()?.n ?? 0
+      stmt.ftsCommand.run('merge', BigInt(pages))
+      return (stmt.totalChanges.get()?.n ?? 0) - before >= 2
+    },
   }
 }
 

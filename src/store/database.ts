@@ -3,6 +3,11 @@
  * (the search workers' read-only connections) proceed while the writer commits;
  * synchronous=NORMAL is durable across process crashes (the index is a cache of the files,
  * so losing the last commit on power loss only means a re-sync).
+ *
+ * A scratch database (a rebuild's new index, read by no one until it is complete, deleted
+ * if the process dies) keeps its rollback journal in memory and never syncs: no WAL to
+ * checkpoint, so its many large commits never stall the event loop. It is switched to WAL
+ * and flushed to disk before it replaces the live index (index-store.ts).
  */
 import Database from 'better-sqlite3'
 
@@ -11,11 +16,11 @@ export type Db = Database.Database
 /** How long a connection waits for another writer's lock before SQLITE_BUSY, in ms. */
 const BUSY_TIMEOUT_MS = 5000
 
-export function openDatabase(path: string, opts: { readonly?: boolean } = {}): Db {
+export function openDatabase(path: string, opts: { readonly?: boolean; scratch?: boolean } = {}): Db {
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false })
   if (!opts.readonly) {
-    db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = NORMAL')
+    db.pragma(opts.scratch ? 'journal_mode = MEMORY' : 'journal_mode = WAL')
+    db.pragma(opts.scratch ? 'synchronous = OFF' : 'synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
   }
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)

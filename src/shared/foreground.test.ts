@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest'
+import { createForeground } from './foreground.js'
+
+describe('foreground', () => {
+  it('holds background work while a request is in progress and releases it when the last ends', async () => {
+    const fg = createForeground()
+    await fg.whenIdle(10_000)
+    const exitA = fg.enter()
+    const exitB = fg.enter()
+    let released = false
+    const waiting = fg.whenIdle(10_000).then(() => (released = true))
+    exitA()
+    exitA()
+    await new Promise((r) => setImmediate(r))
+    expect(released).toBe(false)
+    expect(fg.active()).toBe(1)
+    exitB()
+    await waiting
+    expect(released).toBe(true)
+  })
+
+  it('lets background work go on after the longest wait, so it is never starved', async () => {
+    const fg = createForeground()
+    fg.enter()
+    const started = performance.now()
+    await fg.whenIdle(20)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(15)
+  })
+})

@@ -1,0 +1,44 @@
+/**
+ * Lets background work give way to foreground requests. Searches mark themselves in
+ * progress (enter/exit); a background loop (a sync or rebuild pass) that has used its time
+ * slice waits until no search is in progress, for at most `maxWaitMs`, so a heavy search
+ * load slows a rebuild down instead of the rebuild slowing searches down.
+ */
+export function createForeground() {
+  let active = 0
+  let waiters: (() => void)[] = []
+
+  function release(): void {
+    const w = waiters
+    waiters = []
+    w.forEach((resolve) => resolve())
+  }
+
+  return {
+    /** Marks a foreground request in progress; call the returned function when it ends. */
+    enter(): () => void {
+      active++
+      let done = false
+      return () => {
+        if (done) return
+        done = true
+        active--
+        if (active === 0) release()
+      }
+    },
+    /** Resolves when no foreground request is in progress, or after `maxWaitMs`. */
+    whenIdle(maxWaitMs: number): Promise<void> {
+      if (active === 0) return Promise.resolve()
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, maxWaitMs)
+        waiters.push(() => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
+    },
+    active: (): number => active,
+  }
+}
+
+export type Foreground = ReturnType<typeof createForeground>
