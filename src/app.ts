@@ -57,7 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerSwagger(app)
 
   const { services } = container
-  await app.register(searchRoutes, { search: services.search })
+  await app.register(searchRoutes, { search: services.search, foreground: services.foreground })
   await app.register(filesRoutes, {
     files: services.files,
     writes: services.writes,

@@ -180,7 +180,6 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
       vectorsReady: store.storesVectors,
       onSearch: syncWorker.onSearch,
-      foreground,
       reranker,
       settings: config.search,
       rerank: config.rerank,
@@ -200,6 +199,8 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       ...(overrides.now && { now: overrides.now }),
     }),
     indexing: createIndexingService({ store, coordinator, syncWorker, embedding, cache }),
+    /** Searches in progress, which background indexing gives way to. */
+    foreground,
   }
 
   return {

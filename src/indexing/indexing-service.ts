@@ -8,7 +8,7 @@ import type { IndexStore } from '../store/index-store.js'
 import { appError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
-import type { SyncResult } from './indexer.js'
+import type { SyncResult } from './sync-result.js'
 import type { SyncCoordinator } from './sync-coordinator.js'
 import type { SyncWorker } from './sync-worker.js'
 

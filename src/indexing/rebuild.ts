@@ -11,7 +11,8 @@
 import { yieldToEventLoop } from '../shared/async.js'
 import type { Logger } from '../shared/logger.js'
 import { removeIndexFiles, type IndexStore } from '../store/index-store.js'
-import type { Indexer, SyncResult } from './indexer.js'
+import type { Indexer } from './indexer.js'
+import type { SyncResult } from './sync-result.js'
 import type { WriteTargets } from './write-targets.js'
 
 /** The temp file a rebuild writes, next to the live index. */

@@ -1,6 +1,6 @@
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { emptySyncResult, type SyncResult } from './indexer.js'
+import { emptySyncResult, type SyncResult } from './sync-result.js'
 import { createSyncCoordinator } from './sync-coordinator.js'
 
 type Call = { reason: string; signal: AbortSignal; finish: (err?: Error) => void }

@@ -10,7 +10,7 @@
 import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
-import type { SyncResult } from './indexer.js'
+import type { SyncResult } from './sync-result.js'
 
 export type LastSync = {
   at: string

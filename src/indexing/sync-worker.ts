@@ -7,7 +7,7 @@
  * rescan run for whatever happened meanwhile.
  */
 import type { Logger } from '../shared/logger.js'
-import type { SyncResult } from './indexer.js'
+import type { SyncResult } from './sync-result.js'
 import type { WatcherFactory, Watcher, WatchTargets } from './watcher.js'
 
 /** A steady stream of changes still gets synced at least this often, in ms. */
@@ -39,8 +39,8 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
   let rescan: NodeJS.Timeout | null = null
   let restart: NodeJS.Timeout | null = null
   let restartDelay = RESTART_DELAY_MS
-  /** When the first change not yet handed to a sync arrived (0: none pending). */
-  let pendingSince = 0
+  /** When the first change not yet handed to a sync arrived (null: none pending). */
+  let pendingSince: number | null = null
   let changes = 0
   let lastRequestAt = now()
 
@@ -56,7 +56,7 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
   function fire(): Promise<SyncResult> {
     if (debounce) clearTimeout(debounce)
     debounce = null
-    pendingSince = 0
+    pendingSince = null
     return sync('watch')
   }
 
@@ -64,7 +64,7 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
     if (stopped) return
     changes++
     const at = now()
-    if (pendingSince === 0) pendingSince = at
+    pendingSince ??= at
     if (debounce) clearTimeout(debounce)
     const wait = Math.max(0, Math.min(deps.debounceMs, pendingSince + MAX_WAIT_MS - at))
     debounce = setTimeout(() => void fire(), wait)
@@ -118,14 +118,14 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
     /** A search is about to run: sync waiting changes now, or rescan if it has been long. */
     onSearch: (): void => {
       if (stopped) return
-      if (pendingSince !== 0) void fire()
+      if (pendingSince !== null) void fire()
       else if (now() - lastRequestAt > SEARCH_RECHECK_MS) void sync('search recheck')
     },
     /** Syncs everything changed on disk so far; resolves when the index has it. */
     drain: async (): Promise<void> => {
-      await (pendingSince !== 0 ? fire() : sync('flush'))
+      await (pendingSince !== null ? fire() : sync('flush'))
     },
-    status: () => ({ watching: watcher !== null, dirty: pendingSince !== 0, changesSeen: changes }),
+    status: () => ({ watching: watcher !== null, dirty: pendingSince !== null, changesSeen: changes }),
     async stop(): Promise<void> {
       stopped = true
       for (const timer of [debounce, restart]) if (timer) clearTimeout(timer)

@@ -3,7 +3,7 @@
  * rebuild runs, so writes acknowledged during a rebuild are in the index that replaces the
  * live one.
  */
-import type { IndexTarget } from './indexer.js'
+import type { IndexTarget } from './sync-pass.js'
 
 export function createWriteTargets(live: IndexTarget) {
   let extra: IndexTarget | null = null

@@ -9,7 +9,6 @@ import type { Config } from '../config/config.js'
 import type { RerankProvider } from '../providers/types.js'
 import { isZeroVector } from '../providers/vectors.js'
 import { appError } from '../shared/errors.js'
-import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import { queryTerms } from '../text/analyzer.js'
 import { dropDuplicateRanges } from './dedupe.js'
@@ -34,8 +33,6 @@ export type SearchServiceDeps = {
   vectorsReady: () => boolean
   /** Called before each search (the sync worker's check for changes not yet synced). */
   onSearch: () => void
-  /** Marks searches in progress, so background indexing gives way to them. */
-  foreground: Pick<Foreground, 'enter'>
   reranker: Pick<RerankProvider, 'id' | 'rerank'> | null
   settings: Config['search']
   rerank: Pick<Config['rerank'], 'topN' | 'timeoutMs'>
@@ -62,17 +59,8 @@ export function createSearchService(deps: SearchServiceDeps) {
   let warnedRebuilding = false
 
   async function search(req: SearchRequest): Promise<SearchResponse> {
-    deps.onSearch()
-    const exit = deps.foreground.enter()
-    try {
-      return await run(req)
-    } finally {
-      exit()
-    }
-  }
-
-  async function run(req: SearchRequest): Promise<SearchResponse> {
     const started = performance.now()
+    deps.onSearch()
     const requested: SearchMode = req.mode ?? 'hybrid'
     const maxResults = req.maxResults ?? settings.maxResults
     const minScore = req.minScore ?? settings.minScore

@@ -9,17 +9,22 @@ export function yieldToEventLoop(): Promise<void> {
  * A time slicer for CPU-bound loops: `await slicer.maybeYield()` yields only when the current
  * slice has run longer than `sliceMs`, so short jobs pay nothing and long ones never hold
  * the event loop for more than about one slice. `pause`, if given, is awaited at each yield
- * (background work waiting for foreground requests to finish).
+ * and at each `slicer.pause()` (background work waiting for foreground requests to finish).
  */
 export function createSlicer(sliceMs: number, pause?: () => Promise<void>) {
   let sliceStart = performance.now()
+  const waitForTurn = async () => {
+    if (pause) await pause()
+    sliceStart = performance.now()
+  }
   return {
     async maybeYield(): Promise<void> {
       if (performance.now() - sliceStart < sliceMs) return
       await yieldToEventLoop()
-      if (pause) await pause()
-      sliceStart = performance.now()
+      await waitForTurn()
     },
+    /** Waits for `pause` now (after awaiting something else, before more synchronous work). */
+    pause: waitForTurn,
   }
 }
 

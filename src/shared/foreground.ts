@@ -8,10 +8,14 @@ export function createForeground() {
   let active = 0
   let waiters: (() => void)[] = []
 
+  /**
+   * Resumes waiting background work on the next turn of the event loop, not in this one:
+   * a search ends before its response is serialised and written, and that should go first.
+   */
   function release(): void {
     const w = waiters
     waiters = []
-    w.forEach((resolve) => resolve())
+    if (w.length > 0) setImmediate(() => w.forEach((resolve) => resolve()))
   }
 
   return {

@@ -44,8 +44,8 @@ const DOC_FREQ_CACHE_SIZE = 50_000
  */
 const SCRATCH_FTS = { automerge: 0, crisismerge: 64 }
 const LIVE_FTS = { automerge: 4, crisismerge: 16 }
-/** Pages of FTS5 merge work per step: about 1–2 ms. */
-const MERGE_STEP_PAGES = 50
+/** Pages of FTS5 merge work per step: about 1 ms. */
+const MERGE_STEP_PAGES = 16
 
 /** Deletes an index file with its WAL and shared-memory files. */
 export function removeIndexFiles(dbPath: string): void {

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RebuildStage } from '../../src/indexing/rebuild.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { createFakeEmbedder } from '../helpers/fake-embedder.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 type Status = {
@@ -126,6 +127,26 @@ describe('full rebuild', () => {
     expect(await rebuildDone(t)).toMatchObject({ files: 5, lastSync: { ok: true, full: true } })
     expect((await t.search({ query: 'zeppelin' })).body.results.map((r) => r.path)).toEqual(['memory/new.md'])
     expect((await t.search({ query: 'Shinjuku' })).body.results).toEqual([])
+  })
+
+  it('re-embeds nothing it has embedded before: the embedding cache outlives the swap', async () => {
+    const embedder = createFakeEmbedder()
+    const t = await buildTestApp({ corpus: true, overrides: { embedder: embedder.provider } })
+    apps.push(t)
+    const embeddedFirst = embedder.calls()
+    expect(embeddedFirst).toBeGreaterThan(0)
+    await t.sync(true)
+    const status = (await t.app.inject({ method: 'GET', url: '/index' })).json<{
+      vectorsPending: number
+      lastSync: { full: boolean; embedded: number; embedCacheHits: number }
+    }>()
+    expect(status.lastSync).toMatchObject({ full: true, embedded: 0 })
+    expect(status.lastSync.embedCacheHits).toBeGreaterThan(0)
+    expect(status.vectorsPending).toBe(0)
+    expect(embedder.calls()).toBe(embeddedFirst)
+    const hybrid = await t.search({ query: 'Shinjuku' })
+    expect(hybrid.body).toMatchObject({ mode: 'hybrid' })
+    expect(hybrid.body.degraded).toBeUndefined()
   })
 
   it('removes a temp file left by a killed rebuild at start-up', async () => {

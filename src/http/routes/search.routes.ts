@@ -1,10 +1,29 @@
-/** POST /search → services.search (SPEC §3). */
+/**
+ * POST /search → services.search (SPEC §3). A search counts as in progress from the moment
+ * its headers are read until its response is sent, and background indexing waits for it
+ * (shared/foreground.ts): parsing the body and writing the answer need the main thread too.
+ */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { FastifyRequest } from 'fastify'
 import type { SearchService } from '../../search/search-service.js'
+import type { Foreground } from '../../shared/foreground.js'
 import { errorResponses } from '../schemas/common.schema.js'
 import { SearchRequest, SearchResponse } from '../schemas/search.schema.js'
 
-export const searchRoutes: FastifyPluginAsyncZod<{ search: Pick<SearchService, 'search'> }> = async (app, opts) => {
+export type SearchRoutesOptions = { search: Pick<SearchService, 'search'>; foreground: Pick<Foreground, 'enter'> }
+
+export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (app, opts) => {
+  const inProgress = new WeakMap<FastifyRequest, () => void>()
+  const done = async (request: FastifyRequest) => {
+    inProgress.get(request)?.()
+    inProgress.delete(request)
+  }
+  app.addHook('onRequest', async (request) => {
+    inProgress.set(request, opts.foreground.enter())
+  })
+  app.addHook('onResponse', done)
+  app.addHook('onRequestAbort', done)
+
   app.post('/search', {
     schema: {
       operationId: 'searchMemory',

@@ -1,0 +1,284 @@
+/**
+ * One sync pass over some files into some indexes: reads each file (unless its stat or
+ * hash shows it unchanged), prepares its chunks, embeds them when an index stores vectors,
+ * and writes batches in one transaction per index; then drops files that are gone and fills
+ * vectors still pending. Background passes (syncs, rebuilds) work in short slices and small
+ * batches and give way to searches in progress; a write's own pass does not pause, since
+ * its caller is waiting for it.
+ */
+import fs from 'node:fs/promises'
+import type { Config } from '../config/config.js'
+import { createSlicer, yieldToEventLoop } from '../shared/async.js'
+import type { Foreground } from '../shared/foreground.js'
+import type { Logger } from '../shared/logger.js'
+import { publicErrorMessage } from '../shared/public-error.js'
+import type { FileRecord, PendingChunk } from '../store/chunks-repo.js'
+import type { IndexStore } from '../store/index-store.js'
+import { decodeText } from '../text/lines.js'
+import { embedInput } from './embed-input.js'
+import type { ScannedFile } from './file-scanner.js'
+import { sha256 } from './hashing.js'
+import { prepareFile, type PreparedFile, type TermCache } from './prepare-file.js'
+import type { ReadSequence } from './read-sequence.js'
+import { transcriptText } from './transcript.js'
+import { emptySyncResult, type SyncResult } from './sync-result.js'
+import type { Vectorizer } from './vectorizer.js'
+
+/**
+ * Chunks written per transaction before the event loop gets a turn. A transaction is
+ * synchronous: 25 chunks with their FTS rows hold the event loop for about 1.5 ms.
+ */
+const BATCH_CHUNKS = 25
+/** Files deleted per transaction (a file's chunks go with it). */
+const DELETE_BATCH_FILES = 100
+/** Chunks embedded per step of the pass over chunks still waiting for a vector. */
+const PENDING_BATCH = 256
+/**
+ * Longest stretch of CPU work (chunking, analysis) between yields, in ms: short for
+ * background passes, which then also wait for searches in progress (up to
+ * BACKGROUND_PAUSE_MS), longer for a write's own pass.
+ */
+const BACKGROUND_SLICE_MS = 1
+const FOREGROUND_SLICE_MS = 8
+const BACKGROUND_PAUSE_MS = 25
+/**
+ * A file whose mtime is this close to the moment it was indexed is re-hashed on the next
+ * sync even when size and mtime match: a write within the filesystem's timestamp
+ * granularity could otherwise go unnoticed (git's "racy clean" rule). In ms.
+ */
+const RACY_WINDOW_MS = 2000
+
+export type SyncOptions = {
+  /** Re-read every file, even unchanged ones. */
+  full: boolean
+  reason: string
+  /** Compare with and write to this index only (a rebuild's new index); default: live. */
+  into?: IndexTarget
+  /** Stops the pass between files and batches (shutdown, a cancelled rebuild). */
+  signal?: AbortSignal
+}
+
+/** What a sync needs of an index. */
+export type IndexTarget = Pick<
+  IndexStore,
+  'transaction' | 'mergeStep' | 'storesVectors' | 'listFiles' | 'getFile' | 'pendingVectors' | 'pendingVectorCount'
+>
+
+/**
+ * A file to drop from the index. `known`: the compared index had it (counted as deleted);
+ * the others are still dropped, in case another write target has it.
+ */
+type Gone = { path: string; readSeq: number; known: boolean }
+
+/** What a pass needs besides its files: shared by every pass of one indexer. */
+export type PassContext = {
+  readSeq: ReadSequence
+  foreground: Pick<Foreground, 'whenIdle'>
+  vectorizer: Pick<Vectorizer, 'vectorize'> | null
+  chunking: Config['chunking']
+  maxFileBytes: number
+  termCache: TermCache
+  log: Logger
+  now: () => number
+}
+
+const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
+  prev.sizeBytes === file.sizeBytes && prev.mtimeMs === file.mtimeMs && prev.mtimeMs < prev.indexedAtMs - RACY_WINDOW_MS
+
+/** A pass's state: the batch being built, its counters, and how it writes. */
+export function startPass(
+  ctx: PassContext,
+  opts: SyncOptions,
+  base: IndexTarget,
+  writeTo: () => readonly IndexTarget[],
+  background: boolean,
+) {
+  const { log } = ctx
+  const started = performance.now()
+  const result = emptySyncResult(opts.full, opts.reason)
+  const slicer = background
+    ? createSlicer(BACKGROUND_SLICE_MS, () => ctx.foreground.whenIdle(BACKGROUND_PAUSE_MS))
+    : createSlicer(FOREGROUND_SLICE_MS)
+  let writes: PreparedFile[] = []
+  let touches: FileRecord[] = []
+  let batchChunks = 0
+  let embedStopped = false
+
+  /** Attaches vectors to items; after a provider failure, chunks stay pending. */
+  const embed = async (items: { hash: string; input: string; set: (v: Float32Array) => void }[]) => {
+    if (!ctx.vectorizer || embedStopped || items.length === 0) return 0
+    const out = await ctx.vectorizer.vectorize(items)
+    result.embedded += out.embedded
+    result.embedCacheHits += out.cacheHits
+    result.embeddingTokens += out.tokens
+    let stored = 0
+    out.vectors.forEach((v, i) => {
+      if (!v) return
+      items[i]?.set(v)
+      stored++
+    })
+    if (out.error !== undefined) {
+      embedStopped = true
+      result.embedError = publicErrorMessage(out.error)
+      log.warn(
+        { err: out.error },
+        'embedding failed; chunks stay searchable by keyword and get vectors at a later sync',
+      )
+    }
+    return stored
+  }
+
+  async function commit(): Promise<void> {
+    if (writes.length === 0 && touches.length === 0) return
+    opts.signal?.throwIfAborted()
+    const w = writes
+    const t = touches
+    writes = []
+    touches = []
+    batchChunks = 0
+    // Vectors are only worth paying for when some index stores them.
+    if (writeTo().some((target) => target.storesVectors())) {
+      await embed(
+        w.flatMap((f) =>
+          f.chunks.map((c) => ({
+            hash: c.contentHash,
+            input: embedInput(c.headings, c.text),
+            set: (v: Float32Array) => (c.vector = v),
+          })),
+        ),
+      )
+    }
+    // Each transaction and merge step is synchronous: a background pass lets searches in
+    // progress finish before each one.
+    for (const target of writeTo()) {
+      await slicer.pause()
+      target.transaction((repo) => {
+        for (const f of w) repo.replaceFile(f.record, f.chunks)
+        for (const f of t) repo.touchFile(f)
+      })
+    }
+    // A rebuild's index merges its FTS5 segments in small steps, one per commit.
+    if (background) {
+      for (const target of writeTo()) {
+        await yieldToEventLoop()
+        await slicer.pause()
+        target.mergeStep()
+      }
+    }
+  }
+
+  const gone: Gone[] = []
+
+  /** Reads `file` and queues it for writing unless it is unchanged. */
+  async function visit(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<void> {
+    opts.signal?.throwIfAborted()
+    const readSeq = ctx.readSeq.next()
+    if (file.sizeBytes > ctx.maxFileBytes) {
+      result.skipped++
+      log.warn(
+        { path: file.rel, sizeBytes: file.sizeBytes, maxFileBytes: ctx.maxFileBytes },
+        'file too large, not indexed',
+      )
+      gone.push({ path: file.rel, readSeq, known: prev !== undefined })
+      return
+    }
+    if (!opts.full && !force && prev && unchangedByStat(prev, file)) {
+      result.unchanged++
+      return
+    }
+    let bytes: Buffer
+    try {
+      bytes = await fs.readFile(file.abs)
+      await slicer.pause()
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        gone.push({ path: file.rel, readSeq, known: prev !== undefined })
+        return
+      }
+      result.errors.push({ path: file.rel, error: publicErrorMessage(err) })
+      log.warn({ err, path: file.rel }, 'cannot read file')
+      return
+    }
+    const hash = sha256(bytes)
+    const indexedAtMs = ctx.now()
+    if (!opts.full && prev && prev.sha256 === hash) {
+      touches.push({ ...prev, sizeBytes: bytes.length, mtimeMs: file.mtimeMs, indexedAtMs, readSeq })
+      result.unchanged++
+      return
+    }
+    let text = decodeText(bytes)
+    if (file.source === 'sessions') {
+      const transcript = transcriptText(text)
+      text = transcript.text
+      if (transcript.malformed > 0) {
+        result.malformedLines += transcript.malformed
+        log.warn({ path: file.rel, malformedLines: transcript.malformed }, 'transcript lines that are not JSON skipped')
+      }
+    }
+    const prepared = await prepareFile(
+      {
+        rel: file.rel,
+        text,
+        sha256: hash,
+        sizeBytes: bytes.length,
+        mtimeMs: file.mtimeMs,
+        indexedAtMs,
+        readSeq,
+        source: file.source,
+      },
+      ctx.chunking,
+      slicer,
+      ctx.termCache,
+    )
+    writes.push(prepared)
+    result.indexed++
+    result.chunks += prepared.chunks.length
+    batchChunks += prepared.chunks.length
+    if (batchChunks >= BATCH_CHUNKS) await commit()
+    await slicer.maybeYield()
+  }
+
+  /** Writes what is queued, drops the files that are gone, fills pending vectors. */
+  async function finish(withPending: boolean): Promise<SyncResult> {
+    await commit()
+    for (let i = 0; i < gone.length; i += DELETE_BATCH_FILES) {
+      opts.signal?.throwIfAborted()
+      const slice = gone.slice(i, i + DELETE_BATCH_FILES)
+      for (const target of writeTo()) {
+        target.transaction((repo) => slice.forEach((g) => repo.deleteFile(g.path, g.readSeq)))
+      }
+      await yieldToEventLoop()
+    }
+    result.deleted = gone.filter((g) => g.known).length
+    if (withPending && ctx.vectorizer && base.storesVectors()) {
+      await embedPending()
+      result.vectorsPending = base.pendingVectorCount()
+    }
+    result.durationMs = Math.round(performance.now() - started)
+    return result
+  }
+
+  /** Gives vectors to chunks of `base` written without one (an outage, a new provider). */
+  async function embedPending(): Promise<void> {
+    while (!embedStopped) {
+      opts.signal?.throwIfAborted()
+      const pending = base.pendingVectors(PENDING_BATCH)
+      if (pending.length === 0) return
+      const vectors: { chunk: PendingChunk; vector: Float32Array }[] = []
+      const stored = await embed(
+        pending.map((chunk) => ({
+          hash: chunk.contentHash,
+          input: embedInput(chunk.headings, chunk.text),
+          set: (vector: Float32Array) => vectors.push({ chunk, vector }),
+        })),
+      )
+      base.transaction((repo) => {
+        for (const { chunk, vector } of vectors) repo.putVector(chunk.id, chunk.path, chunk.source, vector)
+      })
+      if (stored === 0) return
+      await yieldToEventLoop()
+    }
+  }
+
+  return { result, gone, visit, finish }
+}
