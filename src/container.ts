@@ -81,7 +81,9 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   }
   const embedding = embedder &&
     vectors && { provider: embedder.id, model: embedder.model, dims: embedder.dims, backend: vectors.backend }
-  removeStaleRebuild(config.index.dbPath, fs.existsSync)
+  if (removeStaleRebuild(config.index.dbPath, fs.existsSync)) {
+    log.warn('removed the half-built index of a rebuild that was interrupted; the previous index serves')
+  }
   const openIndex = (dbPath: string, scratch = false) =>
     createIndexStore({ dbPath, vectors, loadVectorExtension, scratch })
   const store = openIndex(config.index.dbPath)
@@ -145,6 +147,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     targets,
     identity,
     readers: reader,
+    foreground,
     log: log.child({ module: 'rebuild' }),
     ...(overrides.onRebuildStage && { onStage: overrides.onRebuildStage }),
   })

@@ -9,11 +9,15 @@
  * re-embeds only chunks it has never seen.
  */
 import { yieldToEventLoop } from '../shared/async.js'
+import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import { removeIndexFiles, type IndexStore } from '../store/index-store.js'
 import type { Indexer } from './indexer.js'
 import type { SyncResult } from './sync-result.js'
 import type { WriteTargets } from './write-targets.js'
+
+/** Longest wait for searches in progress between two final merge steps, in ms. */
+const MERGE_PAUSE_MS = 25
 
 /** The temp file a rebuild writes, next to the live index. */
 export const rebuildPath = (dbPath: string): string => `${dbPath}.rebuild`
@@ -39,6 +43,8 @@ export type RebuilderDeps = {
   identity: string
   /** Readers of the live file, closed around the swap. */
   readers: { suspend(): Promise<void>; resume(): void }
+  /** Searches in progress, which the final merging gives way to. */
+  foreground: Pick<Foreground, 'whenIdle'>
   log: Logger
   /** Test hook awaited at each stage (failure injection, holding a rebuild open). */
   onStage?: (stage: RebuildStage) => Promise<void>
@@ -59,6 +65,7 @@ export function createRebuilder(deps: RebuilderDeps) {
       while (temp.mergeStep()) {
         signal.throwIfAborted()
         await yieldToEventLoop()
+        await deps.foreground.whenIdle(MERGE_PAUSE_MS)
       }
       await temp.flushToDisk()
       await deps.onStage?.('built')
@@ -76,6 +83,8 @@ export function createRebuilder(deps: RebuilderDeps) {
         indexed: result.indexed + catchUp.indexed,
         deleted: result.deleted + catchUp.deleted,
         chunks: result.chunks + catchUp.chunks,
+        embedded: result.embedded + catchUp.embedded,
+        embedCacheHits: result.embedCacheHits + catchUp.embedCacheHits,
         vectorsPending: catchUp.vectorsPending,
         durationMs: Math.round(performance.now() - started),
       }

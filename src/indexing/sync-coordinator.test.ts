@@ -25,8 +25,9 @@ const tick = () => new Promise((r) => setImmediate(r))
 function setup(stale = () => false) {
   const syncs = fakeJobs(false)
   const rebuilds = fakeJobs(true)
-  const coordinator = createSyncCoordinator({ sync: syncs.job, rebuild: rebuilds.job, stale, log })
-  return { syncs: syncs.calls, rebuilds: rebuilds.calls, coordinator }
+  let clock = 0
+  const coordinator = createSyncCoordinator({ sync: syncs.job, rebuild: rebuilds.job, stale, log, now: () => clock })
+  return { syncs: syncs.calls, rebuilds: rebuilds.calls, coordinator, advance: (ms: number) => (clock += ms) }
 }
 
 describe('sync coordinator', () => {
@@ -75,6 +76,20 @@ describe('sync coordinator', () => {
     expect(syncs).toHaveLength(1)
     stale = false
     rebuilds[0]?.finish()
+  })
+
+  it('waits a minute before starting another automatic rebuild after one failed', async () => {
+    const { syncs, rebuilds, coordinator, advance } = setup(() => true)
+    void coordinator.request({ full: false, reason: 'startup' })
+    rebuilds[0]?.finish(new Error('disk full'))
+    syncs[0]?.finish()
+    await tick()
+    void coordinator.request({ full: false, reason: 'watch' })
+    expect(rebuilds).toHaveLength(1)
+    advance(60_000)
+    await tick()
+    void coordinator.request({ full: false, reason: 'watch' })
+    expect(rebuilds).toHaveLength(2)
   })
 
   it('records a failed sync without crashing and runs the next one', async () => {

@@ -4,13 +4,18 @@
  * one ends, because the running scan may already have passed the files that changed; every
  * caller coalesced into it gets its result. Full rebuilds (rebuild.ts) run beside them, one
  * at a time: a second request while one runs is refused with INDEX_BUSY. When the index
- * was built with other settings (`stale`), any sync request also starts the rebuild.
+ * was built with other settings (`stale`), any sync request also starts the rebuild; after
+ * such a rebuild fails, the next automatic attempt waits AUTO_REBUILD_RETRY_MS.
  * stop() cancels both lanes between batches and waits for them.
  */
 import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import type { SyncResult } from './sync-result.js'
+
+/** Pause after a failed automatic rebuild before syncs start another one, in ms. */
+const AUTO_REBUILD_RETRY_MS = 60_000
+const AUTO_REBUILD_REASON = 'index settings changed'
 
 export type LastSync = {
   at: string
@@ -49,6 +54,8 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
   let lastSync: LastSync | null = null
   let completed = 0
   let idleWaiters: (() => void)[] = []
+  /** When an automatic rebuild last failed (null: never). */
+  let autoRebuildFailedAt: number | null = null
 
   /** Runs one job, records its outcome, and reports failures to status and the log only. */
   function run(full: boolean, reason: string): Promise<SyncResult> {
@@ -126,7 +133,13 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
   function request(opts: { full: boolean; reason: string }): Promise<SyncResult> {
     if (controller.signal.aborted) return Promise.reject(new Error('the service is shutting down'))
     if (opts.full) return startRebuild(opts.reason)
-    if (!rebuilding && deps.stale()) void startRebuild('index settings changed')
+    const retryDue = autoRebuildFailedAt === null || now() - autoRebuildFailedAt >= AUTO_REBUILD_RETRY_MS
+    if (!rebuilding && retryDue && deps.stale()) {
+      startRebuild(AUTO_REBUILD_REASON).then(
+        () => (autoRebuildFailedAt = null),
+        () => (autoRebuildFailedAt = now()),
+      )
+    }
     return requestSync(opts.reason)
   }
 
