@@ -2,22 +2,13 @@ import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { WriteResult } from '../../src/files/write-service.js'
 import { sha256 } from '../../src/indexing/hashing.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { rawRequest } from '../helpers/raw-request.js'
 
-type WriteBody = {
-  path: string
-  sha256: string
-  sizeBytes: number
-  totalLines: number
-  startLine: number
-  endLine: number
-  created: boolean
-  indexed: boolean
-  code?: string
-  details?: { currentSha256: string | null }
-}
+/** A write's answer, or an error's (code, details). */
+type WriteBody = WriteResult & { code?: string; details?: { currentSha256: string | null } }
 
 const apps: TestApp[] = []
 afterEach(async () => {
