@@ -57,17 +57,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerSwagger(app)
 
   const { services } = container
+  // A file of MNEMO_MAX_FILE_BYTES fits a write body even with JSON escaping (at most doubling it).
+  const writeBodyLimitBytes = Math.max(config.server.bodyLimitBytes, 2 * config.index.maxFileBytes)
   await app.register(searchRoutes, { search: services.search, foreground: services.foreground })
-  await app.register(filesRoutes, {
-    files: services.files,
-    writes: services.writes,
-    // A file of MNEMO_MAX_FILE_BYTES fits even with JSON escaping (at most doubling it).
-    writeBodyLimitBytes: Math.max(config.server.bodyLimitBytes, 2 * config.index.maxFileBytes),
-  })
-  await app.register(flushRoutes, {
-    flush: services.flush,
-    bodyLimitBytes: Math.max(config.server.bodyLimitBytes, 2 * config.index.maxFileBytes),
-  })
+  await app.register(filesRoutes, { files: services.files, writes: services.writes, writeBodyLimitBytes })
+  await app.register(flushRoutes, { flush: services.flush, bodyLimitBytes: writeBodyLimitBytes })
   await app.register(indexingRoutes, { indexing: services.indexing })
   await app.register(healthRoutes, { indexing: services.indexing, startedAt })
   app.addHook('onClose', async () => container.close())

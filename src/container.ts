@@ -81,7 +81,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   }
   const embedding = embedder &&
     vectors && { provider: embedder.id, model: embedder.model, dims: embedder.dims, backend: vectors.backend }
-  if (removeStaleRebuild(config.index.dbPath, fs.existsSync)) {
+  if (removeStaleRebuild(config.index.dbPath)) {
     log.warn('removed the half-built index of a rebuild that was interrupted; the previous index serves')
   }
   const openIndex = (dbPath: string, scratch = false) =>

@@ -5,30 +5,20 @@
  * waits for `settle(path)` (the writes already queued on the file's lock), so eight agents
  * appending to one day file cost about one re-index per batch of appends, not one each.
  */
+import { deferred, type Deferred } from '../shared/async.js'
+
 export type PathIndexQueueDeps = {
   index: (path: string) => Promise<unknown>
   /** Resolves once the writes queued for `path` so far are done. */
   settle: (path: string) => Promise<void>
 }
 
-type Deferred = { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void }
-
-function deferred(): Deferred {
-  let resolve!: () => void
-  let reject!: (err: unknown) => void
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
 export function createPathIndexQueue(deps: PathIndexQueueDeps) {
   /** Per path: the pass reading now, and the one waiting to start (which new requests join). */
-  type State = { running: Promise<void> | null; waiting: Deferred | null }
+  type State = { running: Promise<void> | null; waiting: Deferred<void> | null }
   const states = new Map<string, State>()
 
-  async function runNext(path: string, s: State, next: Deferred): Promise<void> {
+  async function runNext(path: string, s: State, next: Deferred<void>): Promise<void> {
     await s.running?.catch(() => undefined)
     await deps.settle(path)
     // From here on the pass reads the file: later requests need the pass after it.

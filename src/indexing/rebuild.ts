@@ -23,12 +23,7 @@ const MERGE_PAUSE_MS = 25
 export const rebuildPath = (dbPath: string): string => `${dbPath}.rebuild`
 
 /** Deletes what a rebuild killed mid-way left behind. Returns whether there was anything. */
-export function removeStaleRebuild(dbPath: string, exists: (p: string) => boolean): boolean {
-  const temp = rebuildPath(dbPath)
-  const found = ['', '-wal', '-shm', '-journal'].some((suffix) => exists(`${temp}${suffix}`))
-  removeIndexFiles(temp)
-  return found
-}
+export const removeStaleRebuild = (dbPath: string): boolean => removeIndexFiles(rebuildPath(dbPath))
 
 /** Where the test hook is called. */
 export type RebuildStage = 'built' | 'swapping'

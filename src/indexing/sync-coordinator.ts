@@ -8,6 +8,7 @@
  * such a rebuild fails, the next automatic attempt waits AUTO_REBUILD_RETRY_MS.
  * stop() cancels both lanes between batches and waits for them.
  */
+import { deferred, type Deferred } from '../shared/async.js'
 import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
@@ -27,12 +28,8 @@ export type LastSync = {
   result?: SyncResult
 }
 
-type Queued = {
-  reasons: string[]
-  promise: Promise<SyncResult>
-  resolve: (r: SyncResult) => void
-  reject: (e: unknown) => void
-}
+/** The follow-up sync that requests made during a running one share. */
+type Queued = Deferred<SyncResult> & { reasons: string[] }
 
 export type SyncCoordinatorDeps = {
   /** One incremental sync. */
@@ -113,14 +110,8 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
       return syncing
     }
     if (!queued) {
-      let resolve!: (r: SyncResult) => void
-      let reject!: (e: unknown) => void
-      const promise = new Promise<SyncResult>((res, rej) => {
-        resolve = res
-        reject = rej
-      })
-      promise.catch(() => undefined)
-      queued = { reasons: [], promise, resolve, reject }
+      queued = { ...deferred<SyncResult>(), reasons: [] }
+      queued.promise.catch(() => undefined)
     }
     if (!queued.reasons.includes(reason)) queued.reasons.push(reason)
     return queued.promise

@@ -31,7 +31,6 @@ export function createInFlight() {
       if (active === 0) return Promise.resolve()
       return new Promise((resolve) => waiters.push(resolve))
     },
-    active: (): number => active,
   }
 }
 

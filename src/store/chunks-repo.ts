@@ -238,6 +238,10 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
      * Merges FTS5 segments, writing at most about `pages` pages. Returns false once there
      * was nothing left to merge (FTS5 reports that as fewer than 2 changes).
      */
+    /** Sets FTS5 configuration options (automerge, crisismerge, …). */
+    setFtsOptions(options: Record<string, number>): void {
+      for (const [name, value] of Object.entries(options)) stmt.ftsCommand.run(name, BigInt(value))
+    },
     mergeStep(pages: number): boolean {
       const before = stmt.totalChanges.get()?.n ?? 0
       stmt.ftsCommand.run('merge', BigInt(pages))

@@ -47,9 +47,15 @@ const LIVE_FTS = { automerge: 4, crisismerge: 16 }
 /** Pages of FTS5 merge work per step: about 1 ms. */
 const MERGE_STEP_PAGES = 16
 
-/** Deletes an index file with its WAL and shared-memory files. */
-export function removeIndexFiles(dbPath: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(`${dbPath}${suffix}`, { force: true })
+/** Deletes an index file with its WAL, shared-memory and journal files; whether any existed. */
+export function removeIndexFiles(dbPath: string): boolean {
+  let found = false
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    const file = `${dbPath}${suffix}`
+    found = fs.existsSync(file) || found
+    fs.rmSync(file, { force: true })
+  }
+  return found
 }
 
 type Opened = {
@@ -80,7 +86,6 @@ function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
       const vectors = adopt ? wanted : stored
       if (vectors?.backend === 'sqlite-vec') opts.loadVectorExtension?.(db)
       if (adopt) ensureVectorTable(db, wanted)
-      if (opts.scratch) setFtsOptions(db, SCRATCH_FTS)
       return { db, vectors, storesVectors: adopt, recreated: attempt > 0 }
     } catch (err) {
       db.close()
@@ -88,12 +93,6 @@ function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
       removeIndexFiles(opts.dbPath)
     }
   }
-}
-
-function setFtsOptions(db: Db, options: Record<string, number>): void {
-  // FTS5 wants integers; better-sqlite3 binds a JS number as REAL, a BigInt as INTEGER.
-  const set = db.prepare<[string, bigint]>('INSERT INTO chunks_fts (chunks_fts, rank) VALUES (?, ?)')
-  db.transaction(() => Object.entries(options).forEach(([name, value]) => set.run(name, BigInt(value))))()
 }
 
 function openReader(opts: IndexStoreOptions): Opened {
@@ -119,6 +118,9 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const readonly = opts.readonly ?? false
   const first = readonly ? { ...openReader(opts), recreated: false } : openWriter(opts)
   let state = bind(first)
+  const setFtsOptions = (options: Record<string, number>) =>
+    state.db.transaction(() => state.repo.setFtsOptions(options))()
+  if (opts.scratch) setFtsOptions(SCRATCH_FTS)
   let open = true
   let commits = 0
   let cachedGeneration = -1
@@ -224,7 +226,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
       try {
         for (const suffix of ['-wal', '-shm']) fs.rmSync(`${opts.dbPath}${suffix}`, { force: true })
         fs.renameSync(nextPath, opts.dbPath)
-        fsyncDir(path.dirname(opts.dbPath))
+        fsyncPath(path.dirname(opts.dbPath))
       } finally {
         // Reopens whichever index the file now holds: the new one, or the old one when the
         // rename failed.
@@ -253,16 +255,11 @@ export function createIndexStore(opts: IndexStoreOptions) {
       if (!open) return
       open = false
       if (opts.scratch) {
-        setFtsOptions(state.db, LIVE_FTS)
+        setFtsOptions(LIVE_FTS)
         state.db.pragma('journal_mode = WAL')
       }
       closeClean(state.db)
-      const fd = fs.openSync(opts.dbPath, 'r')
-      try {
-        fs.fsyncSync(fd)
-      } finally {
-        fs.closeSync(fd)
-      }
+      fsyncPath(opts.dbPath)
     },
     close(): void {
       if (!open) return
@@ -272,9 +269,9 @@ export function createIndexStore(opts: IndexStoreOptions) {
   }
 }
 
-/** Makes a rename in `dir` durable. */
-function fsyncDir(dir: string): void {
-  const fd = fs.openSync(dir, 'r')
+/** Flushes a file's data, or a folder's names (a rename in it), to disk. */
+function fsyncPath(p: string): void {
+  const fd = fs.openSync(p, 'r')
   try {
     fs.fsyncSync(fd)
   } finally {
