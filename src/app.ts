@@ -8,6 +8,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config/config.js'
 import type { Container } from './container.js'
 import { registerAuth } from './http/plugins/auth.js'
+import { agentsRoutes } from './http/routes/agents.routes.js'
 import { registerErrorHandler, replyWithError } from './http/plugins/error-handler.js'
 import { createRequestLogController } from './http/plugins/request-log.js'
 import { registerSwagger } from './http/plugins/swagger.js'
@@ -53,17 +54,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
-  registerAuth(app, { token: config.server.apiToken, docsPublic: config.server.docsPublic })
+  const { services } = container
+  registerAuth(app, { auth: services.auth, docsPublic: config.server.docsPublic })
   await registerSwagger(app)
 
-  const { services } = container
+  const { memory } = services
   // A file of MNEMO_MAX_FILE_BYTES fits a write body even with JSON escaping (at most doubling it).
   const writeBodyLimitBytes = Math.max(config.server.bodyLimitBytes, 2 * config.index.maxFileBytes)
-  await app.register(searchRoutes, { search: services.search, foreground: services.foreground })
-  await app.register(filesRoutes, { files: services.files, writes: services.writes, writeBodyLimitBytes })
-  await app.register(flushRoutes, { flush: services.flush, bodyLimitBytes: writeBodyLimitBytes })
-  await app.register(indexingRoutes, { indexing: services.indexing })
-  await app.register(healthRoutes, { indexing: services.indexing, startedAt })
+  await app.register(searchRoutes, { memory, foreground: services.foreground })
+  await app.register(filesRoutes, { memory, writeBodyLimitBytes })
+  await app.register(flushRoutes, { memory, bodyLimitBytes: writeBodyLimitBytes })
+  await app.register(indexingRoutes, { memory })
+  await app.register(agentsRoutes, { memory })
+  await app.register(healthRoutes, { readiness: services.readiness, startedAt })
   app.addHook('onClose', async () => container.close())
   return app
 }

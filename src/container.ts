@@ -1,28 +1,24 @@
 /**
- * Composition root: the only place that calls the create* factories. It chooses providers,
- * opens the index and the embedding cache, builds the indexer, sync coordinator, reader and
- * services, and owns their lifecycle: start() runs the start-up sync, close() stops the
- * search workers, waits for the running sync and closes everything in reverse order.
+ * Composition root: the only place that calls the create* factories (agent-space.ts wires
+ * one space's part of it). It chooses providers and builds what every agent shares — the
+ * embedding cache and vectorizer, the search worker pool, the term cache — then the main
+ * agent's space, the team's, and the registry that opens other agents on demand. It owns
+ * their lifecycle: start() runs the start-up sync of main and the team, close() closes the
+ * agents, the shared pool and the providers in reverse order.
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { createAgentGateway } from './agents/agent-gateway.js'
+import { MAIN_AGENT } from './agents/agent-id.js'
+import { createAgentRegistry } from './agents/agent-registry.js'
+import { createAgentSpace, type SharedResources, type SpaceDef } from './agents/agent-space.js'
+import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
-import { createFileService } from './files/file-service.js'
-import { removeStaleTempFiles } from './files/file-writer.js'
-import { createFlushService } from './files/flush-service.js'
-import { createWriteService } from './files/write-service.js'
-import { createMemoryPaths, MEMORY_DIR } from './files/memory-paths.js'
 import { indexIdentity } from './indexing/index-identity.js'
-import { createIndexer } from './indexing/indexer.js'
-import { createPathIndexQueue } from './indexing/path-index-queue.js'
-import { createReadSequence } from './indexing/read-sequence.js'
-import { createRebuilder, removeStaleRebuild, type RebuildStage } from './indexing/rebuild.js'
-import { createSyncWorker } from './indexing/sync-worker.js'
-import { watchSources, type WatcherFactory } from './indexing/watcher.js'
-import { createWriteTargets } from './indexing/write-targets.js'
-import { createIndexingService } from './indexing/indexing-service.js'
-import { createSyncCoordinator } from './indexing/sync-coordinator.js'
+import { createTermCache } from './indexing/prepare-file.js'
+import type { RebuildStage } from './indexing/rebuild.js'
 import { createVectorizer } from './indexing/vectorizer.js'
+import { watchSources, type WatcherFactory } from './indexing/watcher.js'
 import { createEmbeddingProvider, createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
 import type { EmbeddingProvider, RerankProvider } from './providers/types.js'
 import { createLocalReader, createReaderOps } from './search/index-reader.js'
@@ -30,18 +26,21 @@ import { createQueryEmbedder } from './search/query-embedder.js'
 import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
 import { createForeground } from './shared/foreground.js'
-import { createInFlight } from './shared/in-flight.js'
-import { createKeyedMutex } from './shared/keyed-mutex.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
 import { createEmbeddingCache } from './store/embedding-cache.js'
-import { createIndexStore } from './store/index-store.js'
+import { peekIndexCounts } from './store/index-peek.js'
 import { loadSqliteVec } from './store/sqlite-vec.js'
 import { chooseVectorBackend } from './store/vector-backend.js'
 import { VECTOR_SHARDS } from './store/vector-schema.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
+/** Chunks whose analysed terms are remembered, for all agents (a chunk's terms are a few hundred bytes). */
+const TERM_CACHE_CHUNKS = 20_000
+/** Index files of the agents (other than main's index.sqlite) and of the team, in MNEMO_DATA_DIR. */
+export const agentIndexPath = (dataDir: string, id: string): string => path.join(dataDir, 'agents', `${id}.sqlite`)
+export const teamIndexPath = (dataDir: string): string => path.join(dataDir, 'team.sqlite')
 
 export type ContainerOverrides = ProviderDeps & {
   /** Wall clock in ms since the epoch (tests pin it). */
@@ -58,15 +57,14 @@ export type ContainerOverrides = ProviderDeps & {
   watcherFactory?: WatcherFactory
 }
 
-/** The sessions folder as a real path, created when missing; null when none is configured. */
-function sessionsReal(dir: string | undefined): string | null {
-  if (dir === undefined) return null
+/** A folder as a real path, created when missing. */
+function realDir(dir: string): string {
   fs.mkdirSync(dir, { recursive: true })
   return fs.realpathSync(dir)
 }
 
 export function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
-  const rootReal = fs.realpathSync(config.workspace.root)
+  fs.mkdirSync(config.index.dataDir, { recursive: true })
   const embedder =
     overrides.embedder !== undefined ? overrides.embedder : createEmbeddingProvider(config.embedding, overrides)
   const reranker =
@@ -81,20 +79,6 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   }
   const embedding = embedder &&
     vectors && { provider: embedder.id, model: embedder.model, dims: embedder.dims, backend: vectors.backend }
-  if (removeStaleRebuild(config.index.dbPath)) {
-    log.warn('removed the half-built index of a rebuild that was interrupted; the previous index serves')
-  }
-  const openIndex = (dbPath: string, scratch = false) =>
-    createIndexStore({ dbPath, vectors, loadVectorExtension, scratch })
-  const store = openIndex(config.index.dbPath)
-  if (store.recreated)
-    log.warn('the index was written by another version: it was deleted and will be rebuilt from the files')
-  const identity = indexIdentity(config.chunking, embedding)
-  // A new or emptied index simply takes the current settings; one built with other
-  // settings keeps serving until its rebuild is swapped in.
-  if (store.getMeta('identity') === undefined && store.listFiles().length === 0) {
-    store.transaction((repo) => repo.setMeta('identity', identity))
-  }
   const cache = embedder?.cacheable
     ? createEmbeddingCache({
         dbPath: path.join(config.index.dataDir, EMBEDDING_CACHE_FILE),
@@ -102,22 +86,24 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
         ...(overrides.now && { now: overrides.now }),
       })
     : null
-  const memoryPaths = createMemoryPaths({
-    extraPaths: config.workspace.extraPaths,
-    extraPathsWritable: config.workspace.extraPathsWritable,
-    sessions: config.workspace.sessionsDir !== undefined,
-  })
-  const roots = { workspace: rootReal, sessions: sessionsReal(config.workspace.sessionsDir), paths: memoryPaths }
-  const targets = createWriteTargets(store)
-  const foreground = createForeground()
-  const indexer = createIndexer({
-    live: store,
-    targets: targets.all,
-    readSeq: createReadSequence(store.maxReadSeq()),
-    foreground,
-    roots,
-    chunking: config.chunking,
-    maxFileBytes: config.index.maxFileBytes,
+  // Main and the team are always open besides the agents the registry keeps.
+  const pool =
+    config.search.workers > 0
+      ? createReaderPool({
+          size: config.search.workers,
+          shards: vectors?.shards ?? 1,
+          maxConnections: config.agents.maxOpen + 2,
+          log: log.child({ module: 'search-pool' }),
+        })
+      : null
+  const shared: SharedResources = {
+    config,
+    log,
+    vectors,
+    loadVectorExtension,
+    identity: indexIdentity(config.chunking, embedding),
+    embedding,
+    cache,
     vectorizer:
       embedder &&
       createVectorizer({
@@ -127,110 +113,91 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
         batchTokens: config.embedding.batchTokens,
         concurrency: config.embedding.concurrency,
       }),
-    log: log.child({ module: 'indexer' }),
+    termCache: createTermCache(TERM_CACHE_CHUNKS),
+    foreground: createForeground(),
+    readerFor: (store) => (pool ? pool.forIndex(store.dbPath, createReaderOps(store)) : createLocalReader(store)),
+    watcherFactory: overrides.watcherFactory ?? watchSources,
+    ...(overrides.onRebuildStage && { onRebuildStage: overrides.onRebuildStage }),
+    ...(overrides.now && { now: overrides.now }),
+  }
+  // Extra paths and session transcripts are main's; other agents and the team have the
+  // plain layout (MEMORY.md, memory/).
+  const plain = { sessionsDir: undefined, extraPaths: [], extraPathsWritable: false }
+  const mainDef: SpaceDef = {
+    name: MAIN_AGENT,
+    space: 'agent',
+    root: config.workspace.root,
+    dbPath: config.index.dbPath,
+    sessionsDir: config.workspace.sessionsDir,
+    extraPaths: config.workspace.extraPaths,
+    extraPathsWritable: config.workspace.extraPathsWritable,
+    readOnly: false,
+  }
+  const main = createAgentSpace(mainDef, shared)
+  const { teamDir, dir: agentsDir } = config.agents
+  const team =
+    teamDir === undefined
+      ? null
+      : createAgentSpace(
+          {
+            ...plain,
+            name: 'team',
+            space: 'team',
+            root: realDir(teamDir),
+            dbPath: teamIndexPath(config.index.dataDir),
+            readOnly: !config.agents.teamWritable,
+          },
+          shared,
+        )
+  const registry = createAgentRegistry({
+    main,
+    dirReal: agentsDir === undefined ? null : realDir(agentsDir),
+    maxOpen: config.agents.maxOpen,
+    open: (id, root) =>
+      createAgentSpace(
+        { ...plain, name: id, space: 'agent', root, dbPath: agentIndexPath(config.index.dataDir, id), readOnly: false },
+        shared,
+      ),
+    peek: (id) => ({ ...peekIndexCounts(agentIndexPath(config.index.dataDir, id)), lastSync: null }),
+    log: log.child({ module: 'agents' }),
     ...(overrides.now && { now: overrides.now }),
   })
-  const reader =
-    config.search.workers > 0
-      ? createReaderPool({
-          dbPath: config.index.dbPath,
-          size: config.search.workers,
-          shards: vectors?.shards ?? 1,
-          fallback: createReaderOps(store),
-          log: log.child({ module: 'search-pool' }),
-        })
-      : createLocalReader(store)
-  const rebuilder = createRebuilder({
-    live: store,
-    openIndex: (dbPath) => openIndex(dbPath, true),
-    indexer,
-    targets,
-    identity,
-    readers: reader,
-    foreground,
-    log: log.child({ module: 'rebuild' }),
-    ...(overrides.onRebuildStage && { onStage: overrides.onRebuildStage }),
+  const search = createSearchService({
+    embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
+    reranker,
+    settings: config.search,
+    rerank: config.rerank,
+    log: log.child({ module: 'search' }),
   })
-  const coordinator = createSyncCoordinator({
-    sync: (reason, signal) => indexer.sync({ full: false, reason, signal }),
-    rebuild: rebuilder.rebuild,
-    stale: () => store.getMeta('identity') !== identity,
-    log: log.child({ module: 'sync' }),
-  })
-  const syncWorker = createSyncWorker({
-    ...config.sync,
-    targets: { root: rootReal, scanRoots: memoryPaths.scanRoots(), sessions: roots.sessions },
-    watcherFactory: overrides.watcherFactory ?? watchSources,
-    requestSync: (reason) => coordinator.request({ full: false, reason }),
-    log: log.child({ module: 'sync-worker' }),
-  })
-  const locks = createKeyedMutex()
-  const pathIndex = createPathIndexQueue({
-    index: (rel) => indexer.syncPaths([rel], 'write'),
-    settle: (rel) => locks.run(rel, async () => undefined),
-  })
-  const writeDeps = {
-    rootReal,
-    maxFileBytes: config.index.maxFileBytes,
-    locks,
-    inFlight: createInFlight(),
-    indexPath: pathIndex.request,
-    log: log.child({ module: 'writes' }),
-  }
-  const services = {
-    search: createSearchService({
-      reader,
-      embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
-      vectorsReady: store.storesVectors,
-      onSearch: syncWorker.onSearch,
-      reranker,
-      settings: config.search,
-      rerank: config.rerank,
-      log: log.child({ module: 'search' }),
-    }),
-    files: createFileService({
-      rootReal,
-      sessionsReal: roots.sessions,
-      memoryPaths,
-      store,
-      maxFileBytes: config.index.maxFileBytes,
-    }),
-    writes: createWriteService({ ...writeDeps, memoryPaths }),
-    flush: createFlushService({
-      ...writeDeps,
-      drain: syncWorker.drain,
-      ...(overrides.now && { now: overrides.now }),
-    }),
-    indexing: createIndexingService({ store, coordinator, syncWorker, embedding, cache }),
-    /** Searches in progress, which background indexing gives way to. */
-    foreground,
-  }
 
   return {
-    services,
+    services: {
+      /** Everything a request acting as an agent may do (REST and MCP). */
+      memory: createAgentGateway({ registry, team, search }),
+      /** Who a request is, from its token. */
+      auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
+      /** The main agent's readiness (GET /ready). */
+      readiness: main.indexing.readiness,
+      /** Searches in progress, which background indexing gives way to. */
+      foreground: shared.foreground,
+    },
+    /** Agents open now besides main (for tests and benchmarks). */
+    openAgents: registry.openCount,
     /**
-     * Starts background work: the watcher (resolves once it is ready) and the start-up
-     * sync (not awaited; /ready reports it).
+     * Starts background work of main and the team: watchers (resolves once they are ready)
+     * and start-up syncs (not awaited; /ready reports main's). Other agents start when opened.
      */
     async start(): Promise<void> {
-      // Temp files sit next to their target: MEMORY.md at the top, the rest in writable folders.
-      const writableDirs = [MEMORY_DIR, ...(config.workspace.extraPathsWritable ? config.workspace.extraPaths : [])]
-      let swept = await removeStaleTempFiles(rootReal, false)
-      for (const dir of writableDirs) swept += await removeStaleTempFiles(path.join(rootReal, dir), true)
-      if (swept > 0) log.info({ files: swept }, 'removed temp files of interrupted writes')
-      await syncWorker.start()
-      if (config.index.indexOnStart) void coordinator.request({ full: false, reason: 'startup' }).catch(() => undefined)
+      await Promise.all([main.start(), team?.start()])
     },
     /**
-     * Shutdown: stop watching, let in-flight writes finish (on disk and indexed), cancel
-     * syncs and rebuilds between batches, then close the readers and the stores. Idempotent.
+     * Shutdown: closes the agents (stop watching, let in-flight writes finish, cancel syncs
+     * and rebuilds between batches, close indexes), then the search workers, the cache and
+     * the providers. Idempotent.
      */
     async close(): Promise<void> {
-      await syncWorker.stop()
-      await writeDeps.inFlight.close()
-      await coordinator.stop()
-      await reader.close()
-      store.close()
+      await Promise.all([registry.close(), main.close(), team?.close()])
+      await pool?.close()
       cache?.close()
       await embedder?.close?.()
       await reranker?.close?.()

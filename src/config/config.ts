@@ -18,6 +18,17 @@ export type Config = Readonly<{
     /** Absolute path of the session transcripts folder, if any. */
     sessionsDir: string | undefined
   }>
+  agents: Readonly<{
+    /** Absolute path of the folder holding one workspace per further agent, if any. */
+    dir: string | undefined
+    /** Agent indexes open at once (LRU). */
+    maxOpen: number
+    /** Absolute path of the team workspace, if any. */
+    teamDir: string | undefined
+    teamWritable: boolean
+    /** Agent id → its token (secrets: never logged). */
+    tokens: ReadonlyMap<string, string>
+  }>
   sync: Readonly<{ watch: boolean; debounceMs: number; rescanMs: number }>
   index: Readonly<{
     dataDir: string

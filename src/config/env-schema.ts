@@ -33,7 +33,23 @@ export const envSchema = z
       'Comma-separated extra files or folders to index, inside the workspace (relative or absolute)',
     ),
     MNEMO_API_TOKEN: envVar(z.string().optional()).describe(
-      'When set, every route except /health requires "Authorization: Bearer <token>"',
+      'Admin token: when set, every route except /health requires "Authorization: Bearer <token>"; it may act for any agent',
+    ),
+    MNEMO_AGENTS_DIR: envVar(z.string().optional()).describe(
+      'Folder of further agents, one sub-folder per agent id (<dir>/<id>/MEMORY.md, memory/); unset: only "main"',
+    ),
+    MNEMO_MAX_OPEN_AGENTS: envVar(int(1, 100_000).default(64)).describe(
+      'Agent indexes kept open at once; the least recently used idle ones are closed and reopened on demand',
+    ),
+    MNEMO_TEAM_DIR: envVar(z.string().optional()).describe(
+      'Team workspace every agent can search and read (paths under team/); unset: no team memory',
+    ),
+    MNEMO_TEAM_WRITABLE: envVar(bool(false)).describe('Let agents write team memory through the API (team/...)'),
+    MNEMO_AGENT_TOKENS: envVar(z.string().optional()).describe(
+      'Agent tokens as id:token,id:token: a request with one acts as that agent only (never logged)',
+    ),
+    MNEMO_AGENT_TOKENS_FILE: envVar(z.string().optional()).describe(
+      'File of agent tokens, one id:token per line (# comments); merged with MNEMO_AGENT_TOKENS',
     ),
     MNEMO_DOCS_PUBLIC: envVar(bool(false)).describe(
       'Serve /docs and /openapi.json without the API token (they hold no data)',

@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from './load-config.js'
@@ -77,5 +79,63 @@ describe('loadConfig', () => {
   it('stores extra paths workspace-relative, whether given relative or absolute', () => {
     const config = loadConfig({ MNEMO_EXTRA_PATHS: 'notes, /srv/app/workspace/docs/a.md,notes' }, cwd)
     expect(config.workspace.extraPaths).toEqual(['notes', 'docs/a.md'])
+  })
+})
+
+describe('agent settings', () => {
+  const tokenA = 'token-of-agent-a-0123'
+  const tokenB = 'token-of-agent-b-0123'
+
+  it('has only main, no team and no tokens by default', () => {
+    expect(loadConfig({}, cwd).agents).toEqual({
+      dir: undefined,
+      maxOpen: 64,
+      teamDir: undefined,
+      teamWritable: false,
+      tokens: new Map(),
+    })
+  })
+
+  it('reads agent tokens from the variable and the file, splitting each at its first colon', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-tokens-'))
+    try {
+      fs.writeFileSync(path.join(dir, 'tokens'), `# agents\n\nb:${tokenB}:with-colon\r\n`)
+      const config = loadConfig(
+        {
+          MNEMO_AGENTS_DIR: 'agents',
+          MNEMO_TEAM_DIR: 'team',
+          MNEMO_AGENT_TOKENS: ` a:${tokenA} ,`,
+          MNEMO_AGENT_TOKENS_FILE: path.join(dir, 'tokens'),
+        },
+        cwd,
+      )
+      expect(config.agents.dir).toBe('/srv/app/agents')
+      expect(config.agents.teamDir).toBe('/srv/app/team')
+      expect([...config.agents.tokens]).toEqual([
+        ['a', tokenA],
+        ['b', `${tokenB}:with-colon`],
+      ])
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it.each([
+    [{ MNEMO_AGENT_TOKENS: `Bad:${tokenA}` }, 'entry 1: "Bad" is not an agent id'],
+    [{ MNEMO_AGENT_TOKENS: 'main:short' }, 'shorter than 16 characters'],
+    [{ MNEMO_AGENT_TOKENS: `main:${tokenA},main:${tokenB}` }, '"main" has a token already'],
+    [{ MNEMO_AGENTS_DIR: 'a', MNEMO_AGENT_TOKENS: `a:${tokenA},b:${tokenA}` }, 'have the same token'],
+    [{ MNEMO_API_TOKEN: tokenA, MNEMO_AGENT_TOKENS: `main:${tokenA}` }, 'is MNEMO_API_TOKEN'],
+    [{ MNEMO_AGENT_TOKENS: `ops:${tokenA}` }, 'need MNEMO_AGENTS_DIR'],
+    [{ MNEMO_AGENT_TOKENS_FILE: '/nonexistent/tokens' }, 'cannot read /nonexistent/tokens (ENOENT)'],
+    [{ MNEMO_TEAM_DIR: 'workspace/team' }, 'MNEMO_TEAM_DIR: must not be, contain or lie inside MNEMO_WORKSPACE'],
+    [{ MNEMO_TEAM_DIR: 'agents', MNEMO_AGENTS_DIR: 'agents' }, 'must not be, contain or lie inside MNEMO_AGENTS_DIR'],
+    [{ MNEMO_AGENTS_DIR: 'workspace' }, 'MNEMO_AGENTS_DIR: must not be MNEMO_WORKSPACE'],
+    [{ MNEMO_TEAM_DIR: 'team', MNEMO_EXTRA_PATHS: 'team/notes' }, 'team/ is reserved'],
+    [{ MNEMO_MAX_OPEN_AGENTS: '0' }, 'MNEMO_MAX_OPEN_AGENTS'],
+  ])('refuses %j', (env, expected) => {
+    const issues = issuesOf(env)
+    expect(issues.join('\n')).toContain(expected)
+    expect(issues.join('\n')).not.toContain(tokenA)
   })
 })

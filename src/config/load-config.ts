@@ -3,9 +3,13 @@
  * shapes them into the nested Config. Throws ConfigError listing every problem, each
  * naming its variable, so one start-up attempt shows all of them.
  */
+import fs from 'node:fs'
 import path from 'node:path'
+import { MAIN_AGENT } from '../agents/agent-id.js'
+import { TEAM_PREFIX } from '../search/search-spaces.js'
+import { checkDistinctTokens, parseAgentTokens } from './agent-tokens.js'
 import type { Config } from './config.js'
-import { envSchema } from './env-schema.js'
+import { envSchema, type Env } from './env-schema.js'
 
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID'
@@ -41,6 +45,40 @@ function parseExtraPaths(raw: string | undefined, root: string, issues: string[]
   return [...new Set(out)]
 }
 
+/** Agent tokens from the variable and the file, checked; a missing or unreadable file is an issue. */
+function loadAgentTokens(e: Env, cwd: string, issues: string[]): Map<string, string> {
+  const tokens = new Map<string, string>()
+  if (e.MNEMO_AGENT_TOKENS) parseAgentTokens(e.MNEMO_AGENT_TOKENS, /,/, 'MNEMO_AGENT_TOKENS', tokens, issues)
+  if (e.MNEMO_AGENT_TOKENS_FILE) {
+    const file = path.resolve(cwd, e.MNEMO_AGENT_TOKENS_FILE)
+    let text = ''
+    try {
+      text = fs.readFileSync(file, 'utf8')
+    } catch (err) {
+      issues.push(`MNEMO_AGENT_TOKENS_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`)
+    }
+    parseAgentTokens(text, /\r?\n/, 'MNEMO_AGENT_TOKENS_FILE', tokens, issues)
+  }
+  checkDistinctTokens(tokens, e.MNEMO_API_TOKEN, issues)
+  return tokens
+}
+
+/** The team folder may not be a workspace of an agent (or hold the agents). */
+function checkTeamDir(
+  teamDir: string | undefined,
+  root: string,
+  agentsDir: string | undefined,
+  issues: string[],
+): void {
+  if (teamDir === undefined) return
+  const overlaps = (a: string, b: string) =>
+    a === b || a.startsWith(`${b}${path.sep}`) || b.startsWith(`${a}${path.sep}`)
+  if (overlaps(teamDir, root)) issues.push('MNEMO_TEAM_DIR: must not be, contain or lie inside MNEMO_WORKSPACE')
+  if (agentsDir !== undefined && overlaps(teamDir, agentsDir)) {
+    issues.push('MNEMO_TEAM_DIR: must not be, contain or lie inside MNEMO_AGENTS_DIR')
+  }
+}
+
 export function loadConfig(env: Record<string, string | undefined>, cwd: string): Config {
   const parsed = envSchema.safeParse(env)
   if (!parsed.success) {
@@ -51,6 +89,17 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   const root = path.resolve(cwd, e.MNEMO_WORKSPACE)
   const dataDir = path.resolve(cwd, e.MNEMO_DATA_DIR)
   const extraPaths = parseExtraPaths(e.MNEMO_EXTRA_PATHS, root, issues)
+  const agentsDir = e.MNEMO_AGENTS_DIR && path.resolve(cwd, e.MNEMO_AGENTS_DIR)
+  const teamDir = e.MNEMO_TEAM_DIR && path.resolve(cwd, e.MNEMO_TEAM_DIR)
+  checkTeamDir(teamDir, root, agentsDir, issues)
+  if (agentsDir !== undefined && agentsDir === root) issues.push('MNEMO_AGENTS_DIR: must not be MNEMO_WORKSPACE')
+  const agentTokens = loadAgentTokens(e, cwd, issues)
+  if (agentsDir === undefined && [...agentTokens.keys()].some((id) => id !== MAIN_AGENT)) {
+    issues.push('MNEMO_AGENT_TOKENS: agents other than "main" need MNEMO_AGENTS_DIR')
+  }
+  if (teamDir !== undefined && extraPaths.some((p) => p === 'team' || p.startsWith(TEAM_PREFIX))) {
+    issues.push('MNEMO_EXTRA_PATHS: team/ is reserved for team memory when MNEMO_TEAM_DIR is set')
+  }
   if (issues.length > 0) throw new ConfigError(issues)
 
   const config: Config = {
@@ -67,6 +116,13 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       extraPaths,
       extraPathsWritable: e.MNEMO_EXTRA_PATHS_WRITABLE,
       sessionsDir: e.MNEMO_SESSIONS_DIR && path.resolve(cwd, e.MNEMO_SESSIONS_DIR),
+    },
+    agents: {
+      dir: agentsDir,
+      maxOpen: e.MNEMO_MAX_OPEN_AGENTS,
+      teamDir,
+      teamWritable: e.MNEMO_TEAM_WRITABLE,
+      tokens: agentTokens,
     },
     sync: { watch: e.MNEMO_WATCH, debounceMs: e.MNEMO_SYNC_DEBOUNCE_MS, rescanMs: e.MNEMO_SYNC_RESCAN_MS },
     index: {
@@ -121,7 +177,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
 }
 
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
+  // Maps are read-only by type (ReadonlyMap); Object.freeze does not reach their entries.
+  if (value && typeof value === 'object' && !(value instanceof Map)) {
     for (const v of Object.values(value)) deepFreeze(v)
     Object.freeze(value)
   }

@@ -35,7 +35,11 @@ describe('memory paths', () => {
     sessions: true,
   })
 
+  const readOnly = createMemoryPaths({ extraPaths: [], readOnly: true })
+
   it.each([
+    [readOnly, 'MEMORY.md', { kind: 'memory', writable: false }],
+    [readOnly, 'memory/2026-03-01.md', { kind: 'memory', writable: false }],
     [paths, 'MEMORY.md', { kind: 'memory', writable: true }],
     [paths, 'memory/2026-02-16.md', { kind: 'memory', writable: true }],
     [paths, 'notes/idea.md', { kind: 'memory', writable: false }],

@@ -27,6 +27,8 @@ export type MemoryPathsOptions = {
   extraPathsWritable?: boolean
   /** Whether a sessions folder is configured. */
   sessions?: boolean
+  /** No path is writable (team memory without MNEMO_TEAM_WRITABLE). */
+  readOnly?: boolean
 }
 
 export function createMemoryPaths(opts: MemoryPathsOptions) {
@@ -51,10 +53,11 @@ export function createMemoryPaths(opts: MemoryPathsOptions) {
     if (!isSource(rel)) return { kind: 'none' }
     // Writes are markdown only: MEMORY.md, memory/**/*.md, and extra-path markdown if allowed.
     const writable =
-      rel === MEMORY_FILE ||
-      (isMarkdown(rel) &&
-        (under(rel, [MEMORY_DIR]) ||
-          (opts.extraPathsWritable === true && (under(rel, extraPaths) || extraPaths.includes(rel)))))
+      opts.readOnly !== true &&
+      (rel === MEMORY_FILE ||
+        (isMarkdown(rel) &&
+          (under(rel, [MEMORY_DIR]) ||
+            (opts.extraPathsWritable === true && (under(rel, extraPaths) || extraPaths.includes(rel))))))
     return { kind: 'memory', writable }
   }
 

@@ -12,14 +12,11 @@ import type { Config } from '../config/config.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import { scanSources, statSource, type SourceRoots } from './file-scanner.js'
-import { createTermCache } from './prepare-file.js'
+import type { TermCache } from './prepare-file.js'
 import type { ReadSequence } from './read-sequence.js'
 import { startPass, type IndexTarget, type SyncOptions } from './sync-pass.js'
 import type { SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
-
-/** Chunks whose analysed terms are remembered (a chunk's terms are a few hundred bytes). */
-const TERM_CACHE_CHUNKS = 20_000
 
 export type IndexerDeps = {
   /** The index searches read: what syncs compare files with unless told otherwise. */
@@ -32,6 +29,8 @@ export type IndexerDeps = {
   /** Null when no embedding provider is configured. */
   vectorizer: Pick<Vectorizer, 'vectorize'> | null
   roots: SourceRoots
+  /** Analysed terms of chunks by path and content (shared by every agent's indexer). */
+  termCache: TermCache
   chunking: Config['chunking']
   maxFileBytes: number
   log: Logger
@@ -45,7 +44,7 @@ export function createIndexer(deps: IndexerDeps) {
     vectorizer: deps.vectorizer,
     chunking: deps.chunking,
     maxFileBytes: deps.maxFileBytes,
-    termCache: createTermCache(TERM_CACHE_CHUNKS),
+    termCache: deps.termCache,
     log: deps.log,
     now: deps.now ?? Date.now,
   }
@@ -54,7 +53,7 @@ export function createIndexer(deps: IndexerDeps) {
   async function sync(opts: SyncOptions): Promise<SyncResult> {
     const base = opts.into ?? deps.live
     const into = opts.into
-    const pass = startPass(ctx, opts, base, into ? () => [into] : deps.targets, true)
+    const pass = startPass(ctx, opts, base, into ? () => [into] : deps.targets, opts.urgent !== true)
     // Files missing from the scan are gone as of this moment: a file created and indexed
     // after it carries a newer read and is not deleted.
     const scanSeq = deps.readSeq.next()

@@ -29,11 +29,11 @@ export type LastSync = {
 }
 
 /** The follow-up sync that requests made during a running one share. */
-type Queued = Deferred<SyncResult> & { reasons: string[] }
+type Queued = Deferred<SyncResult> & { reasons: string[]; urgent: boolean }
 
 export type SyncCoordinatorDeps = {
-  /** One incremental sync. */
-  sync: (reason: string, signal: AbortSignal) => Promise<SyncResult>
+  /** One incremental sync; `urgent`: a caller waits for it, so it does not pause for searches. */
+  sync: (reason: string, signal: AbortSignal, urgent: boolean) => Promise<SyncResult>
   /** One full rebuild. */
   rebuild: (reason: string, signal: AbortSignal) => Promise<SyncResult>
   /** Whether the index was built with other settings and needs a rebuild. */
@@ -55,10 +55,10 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
   let autoRebuildFailedAt: number | null = null
 
   /** Runs one job, records its outcome, and reports failures to status and the log only. */
-  function run(full: boolean, reason: string): Promise<SyncResult> {
+  function run(full: boolean, reason: string, urgent = false): Promise<SyncResult> {
     const startedAt = now()
-    const job = full ? deps.rebuild : deps.sync
-    const promise = job(reason, controller.signal).then(
+    const job = full ? deps.rebuild(reason, controller.signal) : deps.sync(reason, controller.signal, urgent)
+    const promise = job.then(
       (result) => {
         lastSync = { at: new Date(now()).toISOString(), ok: true, full, reason, durationMs: result.durationMs, result }
         deps.log.info({ ...result, errors: result.errors.length }, full ? 'rebuild done' : 'sync done')
@@ -87,7 +87,7 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
       const next = queued
       queued = null
       if (next && !controller.signal.aborted) {
-        syncing = run(false, next.reasons.join(','))
+        syncing = run(false, next.reasons.join(','), next.urgent)
         syncing.then(next.resolve, next.reject)
       } else next?.reject(new Error('the service is shutting down'))
     }
@@ -104,24 +104,26 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
     return rebuilding
   }
 
-  function requestSync(reason: string): Promise<SyncResult> {
+  function requestSync(reason: string, urgent: boolean): Promise<SyncResult> {
     if (!syncing) {
-      syncing = run(false, reason)
+      syncing = run(false, reason, urgent)
       return syncing
     }
     if (!queued) {
-      queued = { ...deferred<SyncResult>(), reasons: [] }
+      queued = { ...deferred<SyncResult>(), reasons: [], urgent: false }
       queued.promise.catch(() => undefined)
     }
     if (!queued.reasons.includes(reason)) queued.reasons.push(reason)
+    queued.urgent ||= urgent
     return queued.promise
   }
 
   /**
    * Starts a rebuild (`full`), or a sync that starts after this call: now, or as the
-   * follow-up of the running one.
+   * follow-up of the running one. An `urgent` sync (a request waits for it) runs without
+   * giving way to searches.
    */
-  function request(opts: { full: boolean; reason: string }): Promise<SyncResult> {
+  function request(opts: { full: boolean; reason: string; urgent?: boolean }): Promise<SyncResult> {
     if (controller.signal.aborted) return Promise.reject(new Error('the service is shutting down'))
     if (opts.full) return startRebuild(opts.reason)
     const retryDue = autoRebuildFailedAt === null || now() - autoRebuildFailedAt >= AUTO_REBUILD_RETRY_MS
@@ -131,7 +133,7 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
         () => (autoRebuildFailedAt = now()),
       )
     }
-    return requestSync(opts.reason)
+    return requestSync(opts.reason, opts.urgent ?? false)
   }
 
   /** Resolves when no sync or rebuild is running (errors are reported through status). */

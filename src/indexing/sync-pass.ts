@@ -56,6 +56,8 @@ export type SyncOptions = {
   into?: IndexTarget
   /** Stops the pass between files and batches (shutdown, a cancelled rebuild). */
   signal?: AbortSignal
+  /** A request waits for this pass (an agent's first sync): it does not pause for searches. */
+  urgent?: boolean
 }
 
 /** What a sync needs of an index. */

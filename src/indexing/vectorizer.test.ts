@@ -94,6 +94,24 @@ describe('vectorizer', () => {
     expect(out.error).toMatchObject({ code: 'PROVIDER_FAILED', message: 'rec: quota exceeded' })
   })
 
+  it('embeds a text once when two calls ask for it at the same time', async () => {
+    const { provider, batches } = recorder()
+    const v = createVectorizer({ provider, cache: null, batchSize: 8, batchTokens: 1000, concurrency: 1 })
+    const [first, second] = await Promise.all([v.vectorize(items('a', 'bb')), v.vectorize(items('bb', 'ccc'))])
+    expect(batches.flat().sort()).toEqual(['a', 'bb', 'ccc'])
+    expect(second.vectors[0]).toEqual(first.vectors[1])
+    expect(second).toMatchObject({ embedded: 1, cacheHits: 1 })
+  })
+
+  it('leaves a text pending for the waiting call when the call embedding it fails', async () => {
+    const { provider, batches } = recorder({ failOn: 1 })
+    const v = createVectorizer({ provider, cache: null, batchSize: 8, batchTokens: 1000, concurrency: 1 })
+    const [first, second] = await Promise.all([v.vectorize(items('a')), v.vectorize(items('a', 'bb'))])
+    expect(first.error).toBeDefined()
+    expect(second.vectors.map((x) => x !== undefined)).toEqual([false, true])
+    expect(batches.flat().sort()).toEqual(['a', 'bb'])
+  })
+
   it('refuses vectors of the wrong size', async () => {
     const { provider } = recorder({ wrongDims: true })
     const out = await createVectorizer({

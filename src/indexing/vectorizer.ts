@@ -1,12 +1,14 @@
 /**
  * Embeds chunk texts for indexing: cache first (for providers worth caching), then the
  * misses in batches bounded by count and by estimated tokens, with bounded concurrency.
- * Identical texts are embedded once. A provider error stops further batches; what was
- * embedded is returned with the error, so the sync can store the rest as "pending".
+ * Identical texts are embedded once: within a call, and across calls in flight at the same
+ * time (one vectorizer serves every agent, so two agents indexing the same note pay for
+ * one embedding). A provider error stops further batches; what was embedded is returned
+ * with the error, so the sync can store the rest as "pending".
  */
 import { asProviderError, ProviderError } from '../providers/provider-error.js'
 import type { EmbeddingProvider } from '../providers/types.js'
-import { forEachWithConcurrency, yieldToEventLoop } from '../shared/async.js'
+import { deferred, forEachWithConcurrency, yieldToEventLoop, type Deferred } from '../shared/async.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
 import { estimateTokens } from '../text/token-estimate.js'
 
@@ -68,6 +70,8 @@ function vectorProblemAllowZero(v: Float32Array): string | null {
 export function createVectorizer(deps: VectorizerDeps) {
   const { provider } = deps
   const cache = provider.cacheable ? deps.cache : null
+  /** Texts another call is embedding now: their vector, or undefined if that call fails. */
+  const inFlight = new Map<string, Promise<Float32Array | undefined>>()
 
   async function vectorize(items: readonly VectorizeItem[], signal?: AbortSignal): Promise<VectorizeResult> {
     const byHash = new Map<string, Float32Array>()
@@ -75,7 +79,19 @@ export function createVectorizer(deps: VectorizerDeps) {
       ? cache.get(provider.id, provider.model, [...new Set(items.map((i) => i.hash))])
       : new Map<string, Float32Array>()
     for (const [hash, vector] of cached) byHash.set(hash, vector)
-    const missing = [...new Map(items.filter((i) => !byHash.has(i.hash)).map((i) => [i.hash, i])).values()]
+    const uncached = [...new Map(items.filter((i) => !byHash.has(i.hash)).map((i) => [i.hash, i])).values()]
+    // Taken now: the other call forgets its promises when it is done.
+    const elsewhere = uncached.flatMap((i) => {
+      const promise = inFlight.get(i.hash)
+      return promise ? [{ hash: i.hash, promise }] : []
+    })
+    const missing = uncached.filter((i) => !inFlight.has(i.hash))
+    const mine = new Map<string, Deferred<Float32Array | undefined>>()
+    for (const item of missing) {
+      const d = deferred<Float32Array | undefined>()
+      mine.set(item.hash, d)
+      inFlight.set(item.hash, d.promise)
+    }
     const result: VectorizeResult = {
       vectors: [],
       embedded: 0,
@@ -84,6 +100,33 @@ export function createVectorizer(deps: VectorizerDeps) {
     }
 
     const batches = planBatches(missing, Math.min(deps.batchSize, provider.maxBatch), deps.batchTokens)
+    try {
+      await embedBatches(batches, missing, byHash, result, signal)
+    } finally {
+      // Whatever this call did not embed (an error, a cancel) is settled as missing, so a
+      // call waiting for it goes on and leaves those chunks pending.
+      for (const [hash, d] of mine) {
+        inFlight.delete(hash)
+        d.resolve(byHash.get(hash))
+      }
+    }
+    for (const { hash, promise } of elsewhere) {
+      const vector = await promise
+      if (!vector) continue
+      byHash.set(hash, vector)
+      result.cacheHits += items.filter((i) => i.hash === hash).length
+    }
+    result.vectors = items.map((i) => byHash.get(i.hash))
+    return result
+  }
+
+  async function embedBatches(
+    batches: number[][],
+    missing: VectorizeItem[],
+    byHash: Map<string, Float32Array>,
+    result: VectorizeResult,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     await forEachWithConcurrency(
       batches,
       deps.concurrency,
@@ -108,8 +151,6 @@ export function createVectorizer(deps: VectorizerDeps) {
       },
       () => result.error !== undefined || signal?.aborted === true,
     )
-    result.vectors = items.map((i) => byHash.get(i.hash))
-    return result
   }
 
   return { vectorize }

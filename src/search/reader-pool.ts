@@ -1,11 +1,15 @@
 /**
- * IndexReader over a pool of worker threads, each with its own read-only SQLite connection
- * (WAL lets them read while the main thread writes). Searches then use every core and never
- * hold the main event loop, which keeps serving /health, writes and syncs. A call goes to
- * the worker with the fewest calls in flight. A worker that dies is replaced; while none is
- * alive, calls run on the main thread's own store (logged), so a broken pool degrades to
- * slower searches, never to failed ones. suspend() closes every worker's connection before a
- * rebuild swap replaces the file, holding new calls until resume() reopens them.
+ * IndexReader over a pool of worker threads shared by every agent's index: each worker
+ * holds read-only SQLite connections to the index files it is asked about (WAL lets them
+ * read while the main thread writes). Searches then use every core and never hold the main
+ * event loop, which keeps serving /health, writes and syncs. A call goes to the worker with
+ * the fewest calls in flight. A worker that dies is replaced; while none is alive, or when a
+ * worker cannot open an index, calls run on the main thread's own store (logged), so a
+ * broken pool degrades to slower searches, never to failed ones.
+ *
+ * forIndex(dbPath) is the reader of one index file. Its suspend() closes every worker's
+ * connection to that file before a rebuild swap replaces it, holding that file's new calls
+ * until resume(); its close() releases the workers' connections when the agent is closed.
  */
 import { Worker } from 'node:worker_threads'
 import { ERROR_CODES, appError, type ErrorCode } from '../shared/errors.js'
@@ -19,13 +23,11 @@ const MIN_WORKER_LIFETIME_MS = 5000
 /** A request before the pool numbers it (Omit distributed over the union). */
 type Call = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never
 type Pending = {
-  msg: Call | Control
+  msg: Call
   local: () => unknown
   resolve: (v: unknown) => void
   reject: (e: unknown) => void
 }
-/** Connection control messages, sent to one worker each and never re-asked elsewhere. */
-type Control = { op: 'close' } | { op: 'open' }
 type Slot = { worker: Worker; pending: Map<number, Pending>; startedAt: number }
 
 /**
@@ -50,36 +52,44 @@ function toError(reply: Extract<WorkerReply, { ok: false }>): Error {
 }
 
 export type ReaderPoolDeps = {
-  dbPath: string
   size: number
-  /** Vector shards in the index (1: vector searches are not split). */
+  /** Vector shards in every index (1: vector searches are not split). */
   shards: number
-  /** Used while no worker is alive. */
-  fallback: ReaderOps
+  /** Index files each worker keeps open at once. */
+  maxConnections: number
   log: Logger
 }
 
-export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWorkers(): number } {
+export function createReaderPool(deps: ReaderPoolDeps) {
   const slots: Slot[] = []
   let nextId = 0
   let closing = false
   let warnedNoWorker = false
-  /** While set, calls wait for it: the workers' connections are closed for a swap. */
-  let gate: Promise<void> | null = null
-  let openGate: () => void = () => undefined
-  /** Workers that died while suspended, started again by resume(). */
-  let owedWorkers = 0
+  /** Files that workers could not open, warned about once each. */
+  const warnedUnopened = new Set<string>()
+  /** Per index file being swapped: calls for it wait until the gate opens. */
+  const gates = new Map<string, { promise: Promise<void>; open: () => void }>()
 
   function start(): Slot {
     warnedNoWorker = false
-    const slot: Slot = { worker: spawnWorker({ dbPath: deps.dbPath }), pending: new Map(), startedAt: Date.now() }
+    const data: WorkerData = { maxConnections: deps.maxConnections }
+    const slot: Slot = { worker: spawnWorker(data), pending: new Map(), startedAt: Date.now() }
     slot.worker.on('message', (msg: WorkerReply | WorkerReady) => {
       if ('ready' in msg) return
       const call = slot.pending.get(msg.id)
       if (!call) return
       slot.pending.delete(msg.id)
       if (msg.ok) call.resolve(msg.value)
-      else call.reject(toError(msg))
+      else if (msg.unopened) {
+        if (!warnedUnopened.has(call.msg.dbPath)) {
+          deps.log.warn(
+            { dbPath: call.msg.dbPath, error: msg.message },
+            'a search worker cannot open the index: searching on the main thread',
+          )
+          warnedUnopened.add(call.msg.dbPath)
+        }
+        runLocal(call)
+      } else call.reject(toError(msg))
     })
     slot.worker.on('error', (err) => deps.log.error({ err }, 'search worker failed'))
     slot.worker.on('exit', (code) => {
@@ -91,22 +101,28 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
       }
       const shortLived = Date.now() - slot.startedAt < MIN_WORKER_LIFETIME_MS
       deps.log.error({ code, replaced: !shortLived, live: slots.length }, 'search worker exited')
-      // A worker started mid-swap would open the file being replaced: it starts at resume.
-      if (!shortLived && gate) owedWorkers++
-      else if (!shortLived) slots.push(start())
+      if (!shortLived) slots.push(start())
       // Reads are idempotent: what the dead worker had not answered is asked again elsewhere.
-      // A control message needs no answer from a worker that is gone.
+      // A close needs no answer from a worker that is gone.
       for (const p of slot.pending.values()) {
-        if (p.msg.op === 'close' || p.msg.op === 'open') p.resolve(null)
+        if (p.msg.op === 'close') p.resolve(null)
         else call(p.msg, p.local).then(p.resolve, p.reject)
       }
     })
     return slot
   }
 
+  function runLocal(p: Pick<Pending, 'local' | 'resolve' | 'reject'>): void {
+    try {
+      p.resolve(p.local())
+    } catch (err) {
+      p.reject(err)
+    }
+  }
+
   for (let i = 0; i < deps.size; i++) slots.push(start())
 
-  function send<T>(slot: Slot, msg: Call | Control, local: () => T): Promise<T> {
+  function send<T>(slot: Slot, msg: Call, local: () => T): Promise<T> {
     const id = ++nextId
     return new Promise<T>((resolve, reject) => {
       slot.pending.set(id, { msg, local, resolve: resolve as (v: unknown) => void, reject })
@@ -115,7 +131,7 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
   }
 
   async function call<T>(msg: Call, local: () => T): Promise<T> {
-    while (gate) await gate
+    for (let gate = gates.get(msg.dbPath); gate; gate = gates.get(msg.dbPath)) await gate.promise
     const slot = slots.reduce<Slot | undefined>(
       (best, s) => (!best || s.pending.size < best.pending.size ? s : best),
       undefined,
@@ -128,49 +144,57 @@ export function createReaderPool(deps: ReaderPoolDeps): IndexReader & { liveWork
     return send(slot, msg, local)
   }
 
+  /** Closes every worker's connection to `dbPath` once the calls they already have are answered. */
+  const closeEverywhere = (dbPath: string) =>
+    Promise.all(slots.map((slot) => send(slot, { op: 'close', dbPath }, () => null))).then(() => undefined)
+
+  /** The reader of one index file; `fallback` answers on the main thread when no worker can. */
+  function forIndex(dbPath: string, fallback: ReaderOps): IndexReader {
+    return {
+      keyword: (req) => call({ op: 'keyword', dbPath, req }, () => fallback.keyword(req)),
+      async vector(req) {
+        // Exact KNN is a full scan: split it by shard over the live workers so they scan in
+        // parallel, then keep the nearest `limit` of their answers.
+        const groups = Math.min(slots.length, deps.shards)
+        if (groups <= 1) return call({ op: 'vector', dbPath, req }, () => fallback.vector(req))
+        const parts = Array.from({ length: groups }, (_, g) =>
+          Array.from({ length: deps.shards }, (_, s) => s).filter((s) => s % groups === g),
+        )
+        const answers = await Promise.all(
+          parts.map((shards) =>
+            call({ op: 'vector', dbPath, req: { ...req, shards } }, () => fallback.vector({ ...req, shards })),
+          ),
+        )
+        return answers
+          .flat()
+          .sort((a, b) => b.vectorScore - a.vectorScore || a.id - b.id)
+          .slice(0, req.limit)
+      },
+      texts: (ids) => call({ op: 'texts', dbPath, ids }, () => fallback.texts(ids)),
+      async suspend() {
+        if (gates.has(dbPath)) throw new Error('the index is already suspended')
+        let open: () => void = () => undefined
+        const promise = new Promise<void>((resolve) => (open = resolve))
+        gates.set(dbPath, { promise, open })
+        await closeEverywhere(dbPath)
+      },
+      resume() {
+        // Workers reopen the file on their next call for it.
+        gates.get(dbPath)?.open()
+        gates.delete(dbPath)
+      },
+      close: () => closeEverywhere(dbPath),
+    }
+  }
+
   return {
-    keyword: (req) => call({ op: 'keyword', req }, () => deps.fallback.keyword(req)),
-    async vector(req) {
-      // Exact KNN is a full scan: split it by shard over the live workers so they scan in
-      // parallel, then keep the nearest `limit` of their answers.
-      const groups = Math.min(slots.length, deps.shards)
-      if (groups <= 1) return call({ op: 'vector', req }, () => deps.fallback.vector(req))
-      const parts = Array.from({ length: groups }, (_, g) =>
-        Array.from({ length: deps.shards }, (_, s) => s).filter((s) => s % groups === g),
-      )
-      const answers = await Promise.all(
-        parts.map((shards) =>
-          call({ op: 'vector', req: { ...req, shards } }, () => deps.fallback.vector({ ...req, shards })),
-        ),
-      )
-      return answers
-        .flat()
-        .sort((a, b) => b.vectorScore - a.vectorScore || a.id - b.id)
-        .slice(0, req.limit)
-    },
-    texts: (ids) => call({ op: 'texts', ids }, () => deps.fallback.texts(ids)),
+    forIndex,
     liveWorkers: () => slots.length,
-    /**
-     * Holds new calls and closes every worker's connection once the calls it already has
-     * are answered (a worker handles its messages in order).
-     */
-    async suspend() {
-      if (gate) throw new Error('the search pool is already suspended')
-      gate = new Promise((resolve) => (openGate = resolve))
-      await Promise.all(slots.map((slot) => send(slot, { op: 'close' }, () => null)))
-    },
-    /** Reopens the connections (before any held call reaches a worker) and releases calls. */
-    resume() {
-      // Not awaited: calls sent after it are answered after the reopen. A worker that
-      // cannot reopen exits and is replaced.
-      for (const slot of slots) send(slot, { op: 'open' }, () => null).catch(() => undefined)
-      for (; owedWorkers > 0; owedWorkers--) slots.push(start())
-      gate = null
-      openGate()
-    },
-    async close() {
+    async close(): Promise<void> {
       closing = true
       await Promise.all(slots.map((s) => s.worker.terminate()))
     },
   }
 }
+
+export type ReaderPool = ReturnType<typeof createReaderPool>

@@ -1,18 +1,22 @@
 /** Messages between the reader pool and its worker threads. */
 import type { KeywordRequest, VectorRequest } from './index-reader.js'
 
-export type WorkerData = { dbPath: string }
+export type WorkerData = {
+  /** Most index files a worker keeps open at once (least recently used are closed). */
+  maxConnections: number
+}
 
+/** Every call names the index file it reads: one pool serves every agent's index. */
 export type WorkerRequest =
-  | { id: number; op: 'keyword'; req: KeywordRequest }
-  | { id: number; op: 'vector'; req: VectorRequest }
-  | { id: number; op: 'texts'; ids: number[] }
-  /** Close the connection (the index file is about to be replaced). */
-  | { id: number; op: 'close' }
-  /** Open the index file again. A worker that cannot, exits (the pool replaces it). */
-  | { id: number; op: 'open' }
+  | { id: number; dbPath: string; op: 'keyword'; req: KeywordRequest }
+  | { id: number; dbPath: string; op: 'vector'; req: VectorRequest }
+  | { id: number; dbPath: string; op: 'texts'; ids: number[] }
+  /** Close the connection to this file (it is about to be replaced, or its agent closed). */
+  | { id: number; dbPath: string; op: 'close' }
 
 export type WorkerReply =
-  { id: number; ok: true; value: unknown } | { id: number; ok: false; code: string | undefined; message: string }
+  | { id: number; ok: true; value: unknown }
+  /** `unopened`: the worker could not open the file, so the call never reached it. */
+  | { id: number; ok: false; code: string | undefined; message: string; unopened?: boolean }
 
 export type WorkerReady = { ready: true }

@@ -1,10 +1,12 @@
 /**
- * Search worker thread: opens the index read-only and answers IndexReader calls from the
- * pool (reader-pool.ts). Errors travel back as { code, message }; nothing is logged here.
- * Around a rebuild swap the pool asks it to close and reopen its connection; failing to
- * reopen ends the worker, and the pool starts another.
+ * Search worker thread: answers IndexReader calls from the pool (reader-pool.ts) over
+ * read-only connections, one per index file it is asked about (every agent has its own),
+ * opened on first use and kept in a bounded least-recently-used set. Errors travel back as
+ * { code, message }; nothing is logged here. Around a rebuild swap, or when an agent is
+ * closed, the pool asks it to close that file's connection.
  */
 import { parentPort, workerData } from 'node:worker_threads'
+import { createLru } from '../shared/lru.js'
 import { createIndexStore, type IndexStore } from '../store/index-store.js'
 import { loadSqliteVec } from '../store/sqlite-vec.js'
 import { createReaderOps, type ReaderOps } from './index-reader.js'
@@ -12,33 +14,39 @@ import type { WorkerData, WorkerReply, WorkerRequest } from './reader-protocol.j
 
 const port = parentPort
 if (!port) throw new Error('reader-worker must run in a worker thread')
-const { dbPath } = workerData as WorkerData
+const { maxConnections } = workerData as WorkerData
 
-function open(): { store: IndexStore; ops: ReaderOps } {
-  const store = createIndexStore({ dbPath, readonly: true, loadVectorExtension: loadSqliteVec })
-  return { store, ops: createReaderOps(store) }
+type Connection = { store: IndexStore; ops: ReaderOps }
+const connections = createLru<string, Connection>(maxConnections, (_dbPath, conn) => conn.store.close())
+
+class OpenError extends Error {}
+
+function connection(dbPath: string): Connection {
+  let conn = connections.get(dbPath)
+  if (!conn) {
+    let store: IndexStore
+    try {
+      store = createIndexStore({ dbPath, readonly: true, loadVectorExtension: loadSqliteVec })
+    } catch (err) {
+      throw new OpenError(err instanceof Error ? err.message : String(err), { cause: err })
+    }
+    conn = { store, ops: createReaderOps(store) }
+    connections.set(dbPath, conn)
+  }
+  return conn
 }
 
-let current: { store: IndexStore; ops: ReaderOps } | null = open()
-
 function answer(msg: WorkerRequest): unknown {
-  if (msg.op === 'close') {
-    current?.store.close()
-    current = null
-    return null
-  }
-  if (msg.op === 'open') {
-    current ??= open()
-    return null
-  }
-  current ??= open()
   switch (msg.op) {
+    case 'close':
+      connections.delete(msg.dbPath)
+      return null
     case 'keyword':
-      return current.ops.keyword(msg.req)
+      return connection(msg.dbPath).ops.keyword(msg.req)
     case 'vector':
-      return current.ops.vector(msg.req)
+      return connection(msg.dbPath).ops.vector(msg.req)
     case 'texts':
-      return current.ops.texts(msg.ids)
+      return connection(msg.dbPath).ops.texts(msg.ids)
   }
 }
 
@@ -47,14 +55,13 @@ port.on('message', (msg: WorkerRequest) => {
   try {
     reply = { id: msg.id, ok: true, value: answer(msg) }
   } catch (err) {
-    // A worker without a connection is of no use: exit, and the pool re-asks elsewhere.
-    if (msg.op === 'open') throw err
     const e = err as { code?: unknown; message?: unknown }
     reply = {
       id: msg.id,
       ok: false,
       code: typeof e.code === 'string' ? e.code : undefined,
       message: String(e.message ?? err),
+      ...(err instanceof OpenError ? { unopened: true } : {}),
     }
   }
   port.postMessage(reply)

@@ -1,9 +1,11 @@
 /**
- * Search orchestration (SPEC §3): embed the query, retrieve keyword and vector candidates in
- * parallel through the index reader, merge them (merge.ts), drop near-duplicate ranges,
- * rerank the head (rerank-step.ts), apply minScore and maxResults, cut snippets. A vector or
- * rerank stage that fails degrades the answer — keyword results, `degraded` set, a warning
- * logged — unless the request asked for vector search alone.
+ * Search orchestration (SPEC §3): embed the query once, retrieve keyword and vector
+ * candidates from every space the search covers (the agent's index, the team's) in
+ * parallel through their index readers, merge each space's candidates (merge.ts), rank the
+ * spaces' lists together by score, drop near-duplicate ranges, rerank the head
+ * (rerank-step.ts), apply minScore and maxResults, cut snippets. A vector or rerank stage
+ * that fails degrades the answer — keyword results, `degraded` set, a warning logged —
+ * unless the request asked for vector search alone.
  */
 import type { Config } from '../config/config.js'
 import type { RerankProvider } from '../providers/types.js'
@@ -18,26 +20,38 @@ import { mergeHybrid, type Merged } from './merge.js'
 import type { QueryEmbedder } from './query-embedder.js'
 import { applyRerank } from './rerank-step.js'
 import { relativeScores, roundScore } from './scores.js'
+import { globalChunkId, MAX_SPACES, spacePathPrefix, type Space } from './search-spaces.js'
 import { buildSnippet } from './snippet.js'
 import type { SearchHit, SearchMode, SearchRequest, SearchResponse } from './types.js'
 import type { VectorHit } from './vector-search.js'
 
-export type SearchServiceDeps = {
+/** One index a search covers. */
+export type SearchTarget = {
+  space: Space
+  /** How this index's paths are shown in results: '' for the agent's own, `team/` for the team's. */
+  pathPrefix: string
+  /** Whether `scope: "shared"` leaves out this index's MEMORY.md (the agent's private memory). */
+  privateMemoryFile: boolean
   reader: Pick<IndexReader, 'keyword' | 'vector' | 'texts'>
-  /** Null without an embedding provider: searches run by keyword. */
-  embedder: Pick<QueryEmbedder, 'embed'> | null
   /**
    * False while the index holds vectors of other embedding settings (until the rebuild for
-   * the new ones is swapped in): searches then answer by keyword, degraded.
+   * the new ones is swapped in): it is then searched by keyword, degraded.
    */
   vectorsReady: () => boolean
   /** Called before each search (the sync worker's check for changes not yet synced). */
   onSearch: () => void
+}
+
+export type SearchServiceDeps = {
+  /** Null without an embedding provider: searches run by keyword. */
+  embedder: Pick<QueryEmbedder, 'embed'> | null
   reranker: Pick<RerankProvider, 'id' | 'rerank'> | null
   settings: Config['search']
   rerank: Pick<Config['rerank'], 'topN' | 'timeoutMs'>
   log: Logger
 }
+
+type Candidate = Merged<KeywordHit | VectorHit> & { space: Space; rerankScore?: number }
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 1000) / 1000
 
@@ -48,19 +62,35 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
   return { value, ms: elapsed(started) }
 }
 
-/** degraded.vector while the index is rebuilt for new embedding settings. */
+/** degraded.vector while an index is rebuilt for new embedding settings. */
 export const VECTORS_REBUILDING =
   'the index is being rebuilt for new embedding settings; keyword results until it is swapped in'
 
+const byScore = (a: Candidate, b: Candidate) =>
+  b.score - a.score || b.textScore - a.textScore || b.vectorScore - a.vectorScore || a.id - b.id
+
 export function createSearchService(deps: SearchServiceDeps) {
-  const { reader, settings } = deps
+  const { settings } = deps
   const weights = { vector: settings.vectorWeight, text: settings.textWeight }
   /** Warn once per rebuild, not once per search. */
   let warnedRebuilding = false
 
-  async function search(req: SearchRequest): Promise<SearchResponse> {
+  /** Chunk texts by global id, each asked of the index it lives in. */
+  async function textsOf(targets: readonly SearchTarget[], ids: readonly number[]): Promise<Map<number, string>> {
+    const out = new Map<number, string>()
+    await Promise.all(
+      targets.map(async (target, index) => {
+        const mine = ids.filter((id) => id % MAX_SPACES === index).map((id) => (id - index) / MAX_SPACES)
+        if (mine.length === 0) return
+        for (const [id, text] of await target.reader.texts(mine)) out.set(globalChunkId(id, index), text)
+      }),
+    )
+    return out
+  }
+
+  async function search(req: SearchRequest, allTargets: readonly SearchTarget[]): Promise<SearchResponse> {
     const started = performance.now()
-    deps.onSearch()
+    for (const target of allTargets) target.onSearch()
     const requested: SearchMode = req.mode ?? 'hybrid'
     const maxResults = req.maxResults ?? settings.maxResults
     const minScore = req.minScore ?? settings.minScore
@@ -69,26 +99,39 @@ export function createSearchService(deps: SearchServiceDeps) {
     }
     const limit = Math.min(settings.maxCandidates, maxResults * settings.candidateMultiplier)
     const onlySource = req.sources && new Set(req.sources).size === 1 ? req.sources[0] : undefined
-    const filters = { pathPrefix: req.pathPrefix, source: onlySource, excludeMemoryFile: req.scope === 'shared' }
+    const targets = allTargets.map((target) => {
+      const prefix = spacePathPrefix(req.pathPrefix, target.pathPrefix)
+      const filters = prefix && {
+        pathPrefix: prefix.pathPrefix,
+        source: onlySource,
+        excludeMemoryFile: req.scope === 'shared' && target.privateMemoryFile,
+      }
+      return { target, filters }
+    })
     const degraded: { vector?: string; rerank?: string } = {}
     const usage = { embeddingTokens: 0, rerankTokens: 0 }
     const timings = { keyword: 0, embed: 0, vector: 0, rerank: 0, total: 0 }
     const terms = requested === 'vector' ? [] : queryTerms(req.query)
 
-    const keywordSide = timed(async (): Promise<KeywordHit[] | null> => {
-      if (requested === 'vector') return null
-      return terms.length === 0 ? [] : reader.keyword({ terms, limit, filters })
+    const keywordSide = timed(async (): Promise<(KeywordHit[] | null)[]> => {
+      if (requested === 'vector') return targets.map(() => null)
+      return Promise.all(
+        targets.map(async ({ filters, target }) =>
+          !filters || terms.length === 0 ? [] : target.reader.keyword({ terms, limit, filters }),
+        ),
+      )
     })
-    const vectorSide = timed(async (): Promise<VectorHit[] | null> => {
-      if (requested === 'keyword' || !deps.embedder) return null
-      if (!deps.vectorsReady()) {
+    const vectorSide = timed(async (): Promise<(VectorHit[] | null)[]> => {
+      const none = targets.map(() => null)
+      if (requested === 'keyword' || !deps.embedder) return none
+      const ready = targets.map(({ target }) => target.vectorsReady())
+      if (ready.some((r) => !r)) {
         if (requested === 'vector') throw appError('EMBEDDING_UNAVAILABLE', VECTORS_REBUILDING)
         degraded.vector = VECTORS_REBUILDING
         if (!warnedRebuilding) deps.log.warn(VECTORS_REBUILDING)
         warnedRebuilding = true
-        return null
-      }
-      warnedRebuilding = false
+        if (!ready.some(Boolean)) return none
+      } else warnedRebuilding = false
       const embedStarted = performance.now()
       let vector: Float32Array
       try {
@@ -99,27 +142,47 @@ export function createSearchService(deps: SearchServiceDeps) {
         if (requested === 'vector') throw err
         degraded.vector = err instanceof Error ? err.message : 'embedding failed'
         deps.log.warn({ err }, 'query embedding failed; answering by keyword')
-        return null
+        return none
       } finally {
         timings.embed = elapsed(embedStarted)
       }
-      // A query with nothing to embed (only punctuation) has no direction to search in.
-      return isZeroVector(vector) ? [] : reader.vector({ vector, limit, filters })
+      return Promise.all(
+        targets.map(async ({ filters, target }, i) => {
+          if (!ready[i]) return null
+          // A query with nothing to embed (only punctuation) has no direction to search in.
+          return !filters || isZeroVector(vector) ? [] : target.reader.vector({ vector, limit, filters })
+        }),
+      )
     })
     const [keyword, vector] = await Promise.all([keywordSide, vectorSide])
     timings.keyword = keyword.ms
     timings.vector = Math.max(0, vector.ms - timings.embed)
 
-    const keywordHits = keyword.value && withTextScores(keyword.value)
-    const mode: SearchMode = keywordHits && vector.value ? 'hybrid' : vector.value ? 'vector' : 'keyword'
-    let ranked: (Merged<KeywordHit | VectorHit> & { rerankScore?: number })[] = dropDuplicateRanges(
-      mergeHybrid<KeywordHit | VectorHit>({ keyword: keywordHits, vector: vector.value, weights }),
-    )
+    const keywordRan = keyword.value.some((hits) => hits !== null)
+    const vectorRan = vector.value.some((hits) => hits !== null)
+    const mode: SearchMode = keywordRan && vectorRan ? 'hybrid' : vectorRan ? 'vector' : 'keyword'
+    const merged = targets.flatMap(({ target }, index): Candidate[] => {
+      const keywordHits = keyword.value[index] ?? null
+      return mergeHybrid<KeywordHit | VectorHit>({
+        keyword: keywordHits && withTextScores(keywordHits),
+        vector: vector.value[index] ?? null,
+        weights,
+      }).map((hit) => ({
+        ...hit,
+        id: globalChunkId(hit.id, index),
+        path: target.pathPrefix + hit.path,
+        space: target.space,
+      }))
+    })
+    let ranked: Candidate[] = dropDuplicateRanges(merged.sort(byScore))
     let texts = new Map<number, string>()
 
     if (deps.reranker && req.rerank !== false && ranked.length > 0) {
       const rerankStarted = performance.now()
-      texts = await reader.texts(ranked.slice(0, deps.rerank.topN).map((h) => h.id))
+      texts = await textsOf(
+        allTargets,
+        ranked.slice(0, deps.rerank.topN).map((h) => h.id),
+      )
       const out = await applyRerank(ranked, { reranker: deps.reranker, query: req.query, texts, ...deps.rerank })
       ranked = out.hits
       usage.rerankTokens += out.tokens
@@ -132,7 +195,7 @@ export function createSearchService(deps: SearchServiceDeps) {
 
     const top = ranked.filter((h) => h.score >= minScore).slice(0, maxResults)
     const missing = top.filter((h) => !texts.has(h.id)).map((h) => h.id)
-    if (missing.length > 0) for (const [id, text] of await reader.texts(missing)) texts.set(id, text)
+    if (missing.length > 0) for (const [id, text] of await textsOf(allTargets, missing)) texts.set(id, text)
     const results: SearchHit[] = []
     for (const hit of top) {
       const text = texts.get(hit.id)
@@ -148,6 +211,7 @@ export function createSearchService(deps: SearchServiceDeps) {
         vectorScore: roundScore(hit.vectorScore),
         ...(hit.rerankScore === undefined ? {} : { rerankScore: roundScore(hit.rerankScore) }),
         source: hit.source,
+        space: hit.space,
       })
     }
     timings.total = elapsed(started)
@@ -163,7 +227,7 @@ export function createSearchService(deps: SearchServiceDeps) {
   return { search }
 }
 
-/** Keyword hits with textScore relative to the best BM25 of the query (scores.ts). */
+/** Keyword hits with textScore relative to the best BM25 of the query in their index (scores.ts). */
 function withTextScores(hits: KeywordHit[]): (KeywordHit & { textScore: number })[] {
   const scores = relativeScores(hits.map((h) => h.bm25))
   return hits.map((h, i) => ({ ...h, textScore: scores[i] as number }))

@@ -1,5 +1,6 @@
 /** Search request and response types of the service layer (SPEC §3). */
 import type { Source } from '../store/chunks-repo.js'
+import type { Space } from './search-spaces.js'
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector'
 
@@ -12,6 +13,8 @@ export type SearchRequest = {
   sources?: Source[] | undefined
   pathPrefix?: string | undefined
   scope?: 'private' | 'shared' | undefined
+  /** Spaces to search (default: the agent's own and, when configured, the team's). */
+  spaces?: Space[] | undefined
 }
 
 export type SearchHit = {
@@ -27,6 +30,8 @@ export type SearchHit = {
   vectorScore: number
   rerankScore?: number
   source: Source
+  /** The agent's own memory, or the team's (paths under team/). */
+  space: Space
 }
 
 export type SearchResponse = {

@@ -5,12 +5,18 @@
 export const ERROR_CODES = {
   VALIDATION_FAILED: { status: 400, message: 'The request is not valid' },
   PATH_INVALID: { status: 400, message: 'The path is not a valid workspace memory path' },
+  AGENT_INVALID: {
+    status: 400,
+    message: 'X-Mnemo-Agent must be an agent id: a-z, 0-9, "_" and "-", starting with a letter or digit, at most 63',
+  },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid bearer token' },
   PATH_READ_ONLY: {
     status: 403,
     message: 'The path is a memory source the write API may not change (session transcripts, extra paths)',
   },
+  AGENT_FORBIDDEN: { status: 403, message: 'This token may not act for that agent' },
   FILE_NOT_FOUND: { status: 404, message: 'No such file' },
+  AGENT_NOT_FOUND: { status: 404, message: 'No such agent' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route' },
   INDEX_BUSY: { status: 409, message: 'A full rebuild is already running' },
   PRECONDITION_FAILED: { status: 412, message: 'The file does not match If-Match / If-None-Match' },

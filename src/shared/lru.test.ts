@@ -16,3 +16,21 @@ describe('lru', () => {
     expect(lru.get('a')).toBe(10)
   })
 })
+
+describe('lru eviction', () => {
+  it('hands dropped and deleted entries to onEvict, once each', () => {
+    const evicted: [string, number][] = []
+    const lru = createLru<string, number>(2, (k, v) => evicted.push([k, v]))
+    lru.set('a', 1)
+    lru.set('b', 2)
+    lru.set('c', 3)
+    expect(evicted).toEqual([['a', 1]])
+    expect(lru.delete('b')).toBe(true)
+    expect(lru.delete('b')).toBe(false)
+    expect(evicted).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ])
+    expect(lru.size).toBe(1)
+  })
+})

@@ -167,6 +167,7 @@ describe('GET /files', () => {
       expect(files[0]).toEqual({
         path: 'MEMORY.md',
         source: 'memory',
+        space: 'agent',
         sizeBytes: fs.statSync(t.ws.abs('MEMORY.md')).size,
         mtime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         sha256: expect.stringMatching(/^[0-9a-f]{64}$/),

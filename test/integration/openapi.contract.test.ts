@@ -40,6 +40,7 @@ describe('OpenAPI document', () => {
       'getHealth',
       'getIndexStatus',
       'getReady',
+      'listAgents',
       'listFiles',
       'readFile',
       'searchMemory',

@@ -6,7 +6,6 @@ import { createReaderPool } from '../../src/search/reader-pool.js'
 import { createIndexStore } from '../../src/store/index-store.js'
 import { queryTerms } from '../../src/text/analyzer.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-import { waitFor } from '../helpers/wait-for.js'
 
 const QUERIES = [
   'qwen-max 模型升级',
@@ -68,30 +67,52 @@ describe('searches in worker threads', () => {
     }
   })
 
-  it('degrade to the main thread when the workers cannot start, instead of failing', async () => {
+  it('degrade to the main thread when a worker cannot open the index, instead of failing', async () => {
     const t = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     apps.push(t)
     const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
     const fallback = createReaderOps(store)
-    const pool = createReaderPool({
-      dbPath: path.join(t.ws.base, 'missing.sqlite'),
-      size: 2,
-      shards: 1,
-      fallback,
-      log: pino({ level: 'silent' }),
-    })
+    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 4, log: pino({ level: 'silent' }) })
     try {
+      const reader = pool.forIndex(path.join(t.ws.base, 'missing.sqlite'), fallback)
       const req = { terms: queryTerms('redis cache'), limit: 5, filters: {} }
-      // Asked before the workers have died: re-asked elsewhere when they exit.
-      const early = await pool.keyword(req)
-      expect(early).toEqual(fallback.keyword(req))
-      expect(early.length).toBeGreaterThan(0)
-      await waitFor(() => (pool.liveWorkers() === 0 ? true : undefined))
-      expect(await pool.keyword(req)).toEqual(fallback.keyword(req))
-      expect([...(await pool.texts([early[0]!.id])).values()][0]).toContain('Redis')
+      const hits = await reader.keyword(req)
+      expect(hits).toEqual(fallback.keyword(req))
+      expect(hits.length).toBeGreaterThan(0)
+      expect([...(await reader.texts([hits[0]!.id])).values()][0]).toContain('Redis')
+      expect(pool.liveWorkers()).toBe(2)
     } finally {
       await pool.close()
       store.close()
+    }
+  })
+
+  it('serve several index files from the same workers, each its own', async () => {
+    const a = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const b = await buildTestApp({ env: { MNEMO_SEARCH_WORKERS: '0' }, sync: false })
+    apps.push(a, b)
+    b.ws.write('memory/other.md', '# Other\nRedis runs on the other host.\n')
+    await b.sync()
+    const stores = [a, b].map((x) => createIndexStore({ dbPath: path.join(x.ws.dataDir, 'index.sqlite') }))
+    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    try {
+      const readers = stores.map((s) => pool.forIndex(s.dbPath, createReaderOps(s)))
+      const req = { terms: queryTerms('redis'), limit: 5, filters: {} }
+      // One connection per worker: each call for the other file closes the one it has.
+      for (let round = 0; round < 3; round++) {
+        const [hitsA, hitsB] = await Promise.all(readers.map((r) => r.keyword(req)))
+        expect(hitsA!.map((h) => h.path)).toEqual(
+          createReaderOps(stores[0]!)
+            .keyword(req)
+            .map((h) => h.path),
+        )
+        expect(hitsB!.map((h) => h.path)).toEqual(['memory/other.md'])
+      }
+      await readers[1]!.close()
+      expect((await readers[1]!.keyword(req)).map((h) => h.path)).toEqual(['memory/other.md'])
+    } finally {
+      await pool.close()
+      for (const s of stores) s.close()
     }
   })
 })

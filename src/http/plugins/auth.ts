@@ -1,29 +1,67 @@
 /**
- * Optional bearer-token auth (SPEC §7): with MNEMO_API_TOKEN set, every route except
- * /health needs `Authorization: Bearer <token>` (and /docs, /openapi.json too unless
- * MNEMO_DOCS_PUBLIC=true). Tokens are compared through SHA-256 digests with
- * timingSafeEqual, so neither length nor content leaks through timing.
+ * Who a request is and which agent it acts for (SPEC §7, §8). With a token configured
+ * (MNEMO_API_TOKEN, MNEMO_AGENT_TOKENS), every route except /health needs
+ * `Authorization: Bearer <token>` (and /docs, /openapi.json too unless
+ * MNEMO_DOCS_PUBLIC=true). The agent comes from the X-Mnemo-Agent header (default: the
+ * token's agent, or `main`); an agent token naming another agent is 403 AGENT_FORBIDDEN.
+ * Route handlers read the outcome with callerOf(request).
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { AGENT_HEADER } from '../../agents/agent-id.js'
+import type { Principal, TokenAuth } from '../../agents/token-auth.js'
+import { appError, ERROR_CODES } from '../../shared/errors.js'
 import { sendError } from './error-handler.js'
 
-const digest = (s: string) => createHash('sha256').update(s).digest()
+/** Who sent a request, and the agent it acts for. */
+export type Caller = { principal: Principal; agent: string }
+
 const PUBLIC_ROUTES = new Set(['/health'])
 const DOCS_ROUTES = /^\/(docs(\/.*)?|openapi\.json)$/
+const ADMIN: Principal = { role: 'admin' }
 
-export function registerAuth(app: FastifyInstance, opts: { token: string | undefined; docsPublic: boolean }): void {
-  const { token } = opts
-  if (!token) return
-  const expected = digest(token)
+const callers = new WeakMap<FastifyRequest, Caller>()
+
+/** The caller of a request that passed the auth hook. */
+export function callerOf(request: FastifyRequest): Caller {
+  const caller = callers.get(request)
+  if (!caller) throw new Error(`no caller for ${request.method} ${request.url}: the route skipped auth`)
+  return caller
+}
+
+/** Throws AGENT_FORBIDDEN unless the request carries the admin token (or none is configured). */
+export function requireAdmin(request: FastifyRequest): void {
+  if (callerOf(request).principal.role !== 'admin') {
+    throw appError('AGENT_FORBIDDEN', 'This route needs the admin token (MNEMO_API_TOKEN)')
+  }
+}
+
+export function registerAuth(app: FastifyInstance, opts: { auth: TokenAuth; docsPublic: boolean }): void {
+  const { auth } = opts
   app.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url
     if (route !== undefined && PUBLIC_ROUTES.has(route)) return
-    if (opts.docsPublic && DOCS_ROUTES.test(request.url.split('?')[0] ?? '')) return
-    const header = request.headers.authorization ?? ''
-    const match = /^Bearer\s+(.+)$/i.exec(header)
-    if (match && timingSafeEqual(digest((match[1] as string).trim()), expected)) return
-    reply.header('www-authenticate', 'Bearer')
-    return sendError(reply, request, { code: 'UNAUTHORIZED', message: 'Missing or invalid bearer token' })
+    let principal: Principal | null = ADMIN
+    if (auth.required) {
+      if (opts.docsPublic && DOCS_ROUTES.test(request.url.split('?')[0] ?? '')) return
+      const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')
+      principal = match ? auth.authenticate((match[1] as string).trim()) : null
+      if (!principal) {
+        reply.header('www-authenticate', 'Bearer')
+        return sendError(reply, request, { code: 'UNAUTHORIZED', message: 'Missing or invalid bearer token' })
+      }
+    }
+    const header = request.headers[AGENT_HEADER]
+    const acting = auth.acting(principal, Array.isArray(header) ? header.join(', ') : header)
+    switch (acting.kind) {
+      case 'invalid':
+        return sendError(reply, request, { code: 'AGENT_INVALID', message: ERROR_CODES.AGENT_INVALID.message })
+      case 'forbidden':
+        return sendError(reply, request, {
+          code: 'AGENT_FORBIDDEN',
+          message: `This token acts for its own agent only, not "${acting.agent}"`,
+        })
+      case 'ok':
+        callers.set(request, { principal, agent: acting.agent })
+    }
   })
 }

@@ -22,8 +22,9 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
       },
       tags: [
         { name: 'search', description: 'Search memory' },
-        { name: 'files', description: 'Read memory files' },
+        { name: 'files', description: 'Read and write memory files' },
         { name: 'index', description: 'Index status and syncs' },
+        { name: 'agents', description: 'Agents and their indexes' },
         { name: 'ops', description: 'Health, readiness and docs' },
       ],
       components: {
@@ -31,7 +32,9 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: 'Required on every route except /health when MNEMO_API_TOKEN is set',
+            description:
+              'Required on every route except /health when MNEMO_API_TOKEN or MNEMO_AGENT_TOKENS is set: the admin ' +
+              'token acts for any agent (X-Mnemo-Agent), an agent token for its own agent only',
           },
         },
       },

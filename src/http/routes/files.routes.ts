@@ -5,11 +5,11 @@
  * unsafe form is refused by the services before any read or write.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import type { FileService } from '../../files/file-service.js'
+import type { AgentGateway } from '../../agents/agent-gateway.js'
 import { etagOf, parsePreconditions, type Precondition } from '../../files/preconditions.js'
-import type { WriteService } from '../../files/write-service.js'
 import { appError } from '../../shared/errors.js'
-import { errorResponses } from '../schemas/common.schema.js'
+import { callerOf } from '../plugins/auth.js'
+import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import {
   FileDeleteResult,
   FileList,
@@ -22,18 +22,19 @@ import {
 } from '../schemas/files.schema.js'
 
 export type FilesRoutesOptions = {
-  files: FileService
-  writes: WriteService
+  memory: Pick<AgentGateway, 'listFiles' | 'readFile' | 'put' | 'append' | 'remove'>
   /** Largest body a write accepts, in bytes (room for JSON escaping of a maximal file). */
   writeBodyLimitBytes: number
 }
 
 const PATH_RULES =
   '"..", ".", absolute paths, backslashes, NUL/control characters and symlinks leading out of the ' +
-  'workspace are refused with 400 PATH_INVALID.'
+  "workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team " +
+  'memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads; its first write creates it.'
 const WRITE_RULES =
   'Only MEMORY.md and memory/**/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) ' +
-  'can be written; other sources (session transcripts, read-only extra paths) get 403 PATH_READ_ONLY. ' +
+  'can be written; other sources (session transcripts, read-only extra paths, team memory without ' +
+  'MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. ' +
   'Writes to one file are serialised. The answer comes once the change is indexed. ' +
   'If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. '
 
@@ -60,9 +61,11 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       operationId: 'listFiles',
       tags: ['files'],
       summary: 'List indexed files',
-      response: { 200: FileList, ...errorResponses(401, 500) },
+      description: "The acting agent's indexed files, then the team's (paths under team/).",
+      headers: AgentHeaders,
+      response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 500) },
     },
-    handler: async () => ({ files: opts.files.list() }),
+    handler: async (request) => ({ files: await opts.memory.listFiles(callerOf(request).agent) }),
   })
 
   app.get('/files/*', {
@@ -75,10 +78,11 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
         `is configured) inside their folder. ${PATH_RULES} The ETag header is the file's SHA-256 (for If-Match).`,
       params: FileParams,
       querystring: FileWindowQuery,
-      response: { 200: FileWindow, ...errorResponses(400, 401, 404, 422, 500) },
+      headers: AgentHeaders,
+      response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 422, 500) },
     },
     handler: async (request, reply) => {
-      const result = await opts.files.read(request.params['*'], request.query)
+      const result = await opts.memory.readFile(callerOf(request).agent, request.params['*'], request.query)
       switch (result.kind) {
         case 'ok': {
           const { kind: _kind, ...window } = result
@@ -111,11 +115,13 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: {
         200: FileWriteResult,
         201: FileWriteResult,
-        ...errorResponses(400, 401, 403, 412, 413, 415, 500, 503),
+        ...errorResponses(400, 401, 403, 404, 412, 413, 415, 500, 503),
       },
     },
     handler: async (request, reply) => {
-      const result = await opts.writes.put(request.params['*'], contentOf(request.body), preconditions(request.headers))
+      const { agent } = callerOf(request)
+      const pre = preconditions(request.headers)
+      const result = await opts.memory.put(agent, request.params['*'], contentOf(request.body), pre)
       return reply
         .code(result.created ? 201 : 200)
         .header('etag', etagOf(result.sha256))
@@ -137,12 +143,13 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       headers: FileWriteHeaders,
       consumes: WRITE_MEDIA_TYPES,
       body: FileWriteBody,
-      response: { 200: FileWriteResult, ...errorResponses(400, 401, 403, 412, 413, 415, 500, 503) },
+      response: { 200: FileWriteResult, ...errorResponses(400, 401, 403, 404, 412, 413, 415, 500, 503) },
     },
     handler: async (request, reply) => {
       const content = contentOf(request.body)
       if (content === '') throw appError('VALIDATION_FAILED', 'Nothing to append')
-      const result = await opts.writes.append(request.params['*'], content, preconditions(request.headers))
+      const pre = preconditions(request.headers)
+      const result = await opts.memory.append(callerOf(request).agent, request.params['*'], content, pre)
       return reply.header('etag', etagOf(result.sha256)).send(result)
     },
   })
@@ -158,7 +165,8 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: { 200: FileDeleteResult, ...errorResponses(400, 401, 403, 404, 412, 500, 503) },
     },
     handler: async (request) => {
-      const result = await opts.writes.remove(request.params['*'], preconditions(request.headers))
+      const pre = preconditions(request.headers)
+      const result = await opts.memory.remove(callerOf(request).agent, request.params['*'], pre)
       return { path: result.path, deleted: true as const, indexed: result.indexed }
     },
   })

@@ -1,13 +1,14 @@
 /** POST /flush → services.flush (SPEC §4). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import type { FlushService } from '../../files/flush-service.js'
-import { errorResponses } from '../schemas/common.schema.js'
+import type { AgentGateway } from '../../agents/agent-gateway.js'
+import { callerOf } from '../plugins/auth.js'
+import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import { FlushRequest, FlushResult } from '../schemas/flush.schema.js'
 
-export const flushRoutes: FastifyPluginAsyncZod<{ flush: FlushService; bodyLimitBytes: number }> = async (
-  app,
-  opts,
-) => {
+export const flushRoutes: FastifyPluginAsyncZod<{
+  memory: Pick<AgentGateway, 'flush'>
+  bodyLimitBytes: number
+}> = async (app, opts) => {
   app.post('/flush', {
     bodyLimit: opts.bodyLimitBytes,
     schema: {
@@ -15,17 +16,19 @@ export const flushRoutes: FastifyPluginAsyncZod<{ flush: FlushService; bodyLimit
       tags: ['files'],
       summary: 'Append notes to the day file before compaction, indexed before the answer',
       description:
-        'Appends the notes to memory/<date>.md under a heading "## HH:MM:SS · agent A · session S" in one write, ' +
+        "Appends the notes to the acting agent's memory/<date>.md under a heading " +
+        '"## HH:MM:SS · agent A · session S" (A: agentId, else the acting agent unless it is main) in one write, ' +
         'fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. ' +
         'With flushId, a retry appends nothing twice (also across restarts and midnight). ' +
         'An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current.',
       body: FlushRequest,
-      response: { 200: FlushResult, ...errorResponses(400, 401, 413, 415, 500, 503) },
+      headers: AgentHeaders,
+      response: { 200: FlushResult, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
     },
     // No body at all means an empty flush; Fastify hands the validator null.
     preValidation: async (request) => {
       request.body ??= {}
     },
-    handler: (request) => opts.flush.flush(request.body),
+    handler: (request) => opts.memory.flush(callerOf(request).agent, request.body),
   })
 }

@@ -5,7 +5,8 @@ import { errorResponses } from '../schemas/common.schema.js'
 import { Health, Ready } from '../schemas/health.schema.js'
 
 export const healthRoutes: FastifyPluginAsyncZod<{
-  indexing: Pick<IndexingService, 'readiness'>
+  /** The main agent's readiness: other agents open on demand and do not hold up readiness. */
+  readiness: IndexingService['readiness']
   startedAt: number
 }> = async (app, opts) => {
   app.get('/health', {
@@ -25,11 +26,12 @@ export const healthRoutes: FastifyPluginAsyncZod<{
       tags: ['ops'],
       summary: 'Readiness',
       description:
-        '200 when the index is open and the first sync has finished without error, 503 otherwise (same body).',
+        "200 when the main agent's index is open and its first sync has finished without error, 503 otherwise " +
+        '(same body). Other agents open on their first request and do not hold up readiness.',
       response: { 200: Ready, 503: Ready, ...errorResponses(401) },
     },
     handler: async (_request, reply) => {
-      const ready = opts.indexing.readiness()
+      const ready = opts.readiness()
       return reply.code(ready.ready ? 200 : 503).send(ready)
     },
   })

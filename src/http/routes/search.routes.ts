@@ -5,12 +5,13 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { FastifyRequest } from 'fastify'
-import type { SearchService } from '../../search/search-service.js'
+import type { AgentGateway } from '../../agents/agent-gateway.js'
 import type { Foreground } from '../../shared/foreground.js'
-import { errorResponses } from '../schemas/common.schema.js'
+import { callerOf } from '../plugins/auth.js'
+import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import { SearchRequest, SearchResponse } from '../schemas/search.schema.js'
 
-export type SearchRoutesOptions = { search: Pick<SearchService, 'search'>; foreground: Pick<Foreground, 'enter'> }
+export type SearchRoutesOptions = { memory: Pick<AgentGateway, 'search'>; foreground: Pick<Foreground, 'enter'> }
 
 export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (app, opts) => {
   const inProgress = new WeakMap<FastifyRequest, () => void>()
@@ -34,10 +35,12 @@ export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (a
         'ranked by how many and how rare the query terms a chunk holds) merged with vector candidates, ' +
         'score = 0.7·vectorScore + 0.3·textScore over the sides that ran, then optionally reranked. ' +
         'A failing or slow embedder or reranker degrades the answer (degraded.vector / degraded.rerank) ' +
-        'instead of failing it, except for mode "vector".',
+        'instead of failing it, except for mode "vector". Searches the acting agent\'s memory (X-Mnemo-Agent) and ' +
+        'the team memory when one is configured, merged by score; each result says its space.',
       body: SearchRequest,
-      response: { 200: SearchResponse, ...errorResponses(400, 401, 413, 415, 500, 502, 503, 504) },
+      headers: AgentHeaders,
+      response: { 200: SearchResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 502, 503, 504) },
     },
-    handler: (request) => opts.search.search(request.body),
+    handler: (request) => opts.memory.search(callerOf(request).agent, request.body),
   })
 }

@@ -1,5 +1,6 @@
 /** Schemas shared by every route: the one error body (SPEC §2) and path validation. */
 import { z } from 'zod'
+import { AGENT_HEADER, AGENT_ID_PATTERN } from '../../agents/agent-id.js'
 import { ERROR_CODES } from '../../shared/errors.js'
 import { checkRelPath } from '../../shared/safe-path.js'
 
@@ -30,3 +31,15 @@ export const PathPrefix = z
 
 /** Boolean query-string flag: the words `true` and `false`. */
 export const QueryFlag = z.enum(['true', 'false']).transform((v) => v === 'true')
+
+/** The agent a request acts for (SPEC §8), on every route but /health. */
+export const AgentHeaders = z.object({
+  [AGENT_HEADER]: z
+    .string()
+    .regex(AGENT_ID_PATTERN)
+    .optional()
+    .describe(
+      'The agent whose memory the request uses (default: the token\'s agent, or "main"). ' +
+        'Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN',
+    ),
+})

@@ -1,11 +1,13 @@
 /** GET /files and GET /files/:path (SPEC §2). */
 import { z } from 'zod'
-import { Source } from './search.schema.js'
+import { AgentHeaders } from './common.schema.js'
+import { Source, Space } from './search.schema.js'
 
 export const FileInfo = z
   .object({
-    path: z.string().describe('Workspace-relative POSIX path'),
+    path: z.string().describe('Workspace-relative POSIX path; team memory under team/'),
     source: Source,
+    space: Space,
     sizeBytes: z.number().int(),
     mtime: z.string().describe('Last modification time seen by the indexer (ISO 8601)'),
     sha256: z.string().describe('SHA-256 of the indexed content'),
@@ -17,7 +19,11 @@ export const FileInfo = z
 export const FileList = z.object({ files: z.array(FileInfo) }).meta({ id: 'FileList' })
 
 export const FileParams = z.object({
-  '*': z.string().describe('Workspace-relative path, e.g. memory/2026-02-16.md (slashes need no encoding)'),
+  '*': z
+    .string()
+    .describe(
+      'Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory (slashes need no encoding)',
+    ),
 })
 
 export const FileWindowQuery = z.strictObject({
@@ -44,7 +50,7 @@ export const FileWriteBody = z
   ])
   .meta({ id: 'FileWriteBody' })
 
-export const FileWriteHeaders = z.object({
+export const FileWriteHeaders = AgentHeaders.extend({
   'if-match': z
     .string()
     .optional()

@@ -4,6 +4,11 @@ import { PathPrefix } from './common.schema.js'
 
 export const Source = z.enum(['memory', 'sessions']).meta({ id: 'Source' })
 
+export const Space = z
+  .enum(['agent', 'team'])
+  .describe('"agent": the agent\'s own memory; "team": the team memory every agent shares (paths under team/)')
+  .meta({ id: 'Space' })
+
 export const SearchRequest = z
   .strictObject({
     query: z.string().trim().min(1).max(4000).describe('What to look for: words, identifiers, Chinese, any mix'),
@@ -35,13 +40,18 @@ export const SearchRequest = z
     scope: z
       .enum(['private', 'shared'])
       .optional()
-      .describe('"shared" (group chats) leaves out MEMORY.md; "private" (default) includes it'),
+      .describe('"shared" (group chats) leaves out the agent\'s MEMORY.md; "private" (default) includes it'),
+    spaces: z
+      .array(Space)
+      .min(1)
+      .optional()
+      .describe("Memory spaces to search, merged by score (default: the agent's own and the team's when configured)"),
   })
   .meta({ id: 'SearchRequest' })
 
 export const SearchHit = z
   .object({
-    path: z.string().describe('Workspace-relative POSIX path'),
+    path: z.string().describe('Workspace-relative POSIX path; team memory under team/'),
     startLine: z.number().int().describe('First line of the chunk, 1-based'),
     endLine: z.number().int().describe('Last line of the chunk, inclusive'),
     snippet: z.string().describe('Up to 700 characters of the chunk, around the best-matching line'),
@@ -50,6 +60,7 @@ export const SearchHit = z
     vectorScore: z.number().describe('1 − cosine distance; 0 when vector search did not return this chunk'),
     rerankScore: z.number().optional().describe('Reranker relevance, when reranking ran'),
     source: Source,
+    space: Space,
   })
   .meta({ id: 'SearchHit' })
 

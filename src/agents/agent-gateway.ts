@@ -1,0 +1,117 @@
+/**
+ * What a request acting as one agent may do (SPEC §8), for the REST routes and the MCP
+ * tools alike: search its own memory and the team's, read and write its own files (and
+ * the team's, under `team/`), flush, and sync its index. Every call names the agent; the
+ * registry opens its space and holds it for the call, so nothing here can reach another
+ * agent's files: paths are resolved inside the agent's (or the team's) folder only.
+ */
+import type { FlushRequest } from '../files/flush-service.js'
+import type { Precondition } from '../files/preconditions.js'
+import type { WriteResult } from '../files/write-service.js'
+import type { SearchService, SearchTarget } from '../search/search-service.js'
+import { TEAM_PREFIX, type Space } from '../search/search-spaces.js'
+import type { SearchRequest } from '../search/types.js'
+import { appError } from '../shared/errors.js'
+import type { AgentRegistry } from './agent-registry.js'
+import type { AgentSpace } from './agent-space.js'
+import { MAIN_AGENT } from './agent-id.js'
+import { spaceSummary } from './agent-summary.js'
+
+export type AgentGatewayDeps = {
+  registry: Pick<AgentRegistry, 'use' | 'list'>
+  /** The team space, or null without MNEMO_TEAM_DIR. */
+  team: AgentSpace | null
+  search: Pick<SearchService, 'search'>
+}
+
+type Access = 'read' | 'write'
+
+export function createAgentGateway(deps: AgentGatewayDeps) {
+  const { registry, team } = deps
+  const teamTarget: SearchTarget | null = team && { ...team.target, pathPrefix: TEAM_PREFIX, privateMemoryFile: false }
+
+  /** The space a request path names (the team's under `team/`) and the path inside it. */
+  function route(own: AgentSpace, raw: string): { space: AgentSpace; rel: string; prefix: string } {
+    if (team && raw.startsWith(TEAM_PREFIX))
+      return { space: team, rel: raw.slice(TEAM_PREFIX.length), prefix: TEAM_PREFIX }
+    return { space: own, rel: raw, prefix: '' }
+  }
+
+  /** Runs `fn` on the space `raw` names, for `agent`; answers carry the path as the client sees it. */
+  function onPath<T extends { path: string }>(
+    agent: string,
+    access: Access,
+    raw: string,
+    fn: (space: AgentSpace, rel: string) => Promise<T>,
+  ): Promise<T> {
+    return registry.use(agent, access, async (own) => {
+      const { space, rel, prefix } = route(own, raw)
+      const result = await fn(space, rel)
+      return prefix === '' ? result : { ...result, path: prefix + result.path }
+    })
+  }
+
+  return {
+    /** Searches the agent's memory and, unless `spaces` leaves it out, the team's. */
+    async search(agent: string, req: SearchRequest) {
+      const spaces = new Set<Space>(req.spaces ?? ['agent', 'team'])
+      if (req.spaces?.includes('team') && !teamTarget) {
+        throw appError('VALIDATION_FAILED', 'There is no team memory (MNEMO_TEAM_DIR is not set)')
+      }
+      return registry.use(agent, 'read', (own) => {
+        const targets = [spaces.has('agent') ? own.target : null, spaces.has('team') ? teamTarget : null]
+        return deps.search.search(
+          req,
+          targets.filter((t): t is SearchTarget => t !== null),
+        )
+      })
+    },
+    /** The agent's indexed files, then the team's (under team/). */
+    listFiles(agent: string) {
+      return registry.use(agent, 'read', async (own) => [
+        ...own.files.list().map((f) => ({ ...f, space: 'agent' as const })),
+        ...(team?.files.list() ?? []).map((f) => ({ ...f, path: TEAM_PREFIX + f.path, space: 'team' as const })),
+      ])
+    },
+    readFile(agent: string, raw: string, window: { from?: number | undefined; lines?: number | undefined }) {
+      return registry.use(agent, 'read', async (own) => {
+        const { space, rel, prefix } = route(own, raw)
+        const result = await space.files.read(rel, window)
+        return result.kind === 'ok' ? { ...result, path: prefix + result.path } : result
+      })
+    },
+    put: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>
+      onPath(agent, 'write', raw, (space, rel) => space.writes.put(rel, content, pre)),
+    append: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>
+      onPath(agent, 'write', raw, (space, rel) => space.writes.append(rel, content, pre)),
+    remove: (agent: string, raw: string, pre: Precondition) =>
+      onPath(agent, 'write', raw, (space, rel) => space.writes.remove(rel, pre)),
+    /** Appends to the agent's day file; the heading names the agent unless the request does. */
+    flush(agent: string, req: FlushRequest) {
+      const agentId = req.agentId ?? (agent === MAIN_AGENT ? undefined : agent)
+      return registry.use(agent, 'write', (own) => own.flush.flush({ ...req, agentId }))
+    },
+    indexStatus: (agent: string) => registry.use(agent, 'read', async (own) => own.indexing.status()),
+    /**
+     * Starts (or joins) a sync of the agent's index; with `wait`, answers once it is done.
+     * Without, the outcome is in the status and the log.
+     */
+    syncIndex(agent: string, opts: { full: boolean; wait: boolean; reason: string }) {
+      return registry.use(agent, 'read', async (own) => {
+        const job = own.indexing.requestSync(opts)
+        if (!opts.wait) {
+          job.catch(() => undefined)
+          return { done: false, status: own.indexing.status() }
+        }
+        await job
+        return { done: true, status: own.indexing.status() }
+      })
+    },
+    /** Every agent, and the team index (null without one). */
+    async agents() {
+      return { agents: await registry.list(), team: team && spaceSummary(team) }
+    },
+  }
+}
+
+export type AgentGateway = ReturnType<typeof createAgentGateway>

@@ -1,0 +1,246 @@
+/**
+ * One memory space: a workspace folder and its own index file — an agent's, or the team's
+ * (SPEC §8). Wires what serves it (index store, indexer, rebuilds, sync coordinator and
+ * watcher, file, write and flush services, the search target) over the resources every
+ * space shares (embedding provider and cache, search workers, term cache), and owns their
+ * lifecycle: start() sweeps temp files of interrupted writes, starts the watcher and the
+ * first sync; close() stops them in reverse order. Part of the composition root.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Config } from '../config/config.js'
+import { createFileService } from '../files/file-service.js'
+import { removeStaleTempFiles } from '../files/file-writer.js'
+import { createFlushService } from '../files/flush-service.js'
+import { createMemoryPaths, MEMORY_DIR } from '../files/memory-paths.js'
+import { createWriteService } from '../files/write-service.js'
+import { createIndexer } from '../indexing/indexer.js'
+import { createIndexingService, type IndexingServiceDeps } from '../indexing/indexing-service.js'
+import { createPathIndexQueue } from '../indexing/path-index-queue.js'
+import type { TermCache } from '../indexing/prepare-file.js'
+import { createReadSequence } from '../indexing/read-sequence.js'
+import { createRebuilder, removeStaleRebuild, type RebuildStage } from '../indexing/rebuild.js'
+import type { SyncResult } from '../indexing/sync-result.js'
+import { createSyncCoordinator } from '../indexing/sync-coordinator.js'
+import { createSyncWorker } from '../indexing/sync-worker.js'
+import type { WatcherFactory } from '../indexing/watcher.js'
+import type { Vectorizer } from '../indexing/vectorizer.js'
+import { createWriteTargets } from '../indexing/write-targets.js'
+import type { IndexReader } from '../search/index-reader.js'
+import type { SearchTarget } from '../search/search-service.js'
+import type { Space } from '../search/search-spaces.js'
+import type { Foreground } from '../shared/foreground.js'
+import { createInFlight } from '../shared/in-flight.js'
+import { createKeyedMutex } from '../shared/keyed-mutex.js'
+import type { Logger } from '../shared/logger.js'
+import type { Db } from '../store/database.js'
+import { createIndexStore, type IndexStore } from '../store/index-store.js'
+import type { VectorConfig } from '../store/vector-schema.js'
+
+/** What one space is. */
+export type SpaceDef = {
+  /** The agent id, or `team`. */
+  name: string
+  space: Space
+  /** The workspace folder (absolute; it exists). */
+  root: string
+  dbPath: string
+  /** Session transcripts (the main agent's MNEMO_SESSIONS_DIR), if any. */
+  sessionsDir: string | undefined
+  extraPaths: readonly string[]
+  extraPathsWritable: boolean
+  /** No file of the space may be written through the API. */
+  readOnly: boolean
+}
+
+/** What every space shares, built once by the container. */
+export type SharedResources = {
+  config: Pick<Config, 'chunking' | 'sync'> & { index: Pick<Config['index'], 'maxFileBytes' | 'indexOnStart'> }
+  log: Logger
+  /** How vectors are stored (null: keyword only). */
+  vectors: VectorConfig
+  loadVectorExtension: (db: Db) => void
+  /** The settings every index is built with (index-identity.ts). */
+  identity: string
+  embedding: IndexingServiceDeps['embedding']
+  cache: IndexingServiceDeps['cache']
+  vectorizer: Pick<Vectorizer, 'vectorize'> | null
+  termCache: TermCache
+  foreground: Foreground
+  /** The reader searches use for a store (the shared worker pool, or the store itself). */
+  readerFor: (store: IndexStore) => IndexReader
+  watcherFactory: WatcherFactory
+  onRebuildStage?: (stage: RebuildStage) => Promise<void>
+  now?: () => number
+}
+
+/** The sessions folder as a real path, created when missing; null when none is configured. */
+function sessionsReal(dir: string | undefined): string | null {
+  if (dir === undefined) return null
+  fs.mkdirSync(dir, { recursive: true })
+  return fs.realpathSync(dir)
+}
+
+export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
+  const { config } = shared
+  const log = shared.log.child({ [def.space === 'team' ? 'space' : 'agent']: def.name })
+  const rootReal = fs.realpathSync(def.root)
+  if (removeStaleRebuild(def.dbPath)) {
+    log.warn('removed the half-built index of a rebuild that was interrupted; the previous index serves')
+  }
+  const existed = fs.existsSync(def.dbPath)
+  const openIndex = (dbPath: string, scratch = false) =>
+    createIndexStore({ dbPath, vectors: shared.vectors, loadVectorExtension: shared.loadVectorExtension, scratch })
+  const store = openIndex(def.dbPath)
+  if (store.recreated)
+    log.warn('the index was written by another version: it was deleted and will be rebuilt from the files')
+  // A new or emptied index simply takes the current settings; one built with other
+  // settings keeps serving until its rebuild is swapped in.
+  if (store.getMeta('identity') === undefined && store.listFiles().length === 0) {
+    store.transaction((repo) => repo.setMeta('identity', shared.identity))
+  }
+  const memoryPaths = createMemoryPaths({
+    extraPaths: def.extraPaths,
+    extraPathsWritable: def.extraPathsWritable,
+    sessions: def.sessionsDir !== undefined,
+    readOnly: def.readOnly,
+  })
+  const roots = { workspace: rootReal, sessions: sessionsReal(def.sessionsDir), paths: memoryPaths }
+  const targets = createWriteTargets(store)
+  const indexer = createIndexer({
+    live: store,
+    targets: targets.all,
+    readSeq: createReadSequence(store.maxReadSeq()),
+    foreground: shared.foreground,
+    roots,
+    termCache: shared.termCache,
+    chunking: config.chunking,
+    maxFileBytes: config.index.maxFileBytes,
+    vectorizer: shared.vectorizer,
+    log: log.child({ module: 'indexer' }),
+    ...(shared.now && { now: shared.now }),
+  })
+  const reader = shared.readerFor(store)
+  const rebuilder = createRebuilder({
+    live: store,
+    openIndex: (dbPath) => openIndex(dbPath, true),
+    indexer,
+    targets,
+    identity: shared.identity,
+    readers: reader,
+    foreground: shared.foreground,
+    log: log.child({ module: 'rebuild' }),
+    ...(shared.onRebuildStage && { onStage: shared.onRebuildStage }),
+  })
+  const coordinator = createSyncCoordinator({
+    sync: (reason, signal, urgent) => indexer.sync({ full: false, reason, signal, urgent }),
+    rebuild: rebuilder.rebuild,
+    stale: () => store.getMeta('identity') !== shared.identity,
+    log: log.child({ module: 'sync' }),
+  })
+  const syncWorker = createSyncWorker({
+    ...config.sync,
+    targets: { root: rootReal, scanRoots: memoryPaths.scanRoots(), sessions: roots.sessions },
+    watcherFactory: shared.watcherFactory,
+    requestSync: (reason) => coordinator.request({ full: false, reason }),
+    log: log.child({ module: 'sync-worker' }),
+  })
+  const locks = createKeyedMutex()
+  const pathIndex = createPathIndexQueue({
+    index: (rel) => indexer.syncPaths([rel], 'write'),
+    settle: (rel) => locks.run(rel, async () => undefined),
+  })
+  const inFlight = createInFlight()
+  const writeDeps = {
+    rootReal,
+    maxFileBytes: config.index.maxFileBytes,
+    locks,
+    inFlight,
+    indexPath: pathIndex.request,
+    log: log.child({ module: 'writes' }),
+  }
+  const indexing = createIndexingService({
+    store,
+    coordinator,
+    syncWorker,
+    embedding: shared.embedding,
+    cache: shared.cache,
+  })
+  const target: SearchTarget = {
+    space: def.space,
+    pathPrefix: '',
+    privateMemoryFile: def.space === 'agent',
+    reader,
+    vectorsReady: store.storesVectors,
+    onSearch: syncWorker.onSearch,
+  }
+  let starting: Promise<void> | null = null
+
+  return {
+    name: def.name,
+    space: def.space,
+    /** The index file did not exist before (or was of another version): it knows no file yet. */
+    fresh: !existed || store.recreated,
+    files: createFileService({
+      rootReal,
+      sessionsReal: roots.sessions,
+      memoryPaths,
+      store,
+      maxFileBytes: config.index.maxFileBytes,
+    }),
+    writes: createWriteService({ ...writeDeps, memoryPaths }),
+    flush: createFlushService({
+      ...writeDeps,
+      drain: syncWorker.drain,
+      ...(shared.now && { now: shared.now }),
+    }),
+    indexing,
+    target,
+    /** A sync or rebuild is running or queued: closing now would cancel it. */
+    isBusy(): boolean {
+      const s = coordinator.status()
+      return s.syncing || s.rebuilding || s.queued
+    },
+    /**
+     * Starts background work: removes temp files of interrupted writes, starts the watcher
+     * and then the first sync (`urgent`: a request waits for it). Resolves once the watcher
+     * is ready; `firstSync` settles when that sync is done (null with indexOnStart off).
+     */
+    start(opts: { urgent: boolean } = { urgent: false }): Promise<{ firstSync: Promise<SyncResult> | null }> {
+      // The sync's promise travels inside an object: returned bare, `run` would wait for it.
+      const run = async (): Promise<{ firstSync: Promise<SyncResult> | null }> => {
+        // Temp files sit next to their target: MEMORY.md at the top, the rest in writable folders.
+        const writableDirs = [MEMORY_DIR, ...(def.extraPathsWritable ? def.extraPaths : [])]
+        let swept = await removeStaleTempFiles(rootReal, false)
+        for (const dir of writableDirs) swept += await removeStaleTempFiles(path.join(rootReal, dir), true)
+        if (swept > 0) log.info({ files: swept }, 'removed temp files of interrupted writes')
+        await syncWorker.start()
+        if (!config.index.indexOnStart) return { firstSync: null }
+        const firstSync = coordinator.request({ full: false, reason: 'startup', urgent: opts.urgent })
+        firstSync.catch(() => undefined)
+        return { firstSync }
+      }
+      const started = run()
+      starting = started.then(
+        () => undefined,
+        () => undefined,
+      )
+      return started
+    },
+    /**
+     * Stops watching, lets in-flight writes finish (on disk and indexed), cancels syncs and
+     * rebuilds between batches, releases the search workers' connections and closes the
+     * index. Idempotent.
+     */
+    async close(): Promise<void> {
+      await starting
+      await syncWorker.stop()
+      await inFlight.close()
+      await coordinator.stop()
+      await reader.close()
+      store.close()
+    },
+  }
+}
+
+export type AgentSpace = ReturnType<typeof createAgentSpace>

@@ -1,0 +1,31 @@
+/**
+ * The memory spaces one search covers (pure): the agent's own index and, when configured,
+ * the team index, whose paths carry the reserved prefix `team/`. Each space is filtered
+ * with the part of the request's pathPrefix that applies to its own paths, and its chunk
+ * ids are made unique across spaces before the merged list is ranked.
+ */
+
+/** Where a result comes from: the agent's own memory or the team's. */
+export type Space = 'agent' | 'team'
+
+/** Team paths as clients see them: `team/memory/2026-03-01.md`. */
+export const TEAM_PREFIX = 'team/'
+
+/**
+ * The pathPrefix filter for a space whose paths are shown under `spacePrefix`: undefined to
+ * keep every path, or null when no path of the space can match the request's prefix.
+ */
+export function spacePathPrefix(
+  requested: string | undefined,
+  spacePrefix: string,
+): { pathPrefix: string | undefined } | null {
+  if (requested === undefined || spacePrefix === '') return { pathPrefix: requested }
+  if (requested.startsWith(spacePrefix)) return { pathPrefix: requested.slice(spacePrefix.length) || undefined }
+  return spacePrefix.startsWith(requested) ? { pathPrefix: undefined } : null
+}
+
+/** Spaces one search can cover; chunk ids are spread so that each space has its own residue. */
+export const MAX_SPACES = 4
+
+/** A chunk id unique across the spaces of one search (keeps the order of ids within a space). */
+export const globalChunkId = (id: number, spaceIndex: number): number => id * MAX_SPACES + spaceIndex
