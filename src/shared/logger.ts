@@ -2,7 +2,7 @@
  * pino logger options: JSON lines, secrets redacted. Pretty printing is left to the reader
  * (`| npx pino-pretty`) so the service never branches on its environment.
  */
-import { pino, type Logger } from 'pino'
+import { pino, type DestinationStream, type Logger } from 'pino'
 
 export type { Logger }
 
@@ -18,6 +18,8 @@ export const REDACT_PATHS = [
   '*.*.apiToken',
 ]
 
-export function createLogger(opts: { level: string }): Logger {
-  return pino({ level: opts.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } })
+/** JSON lines to stdout, or to `destination` (tests read what was logged). */
+export function createLogger(opts: { level: string }, destination?: DestinationStream): Logger {
+  const options = { level: opts.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }
+  return destination ? pino(options, destination) : pino(options)
 }

@@ -33,6 +33,8 @@ export async function buildTestApp(
     /** Run container.start() (watcher, start-up sync per env) before returning. */
     start?: boolean
     ws?: TempWorkspace
+    /** Collects every log line (at debug level) instead of discarding them. */
+    logs?: string[]
   } = {},
 ): Promise<TestApp> {
   const ws = opts.ws ?? createTempWorkspace({ corpus: opts.corpus ?? false })
@@ -47,7 +49,10 @@ export async function buildTestApp(
     },
     ws.base,
   )
-  const logger = createLogger(config.log)
+  const logs = opts.logs
+  const logger = logs
+    ? createLogger({ level: 'debug' }, { write: (line) => void logs.push(line) })
+    : createLogger(config.log)
   const container = createContainer(config, logger, opts.overrides)
   const app = await buildApp({ config, logger, container })
   const headers = config.server.apiToken ? { authorization: `Bearer ${config.server.apiToken}` } : {}

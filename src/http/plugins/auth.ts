@@ -28,6 +28,9 @@ export function callerOf(request: FastifyRequest): Caller {
   return caller
 }
 
+/** The agent a request acts for, or undefined before (or without) auth. */
+export const agentOf = (request: FastifyRequest): string | undefined => callers.get(request)?.agent
+
 /** Throws AGENT_FORBIDDEN unless the request carries the admin token (or none is configured). */
 export function requireAdmin(request: FastifyRequest): void {
   if (callerOf(request).principal.role !== 'admin') {

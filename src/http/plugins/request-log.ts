@@ -3,6 +3,7 @@
  * logged by the error handler with their stack.
  */
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import { agentOf } from './auth.js'
 
 class RequestLogController extends LogController {
   override incomingRequest(): void {}
@@ -13,6 +14,7 @@ class RequestLogController extends LogController {
         method: request.method,
         url: request.url,
         statusCode: reply.statusCode,
+        agent: agentOf(request),
         ms: Math.round(reply.elapsedTime * 100) / 100,
       },
       'request',

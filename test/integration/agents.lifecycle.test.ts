@@ -1,0 +1,131 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { embeddingsReply, startScriptedServer } from '../helpers/scripted-server.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+let t: AgentsApp
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  await t.close()
+  for (const c of cleanups.splice(0)) await c()
+})
+
+type AgentRow = { id: string; open: boolean; files: number; chunks: number; lastSync: unknown }
+const agents = async () => (await t.call('GET', '/agents')).json<{ agents: AgentRow[] }>().agents
+const hits = async (agent: string, query: string) =>
+  (await t.call('POST', '/search', { agent, payload: { query } })).json<{ results: { path: string }[] }>().results
+
+describe('agent lifecycle', () => {
+  it('closes the least recently used idle agents past MNEMO_MAX_OPEN_AGENTS and reopens them on demand', async () => {
+    t = await buildAgentsApp({
+      env: {
+        MNEMO_MAX_OPEN_AGENTS: '2',
+        MNEMO_WATCH: 'true',
+        MNEMO_SYNC_DEBOUNCE_MS: '20',
+        MNEMO_INDEX_ON_START: 'true',
+      },
+    })
+    for (const agent of ['ana', 'ben', 'cy']) {
+      const res = await t.call('PUT', '/files/MEMORY.md', {
+        agent,
+        payload: { content: `# ${agent}\n- ${agent} owns the ${agent}-service runbook.\n` },
+      })
+      expect(res.statusCode).toBe(201)
+    }
+    await waitFor(() => (t.container.openAgents() === 2 ? true : undefined))
+    expect(await agents()).toEqual([
+      { id: 'ana', open: false, files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
+      { id: 'ben', open: true, files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
+      { id: 'cy', open: true, files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
+      { id: 'main', open: true, files: 0, chunks: 0, lastSync: null },
+    ])
+
+    // Reopened from its index: nothing is re-read, and its watcher works again.
+    expect((await hits('ana', 'runbook')).map((r) => r.path)).toEqual(['MEMORY.md'])
+    const status = await waitFor(async () => {
+      const s = (await t.call('GET', '/index', { agent: 'ana' })).json<Record<string, unknown>>()
+      return s.watching && s.lastSync ? s : undefined
+    })
+    expect(status).toMatchObject({ files: 1, lastSync: { ok: true, reason: 'startup', indexed: 0, unchanged: 1 } })
+    t.writeAgentFile('ana', 'memory/2026-03-01.md', '- ana moved the standup to 9:30.\n')
+    await waitFor(async () => ((await hits('ana', 'standup')).length === 1 ? true : undefined))
+    await waitFor(() => (t.container.openAgents() === 2 ? true : undefined))
+    const rows = await agents()
+    expect(rows.filter((r) => r.open).map((r) => r.id)).toEqual(['ana', 'cy', 'main'])
+    // An agent closed by the bound, never opened in this process: counts come from its index file.
+    expect(rows.find((r) => r.id === 'ben')).toMatchObject({ open: false, files: 1, chunks: 1 })
+  })
+
+  it('lands 8 agents × 50 concurrent flushes in 8 separate day files, none lost, none crossed', async () => {
+    t = await buildAgentsApp()
+    const ids = Array.from({ length: 8 }, (_, i) => `agent-${i}`)
+    const flushes = ids.flatMap((agent) =>
+      Array.from({ length: 50 }, (_, n) =>
+        t.call('POST', '/flush', {
+          agent,
+          payload: {
+            entries: [`- ${agent} note ${n}`, `  detail ${n} of ${agent}`],
+            date: '2026-03-01',
+            flushId: `${agent}:${n}`,
+          },
+        }),
+      ),
+    )
+    const answers = await Promise.all(flushes)
+    for (const res of answers) expect(res.statusCode, res.body).toBe(200)
+    for (const agent of ids) {
+      const day = fs.readFileSync(path.join(t.agentsDir, agent, 'memory/2026-03-01.md'), 'utf8')
+      const notes = day.split('\n').filter((line) => line.startsWith('- '))
+      expect(notes.sort()).toEqual(Array.from({ length: 50 }, (_, n) => `- ${agent} note ${n}`).sort())
+      expect(day.match(/^## .*$/gm)).toHaveLength(50)
+      for (const other of ids.filter((o) => o !== agent)) expect(day).not.toContain(`${other} `)
+      // Every answer names lines of its own agent's file that hold its own note.
+      for (const [i, res] of answers.entries()) {
+        if (Math.floor(i / 50) !== ids.indexOf(agent)) continue
+        const { startLine, endLine } = res.json<{ startLine: number; endLine: number }>()
+        const lines = day.split('\n').slice(startLine - 1, endLine)
+        expect(lines.at(-2)).toBe(`- ${agent} note ${i % 50}`)
+      }
+      const found = await hits(agent, `${agent} note 7`)
+      expect(found[0]?.path).toBe('memory/2026-03-01.md')
+    }
+    const retry = await t.call('POST', '/flush', {
+      agent: 'agent-3',
+      payload: { entries: ['- agent-3 note 9'], date: '2026-03-01', flushId: 'agent-3:9' },
+    })
+    expect(retry.json()).toMatchObject({ replayed: true })
+  })
+
+  it('embeds a text two agents both hold once, in one shared cache', async () => {
+    const server = await startScriptedServer([{ reply: embeddingsReply(8) }])
+    cleanups.push(server.close)
+    t = await buildAgentsApp({
+      env: {
+        MNEMO_EMBED_PROVIDER: 'openai',
+        MNEMO_EMBED_BASE_URL: `${server.url}/v1`,
+        MNEMO_EMBED_MODEL: 'shared-embedder',
+        MNEMO_EMBED_DIMENSIONS: '8',
+      },
+    })
+    const note = '# Facts\n- The office wifi password is on the fridge.\n'
+    // At the same time, then once more later: one provider call in all.
+    await Promise.all(
+      ['ann', 'bo'].map((agent) => t.call('PUT', '/files/MEMORY.md', { agent, payload: { content: note } })),
+    )
+    await t.call('PUT', '/files/MEMORY.md', { agent: 'cid', payload: { content: note } })
+    const inputs = server.requests.flatMap((r) => (r.body as { input: string[] }).input)
+    expect(inputs.filter((i) => i.includes('wifi password'))).toHaveLength(1)
+    for (const agent of ['ann', 'bo', 'cid']) {
+      const res = await t.call('POST', '/search', {
+        agent,
+        payload: { query: 'where is the wifi password', minScore: 0 },
+      })
+      expect(res.json()).toMatchObject({ mode: 'hybrid', results: [{ path: 'MEMORY.md' }] })
+      expect((await t.call('GET', '/index', { agent })).json()).toMatchObject({ vectorsPending: 0 })
+    }
+    const queries = server.requests.flatMap((r) => (r.body as { input: string[] }).input)
+    expect(queries.filter((i) => i.includes('where is the wifi password'))).toHaveLength(1)
+  })
+})
