@@ -29,7 +29,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/config/**', 'src/main.ts', 'src/healthcheck.ts', 'src/**/*.test.ts'],
+    ignores: ['src/config/**', 'src/main.ts', 'src/mcp-stdio.ts', 'src/healthcheck.ts', 'src/**/*.test.ts'],
     rules: {
       'no-restricted-properties': [
         'error',

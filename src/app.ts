@@ -9,6 +9,7 @@ import type { Config } from './config/config.js'
 import type { Container } from './container.js'
 import { registerAuth } from './http/plugins/auth.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
+import { mcpRoutes } from './http/routes/mcp.routes.js'
 import { registerErrorHandler, replyWithError } from './http/plugins/error-handler.js'
 import { createRequestLogController } from './http/plugins/request-log.js'
 import { registerSwagger } from './http/plugins/swagger.js'
@@ -66,6 +67,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(flushRoutes, { memory, bodyLimitBytes: writeBodyLimitBytes })
   await app.register(indexingRoutes, { memory })
   await app.register(agentsRoutes, { memory })
+  await app.register(mcpRoutes, { memory, foreground: services.foreground, bodyLimitBytes: writeBodyLimitBytes })
   await app.register(healthRoutes, { readiness: services.readiness, startedAt })
   app.addHook('onClose', async () => container.close())
   return app

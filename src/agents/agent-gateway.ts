@@ -5,6 +5,7 @@
  * registry opens its space and holds it for the call, so nothing here can reach another
  * agent's files: paths are resolved inside the agent's (or the team's) folder only.
  */
+import type { FileWindow } from '../files/file-service.js'
 import type { FlushRequest } from '../files/flush-service.js'
 import type { Precondition } from '../files/preconditions.js'
 import type { WriteResult } from '../files/write-service.js'
@@ -73,11 +74,26 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
         ...(team?.files.list() ?? []).map((f) => ({ ...f, path: TEAM_PREFIX + f.path, space: 'team' as const })),
       ])
     },
-    readFile(agent: string, raw: string, window: { from?: number | undefined; lines?: number | undefined }) {
-      return registry.use(agent, 'read', async (own) => {
-        const { space, rel, prefix } = route(own, raw)
+    /** A file or a window of its lines; PATH_INVALID, FILE_NOT_FOUND or FILE_TOO_LARGE otherwise. */
+    readFile(
+      agent: string,
+      raw: string,
+      window: { from?: number | undefined; lines?: number | undefined },
+    ): Promise<FileWindow> {
+      return onPath(agent, 'read', raw, async (space, rel) => {
         const result = await space.files.read(rel, window)
-        return result.kind === 'ok' ? { ...result, path: prefix + result.path } : result
+        switch (result.kind) {
+          case 'ok': {
+            const { kind: _kind, ...found } = result
+            return found
+          }
+          case 'invalid':
+            throw appError('PATH_INVALID', `Invalid path: ${result.reason}`)
+          case 'not-found':
+            throw appError('FILE_NOT_FOUND')
+          case 'too-large':
+            throw appError('FILE_TOO_LARGE', undefined, { details: { sizeBytes: result.sizeBytes } })
+        }
       })
     },
     put: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>

@@ -35,6 +35,7 @@ describe('OpenAPI document', () => {
     }
     expect([...ids].sort()).toEqual([
       'appendFile',
+      'callMcp',
       'deleteFile',
       'flushMemory',
       'getHealth',

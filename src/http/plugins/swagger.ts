@@ -25,6 +25,7 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         { name: 'files', description: 'Read and write memory files' },
         { name: 'index', description: 'Index status and syncs' },
         { name: 'agents', description: 'Agents and their indexes' },
+        { name: 'mcp', description: 'Model Context Protocol endpoint for agent runtimes' },
         { name: 'ops', description: 'Health, readiness and docs' },
       ],
       components: {

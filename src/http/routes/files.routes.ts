@@ -82,20 +82,9 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 422, 500) },
     },
     handler: async (request, reply) => {
-      const result = await opts.memory.readFile(callerOf(request).agent, request.params['*'], request.query)
-      switch (result.kind) {
-        case 'ok': {
-          const { kind: _kind, ...window } = result
-          void reply.header('etag', etagOf(window.sha256))
-          return window
-        }
-        case 'invalid':
-          throw appError('PATH_INVALID', `Invalid path: ${result.reason}`)
-        case 'not-found':
-          throw appError('FILE_NOT_FOUND')
-        case 'too-large':
-          throw appError('FILE_TOO_LARGE', undefined, { details: { sizeBytes: result.sizeBytes } })
-      }
+      const window = await opts.memory.readFile(callerOf(request).agent, request.params['*'], request.query)
+      void reply.header('etag', etagOf(window.sha256))
+      return window
     },
   })
 

@@ -12,32 +12,34 @@ const isCalendarDate = (v: string) => {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v
 }
 
-export const FlushRequest = z
-  .strictObject({
-    content: z.string().optional().describe('The notes, as markdown'),
-    entries: z
-      .array(z.string())
-      .max(10_000)
-      .optional()
-      .describe('The notes as separate entries, one or more lines each'),
-    date: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
-      .refine(isCalendarDate, 'must be a calendar date')
-      .optional()
-      .describe('Day file to append to (default: today in the server time zone)'),
-    agentId: Label.optional().describe('Named in the entry heading'),
-    sessionId: Label.optional().describe('Named in the entry heading'),
-    flushId: z
-      .string()
-      .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 characters of A–Z a–z 0–9 . _ : -')
-      .optional()
-      .describe('Idempotency key: a retried flush with the same id appends nothing and answers the first lines'),
-  })
-  .refine((b) => b.content === undefined || b.entries === undefined, {
-    message: 'send content or entries, not both',
-  })
-  .meta({ id: 'FlushRequest' })
+/** The fields of a flush, before the rule that content and entries exclude each other. */
+export const FlushFields = z.strictObject({
+  content: z.string().optional().describe('The notes, as markdown'),
+  entries: z.array(z.string()).max(10_000).optional().describe('The notes as separate entries, one or more lines each'),
+  date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
+    .refine(isCalendarDate, 'must be a calendar date')
+    .optional()
+    .describe('Day file to append to (default: today in the server time zone)'),
+  agentId: Label.optional().describe('Named in the entry heading'),
+  sessionId: Label.optional().describe('Named in the entry heading'),
+  flushId: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 characters of A–Z a–z 0–9 . _ : -')
+    .optional()
+    .describe('Idempotency key: a retried flush with the same id appends nothing and answers the first lines'),
+})
+
+/** Content and entries exclude each other. */
+export const oneOfContentOrEntries = (b: { content?: string | undefined; entries?: string[] | undefined }) =>
+  b.content === undefined || b.entries === undefined
+
+export const FlushRequest = FlushFields.refine(oneOfContentOrEntries, {
+  message: 'send content or entries, not both',
+}).meta({
+  id: 'FlushRequest',
+})
 
 export const FlushResult = z
   .object({

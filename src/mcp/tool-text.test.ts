@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import type { SearchResponse } from '../search/types.js'
+import { citation, flushText, getText, searchText, writeText } from './tool-text.js'
+
+const response = (results: SearchResponse['results'], degraded?: SearchResponse['degraded']): SearchResponse => ({
+  results,
+  mode: 'keyword',
+  ...(degraded && { degraded }),
+  usage: { embeddingTokens: 0, rerankTokens: 0 },
+  timingsMs: { keyword: 1, embed: 0, vector: 0, rerank: 0, total: 1 },
+})
+const hit = (path: string, startLine: number, endLine: number, space: 'agent' | 'team' = 'agent') => ({
+  path,
+  startLine,
+  endLine,
+  snippet: `text of ${path}`,
+  score: 0.8123,
+  textScore: 1,
+  vectorScore: 0,
+  source: 'memory' as const,
+  space,
+})
+
+describe('MCP tool text', () => {
+  it.each([
+    ['memory/a.md', 3, 7, 'memory/a.md#L3-L7'],
+    ['MEMORY.md', 4, 4, 'MEMORY.md#L4'],
+  ])('cites %s lines %i–%i as %s', (path, from, to, expected) => {
+    expect(citation(path, from, to)).toBe(expected)
+  })
+
+  it('lists search hits best first with citations, scores and the team label', () => {
+    const text = searchText('db', response([hit('memory/a.md', 1, 2), hit('team/MEMORY.md', 5, 5, 'team')]))
+    expect(text).toBe(
+      '2 memories for "db", best first:\n\n' +
+        '[1] memory/a.md#L1-L2 (score 0.81)\ntext of memory/a.md\n\n' +
+        '[2] team/MEMORY.md#L5 (score 0.81, team memory)\ntext of team/MEMORY.md',
+    )
+  })
+
+  it('says plainly that nothing is remembered, and why a search was degraded', () => {
+    expect(searchText('helm', response([]))).toBe('No memory matches "helm": nothing relevant is remembered.')
+    expect(searchText('helm', response([], { vector: 'timeout' }))).toContain('vector search unavailable, timeout')
+  })
+
+  it('cites a read window, and says when it is past the end', () => {
+    const file = { path: 'memory/a.md', from: 2, to: 3, totalLines: 9, text: 'b\nc', sha256: 'x' }
+    expect(getText(file)).toBe('memory/a.md#L2-L3 (of 9 lines):\nb\nc')
+    expect(getText({ ...file, from: 12, to: 11, text: '' })).toBe('memory/a.md has 9 lines; nothing from line 12 on.')
+  })
+
+  it('reports writes and flushes by citation, replays and pending indexing included', () => {
+    const written = {
+      path: 'MEMORY.md',
+      sha256: 'x',
+      sizeBytes: 1,
+      totalLines: 4,
+      startLine: 3,
+      endLine: 4,
+      created: false,
+    }
+    expect(writeText({ ...written, indexed: true })).toBe('Appended MEMORY.md#L3-L4 (searchable now).')
+    expect(writeText({ ...written, indexed: false })).toContain('at the next sync')
+    const flushed = { indexed: true, path: 'memory/d.md', startLine: 5, endLine: 7, replayed: false }
+    expect(flushText(flushed)).toBe('Saved memory/d.md#L5-L7.')
+    expect(flushText({ ...flushed, replayed: true })).toContain('Already saved earlier as memory/d.md#L5-L7')
+    expect(flushText({ indexed: true, drained: true })).toContain('Nothing to save')
+  })
+})

@@ -1,0 +1,47 @@
+/**
+ * The text part of each MCP tool result (pure): what a model reads. Every memory is cited
+ * as `path#Lstart-Lend`, the form the tool descriptions ask the model to quote; an empty
+ * search says plainly that nothing is remembered, so the model does not invent a memory.
+ */
+import type { FileWindow } from '../files/file-service.js'
+import type { FlushResult } from '../files/flush-service.js'
+import type { WriteResult } from '../files/write-service.js'
+import type { SearchResponse } from '../search/types.js'
+
+/** `memory/2026-03-01.md#L3-L7` (one line: `#L3`). */
+export const citation = (path: string, startLine: number, endLine: number): string =>
+  endLine > startLine ? `${path}#L${startLine}-L${endLine}` : `${path}#L${startLine}`
+
+export function searchText(query: string, res: SearchResponse): string {
+  const notes = res.degraded
+    ? `\n(Degraded: ${Object.entries(res.degraded)
+        .map(([stage, why]) => `${stage} search unavailable, ${why}`)
+        .join('; ')})`
+    : ''
+  if (res.results.length === 0) {
+    return `No memory matches "${query}": nothing relevant is remembered.${notes}`
+  }
+  const blocks = res.results.map((r, i) => {
+    const where = r.space === 'team' ? ', team memory' : ''
+    return `[${i + 1}] ${citation(r.path, r.startLine, r.endLine)} (score ${r.score.toFixed(2)}${where})\n${r.snippet}`
+  })
+  const count = res.results.length === 1 ? '1 memory' : `${res.results.length} memories`
+  return `${count} for "${query}", best first:\n\n${blocks.join('\n\n')}${notes}`
+}
+
+export function getText(file: FileWindow): string {
+  if (file.to < file.from) return `${file.path} has ${file.totalLines} lines; nothing from line ${file.from} on.`
+  return `${citation(file.path, file.from, file.to)} (of ${file.totalLines} lines):\n${file.text}`
+}
+
+export function writeText(res: WriteResult): string {
+  const state = res.indexed ? 'searchable now' : 'saved; it becomes searchable at the next sync'
+  return `Appended ${citation(res.path, res.startLine, res.endLine)} (${state}).`
+}
+
+export function flushText(res: FlushResult): string {
+  if (!('path' in res)) return 'Nothing to save; the index is up to date with every file.'
+  const where = citation(res.path, res.startLine, res.endLine)
+  if (res.replayed) return `Already saved earlier as ${where} (same flushId); nothing was appended.`
+  return `Saved ${where}${res.indexed ? '' : ' (searchable at the next sync)'}.`
+}
