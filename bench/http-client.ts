@@ -8,6 +8,7 @@ export function createClient(baseUrl: string) {
     method: string,
     path: string,
     body?: unknown,
+    extraHeaders: Record<string, string> = {},
   ): Promise<{ status: number; body: string; ms: number }> {
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const started = process.hrtime.bigint()
@@ -19,7 +20,10 @@ export function createClient(baseUrl: string) {
           path,
           method,
           agent,
-          headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
+          headers: {
+            ...extraHeaders,
+            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+          },
         },
         (res) => {
           let text = ''

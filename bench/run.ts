@@ -3,13 +3,15 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
- *                    [--only keyword,hybrid,live] [--hybrid-sizes 10000,100000]
+ *                    [--only keyword,hybrid,live,agents] [--hybrid-sizes 10000,100000]
+ *                    [--agents 200] [--agent-files 10]
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { benchAgents } from './agents.js'
 import { benchHybrid } from './hybrid.js'
 import { benchKeyword } from './keyword.js'
 import { benchLive } from './live.js'
@@ -28,6 +30,8 @@ const { values } = parseArgs({
     'debounced-edits': { type: 'string', default: '12' },
     flushes: { type: 'string', default: '200' },
     out: { type: 'string', default: 'bench-results' },
+    agents: { type: 'string', default: '200' },
+    'agent-files': { type: 'string', default: '10' },
   },
 })
 
@@ -129,6 +133,46 @@ try {
         `${fmt(live.rebuildP50)} / ${fmt(live.rebuildP99)} ms (${fmt(live.rebuildP99 / live.idleP99)}× idle p99)`,
         '≤ 2× idle p99',
       ],
+    ])
+  }
+  if (only.has('agents')) {
+    const agents = await benchAgents({
+      tmp,
+      runs,
+      agents: Number(values.agents),
+      filesPerAgent: Number(values['agent-files']),
+      notesPerFile: Number(values.notes),
+      latencyRequests: Number(values['latency-requests']),
+    })
+    results.agents = agents
+    table(`Many agents: ${agents.agents} agents × ${agents.chunksPerAgent} chunks (keyword)`, [
+      [
+        'search p50 / p99, warm agent',
+        `${fmt(agents.warmAgentP50Ms)} / ${fmt(agents.warmAgentP99Ms)} ms`,
+        '≤ 1.2× single agent',
+      ],
+      [
+        'search p50 / p99, single agent (main, same size, same process)',
+        `${fmt(agents.singleAgentP50Ms)} / ${fmt(agents.singleAgentP99Ms)} ms`,
+        '',
+      ],
+      [
+        'warm agent / single agent, p50 and p99',
+        `${fmt(agents.warmAgentP50Ms / agents.singleAgentP50Ms)}× / ${fmt(agents.warmAgentP99Ms / agents.singleAgentP99Ms)}×`,
+        '≤ 1.2×',
+      ],
+      [
+        'first search on a closed agent p50 / p95 / p99 (open + answer)',
+        `${fmt(agents.firstSearchP50Ms)} / ${fmt(agents.firstSearchP95Ms)} / ${fmt(agents.firstSearchP99Ms)} ms`,
+        'p95 ≤ 50 ms',
+      ],
+      ['server RSS after touching every agent', `${fmt(agents.rssMb)} MB`, '≤ 500 MB'],
+      [
+        'spawn → /ready, no agents / every agent indexed',
+        `${fmt(agents.readyEmptyMs)} / ${fmt(agents.readyFullMs)} ms`,
+        'does not grow',
+      ],
+      ['building every agent index (first requests)', `${fmt(agents.buildSec)} s`, ''],
     ])
   }
   fs.mkdirSync(values.out, { recursive: true })
