@@ -77,42 +77,58 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
     return root
   }
 
-  /** Opens the agent's space and registers it before any await, so concurrent requests share it. */
+  /**
+   * Opens the agent's space and registers it before any await, so concurrent requests share
+   * it. A new index is ready once its first sync is done; an existing one at once (its
+   * watcher and catch-up sync start meanwhile).
+   */
   function openEntry(id: string, root: string): Entry {
     const space = deps.open(id, root)
+    const started = space.start({ urgent: space.fresh })
     const entry: Entry = { space, leases: 0, lastUsedMs: now(), ready: Promise.resolve(), closing: null }
-    entry.ready = (async () => {
-      const { firstSync } = await space.start({ urgent: space.fresh })
-      // Failures are in the agent's status and the log; the request is answered from the index.
-      if (space.fresh) await firstSync?.catch(() => undefined)
-    })()
+    if (space.fresh) {
+      // Failures of that sync are in the agent's status and the log; the request is answered.
+      entry.ready = started.then(async ({ firstSync }) => void (await firstSync?.catch(() => undefined)))
+      entry.ready.catch((err: unknown) => {
+        log.error({ err, agent: id }, 'agent could not be opened')
+        if (entries.get(id) === entry) entries.delete(id)
+        void space.close().catch(() => undefined)
+      })
+    } else {
+      started.catch((err: unknown) => log.error({ err, agent: id }, 'agent watcher or sync could not start'))
+    }
     entries.set(id, entry)
-    entry.ready.catch((err: unknown) => {
-      log.error({ err, agent: id }, 'agent could not be opened')
-      if (entries.get(id) === entry) entries.delete(id)
-      void space.close().catch(() => undefined)
-    })
     return entry
   }
 
-  /** An open entry with a lease taken (synchronously, so no eviction can slip in). */
+  /**
+   * An open entry with a lease taken. The lease is taken before waiting for the space to
+   * be ready, synchronously after checking it is not closing, so no eviction can close it
+   * under the request.
+   */
   async function acquire(id: string, access: AgentAccess): Promise<Entry> {
     for (;;) {
       if (closed) throw appError('SHUTTING_DOWN')
-      let entry = entries.get(id)
-      if (entry?.closing) {
-        await entry.closing
+      const known = entries.get(id)
+      if (known?.closing) {
+        await known.closing
         continue
       }
+      let entry = known
       if (!entry) {
         const root = await locate(id, access)
-        // Another request may have opened it while this one looked at the folder.
+        // Another request may have opened it, or started closing it, while this one looked.
+        if (entries.get(id)?.closing) continue
         entry = entries.get(id) ?? openEntry(id, root)
-        evictIdle()
       }
-      await entry.ready
-      if (entries.get(id) !== entry || entry.closing) continue
       entry.leases++
+      evictIdle()
+      try {
+        await entry.ready
+      } catch (err) {
+        entry.leases--
+        throw err
+      }
       return entry
     }
   }

@@ -176,6 +176,23 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
   }
   let starting: Promise<void> | null = null
 
+  /**
+   * Removes temp files of interrupted writes. They sit next to their target: MEMORY.md at
+   * the top, the rest in writable folders. A folder that cannot be read is left (logged):
+   * the files in it are hidden and never indexed, and the space serves the rest.
+   */
+  async function sweepTempFiles(): Promise<void> {
+    const writableDirs = [MEMORY_DIR, ...(def.extraPathsWritable ? def.extraPaths : [])]
+    let swept = 0
+    try {
+      swept += await removeStaleTempFiles(rootReal, false)
+      for (const dir of writableDirs) swept += await removeStaleTempFiles(path.join(rootReal, dir), true)
+    } catch (err) {
+      log.warn({ err }, 'could not remove temp files of interrupted writes')
+    }
+    if (swept > 0) log.info({ files: swept }, 'removed temp files of interrupted writes')
+  }
+
   return {
     name: def.name,
     space: def.space,
@@ -209,11 +226,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     start(opts: { urgent: boolean } = { urgent: false }): Promise<{ firstSync: Promise<SyncResult> | null }> {
       // The sync's promise travels inside an object: returned bare, `run` would wait for it.
       const run = async (): Promise<{ firstSync: Promise<SyncResult> | null }> => {
-        // Temp files sit next to their target: MEMORY.md at the top, the rest in writable folders.
-        const writableDirs = [MEMORY_DIR, ...(def.extraPathsWritable ? def.extraPaths : [])]
-        let swept = await removeStaleTempFiles(rootReal, false)
-        for (const dir of writableDirs) swept += await removeStaleTempFiles(path.join(rootReal, dir), true)
-        if (swept > 0) log.info({ files: swept }, 'removed temp files of interrupted writes')
+        await sweepTempFiles()
         await syncWorker.start()
         if (!config.index.indexOnStart) return { firstSync: null }
         const firstSync = coordinator.request({ full: false, reason: 'startup', urgent: opts.urgent })

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { ContainerOverrides } from '../../src/container.js'
 import { buildTestApp, type TestApp } from './build-test-app.js'
-import { createTempWorkspace } from './temp-workspace.js'
+import { createTempWorkspace, type TempWorkspace } from './temp-workspace.js'
 
 export type AgentsApp = TestApp & {
   agentsDir: string
@@ -28,9 +28,11 @@ export async function buildAgentsApp(
     overrides?: ContainerOverrides
     start?: boolean
     logs?: string[]
+    /** Reuse the folders of an earlier app (a restart). */
+    ws?: TempWorkspace
   } = {},
 ): Promise<AgentsApp> {
-  const ws = createTempWorkspace()
+  const ws = opts.ws ?? createTempWorkspace()
   const agentsDir = path.join(ws.base, 'agents')
   const teamDir = path.join(ws.base, 'team')
   const env: Record<string, string> = { MNEMO_AGENTS_DIR: agentsDir, ...opts.env }
