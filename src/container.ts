@@ -9,7 +9,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentGateway } from './agents/agent-gateway.js'
-import { MAIN_AGENT } from './agents/agent-id.js'
+import { MAIN_AGENT } from './shared/agent-id.js'
 import { createAgentRegistry } from './agents/agent-registry.js'
 import { createAgentSpace, type SharedResources, type SpaceDef } from './agents/agent-space.js'
 import { createTokenAuth } from './agents/token-auth.js'

@@ -10,12 +10,11 @@ import type { FlushRequest } from '../files/flush-service.js'
 import type { Precondition } from '../files/preconditions.js'
 import type { WriteResult } from '../files/write-service.js'
 import type { SearchService, SearchTarget } from '../search/search-service.js'
-import { TEAM_PREFIX, type Space } from '../search/search-spaces.js'
 import type { SearchRequest } from '../search/types.js'
 import { appError } from '../shared/errors.js'
 import type { AgentRegistry } from './agent-registry.js'
 import type { AgentSpace } from './agent-space.js'
-import { MAIN_AGENT } from './agent-id.js'
+import { MAIN_AGENT, TEAM_PREFIX, type Space } from '../shared/agent-id.js'
 import { spaceSummary } from './agent-summary.js'
 
 export type AgentGatewayDeps = {

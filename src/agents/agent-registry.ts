@@ -18,7 +18,7 @@ import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { MEMORY_DIR } from '../files/memory-paths.js'
 import type { AgentSpace } from './agent-space.js'
-import { isAgentId, MAIN_AGENT } from './agent-id.js'
+import { isAgentId, MAIN_AGENT } from '../shared/agent-id.js'
 import { spaceSummary, type AgentSummary } from './agent-summary.js'
 
 /** Whether a request may create the agent (writes) or needs it to exist (reads). */

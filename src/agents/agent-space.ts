@@ -28,7 +28,7 @@ import type { Vectorizer } from '../indexing/vectorizer.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
 import type { IndexReader } from '../search/index-reader.js'
 import type { SearchTarget } from '../search/search-service.js'
-import type { Space } from '../search/search-spaces.js'
+import type { Space } from '../shared/agent-id.js'
 import type { Foreground } from '../shared/foreground.js'
 import { createInFlight } from '../shared/in-flight.js'
 import { createKeyedMutex } from '../shared/keyed-mutex.js'
@@ -36,6 +36,12 @@ import type { Logger } from '../shared/logger.js'
 import type { Db } from '../store/database.js'
 import { createIndexStore, type IndexStore } from '../store/index-store.js'
 import type { VectorConfig } from '../store/vector-schema.js'
+
+/**
+ * Longest wait for searches in progress before a reopened space starts its watcher and
+ * catch-up sync, in ms: the search that reopened it is answered first.
+ */
+const START_PAUSE_MS = 1000
 
 /** What one space is. */
 export type SpaceDef = {
@@ -220,12 +226,15 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     },
     /**
      * Starts background work: removes temp files of interrupted writes, starts the watcher
-     * and then the first sync (`urgent`: a request waits for it). Resolves once the watcher
-     * is ready; `firstSync` settles when that sync is done (null with indexOnStart off).
+     * and then the first sync. `urgent`: a request waits for that sync, which then does not
+     * give way to searches; otherwise it all waits for searches in progress first. Resolves
+     * once the watcher is ready; `firstSync` settles when that sync is done (null with
+     * indexOnStart off).
      */
     start(opts: { urgent: boolean } = { urgent: false }): Promise<{ firstSync: Promise<SyncResult> | null }> {
       // The sync's promise travels inside an object: returned bare, `run` would wait for it.
       const run = async (): Promise<{ firstSync: Promise<SyncResult> | null }> => {
+        if (!opts.urgent) await shared.foreground.whenIdle(START_PAUSE_MS)
         await sweepTempFiles()
         await syncWorker.start()
         if (!config.index.indexOnStart) return { firstSync: null }

@@ -6,7 +6,7 @@
  * content nor which token matched leaks through timing.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { isAgentId, MAIN_AGENT } from './agent-id.js'
+import { isAgentId, MAIN_AGENT } from '../shared/agent-id.js'
 
 export type Principal = { role: 'admin' } | { role: 'agent'; agentId: string }
 

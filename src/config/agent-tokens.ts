@@ -4,7 +4,7 @@
  * the first `:`, so a token may itself contain `:`. Problems are reported with the source
  * they come from, never with the token itself.
  */
-import { isAgentId } from '../agents/agent-id.js'
+import { isAgentId } from '../shared/agent-id.js'
 
 /** Shortest accepted token: shorter ones are guessable (16 characters of a random base64 ≈ 96 bits). */
 export const MIN_TOKEN_CHARS = 16

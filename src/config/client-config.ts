@@ -4,7 +4,7 @@
  * value stops it with a message naming the variable, like the service's own settings.
  */
 import { z } from 'zod'
-import { AGENT_ID_PATTERN } from '../agents/agent-id.js'
+import { AGENT_ID_PATTERN } from '../shared/agent-id.js'
 import { ConfigError } from './load-config.js'
 
 const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v)

@@ -5,8 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { MAIN_AGENT } from '../agents/agent-id.js'
-import { TEAM_PREFIX } from '../search/search-spaces.js'
+import { MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
 import { checkDistinctTokens, parseAgentTokens } from './agent-tokens.js'
 import type { Config } from './config.js'
 import { envSchema, type Env } from './env-schema.js'

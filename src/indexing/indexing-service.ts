@@ -9,7 +9,7 @@ import { appError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
 import type { SyncResult } from './sync-result.js'
-import type { SyncCoordinator } from './sync-coordinator.js'
+import type { LastSync, SyncCoordinator } from './sync-coordinator.js'
 import type { SyncWorker } from './sync-worker.js'
 
 /** Per-file errors listed in the status; the log has all of them. */
@@ -22,6 +22,18 @@ export type IndexingServiceDeps = {
   /** The embedding provider and vector backend in use; null for keyword only. */
   embedding: { provider: string; model: string; dims: number; backend: 'sqlite-vec' | 'scan' } | null
   cache: Pick<EmbeddingCache, 'size'> | null
+}
+
+/** When and how a sync ended, without its counts. */
+export function syncOutcome(last: LastSync) {
+  return {
+    at: last.at,
+    ok: last.ok,
+    full: last.full,
+    reason: last.reason,
+    durationMs: last.durationMs,
+    ...(last.error === undefined ? {} : { error: last.error }),
+  }
 }
 
 export function createIndexingService(deps: IndexingServiceDeps) {
@@ -57,12 +69,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       queued: sync.queued,
       completedSyncs: sync.completedSyncs,
       lastSync: last && {
-        at: last.at,
-        ok: last.ok,
-        full: last.full,
-        reason: last.reason,
-        durationMs: last.durationMs,
-        ...(last.error === undefined ? {} : { error: last.error }),
+        ...syncOutcome(last),
         ...(last.result && {
           scanned: last.result.scanned,
           indexed: last.result.indexed,
@@ -97,7 +104,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
     }
   }
 
-  return { requestSync, status, readiness }
+  return { requestSync, status, readiness, lastSync: () => coordinator.status().lastSync }
 }
 
 export type IndexingService = ReturnType<typeof createIndexingService>

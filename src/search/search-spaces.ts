@@ -5,12 +5,6 @@
  * ids are made unique across spaces before the merged list is ranked.
  */
 
-/** Where a result comes from: the agent's own memory or the team's. */
-export type Space = 'agent' | 'team'
-
-/** Team paths as clients see them: `team/memory/2026-03-01.md`. */
-export const TEAM_PREFIX = 'team/'
-
 /**
  * The pathPrefix filter for a space whose paths are shown under `spacePrefix`: undefined to
  * keep every path, or null when no path of the space can match the request's prefix.

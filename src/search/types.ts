@@ -1,6 +1,6 @@
 /** Search request and response types of the service layer (SPEC §3). */
 import type { Source } from '../store/chunks-repo.js'
-import type { Space } from './search-spaces.js'
+import type { Space } from '../shared/agent-id.js'
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector'
 

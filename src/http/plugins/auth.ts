@@ -7,7 +7,7 @@
  * Route handlers read the outcome with callerOf(request).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { AGENT_HEADER } from '../../agents/agent-id.js'
+import { AGENT_HEADER } from '../../shared/agent-id.js'
 import type { Principal, TokenAuth } from '../../agents/token-auth.js'
 import { appError, ERROR_CODES } from '../../shared/errors.js'
 import { sendError } from './error-handler.js'

@@ -1,6 +1,6 @@
 /** Schemas shared by every route: the one error body (SPEC §2) and path validation. */
 import { z } from 'zod'
-import { AGENT_HEADER, AGENT_ID_PATTERN } from '../../agents/agent-id.js'
+import { AGENT_HEADER, AGENT_ID_PATTERN } from '../../shared/agent-id.js'
 import { ERROR_CODES } from '../../shared/errors.js'
 import { checkRelPath } from '../../shared/safe-path.js'
 

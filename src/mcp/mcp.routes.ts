@@ -8,13 +8,13 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { AgentGateway } from '../../agents/agent-gateway.js'
-import { createLocalBackend } from '../../mcp/memory-backend.js'
-import { createMemoryMcpServer } from '../../mcp/memory-tools.js'
-import type { Foreground } from '../../shared/foreground.js'
-import { callerOf } from '../plugins/auth.js'
-import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
-import { API_VERSION } from '../plugins/swagger.js'
+import type { AgentGateway } from '../agents/agent-gateway.js'
+import { createLocalBackend } from './memory-backend.js'
+import { createMemoryMcpServer } from './memory-tools.js'
+import type { Foreground } from '../shared/foreground.js'
+import { callerOf } from '../http/plugins/auth.js'
+import { AgentHeaders, errorResponses } from '../http/schemas/common.schema.js'
+import { API_VERSION } from '../http/plugins/swagger.js'
 
 export type McpRoutesOptions = {
   memory: Pick<AgentGateway, 'search' | 'readFile' | 'append' | 'flush'>
