@@ -6,9 +6,10 @@
  * agent's files: paths are resolved inside the agent's (or the team's) folder only.
  */
 import type { FileWindow } from '../files/file-service.js'
-import type { FlushRequest } from '../files/flush-service.js'
+import { notesOf, type FlushRequest } from '../files/flush-service.js'
+import { createMemoryPaths } from '../files/memory-paths.js'
 import type { Precondition } from '../files/preconditions.js'
-import type { WriteResult } from '../files/write-service.js'
+import { checkWritablePath, type WriteResult } from '../files/write-service.js'
 import type { SearchService, SearchTarget } from '../search/search-service.js'
 import type { SearchRequest } from '../search/types.js'
 import { appError } from '../shared/errors.js'
@@ -26,6 +27,18 @@ export type AgentGatewayDeps = {
 
 type Access = 'read' | 'write'
 
+/** Which paths an agent other than main may write (agent-space.ts gives them this layout). */
+const PLAIN_LAYOUT = createMemoryPaths({ extraPaths: [] })
+
+/** A write that needs the file to exist (If-Match) cannot create the agent. */
+const accessFor = (pre: Precondition): Access => (pre.ifMatch === null ? 'write' : 'read')
+
+function withoutCacheSize<T extends { embeddingCacheEntries?: number }>(status: T, admin: boolean): T {
+  if (admin) return status
+  const { embeddingCacheEntries: _shared, ...own } = status
+  return own as T
+}
+
 export function createAgentGateway(deps: AgentGatewayDeps) {
   const { registry, team } = deps
   const teamTarget: SearchTarget | null = team && { ...team.target, pathPrefix: TEAM_PREFIX, privateMemoryFile: false }
@@ -37,13 +50,19 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     return { space: own, rel: raw, prefix: '' }
   }
 
-  /** Runs `fn` on the space `raw` names, for `agent`; answers carry the path as the client sees it. */
-  function onPath<T extends { path: string }>(
+  /**
+   * Runs `fn` on the space `raw` names, for `agent`; answers carry the path as the client
+   * sees it. A write that would create the agent is checked first, so a refused one (a path
+   * that cannot be written) creates nothing.
+   */
+  async function onPath<T extends { path: string }>(
     agent: string,
     access: Access,
     raw: string,
     fn: (space: AgentSpace, rel: string) => Promise<T>,
   ): Promise<T> {
+    const teamPath = team !== null && raw.startsWith(TEAM_PREFIX)
+    if (access === 'write' && agent !== MAIN_AGENT && !teamPath) checkWritablePath(raw, PLAIN_LAYOUT)
     return registry.use(agent, access, async (own) => {
       const { space, rel, prefix } = route(own, raw)
       const result = await fn(space, rel)
@@ -96,30 +115,40 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       })
     },
     put: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>
-      onPath(agent, 'write', raw, (space, rel) => space.writes.put(rel, content, pre)),
+      onPath(agent, accessFor(pre), raw, (space, rel) => space.writes.put(rel, content, pre)),
     append: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>
-      onPath(agent, 'write', raw, (space, rel) => space.writes.append(rel, content, pre)),
+      onPath(agent, accessFor(pre), raw, (space, rel) => space.writes.append(rel, content, pre)),
+    /** Deleting needs the file, so it never creates the agent. */
     remove: (agent: string, raw: string, pre: Precondition) =>
-      onPath(agent, 'write', raw, (space, rel) => space.writes.remove(rel, pre)),
-    /** Appends to the agent's day file; the heading names the agent unless the request does. */
+      onPath(agent, 'read', raw, (space, rel) => space.writes.remove(rel, pre)),
+    /**
+     * Appends to the agent's day file (creating the agent); the heading names the agent
+     * unless the request does. A flush without notes only syncs, so it creates nothing.
+     */
     flush(agent: string, req: FlushRequest) {
       const agentId = req.agentId ?? (agent === MAIN_AGENT ? undefined : agent)
-      return registry.use(agent, 'write', (own) => own.flush.flush({ ...req, agentId }))
+      const access = notesOf(req).trim() === '' ? 'read' : 'write'
+      return registry.use(agent, access, (own) => own.flush.flush({ ...req, agentId }))
     },
-    indexStatus: (agent: string) => registry.use(agent, 'read', async (own) => own.indexing.status()),
+    /**
+     * The agent's index status. The shared embedding cache's size is for the admin only: an
+     * agent writing a guessed text could otherwise tell from it whether another agent holds it.
+     */
+    indexStatus: (agent: string, opts: { admin: boolean }) =>
+      registry.use(agent, 'read', async (own) => withoutCacheSize(own.indexing.status(), opts.admin)),
     /**
      * Starts (or joins) a sync of the agent's index; with `wait`, answers once it is done.
      * Without, the outcome is in the status and the log.
      */
-    syncIndex(agent: string, opts: { full: boolean; wait: boolean; reason: string }) {
+    syncIndex(agent: string, opts: { full: boolean; wait: boolean; reason: string; admin: boolean }) {
       return registry.use(agent, 'read', async (own) => {
         const job = own.indexing.requestSync(opts)
         if (!opts.wait) {
           job.catch(() => undefined)
-          return { done: false, status: own.indexing.status() }
+          return { done: false, status: withoutCacheSize(own.indexing.status(), opts.admin) }
         }
         await job
-        return { done: true, status: own.indexing.status() }
+        return { done: true, status: withoutCacheSize(own.indexing.status(), opts.admin) }
       })
     },
     /** Every agent, and the team index (null without one). */

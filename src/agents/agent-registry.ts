@@ -117,7 +117,9 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       let entry = known
       if (!entry) {
         const root = await locate(id, access)
-        // Another request may have opened it, or started closing it, while this one looked.
+        // The registry may have closed, or another request opened the agent or started
+        // closing it, while this one looked at the folder.
+        if (closed) throw appError('SHUTTING_DOWN')
         if (entries.get(id)?.closing) continue
         entry = entries.get(id) ?? openEntry(id, root)
       }

@@ -7,7 +7,6 @@
  * first sync; close() stops them in reverse order. Part of the composition root.
  */
 import fs from 'node:fs'
-import path from 'node:path'
 import type { Config } from '../config/config.js'
 import { createFileService } from '../files/file-service.js'
 import { removeStaleTempFiles } from '../files/file-writer.js'
@@ -183,16 +182,18 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
   let starting: Promise<void> | null = null
 
   /**
-   * Removes temp files of interrupted writes. They sit next to their target: MEMORY.md at
-   * the top, the rest in writable folders. A folder that cannot be read is left (logged):
-   * the files in it are hidden and never indexed, and the space serves the rest.
+   * Removes temp files of interrupted writes, under each target's write lock (so writes may
+   * run meanwhile). They sit next to their target: MEMORY.md at the top, the rest in
+   * writable folders. A folder that cannot be read is left (logged): the files in it are
+   * hidden and never indexed, and the space serves the rest.
    */
   async function sweepTempFiles(): Promise<void> {
     const writableDirs = [MEMORY_DIR, ...(def.extraPathsWritable ? def.extraPaths : [])]
+    const lock = (rel: string, fn: () => Promise<void>) => locks.run(rel, fn)
     let swept = 0
     try {
-      swept += await removeStaleTempFiles(rootReal, false)
-      for (const dir of writableDirs) swept += await removeStaleTempFiles(path.join(rootReal, dir), true)
+      swept += await removeStaleTempFiles(rootReal, '', false, lock)
+      for (const dir of writableDirs) swept += await removeStaleTempFiles(rootReal, dir, true, lock)
     } catch (err) {
       log.warn({ err }, 'could not remove temp files of interrupted writes')
     }

@@ -11,7 +11,15 @@ const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ?
 
 export const clientEnvSchema = z.object({
   MNEMO_URL: z
-    .preprocess(unsetIfEmpty, z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8787'))
+    .preprocess(
+      unsetIfEmpty,
+      z
+        .url({ protocol: /^https?$/ })
+        .refine((u) => new URL(u).username === '' && new URL(u).password === '', {
+          message: 'must not hold credentials: put the token in MNEMO_TOKEN',
+        })
+        .default('http://127.0.0.1:8787'),
+    )
     .describe('Base URL of the running mnemo'),
   MNEMO_TOKEN: z
     .preprocess(unsetIfEmpty, z.string().optional())

@@ -120,6 +120,17 @@ describe('agent settings', () => {
     }
   })
 
+  it('compares real paths: a symlink to the workspace is the workspace', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-overlap-')))
+    try {
+      fs.mkdirSync(path.join(dir, 'workspace'))
+      fs.symlinkSync(path.join(dir, 'workspace'), path.join(dir, 'team'))
+      expect(() => loadConfig({ MNEMO_TEAM_DIR: 'team' }, dir)).toThrow(/MNEMO_TEAM_DIR: must not be/)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it.each([
     [{ MNEMO_AGENT_TOKENS: `Bad:${tokenA}` }, 'entry 1: "Bad" is not an agent id'],
     [{ MNEMO_AGENT_TOKENS: 'main:short' }, 'shorter than 16 characters'],
@@ -130,7 +141,9 @@ describe('agent settings', () => {
     [{ MNEMO_AGENT_TOKENS_FILE: '/nonexistent/tokens' }, 'cannot read /nonexistent/tokens (ENOENT)'],
     [{ MNEMO_TEAM_DIR: 'workspace/team' }, 'MNEMO_TEAM_DIR: must not be, contain or lie inside MNEMO_WORKSPACE'],
     [{ MNEMO_TEAM_DIR: 'agents', MNEMO_AGENTS_DIR: 'agents' }, 'must not be, contain or lie inside MNEMO_AGENTS_DIR'],
-    [{ MNEMO_AGENTS_DIR: 'workspace' }, 'MNEMO_AGENTS_DIR: must not be MNEMO_WORKSPACE'],
+    [{ MNEMO_AGENTS_DIR: 'workspace' }, 'MNEMO_AGENTS_DIR: must not be, contain or lie inside MNEMO_WORKSPACE'],
+    [{ MNEMO_AGENTS_DIR: 'workspace/memory/agents' }, 'MNEMO_AGENTS_DIR: must not be, contain or lie inside'],
+    [{ MNEMO_AGENTS_DIR: '.', MNEMO_WORKSPACE: 'agents/bob' }, 'MNEMO_AGENTS_DIR: must not be, contain or lie inside'],
     [{ MNEMO_TEAM_DIR: 'team', MNEMO_EXTRA_PATHS: 'team/notes' }, 'team/ is reserved'],
     [{ MNEMO_MAX_OPEN_AGENTS: '0' }, 'MNEMO_MAX_OPEN_AGENTS'],
   ])('refuses %j', (env, expected) => {

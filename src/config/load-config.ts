@@ -62,19 +62,36 @@ function loadAgentTokens(e: Env, cwd: string, issues: string[]): Map<string, str
   return tokens
 }
 
-/** The team folder may not be a workspace of an agent (or hold the agents). */
-function checkTeamDir(
-  teamDir: string | undefined,
+/** A folder's real path when it exists (symlinks resolved), else the path as given. */
+function realOrResolved(p: string): string {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/** Whether one folder is the other or lies inside it. */
+function overlaps(a: string, b: string): boolean {
+  const [x, y] = [realOrResolved(a), realOrResolved(b)]
+  return x === y || x.startsWith(`${y}${path.sep}`) || y.startsWith(`${x}${path.sep}`)
+}
+
+/**
+ * The workspace, the agents folder and the team folder may not overlap: an agent whose
+ * folder lay inside another's workspace could be read and written through that one.
+ */
+function checkSeparateFolders(
   root: string,
   agentsDir: string | undefined,
+  teamDir: string | undefined,
   issues: string[],
-): void {
-  if (teamDir === undefined) return
-  const overlaps = (a: string, b: string) =>
-    a === b || a.startsWith(`${b}${path.sep}`) || b.startsWith(`${a}${path.sep}`)
-  if (overlaps(teamDir, root)) issues.push('MNEMO_TEAM_DIR: must not be, contain or lie inside MNEMO_WORKSPACE')
-  if (agentsDir !== undefined && overlaps(teamDir, agentsDir)) {
-    issues.push('MNEMO_TEAM_DIR: must not be, contain or lie inside MNEMO_AGENTS_DIR')
+) {
+  const apart = 'must not be, contain or lie inside'
+  if (agentsDir !== undefined && overlaps(agentsDir, root)) issues.push(`MNEMO_AGENTS_DIR: ${apart} MNEMO_WORKSPACE`)
+  if (teamDir !== undefined && overlaps(teamDir, root)) issues.push(`MNEMO_TEAM_DIR: ${apart} MNEMO_WORKSPACE`)
+  if (teamDir !== undefined && agentsDir !== undefined && overlaps(teamDir, agentsDir)) {
+    issues.push(`MNEMO_TEAM_DIR: ${apart} MNEMO_AGENTS_DIR`)
   }
 }
 
@@ -90,8 +107,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   const extraPaths = parseExtraPaths(e.MNEMO_EXTRA_PATHS, root, issues)
   const agentsDir = e.MNEMO_AGENTS_DIR && path.resolve(cwd, e.MNEMO_AGENTS_DIR)
   const teamDir = e.MNEMO_TEAM_DIR && path.resolve(cwd, e.MNEMO_TEAM_DIR)
-  checkTeamDir(teamDir, root, agentsDir, issues)
-  if (agentsDir !== undefined && agentsDir === root) issues.push('MNEMO_AGENTS_DIR: must not be MNEMO_WORKSPACE')
+  checkSeparateFolders(root, agentsDir, teamDir, issues)
   const agentTokens = loadAgentTokens(e, cwd, issues)
   if (agentsDir === undefined && [...agentTokens.keys()].some((id) => id !== MAIN_AGENT)) {
     issues.push('MNEMO_AGENT_TOKENS: agents other than "main" need MNEMO_AGENTS_DIR')

@@ -153,19 +153,51 @@ export async function deleteFile(abs: string): Promise<boolean> {
   return true
 }
 
+/** Names replaceFile gives temp files: `.<name>.<12 hex>.mnemo-tmp`, next to `<name>`. */
+const TEMP_NAME = /^\.(.+)\.[0-9a-f]{12}\.mnemo-tmp$/
+
+/** The name of the file a temp file stands in for (in the same folder), or null. */
+export function tempTarget(name: string): string | null {
+  return TEMP_NAME.exec(name)?.[1] ?? null
+}
+
 /**
- * Deletes temp files that interrupted replaces left in `dirAbs` (and below it when
- * `recursive`), at start-up. Returns how many.
+ * Deletes temp files that interrupted replaces left in `relDir` under `rootReal` (and
+ * below it when `recursive`). A folder that is a symlink is not entered, so the sweep never
+ * leaves the workspace. Each deletion holds the lock of the file the temp file stands in
+ * for (`lock`, the write API's per-path lock): a replace in progress holds it until its
+ * rename, so its temp file is never taken for a stale one. Returns how many were deleted.
  */
-export async function removeStaleTempFiles(dirAbs: string, recursive: boolean): Promise<number> {
-  let entries: string[]
+export async function removeStaleTempFiles(
+  rootReal: string,
+  relDir: string,
+  recursive: boolean,
+  lock: (rel: string, fn: () => Promise<void>) => Promise<void>,
+): Promise<number> {
+  const dirAbs = path.join(rootReal, ...relDir.split('/').filter(Boolean))
+  let entries
   try {
-    entries = await fs.readdir(dirAbs, { recursive })
+    if (relDir !== '' && (await fs.lstat(dirAbs)).isSymbolicLink()) return 0
+    entries = await fs.readdir(dirAbs, { withFileTypes: true })
   } catch (err) {
     if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return 0
     throw err
   }
-  const stale = entries.filter((e) => path.basename(e).startsWith('.') && e.endsWith(TEMP_SUFFIX))
-  await Promise.all(stale.map((e) => fs.rm(path.join(dirAbs, e), { force: true })))
-  return stale.length
+  let removed = 0
+  for (const entry of entries) {
+    const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`
+    if (entry.isDirectory() && recursive) removed += await removeStaleTempFiles(rootReal, rel, true, lock)
+    const target = entry.isFile() ? tempTarget(entry.name) : null
+    if (target === null) continue
+    await lock(relDir === '' ? target : `${relDir}/${target}`, async () => {
+      try {
+        await fs.unlink(path.join(dirAbs, entry.name))
+        removed++
+      } catch (err) {
+        // Renamed by the replace that owned it, just before this took the lock.
+        if (errno(err) !== 'ENOENT') throw err
+      }
+    })
+  }
+  return removed
 }

@@ -22,15 +22,12 @@ import type { Logger } from '../shared/logger.js'
 import { createLru } from '../shared/lru.js'
 import { decodeText, splitLines } from '../text/lines.js'
 import { appendToFile, readIfExists, resolveForWrite } from './file-writer.js'
+import { FLUSH_MARKER, hasFlushMarker, REFUSED_MARKER } from './flush-marker.js'
 import { MEMORY_DIR } from './memory-paths.js'
 import { countLines, indexWritten } from './write-service.js'
 
 /** Day files whose state is remembered; others are read again when flushed to. */
 const DAY_FILE_CACHE = 16
-
-const MARKER = /^<!-- mnemo:flush id=([A-Za-z0-9._:-]{1,128}) lines=(\d+) -->$/
-/** Notes may not carry a marker: a forged one would make a later flush look done. */
-const MARKER_ANYWHERE = /<!-- mnemo:flush /
 
 export type FlushRequest = {
   content?: string | undefined
@@ -85,7 +82,7 @@ function countNewlines(bytes: Uint8Array): number {
 export function parseMarkers(text: string): Map<string, Range> {
   const ranges = new Map<string, Range>()
   splitLines(text).forEach((line, i) => {
-    const m = MARKER.exec(line)
+    const m = FLUSH_MARKER.exec(line)
     // Line i + 1 holds the marker; the heading is the line above it.
     if (m) ranges.set(m[1] as string, { startLine: i, endLine: i + 1 + Number(m[2]) })
   })
@@ -117,6 +114,10 @@ export function composeFlush(opts: {
   const entry = `## ${parts.join(' · ')}\n${marker}${opts.body}\n`
   return { separator, entry, entryLines: 1 + (opts.flushId ? 1 : 0) + noteLines }
 }
+
+/** The notes a flush appends (empty: a flush that only drains pending changes). */
+export const notesOf = (req: Pick<FlushRequest, 'content' | 'entries'>): string =>
+  (req.content ?? (req.entries ?? []).join('\n')).replace(/\s+$/, '')
 
 export function createFlushService(deps: FlushServiceDeps) {
   const now = deps.now ?? Date.now
@@ -209,10 +210,8 @@ export function createFlushService(deps: FlushServiceDeps) {
   }
 
   function flush(req: FlushRequest): Promise<FlushResult> {
-    const body = (req.content ?? (req.entries ?? []).join('\n')).replace(/\s+$/, '')
-    if (MARKER_ANYWHERE.test(body)) {
-      throw appError('VALIDATION_FAILED', 'Notes may not contain "<!-- mnemo:flush " (reserved for flush markers)')
-    }
+    const body = notesOf(req)
+    if (hasFlushMarker(body)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
     return deps.inFlight.run(async () => {
       if (body.trim() !== '') return append(req, body)
       await deps.drain()

@@ -13,7 +13,8 @@ import type { InFlight } from '../shared/in-flight.js'
 import type { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import { checkRelPath } from '../shared/safe-path.js'
-import { splitLines } from '../text/lines.js'
+import { decodeText, splitLines } from '../text/lines.js'
+import { hasFlushMarker, introducesMarker, REFUSED_MARKER } from './flush-marker.js'
 import { appendToFile, deleteFile, readIfExists, replaceFile, resolveForWrite } from './file-writer.js'
 import type { MemoryPaths } from './memory-paths.js'
 import { preconditionHolds, type Precondition } from './preconditions.js'
@@ -68,18 +69,20 @@ export async function indexWritten(
   }
 }
 
-export function createWriteService(deps: WriteServiceDeps) {
-  /** The checked workspace-relative path, or the error for a path this API may not write. */
-  function writablePath(raw: string): string {
-    const check = checkRelPath(raw)
-    if (check.kind === 'invalid') throw appError('PATH_INVALID', `Invalid path: ${check.reason}`)
-    const kind = deps.memoryPaths.classify(check.rel)
-    if (kind.kind === 'none') {
-      throw appError('PATH_INVALID', 'Invalid path: only MEMORY.md and memory/**/*.md can be written')
-    }
-    if (kind.kind === 'sessions' || !kind.writable) throw appError('PATH_READ_ONLY')
-    return check.rel
+/** The checked workspace-relative path, or the error for a path the write API may not write. */
+export function checkWritablePath(raw: string, memoryPaths: Pick<MemoryPaths, 'classify'>): string {
+  const check = checkRelPath(raw)
+  if (check.kind === 'invalid') throw appError('PATH_INVALID', `Invalid path: ${check.reason}`)
+  const kind = memoryPaths.classify(check.rel)
+  if (kind.kind === 'none') {
+    throw appError('PATH_INVALID', 'Invalid path: only MEMORY.md and memory/**/*.md can be written')
   }
+  if (kind.kind === 'sessions' || !kind.writable) throw appError('PATH_READ_ONLY')
+  return check.rel
+}
+
+export function createWriteService(deps: WriteServiceDeps) {
+  const writablePath = (raw: string) => checkWritablePath(raw, deps.memoryPaths)
 
   async function target(rel: string, create: boolean): Promise<string | null> {
     const resolved = await resolveForWrite(deps.rootReal, rel, create)
@@ -112,6 +115,9 @@ export function createWriteService(deps: WriteServiceDeps) {
         const abs = (await target(rel, true)) as string
         const current = await readIfExists(abs)
         checkPrecondition(precondition, current)
+        if (introducesMarker(content, current && decodeText(current))) {
+          throw appError('VALIDATION_FAILED', REFUSED_MARKER)
+        }
         await replaceFile(abs, bytes)
         return current === null
       })
@@ -136,6 +142,7 @@ export function createWriteService(deps: WriteServiceDeps) {
    */
   function append(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
     const rel = writablePath(raw)
+    if (hasFlushMarker(content)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
     return deps.inFlight.run(async () => {
       const written = await deps.locks.run(rel, async () => {
         const abs = (await target(rel, true)) as string

@@ -10,10 +10,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { AgentGateway } from '../agents/agent-gateway.js'
 import { createLocalBackend } from './memory-backend.js'
+import { checkJsonRpcBody } from './json-rpc-body.js'
 import { createMemoryMcpServer } from './memory-tools.js'
 import type { Foreground } from '../shared/foreground.js'
 import { callerOf } from '../http/plugins/auth.js'
-import { AgentHeaders, errorResponses } from '../http/schemas/common.schema.js'
+import { AgentHeaders, ErrorBody, errorResponses } from '../http/schemas/common.schema.js'
 import { API_VERSION } from '../http/plugins/swagger.js'
 
 export type McpRoutesOptions = {
@@ -31,15 +32,34 @@ const JsonRpcMessage = z
   })
   .meta({ id: 'JsonRpcMessage' })
 
+const JsonRpcErrorBody = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    error: z.object({ code: z.number().int(), message: z.string() }),
+    id: z.null(),
+  })
+  .describe('A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600)')
+  .meta({ id: 'JsonRpcError' })
+
 const NOT_ALLOWED = {
   jsonrpc: '2.0',
   error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send requests with POST' },
   id: null,
 }
 
+/** application/json, with or without parameters (what the transport accepts). */
+const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '')
+
 export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, opts) => {
+  // Bodies reach the handler as text (in this plugin only): JSON-RPC answers a body that is
+  // not JSON-RPC with its own errors, not with the REST error shape.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+
   app.post('/mcp', {
     bodyLimit: opts.bodyLimitBytes,
+    // The body schema documents the endpoint; the transport validates the messages.
+    validatorCompiler: () => (value: unknown) => ({ value }),
     schema: {
       operationId: 'callMcp',
       tags: ['mcp'],
@@ -50,14 +70,23 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
         'message with POST and "Accept: application/json, text/event-stream"; answers are JSON. Protocol errors ' +
         'are JSON-RPC errors; tool failures are results with isError and the error code in their text.',
       headers: AgentHeaders,
+      consumes: ['application/json'],
       body: z.union([JsonRpcMessage, z.array(JsonRpcMessage)]),
       response: {
         200: z.unknown().describe('The JSON-RPC answer (a response, or a batch of them)'),
         202: z.unknown().describe('Accepted: a notification or a response, which need no answer'),
-        ...errorResponses(400, 401, 403, 413, 415),
+        400: z.union([ErrorBody, JsonRpcErrorBody]),
+        ...errorResponses(401, 403, 413),
       },
     },
     handler: async (request, reply) => {
+      // A body that is not JSON is the transport's to refuse when it is not sent as JSON (415).
+      let parsedBody: unknown
+      if (isJson(request.headers['content-type'])) {
+        const body = checkJsonRpcBody(typeof request.body === 'string' ? request.body : '')
+        if (body.kind === 'error') return reply.code(400).send(body.error)
+        parsedBody = body.message
+      }
       const { agent } = callerOf(request)
       const backend = createLocalBackend(opts.memory, agent, opts.foreground)
       const server = createMemoryMcpServer(backend, { version: API_VERSION, log: request.log })
@@ -70,7 +99,7 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
         void server.close()
       })
       await server.connect(transport)
-      await transport.handleRequest(request.raw, reply.raw, request.body)
+      await transport.handleRequest(request.raw, reply.raw, parsedBody)
     },
   })
 

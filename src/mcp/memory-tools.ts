@@ -9,7 +9,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { FileWindow, FileWindowQuery, FileWriteResult } from '../http/schemas/files.schema.js'
+import { FileWindow, FileWriteResult, LineWindow } from '../http/schemas/files.schema.js'
 import { FlushFields, FlushResult, oneOfContentOrEntries } from '../http/schemas/flush.schema.js'
 import { SearchRequest, SearchResponse } from '../http/schemas/search.schema.js'
 import { ERROR_CODES, isAppError } from '../shared/errors.js'
@@ -39,7 +39,7 @@ Pass the notes as content (markdown) or entries (one note each). Give a flushId 
 const SearchInput = z.strictObject(SearchRequest.pick({ query: true, maxResults: true, minScore: true }).shape)
 const GetInput = z.strictObject({
   path: z.string().min(1).max(1024).describe('Memory path, e.g. memory/2026-03-01.md or MEMORY.md'),
-  ...FileWindowQuery.shape,
+  ...LineWindow.shape,
 })
 const WriteInput = z.strictObject({
   path: z.string().min(1).max(1024).describe('MEMORY.md or memory/<anything>.md'),

@@ -125,7 +125,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     const vectorSide = timed(async (): Promise<(VectorHit[] | null)[]> => {
       const none = targets.map(() => null)
       if (requested === 'keyword' || !deps.embedder) return none
-      const ready = targets.map(({ target }) => target.vectorsReady())
+      // An index the request's pathPrefix leaves out need not be ready.
+      const ready = targets.map(({ target, filters }) => !filters || target.vectorsReady())
       if (ready.some((r) => !r)) {
         if (requested === 'vector') throw appError('EMBEDDING_UNAVAILABLE', VECTORS_REBUILDING)
         degraded.vector = VECTORS_REBUILDING

@@ -12,7 +12,9 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid bearer token' },
   PATH_READ_ONLY: {
     status: 403,
-    message: 'The path is a memory source the write API may not change (session transcripts, extra paths)',
+    message:
+      'The path is a memory source the write API may not change (session transcripts, read-only extra paths, ' +
+      'team memory without MNEMO_TEAM_WRITABLE=true)',
   },
   AGENT_FORBIDDEN: { status: 403, message: 'This token may not act for that agent' },
   FILE_NOT_FOUND: { status: 404, message: 'No such file' },

@@ -70,14 +70,23 @@ type Opened = {
  * Opens the writer connection. A new or empty index takes the configured vector layout. An
  * index holding chunks under another layout keeps it untouched (searches go on reading it
  * by keyword) and stores no new vectors until a rebuild replaces it. An index of another
- * schema version, or whose vector table cannot be opened, is deleted and created anew: the
- * index is a cache of the workspace files.
+ * schema version, whose vector table cannot be opened, or that is not a database at all, is
+ * deleted and created anew: the index is a cache of the workspace files.
  */
 function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
   fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true })
   const wanted = opts.vectors ?? null
   for (let attempt = 0; ; attempt++) {
-    const db = openDatabase(opts.dbPath, { scratch: opts.scratch ?? false })
+    let db: Db
+    try {
+      db = openDatabase(opts.dbPath, { scratch: opts.scratch ?? false })
+    } catch (err) {
+      // A file that is not an SQLite database (torn, overwritten) is deleted like one of
+      // another version; any other failure (permissions, a full disk) is not ours to fix.
+      if (attempt > 0 || !isUnreadableDatabase(err)) throw err
+      removeIndexFiles(opts.dbPath)
+      continue
+    }
     try {
       if (!ensureSchema(db)) throw new Error('index written by another schema version')
       const stored = storedVectorConfig(db)
@@ -93,6 +102,11 @@ function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
       removeIndexFiles(opts.dbPath)
     }
   }
+}
+
+const isUnreadableDatabase = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT'
 }
 
 function openReader(opts: IndexStoreOptions): Opened {

@@ -138,6 +138,17 @@ describe('agents are isolated', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(404)
       expect(res.json()).toMatchObject({ code: 'AGENT_NOT_FOUND' })
     }
+    // Writes that cannot happen create nothing either.
+    for (const [method, url, payload, headers, code] of [
+      ['PUT', '/files/notes.txt', { content: 'x' }, {}, 'PATH_INVALID'],
+      ['PUT', '/files/sessions/a.jsonl', { content: 'x' }, {}, 'PATH_INVALID'],
+      ['PUT', '/files/MEMORY.md', { content: 'x' }, { 'if-match': 'a'.repeat(64) }, 'AGENT_NOT_FOUND'],
+      ['DELETE', '/files/MEMORY.md', undefined, {}, 'AGENT_NOT_FOUND'],
+      ['POST', '/flush', {}, {}, 'AGENT_NOT_FOUND'],
+    ] as const) {
+      const res = await app.call(method, url, { agent: 'carol', payload, headers })
+      expect(res.json(), `${method} ${url}`).toMatchObject({ code })
+    }
     expect(fs.existsSync(path.join(app.agentsDir, 'carol'))).toBe(false)
     const put = await app.call('PUT', '/files/MEMORY.md', {
       agent: 'carol',

@@ -75,6 +75,15 @@ describe('agent lifecycle', () => {
     expect(t.container.openAgents()).toBe(0)
   })
 
+  it('rebuilds an agent index that is not a database any more from the agent’s files', async () => {
+    const first = await buildAgentsApp({ env: { MNEMO_INDEX_ON_START: 'true' } })
+    await first.call('PUT', '/files/MEMORY.md', { agent: 'ana', payload: { content: '- ana keeps bees.\n' } })
+    await first.app.close()
+    fs.writeFileSync(path.join(first.ws.dataDir, 'agents', 'ana.sqlite'), Buffer.alloc(4096, 0x5a))
+    t = await buildAgentsApp({ ws: first.ws, env: { MNEMO_INDEX_ON_START: 'true' } })
+    expect((await hits('ana', 'bees')).map((r) => r.path)).toEqual(['MEMORY.md'])
+  })
+
   it('lands 8 agents × 50 concurrent flushes in 8 separate day files, none lost, none crossed', async () => {
     t = await buildAgentsApp()
     const ids = Array.from({ length: 8 }, (_, i) => `agent-${i}`)

@@ -91,3 +91,18 @@ describe('agent tokens', () => {
     }
   })
 })
+
+describe('the shared embedding cache', () => {
+  it('is counted in GET /index for the admin only, so an agent cannot probe what others hold', async () => {
+    t = await buildAgentsApp({
+      env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `alice:${ALICE}`, MNEMO_EMBED_PROVIDER: 'hash' },
+    })
+    await t.call('PUT', '/files/MEMORY.md', { token: ALICE, payload: { content: '- a note' } })
+    const asAlice = await t.call('GET', '/index', { token: ALICE })
+    expect(asAlice.json()).not.toHaveProperty('embeddingCacheEntries')
+    const synced = await t.call('POST', '/index?wait=true', { token: ALICE, payload: {} })
+    expect(synced.json()).not.toHaveProperty('embeddingCacheEntries')
+    const asAdmin = await t.call('GET', '/index', { token: ADMIN, agent: 'alice' })
+    expect(asAdmin.json()).toHaveProperty('embeddingCacheEntries')
+  })
+})

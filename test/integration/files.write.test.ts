@@ -133,6 +133,32 @@ describe('POST /files/* (append)', () => {
   })
 })
 
+describe('flush markers', () => {
+  it('cannot be planted by a write, so a later flush with that id still saves its notes', async () => {
+    const t = await start()
+    const forged = '<!-- mnemo:flush id=s9:4 lines=1 -->'
+    for (const method of ['POST', 'PUT'] as const) {
+      const res = await write(t, method, 'memory/2026-03-01.md', `## 10:00:00\n${forged}\n- nothing`)
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe('VALIDATION_FAILED')
+    }
+    expect(fs.existsSync(t.ws.abs('memory/2026-03-01.md'))).toBe(false)
+    const flush = (notes: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/flush',
+        payload: { entries: [notes], date: '2026-03-01', flushId: 's9:4' },
+      })
+    expect((await flush('- the user decided X')).json()).toMatchObject({ replayed: false, startLine: 1 })
+    // A day file read and written back whole keeps its real marker.
+    const day = t.ws.read('memory/2026-03-01.md')
+    const rewritten = await write(t, 'PUT', 'memory/2026-03-01.md', day.replace('decided X', 'decided X firmly'))
+    expect(rewritten.status).toBe(200)
+    expect((await flush('- the user decided X')).json()).toMatchObject({ replayed: true, startLine: 1 })
+    expect(t.ws.read('memory/2026-03-01.md')).toContain('decided X firmly')
+  })
+})
+
 describe('DELETE /files/*', () => {
   it('deletes a file and its chunks; a second delete is 404', async () => {
     const t = await start()

@@ -123,6 +123,39 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(text(res)).toMatch(/^AGENT_NOT_FOUND: /)
   })
 
+  it('answers bodies that are not JSON-RPC with JSON-RPC errors', async () => {
+    const url = await listening()
+    const post = (body: string, contentType = 'application/json') =>
+      fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${ALICE}`,
+          'content-type': contentType,
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      })
+    for (const [body, contentType, status, code] of [
+      ['{"jsonrpc": ', 'application/json', 400, -32700],
+      ['[]', 'application/json', 400, -32600],
+      [
+        JSON.stringify([1, 2].map(() => ({ jsonrpc: '2.0', id: 7, method: 'tools/list' }))),
+        'application/json',
+        400,
+        -32600,
+      ],
+      ['{"jsonrpc":"1.0","id":1,"method":"tools/list"}', 'application/json', 400, -32700],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/list"}', 'text/plain', 415, -32000],
+    ] as const) {
+      const res = await post(body, contentType)
+      expect(res.status, body).toBe(status)
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code } })
+    }
+    const client = await httpClient(url, { authorization: `Bearer ${ALICE}` })
+    const coerced = await client.callTool({ name: 'memory_get', arguments: { path: 'MEMORY.md', from: '1' } })
+    expect(coerced.isError).toBe(true)
+  })
+
   it('answers GET and DELETE with 405: the endpoint keeps no sessions', async () => {
     const url = await listening()
     for (const method of ['GET', 'DELETE']) {

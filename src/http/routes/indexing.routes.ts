@@ -17,7 +17,10 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       headers: AgentHeaders,
       response: { 200: IndexStatus, ...errorResponses(400, 401, 403, 404, 500) },
     },
-    handler: async (request) => opts.memory.indexStatus(callerOf(request).agent),
+    handler: async (request) => {
+      const { agent, principal } = callerOf(request)
+      return opts.memory.indexStatus(agent, { admin: principal.role === 'admin' })
+    },
   })
 
   app.post('/index', {
@@ -40,9 +43,10 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       request.body ??= { full: false }
     },
     handler: async (request, reply) => {
-      const { agent } = callerOf(request)
+      const { agent, principal } = callerOf(request)
       const wait = request.query.wait === true
-      const out = await opts.memory.syncIndex(agent, { full: request.body.full, wait, reason: 'api' })
+      const admin = principal.role === 'admin'
+      const out = await opts.memory.syncIndex(agent, { full: request.body.full, wait, reason: 'api', admin })
       return reply.code(out.done ? 200 : 202).send(out.status)
     },
   })

@@ -26,10 +26,16 @@ export const FileParams = z.object({
     ),
 })
 
-export const FileWindowQuery = z.strictObject({
-  from: z.coerce.number().int().min(1).optional().describe('First line to return, 1-based (default 1)'),
-  lines: z.coerce.number().int().min(1).max(100_000).optional().describe('How many lines (default: to the end)'),
+/** A window of lines; `number` is z.number() for JSON input, z.coerce.number() for query strings. */
+const lineWindow = (number: () => z.ZodNumber | z.ZodCoercedNumber) => ({
+  from: number().int().min(1).optional().describe('First line to return, 1-based (default 1)'),
+  lines: number().int().min(1).max(100_000).optional().describe('How many lines (default: to the end)'),
 })
+
+export const FileWindowQuery = z.strictObject(lineWindow(() => z.coerce.number()))
+
+/** The same window in a JSON body (the MCP tool memory_get): numbers only, nothing coerced. */
+export const LineWindow = z.strictObject(lineWindow(() => z.number()))
 
 export const FileWindow = z
   .object({

@@ -61,6 +61,13 @@ export const IndexStatus = z
     queued: z.boolean().describe('Another sync will run after the current one'),
     completedSyncs: z.number().int().describe('Syncs and rebuilds finished (or failed) since the service started'),
     lastSync: LastSync.nullable(),
-    embeddingCacheEntries: z.number().int(),
+    embeddingCacheEntries: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'Vectors in the embedding cache, which every agent shares. Shown to the admin token (or with no token ' +
+          'configured) only: its growth would tell an agent whether another agent holds a text',
+      ),
   })
   .meta({ id: 'IndexStatus' })

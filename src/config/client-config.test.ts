@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import { loadClientConfig } from './client-config.js'
+import { ConfigError } from './load-config.js'
+
+describe('loadClientConfig (mnemo mcp)', () => {
+  it('talks to the local service by default', () => {
+    expect(loadClientConfig({})).toEqual({
+      url: 'http://127.0.0.1:8787',
+      token: undefined,
+      agent: undefined,
+      timeoutMs: 30_000,
+    })
+  })
+
+  it('takes the URL (trailing slashes dropped), token and agent', () => {
+    const env = { MNEMO_URL: 'https://mnemo.internal:8443/', MNEMO_TOKEN: 'tok-0123456789abcdef', MNEMO_AGENT: 'ops' }
+    expect(loadClientConfig(env)).toMatchObject({
+      url: 'https://mnemo.internal:8443',
+      token: env.MNEMO_TOKEN,
+      agent: 'ops',
+    })
+  })
+
+  it.each([
+    [{ MNEMO_URL: 'ftp://host' }, 'MNEMO_URL'],
+    [{ MNEMO_URL: 'http://user:s3cret@host' }, 'MNEMO_URL: must not hold credentials'],
+    [{ MNEMO_AGENT: '../ops' }, 'MNEMO_AGENT'],
+    [{ MNEMO_TIMEOUT_MS: '5' }, 'MNEMO_TIMEOUT_MS'],
+  ])('refuses %j, naming the variable and never echoing a secret', (env, expected) => {
+    let caught: unknown
+    try {
+      loadClientConfig(env)
+    } catch (err) {
+      caught = err
+    }
+    expect(caught).toBeInstanceOf(ConfigError)
+    expect((caught as Error).message).toContain(expected)
+    expect((caught as Error).message).not.toContain('s3cret')
+  })
+})

@@ -1,0 +1,34 @@
+/**
+ * Flush markers: the line `<!-- mnemo:flush id=… lines=N -->` a flush with a flushId writes
+ * under its heading, by which a retried flush finds the first one (flush-service.ts). They
+ * are the service's own: a marker in content a client sends would make a later flush with
+ * that id answer "replayed" and save nothing, so no write may introduce one.
+ */
+import { splitLines } from '../text/lines.js'
+
+/** A whole marker line: the flush id and how many note lines follow it. */
+export const FLUSH_MARKER = /^<!-- mnemo:flush id=([A-Za-z0-9._:-]{1,128}) lines=(\d+) -->$/
+const MARKER_START = '<!-- mnemo:flush '
+
+export const REFUSED_MARKER = `Content may not contain "${MARKER_START}" (reserved for flush markers)`
+
+export const hasFlushMarker = (text: string): boolean => text.includes(MARKER_START)
+
+/**
+ * Whether replacing `current` with `next` adds a line holding a marker. Markers already in
+ * the file may stay (a client may read a day file, edit it and write it back whole).
+ */
+export function introducesMarker(next: string, current: string | null): boolean {
+  if (!hasFlushMarker(next)) return false
+  const kept = new Map<string, number>()
+  for (const line of splitLines(current ?? '')) {
+    if (hasFlushMarker(line)) kept.set(line, (kept.get(line) ?? 0) + 1)
+  }
+  for (const line of splitLines(next)) {
+    if (!hasFlushMarker(line)) continue
+    const left = kept.get(line) ?? 0
+    if (left === 0) return true
+    kept.set(line, left - 1)
+  }
+  return false
+}
