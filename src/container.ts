@@ -14,6 +14,7 @@ import { createAgentRegistry } from './agents/agent-registry.js'
 import { createAgentSpace, type SharedResources, type SpaceDef } from './agents/agent-space.js'
 import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
+import { nodeWritePort, type WritePort } from './files/file-writer.js'
 import { indexIdentity } from './indexing/index-identity.js'
 import { createTermCache } from './indexing/prepare-file.js'
 import type { RebuildStage } from './indexing/rebuild.js'
@@ -28,6 +29,7 @@ import { createSearchService } from './search/search-service.js'
 import { createForeground } from './shared/foreground.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
+import { ensureDataDir, indexOpenError } from './store/data-dir.js'
 import { createEmbeddingCache } from './store/embedding-cache.js'
 import { peekIndexCounts } from './store/index-peek.js'
 import { loadSqliteVec } from './store/sqlite-vec.js'
@@ -55,6 +57,8 @@ export type ContainerOverrides = ProviderDeps & {
   onRebuildStage?: (stage: RebuildStage) => Promise<void>
   /** Replaces the chokidar watcher (tests make it fail). */
   watcherFactory?: WatcherFactory
+  /** Replaces the file system calls of writes (tests fill the disk). */
+  writePort?: WritePort
 }
 
 /** A folder as a real path, created when missing. */
@@ -64,7 +68,7 @@ function realDir(dir: string): string {
 }
 
 export function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
-  fs.mkdirSync(config.index.dataDir, { recursive: true })
+  ensureDataDir(config.index.dataDir)
   const embedder =
     overrides.embedder !== undefined ? overrides.embedder : createEmbeddingProvider(config.embedding, overrides)
   const reranker =
@@ -117,6 +121,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     foreground: createForeground(),
     readerFor: (store) => (pool ? pool.forIndex(store.dbPath, createReaderOps(store)) : createLocalReader(store)),
     watcherFactory: overrides.watcherFactory ?? watchSources,
+    writePort: overrides.writePort ?? nodeWritePort,
     ...(overrides.onRebuildStage && { onRebuildStage: overrides.onRebuildStage }),
     ...(overrides.now && { now: overrides.now }),
   }
@@ -133,7 +138,12 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     extraPathsWritable: config.workspace.extraPathsWritable,
     readOnly: false,
   }
-  const main = createAgentSpace(mainDef, shared)
+  let main
+  try {
+    main = createAgentSpace(mainDef, shared)
+  } catch (err) {
+    throw indexOpenError(mainDef.dbPath, err)
+  }
   const { teamDir, dir: agentsDir } = config.agents
   const team =
     teamDir === undefined

@@ -9,7 +9,7 @@
 import fs from 'node:fs'
 import type { Config } from '../config/config.js'
 import { createFileService } from '../files/file-service.js'
-import { removeStaleTempFiles } from '../files/file-writer.js'
+import { removeStaleTempFiles, type WritePort } from '../files/file-writer.js'
 import { createFlushService } from '../files/flush-service.js'
 import { createMemoryPaths, MEMORY_DIR } from '../files/memory-paths.js'
 import { createWriteService } from '../files/write-service.js'
@@ -75,6 +75,8 @@ export type SharedResources = {
   /** The reader searches use for a store (the shared worker pool, or the store itself). */
   readerFor: (store: IndexStore) => IndexReader
   watcherFactory: WatcherFactory
+  /** The file system calls writes make (tests inject a full disk). */
+  writePort: WritePort
   onRebuildStage?: (stage: RebuildStage) => Promise<void>
   now?: () => number
 }
@@ -162,6 +164,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     locks,
     inFlight,
     indexPath: pathIndex.request,
+    port: shared.writePort,
     log: log.child({ module: 'writes' }),
   }
   const indexing = createIndexingService({

@@ -1,17 +1,18 @@
 /**
  * Reads memory files for the file API (the agent's `memory_get`). A requested path must pass
  * the syntactic check, be a memory source by policy, and resolve (through symlinks) inside
- * the workspace; the file is then opened with O_NOFOLLOW so a symlink swapped in after the
- * check is refused too. Lookups return a union; the route maps it to a status.
+ * the workspace; the file is then opened folder by folder from the root without following
+ * symlinks (workspace-fs.ts), so a symlink swapped in after the check is refused, and it
+ * must be a regular file with one link. Lookups return a union; the route maps it to a status.
  */
-import fs from 'node:fs/promises'
-import { constants } from 'node:fs'
+import path from 'node:path'
 import { sha256 } from '../indexing/hashing.js'
 import { checkRelPath, resolveInside } from '../shared/safe-path.js'
 import type { IndexStore } from '../store/index-store.js'
 import type { Source } from '../store/chunks-repo.js'
 import { decodeText, splitLines } from '../text/lines.js'
 import type { MemoryPaths } from './memory-paths.js'
+import { readWorkspaceFile } from './workspace-fs.js'
 
 export type FileWindow = {
   path: string
@@ -70,27 +71,6 @@ export function checkSourcePath(
 }
 
 export function createFileService(deps: FileServiceDeps) {
-  async function readBytes(
-    abs: string,
-  ): Promise<{ kind: 'ok'; bytes: Buffer } | { kind: 'not-found' } | { kind: 'too-large'; sizeBytes: number }> {
-    let handle: fs.FileHandle
-    try {
-      handle = await fs.open(abs, constants.O_RDONLY | constants.O_NOFOLLOW)
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code
-      if (code === 'ENOENT' || code === 'ELOOP' || code === 'EISDIR') return { kind: 'not-found' }
-      throw err
-    }
-    try {
-      const st = await handle.stat()
-      if (!st.isFile()) return { kind: 'not-found' }
-      if (st.size > deps.maxFileBytes) return { kind: 'too-large', sizeBytes: st.size }
-      return { kind: 'ok', bytes: await handle.readFile() }
-    } finally {
-      await handle.close()
-    }
-  }
-
   /** A window of `lines` lines starting at 1-based line `from` (default: to the end). */
   async function read(
     rawPath: string,
@@ -98,9 +78,12 @@ export function createFileService(deps: FileServiceDeps) {
   ): Promise<ReadResult> {
     const check = checkSourcePath(rawPath, deps.memoryPaths, { workspace: deps.rootReal, sessions: deps.sessionsReal })
     if (check.kind === 'invalid') return check
+    // A symlinked file inside the folder is served from its target; the target is then
+    // opened from the folder's root without following any symlink (workspace-fs.ts).
     const resolved = await resolveInside(check.root, check.inner)
     if (resolved.kind !== 'ok') return resolved
-    const file = await readBytes(resolved.abs)
+    const real = path.relative(check.root, resolved.abs).split(path.sep).join('/')
+    const file = await readWorkspaceFile(check.root, real, deps.maxFileBytes)
     if (file.kind !== 'ok') return file
     const all = splitLines(decodeText(file.bytes))
     const from = opts.from ?? 1

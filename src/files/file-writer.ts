@@ -1,74 +1,110 @@
 /**
- * Durable file changes for the write API. A path is resolved for writing segment by
- * segment from the workspace's real path: a missing folder is created one level at a time,
- * and a symlink anywhere on the way (folder or file) is refused, so a write can never land
- * outside the workspace or in a folder the scanner would not index. Replacing writes a
- * hidden temp file, fsyncs it and renames it over the target; appending is one write() on
- * an O_APPEND descriptor, then fsync; every change that adds or removes a name fsyncs the
- * folder too. A crash therefore leaves the old file or the new one, never a torn one.
+ * Durable file changes for the write API, made inside the open folder of the target
+ * (workspace-fs.ts): the folder is reached from the workspace root one segment at a time
+ * without following symlinks, missing folders are created one level at a time, and the file
+ * itself must be a regular file with one link. A write therefore never lands outside the
+ * workspace, also when a folder is swapped for a symlink while it runs.
+ *
+ * Replacing writes a hidden temp file, fsyncs it and renames it over the target; appending
+ * is one write() on an O_APPEND descriptor, then fsync; every change that adds or removes
+ * a name fsyncs the folder too. A crash therefore leaves the old file or the new one, never
+ * a torn one; a write that fails (a full disk) is undone: an append is truncated back to
+ * the size the file had, a file it created is removed, a replace leaves no temp file.
  */
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import fs from 'node:fs/promises'
-import path from 'node:path'
+import { appError } from '../shared/errors.js'
+import { createFile, openFile, openFolder, splitRel, type Folder } from './workspace-fs.js'
 
 /** Temp files of interrupted replaces are hidden (never indexed) and carry this suffix. */
 export const TEMP_SUFFIX = '.mnemo-tmp'
 
-export type WritePath =
-  | { kind: 'ok'; abs: string }
-  | { kind: 'invalid'; reason: string }
-  /** A folder on the way is missing and `create` was false. */
-  | { kind: 'not-found' }
-
 const errno = (err: unknown) => (err as NodeJS.ErrnoException).code
 
 /**
- * Resolves workspace-relative `rel` (already checked syntactically) under `rootReal`,
- * creating missing folders when `create` is set.
+ * The calls a write can fail in after it has started changing a file: tests inject a full
+ * disk here, through the container.
  */
-export async function resolveForWrite(rootReal: string, rel: string, create: boolean): Promise<WritePath> {
-  const segments = rel.split('/')
-  let dir = rootReal
-  for (const segment of segments.slice(0, -1)) {
-    dir = path.join(dir, segment)
-    let st
-    try {
-      st = await fs.lstat(dir)
-    } catch (err) {
-      if (errno(err) !== 'ENOENT') throw err
-      if (!create) return { kind: 'not-found' }
-      try {
-        await fs.mkdir(dir)
-      } catch (mkdirErr) {
-        // Another request created it meanwhile; it is checked like any existing folder.
-        if (errno(mkdirErr) !== 'EEXIST') throw mkdirErr
-      }
-      st = await fs.lstat(dir)
-    }
-    if (st.isSymbolicLink()) return { kind: 'invalid', reason: 'the path goes through a symlinked folder' }
-    if (!st.isDirectory()) return { kind: 'invalid', reason: 'a parent of the path is not a folder' }
-  }
-  const abs = path.join(dir, segments[segments.length - 1] as string)
+export type WritePort = {
+  write(handle: fs.FileHandle, bytes: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>
+  sync(handle: fs.FileHandle): Promise<void>
+}
+
+export const nodeWritePort: WritePort = {
+  write: (handle, bytes, offset, length) => handle.write(bytes, offset, length),
+  sync: (handle) => handle.sync(),
+}
+
+/** The file a write changes: its name in its open folder. */
+export type WriteTarget = { folder: Folder; name: string }
+
+/**
+ * Runs `fn` with the open folder of workspace-relative `rel` (checked syntactically
+ * before), creating missing folders when `create` is set; `fn` gets null when a folder is
+ * missing and `create` is not set. A symlink on the way, or at the file, is PATH_INVALID.
+ */
+export async function withWriteTarget<T>(
+  rootReal: string,
+  rel: string,
+  create: boolean,
+  fn: (target: WriteTarget | null) => Promise<T>,
+): Promise<T> {
+  const { dir, name } = splitRel(rel)
+  const opened = await openFolder(rootReal, dir, create)
+  if (opened.kind === 'invalid') throw appError('PATH_INVALID', `Invalid path: ${opened.reason}`)
+  // Created, then gone before it could be opened: something else is moving folders.
+  if (opened.kind === 'not-found' && create) throw appError('PATH_CHANGED')
+  if (opened.kind === 'not-found') return fn(null)
   try {
-    const st = await fs.lstat(abs)
-    if (st.isSymbolicLink()) return { kind: 'invalid', reason: 'the file is a symlink' }
-    if (!st.isFile()) return { kind: 'invalid', reason: 'not a regular file' }
-  } catch (err) {
-    if (errno(err) !== 'ENOENT') throw err
+    return await fn({ folder: opened.folder, name })
+  } finally {
+    await opened.folder.close()
   }
-  return { kind: 'ok', abs }
+}
+
+/**
+ * Runs a call that names an entry of an open folder: ENOENT there means the folder itself
+ * was removed meanwhile (its entries cannot vanish otherwise while the write holds the
+ * file's lock), which is PATH_CHANGED, not a server error.
+ */
+async function inFolder<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    if (errno(err) === 'ENOENT') throw appError('PATH_CHANGED', undefined, { cause: err })
+    throw err
+  }
+}
+
+/** Opens the target's existing file; null when there is none, PATH_INVALID when it is no plain file. */
+async function openExisting(target: WriteTarget, flags: number): Promise<fs.FileHandle | null> {
+  const opened = await openFile(target.folder, target.name, flags)
+  if (opened.kind === 'invalid') throw appError('PATH_INVALID', `Invalid path: ${opened.reason}`)
+  if (opened.kind === 'not-found') {
+    // A folder, FIFO or device under that name: not a file anyone can write.
+    const st = await fs.lstat(target.folder.at(target.name)).catch(() => null)
+    if (st) throw appError('PATH_INVALID', 'Invalid path: not a regular file')
+    return null
+  }
+  return opened.handle
+}
+
+/** What the target's name is now, without opening it: nothing, a regular file, or something else. */
+export async function entryKind(target: WriteTarget): Promise<'missing' | 'file' | 'other'> {
+  try {
+    const st = await fs.lstat(target.folder.at(target.name))
+    return st.isFile() ? 'file' : 'other'
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return 'missing'
+    throw err
+  }
 }
 
 /** The file's bytes, or null when it does not exist. Never follows a symlink. */
-export async function readIfExists(abs: string): Promise<Buffer | null> {
-  let handle: fs.FileHandle
-  try {
-    handle = await fs.open(abs, constants.O_RDONLY | constants.O_NOFOLLOW)
-  } catch (err) {
-    if (errno(err) === 'ENOENT') return null
-    throw err
-  }
+export async function readIfExists(target: WriteTarget): Promise<Buffer | null> {
+  const handle = await openExisting(target, constants.O_RDONLY)
+  if (!handle) return null
   try {
     return await handle.readFile()
   } finally {
@@ -76,80 +112,107 @@ export async function readIfExists(abs: string): Promise<Buffer | null> {
   }
 }
 
-/** Makes a change to the names in `dir` durable. */
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await fs.open(dir, constants.O_RDONLY)
+/** Size and mtime of the target's file, or null when there is none (no read). */
+export async function statIfExists(target: WriteTarget): Promise<{ sizeBytes: number; mtimeMs: number } | null> {
+  const handle = await openExisting(target, constants.O_RDONLY)
+  if (!handle) return null
   try {
-    await handle.sync()
+    const st = await handle.stat()
+    return { sizeBytes: st.size, mtimeMs: st.mtimeMs }
   } finally {
     await handle.close()
   }
 }
 
-/** Replaces (or creates) `abs` with `bytes`: temp file, fsync, rename, fsync of the folder. */
-export async function replaceFile(abs: string, bytes: Uint8Array): Promise<void> {
-  const temp = path.join(path.dirname(abs), `.${path.basename(abs)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`)
-  const handle = await fs.open(
-    temp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o644,
-  )
+/** Writes all of `bytes` at the handle's position (or the end, with O_APPEND), then fsyncs. */
+async function writeAll(port: WritePort, handle: fs.FileHandle, bytes: Uint8Array): Promise<void> {
+  let written = 0
+  while (written < bytes.length) {
+    const { bytesWritten } = await port.write(handle, bytes, written, bytes.length - written)
+    written += bytesWritten
+  }
+  await port.sync(handle)
+}
+
+/** Replaces (or creates) the target with `bytes`: temp file, fsync, rename, fsync of the folder. */
+export async function replaceFile(target: WriteTarget, bytes: Uint8Array, port: WritePort): Promise<void> {
+  const temp = `.${target.name}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`
+  const handle = await inFolder(() => createFile(target.folder, temp, constants.O_WRONLY))
+  if (!handle) throw new Error('temp file name collision')
   try {
-    await handle.writeFile(bytes)
-    await handle.sync()
+    await writeAll(port, handle, bytes)
   } catch (err) {
     await handle.close()
-    await fs.rm(temp, { force: true })
+    await fs.rm(target.folder.at(temp), { force: true })
     throw err
   }
   await handle.close()
   try {
-    await fs.rename(temp, abs)
+    await inFolder(() => fs.rename(target.folder.at(temp), target.folder.at(target.name)))
   } catch (err) {
-    await fs.rm(temp, { force: true })
+    await fs.rm(target.folder.at(temp), { force: true })
     throw err
   }
-  await fsyncDir(path.dirname(abs))
+  await target.folder.sync()
 }
 
 /**
- * Appends `bytes` to `abs` (creating it) in one write() on an O_APPEND descriptor, so
- * concurrent appenders never interleave within it, then fsyncs. Returns the file's size
- * and mtime after the write.
+ * Appends `bytes` to the target's file (creating it) in one write() on an O_APPEND
+ * descriptor, so concurrent appenders never interleave within it, then fsyncs. When the
+ * write fails part-way (a full disk), the file is truncated back to its size before (a file
+ * this call created is removed), so it is byte-for-byte as it was. Returns the file's size
+ * and mtime after the write, and whether it was created.
  */
 export async function appendToFile(
-  abs: string,
+  target: WriteTarget,
   bytes: Uint8Array,
-  created: boolean,
-): Promise<{ sizeBytes: number; mtimeMs: number }> {
-  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW
-  const handle = await fs.open(abs, flags, 0o644)
-  let after: { sizeBytes: number; mtimeMs: number }
+  port: WritePort,
+): Promise<{ sizeBytes: number; mtimeMs: number; created: boolean }> {
+  const flags = constants.O_WRONLY | constants.O_APPEND
+  let handle = await openExisting(target, flags)
+  let created = false
+  if (!handle) {
+    handle = await inFolder(() => createFile(target.folder, target.name, flags))
+    created = handle !== null
+    // Created by another program meanwhile: append to it like to any existing file.
+    handle ??= await openExisting(target, flags)
+    if (!handle) throw appError('PATH_CHANGED')
+  }
   try {
-    let written = 0
-    while (written < bytes.length) {
-      const { bytesWritten } = await handle.write(bytes, written, bytes.length - written)
-      written += bytesWritten
+    const sizeBefore = created ? 0 : (await handle.stat()).size
+    try {
+      await writeAll(port, handle, bytes)
+    } catch (err) {
+      await undoAppend(target, handle, sizeBefore, created)
+      throw err
     }
-    await handle.sync()
     const st = await handle.stat()
-    after = { sizeBytes: st.size, mtimeMs: st.mtimeMs }
+    if (created) await target.folder.sync()
+    return { sizeBytes: st.size, mtimeMs: st.mtimeMs, created }
   } finally {
     await handle.close()
   }
-  if (created) await fsyncDir(path.dirname(abs))
-  return after
 }
 
-/** Deletes `abs`; false when it was already gone. */
-export async function deleteFile(abs: string): Promise<boolean> {
+/** Puts a file back as it was before a failed append: truncated back, or removed if new. */
+async function undoAppend(target: WriteTarget, handle: fs.FileHandle, sizeBefore: number, created: boolean) {
+  if (created) {
+    await fs.rm(target.folder.at(target.name), { force: true })
+    return
+  }
+  await handle.truncate(sizeBefore)
+  await handle.sync()
+}
+
+/** Deletes the target's file; false when it was already gone. */
+export async function deleteFile(target: WriteTarget): Promise<boolean> {
   try {
-    await fs.unlink(abs)
+    await fs.unlink(target.folder.at(target.name))
   } catch (err) {
     if (errno(err) === 'ENOENT') return false
     throw err
   }
-  await fsyncDir(path.dirname(abs))
+  await target.folder.sync()
   return true
 }
 
@@ -163,10 +226,11 @@ export function tempTarget(name: string): string | null {
 
 /**
  * Deletes temp files that interrupted replaces left in `relDir` under `rootReal` (and
- * below it when `recursive`). A folder that is a symlink is not entered, so the sweep never
- * leaves the workspace. Each deletion holds the lock of the file the temp file stands in
- * for (`lock`, the write API's per-path lock): a replace in progress holds it until its
- * rename, so its temp file is never taken for a stale one. Returns how many were deleted.
+ * below it when `recursive`). Folders are opened like a write opens them, so a symlinked
+ * folder is never entered and the sweep never leaves the workspace. Each deletion holds the
+ * lock of the file the temp file stands in for (`lock`, the write API's per-path lock): a
+ * replace in progress holds it until its rename, so its temp file is never taken for a
+ * stale one. Returns how many were deleted.
  */
 export async function removeStaleTempFiles(
   rootReal: string,
@@ -174,30 +238,30 @@ export async function removeStaleTempFiles(
   recursive: boolean,
   lock: (rel: string, fn: () => Promise<void>) => Promise<void>,
 ): Promise<number> {
-  const dirAbs = path.join(rootReal, ...relDir.split('/').filter(Boolean))
-  let entries
-  try {
-    if (relDir !== '' && (await fs.lstat(dirAbs)).isSymbolicLink()) return 0
-    entries = await fs.readdir(dirAbs, { withFileTypes: true })
-  } catch (err) {
-    if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return 0
-    throw err
-  }
+  const opened = await openFolder(rootReal, relDir, false)
+  if (opened.kind !== 'ok') return 0
+  const { folder } = opened
   let removed = 0
-  for (const entry of entries) {
-    const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`
-    if (entry.isDirectory() && recursive) removed += await removeStaleTempFiles(rootReal, rel, true, lock)
-    const target = entry.isFile() ? tempTarget(entry.name) : null
-    if (target === null) continue
-    await lock(relDir === '' ? target : `${relDir}/${target}`, async () => {
-      try {
-        await fs.unlink(path.join(dirAbs, entry.name))
-        removed++
-      } catch (err) {
-        // Renamed by the replace that owned it, just before this took the lock.
-        if (errno(err) !== 'ENOENT') throw err
-      }
-    })
+  const subfolders: string[] = []
+  try {
+    for (const entry of await fs.readdir(folder.at('.'), { withFileTypes: true })) {
+      const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`
+      if (entry.isDirectory()) subfolders.push(rel)
+      const target = entry.isFile() ? tempTarget(entry.name) : null
+      if (target === null) continue
+      await lock(relDir === '' ? target : `${relDir}/${target}`, async () => {
+        try {
+          await fs.unlink(folder.at(entry.name))
+          removed++
+        } catch (err) {
+          // Renamed by the replace that owned it, just before this took the lock.
+          if (errno(err) !== 'ENOENT') throw err
+        }
+      })
+    }
+  } finally {
+    await folder.close()
   }
+  if (recursive) for (const rel of subfolders) removed += await removeStaleTempFiles(rootReal, rel, true, lock)
   return removed
 }

@@ -14,15 +14,21 @@
  * whole, growing file again. An empty flush appends nothing: it drains the watcher's
  * pending work and returns when the index is current.
  */
-import fs from 'node:fs/promises'
 import { appError } from '../shared/errors.js'
 import type { InFlight } from '../shared/in-flight.js'
 import type { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import { createLru } from '../shared/lru.js'
 import { decodeText, splitLines } from '../text/lines.js'
-import { appendToFile, readIfExists, resolveForWrite } from './file-writer.js'
-import { FLUSH_MARKER, hasFlushMarker, REFUSED_MARKER } from './flush-marker.js'
+import {
+  appendToFile,
+  readIfExists,
+  statIfExists,
+  withWriteTarget,
+  type WritePort,
+  type WriteTarget,
+} from './file-writer.js'
+import { FLUSH_MARKER, hasFlushMarker, hasNul, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
 import { MEMORY_DIR } from './memory-paths.js'
 import { countLines, indexWritten } from './write-service.js'
 
@@ -53,6 +59,8 @@ export type FlushServiceDeps = {
   locks: KeyedMutex
   inFlight: InFlight
   indexPath: (rel: string) => Promise<void>
+  /** The file system calls writes make (tests inject failures). */
+  port: WritePort
   /** Syncs everything pending on disk; resolves when the index is current. */
   drain: () => Promise<void>
   log: Logger
@@ -78,13 +86,19 @@ function countNewlines(bytes: Uint8Array): number {
   return n
 }
 
-/** Markers of a file's text: flushId → the lines its flush wrote (heading to last note). */
+/**
+ * Markers of a file's text: flushId → the lines its flush wrote (heading to last note). A
+ * marker counts only when its whole entry is in the file, every note line ended by its
+ * newline: a flush cut short (a crash, a full disk) must not make its retry look done.
+ */
 export function parseMarkers(text: string): Map<string, Range> {
   const ranges = new Map<string, Range>()
+  const endedLines = countNewlines(Buffer.from(text, 'utf8'))
   splitLines(text).forEach((line, i) => {
     const m = FLUSH_MARKER.exec(line)
     // Line i + 1 holds the marker; the heading is the line above it.
-    if (m) ranges.set(m[1] as string, { startLine: i, endLine: i + 1 + Number(m[2]) })
+    const endLine = i + 1 + Number(m?.[2])
+    if (m && endLine <= endedLines) ranges.set(m[1] as string, { startLine: i, endLine })
   })
   return ranges
 }
@@ -123,18 +137,17 @@ export function createFlushService(deps: FlushServiceDeps) {
   const now = deps.now ?? Date.now
   const dayFiles = createLru<string, DayFile>(DAY_FILE_CACHE)
 
+  /** Runs `fn` on the day file `rel` (its folder created when missing). */
+  const onDayFile = <T>(rel: string, fn: (target: WriteTarget) => Promise<T>): Promise<T> =>
+    withWriteTarget(deps.rootReal, rel, true, (target) => fn(target as WriteTarget))
+
   /** Reads what flushes need of a file (from the cache while it is unchanged); null: none. */
-  async function load(rel: string, abs: string): Promise<DayFile | null> {
-    let st
-    try {
-      st = await fs.stat(abs)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
-      throw err
-    }
+  async function load(rel: string, target: WriteTarget): Promise<DayFile | null> {
+    const st = await statIfExists(target)
+    if (!st) return null
     const cached = dayFiles.get(rel)
-    if (cached && cached.sizeBytes === st.size && cached.mtimeMs === st.mtimeMs) return cached
-    const bytes = await readIfExists(abs)
+    if (cached && cached.sizeBytes === st.sizeBytes && cached.mtimeMs === st.mtimeMs) return cached
+    const bytes = await readIfExists(target)
     if (!bytes) return null
     // mtime from before the read: a write during it changes mtime and forces a re-read.
     const state = {
@@ -148,20 +161,9 @@ export function createFlushService(deps: FlushServiceDeps) {
     return state
   }
 
-  async function resolve(rel: string): Promise<string> {
-    const resolved = await resolveForWrite(deps.rootReal, rel, true)
-    if (resolved.kind !== 'ok') {
-      throw appError(
-        'PATH_INVALID',
-        `Cannot write ${rel}: ${resolved.kind === 'invalid' ? resolved.reason : 'missing folder'}`,
-      )
-    }
-    return resolved.abs
-  }
-
   /** Where `entry` landed when another program appended to the file at the same time. */
-  async function locate(abs: string, entry: string): Promise<Range> {
-    const bytes = (await readIfExists(abs)) ?? Buffer.alloc(0)
+  async function locate(target: WriteTarget, entry: string): Promise<Range> {
+    const bytes = (await readIfExists(target)) ?? Buffer.alloc(0)
     const at = bytes.lastIndexOf(Buffer.from(entry, 'utf8'))
     const startLine = countNewlines(bytes.subarray(0, at)) + 1
     return { startLine, endLine: startLine + countLines(entry) - 1 }
@@ -177,33 +179,35 @@ export function createFlushService(deps: FlushServiceDeps) {
       const flushId = req.flushId
       if (flushId) {
         for (const candidate of lookIn) {
-          const range = (await load(candidate, await resolve(candidate)))?.flushes.get(flushId)
+          const range = await onDayFile(candidate, async (t) => (await load(candidate, t))?.flushes.get(flushId))
           if (range) return { rel: candidate, range, replayed: true }
         }
       }
-      const abs = await resolve(rel)
-      const before = await load(rel, abs)
-      const composed = composeFlush({ ...req, tail: before?.tail ?? null, body, at })
-      const added = Buffer.from(composed.separator + composed.entry, 'utf8')
-      const sizeBefore = before?.sizeBytes ?? 0
-      if (sizeBefore + added.length > deps.maxFileBytes) {
-        throw appError(
-          'PAYLOAD_TOO_LARGE',
-          `The day file would be larger than MNEMO_MAX_FILE_BYTES (${deps.maxFileBytes})`,
-        )
-      }
-      const after = await appendToFile(abs, added, before === null)
-      const newlines = (before?.newlines ?? 0) + countNewlines(added)
-      let range = { startLine: newlines - composed.entryLines + 1, endLine: newlines }
-      if (after.sizeBytes === sizeBefore + added.length) {
-        const flushes = before?.flushes ?? new Map<string, Range>()
-        if (flushId) flushes.set(flushId, range)
-        dayFiles.set(rel, { ...after, newlines, tail: Buffer.from(added.subarray(-2)), flushes })
-      } else {
-        // Another program appended meanwhile: find the entry instead of assuming its place.
-        range = await locate(abs, composed.entry)
-      }
-      return { rel, range, replayed: false }
+      return onDayFile(rel, async (target) => {
+        const before = await load(rel, target)
+        const composed = composeFlush({ ...req, tail: before?.tail ?? null, body, at })
+        const added = Buffer.from(composed.separator + composed.entry, 'utf8')
+        const sizeBefore = before?.sizeBytes ?? 0
+        if (sizeBefore + added.length > deps.maxFileBytes) {
+          throw appError(
+            'PAYLOAD_TOO_LARGE',
+            `The day file would be larger than MNEMO_MAX_FILE_BYTES (${deps.maxFileBytes})`,
+          )
+        }
+        const after = await appendToFile(target, added, deps.port)
+        const newlines = (before?.newlines ?? 0) + countNewlines(added)
+        let range = { startLine: newlines - composed.entryLines + 1, endLine: newlines }
+        if (after.sizeBytes === sizeBefore + added.length) {
+          const flushes = before?.flushes ?? new Map<string, Range>()
+          if (flushId) flushes.set(flushId, range)
+          const state = { sizeBytes: after.sizeBytes, mtimeMs: after.mtimeMs, newlines }
+          dayFiles.set(rel, { ...state, tail: Buffer.from(added.subarray(-2)), flushes })
+        } else {
+          // Another program appended meanwhile: find the entry instead of assuming its place.
+          range = await locate(target, composed.entry)
+        }
+        return { rel, range, replayed: false }
+      })
     })
     const indexed = await indexWritten(deps, outcome.rel)
     return { indexed, path: outcome.rel, ...outcome.range, replayed: outcome.replayed }
@@ -212,6 +216,7 @@ export function createFlushService(deps: FlushServiceDeps) {
   function flush(req: FlushRequest): Promise<FlushResult> {
     const body = notesOf(req)
     if (hasFlushMarker(body)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
+    if (hasNul(body)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
     return deps.inFlight.run(async () => {
       if (body.trim() !== '') return append(req, body)
       await deps.drain()

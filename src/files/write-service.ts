@@ -14,8 +14,17 @@ import type { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import { checkRelPath } from '../shared/safe-path.js'
 import { decodeText, splitLines } from '../text/lines.js'
-import { hasFlushMarker, introducesMarker, REFUSED_MARKER } from './flush-marker.js'
-import { appendToFile, deleteFile, readIfExists, replaceFile, resolveForWrite } from './file-writer.js'
+import { hasFlushMarker, hasNul, introducesMarker, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
+import {
+  appendToFile,
+  deleteFile,
+  entryKind,
+  readIfExists,
+  replaceFile,
+  withWriteTarget,
+  type WritePort,
+  type WriteTarget,
+} from './file-writer.js'
 import type { MemoryPaths } from './memory-paths.js'
 import { preconditionHolds, type Precondition } from './preconditions.js'
 
@@ -39,6 +48,8 @@ export type WriteServiceDeps = {
   inFlight: InFlight
   /** Indexes one file now (coalesced per path); resolves when the index has it. */
   indexPath: (rel: string) => Promise<void>
+  /** The file system calls writes make (tests inject failures). */
+  port: WritePort
   log: Logger
 }
 
@@ -69,6 +80,12 @@ export async function indexWritten(
   }
 }
 
+/**
+ * Longest name of a file the API writes, in bytes: its temp file adds 24 bytes
+ * (`.<name>.<12 hex>.mnemo-tmp`) and must still fit the file system's 255.
+ */
+const MAX_WRITABLE_NAME_BYTES = 231
+
 /** The checked workspace-relative path, or the error for a path the write API may not write. */
 export function checkWritablePath(raw: string, memoryPaths: Pick<MemoryPaths, 'classify'>): string {
   const check = checkRelPath(raw)
@@ -78,17 +95,19 @@ export function checkWritablePath(raw: string, memoryPaths: Pick<MemoryPaths, 'c
     throw appError('PATH_INVALID', 'Invalid path: only MEMORY.md and memory/**/*.md can be written')
   }
   if (kind.kind === 'sessions' || !kind.writable) throw appError('PATH_READ_ONLY')
+  const name = check.rel.slice(check.rel.lastIndexOf('/') + 1)
+  if (Buffer.byteLength(name) > MAX_WRITABLE_NAME_BYTES) {
+    throw appError('PATH_INVALID', `Invalid path: a file name longer than ${MAX_WRITABLE_NAME_BYTES} bytes`)
+  }
   return check.rel
 }
 
 export function createWriteService(deps: WriteServiceDeps) {
   const writablePath = (raw: string) => checkWritablePath(raw, deps.memoryPaths)
 
-  async function target(rel: string, create: boolean): Promise<string | null> {
-    const resolved = await resolveForWrite(deps.rootReal, rel, create)
-    if (resolved.kind === 'invalid') throw appError('PATH_INVALID', `Invalid path: ${resolved.reason}`)
-    return resolved.kind === 'ok' ? resolved.abs : null
-  }
+  /** Runs `fn` on the file `rel` names, holding its lock; null when its folder is missing and `create` is off. */
+  const locked = <T>(rel: string, create: boolean, fn: (target: WriteTarget | null) => Promise<T>) =>
+    deps.locks.run(rel, () => withWriteTarget(deps.rootReal, rel, create, fn))
 
   function checkPrecondition(p: Precondition, current: Buffer | null): void {
     const currentSha256 = current && sha256(current)
@@ -108,17 +127,18 @@ export function createWriteService(deps: WriteServiceDeps) {
   /** Creates or replaces a file atomically. */
   function put(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
     const rel = writablePath(raw)
+    if (hasNul(content)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
     const bytes = Buffer.from(content, 'utf8')
     checkSize(bytes.length)
     return deps.inFlight.run(async () => {
-      const created = await deps.locks.run(rel, async () => {
-        const abs = (await target(rel, true)) as string
-        const current = await readIfExists(abs)
+      const created = await locked(rel, true, async (target) => {
+        const file = target as WriteTarget
+        const current = await readIfExists(file)
         checkPrecondition(precondition, current)
         if (introducesMarker(content, current && decodeText(current))) {
           throw appError('VALIDATION_FAILED', REFUSED_MARKER)
         }
-        await replaceFile(abs, bytes)
+        await replaceFile(file, bytes, deps.port)
         return current === null
       })
       const totalLines = countLines(content)
@@ -143,16 +163,17 @@ export function createWriteService(deps: WriteServiceDeps) {
   function append(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
     const rel = writablePath(raw)
     if (hasFlushMarker(content)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
+    if (hasNul(content)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
     return deps.inFlight.run(async () => {
-      const written = await deps.locks.run(rel, async () => {
-        const abs = (await target(rel, true)) as string
-        const current = await readIfExists(abs)
+      const written = await locked(rel, true, async (target) => {
+        const file = target as WriteTarget
+        const current = await readIfExists(file)
         checkPrecondition(precondition, current)
         const before = current?.toString('utf8') ?? ''
         const text = lineBreakBefore(current) + (content.endsWith('\n') ? content : `${content}\n`)
         const added = Buffer.from(text, 'utf8')
         checkSize((current?.length ?? 0) + added.length)
-        await appendToFile(abs, added, current === null)
+        await appendToFile(file, added, deps.port)
         const all = Buffer.concat([current ?? Buffer.alloc(0), added])
         const startLine = countLines(before + lineBreakBefore(current)) + 1
         return { all, startLine, created: current === null }
@@ -176,12 +197,15 @@ export function createWriteService(deps: WriteServiceDeps) {
   function remove(raw: string, precondition: Precondition): Promise<{ path: string; indexed: boolean }> {
     const rel = writablePath(raw)
     return deps.inFlight.run(async () => {
-      await deps.locks.run(rel, async () => {
-        const abs = await target(rel, false)
-        const current = abs && (await readIfExists(abs))
-        if (!abs || !current) throw appError('FILE_NOT_FOUND')
-        checkPrecondition(precondition, current)
-        await deleteFile(abs)
+      await locked(rel, false, async (target) => {
+        const kind = target ? await entryKind(target) : 'missing'
+        if (!target || kind === 'missing') throw appError('FILE_NOT_FOUND')
+        if (kind === 'other') throw appError('PATH_INVALID', 'Invalid path: not a regular file')
+        // Only a condition needs the content: a hard link is deleted without being read
+        // (removing a link never changes the file it shares).
+        const conditional = precondition.ifMatch !== null || precondition.ifNoneMatch
+        if (conditional) checkPrecondition(precondition, await readIfExists(target))
+        await deleteFile(target)
       })
       return { path: rel, indexed: await index(rel) }
     })

@@ -15,6 +15,8 @@ export type ScannedFile = {
   /** Workspace-relative POSIX path (transcripts: `sessions/<path in the folder>`). */
   rel: string
   abs: string
+  /** The real path of the folder the file is read from (the workspace or the sessions folder). */
+  root: string
   source: Source
   sizeBytes: number
   mtimeMs: number
@@ -33,21 +35,39 @@ function isMissing(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
-/** Stats one candidate; null when it is missing, not a regular file, or links out of `root`. */
+/** The service may not look here (permissions): skip it and say so, never fail the sync. */
+export function isUnreadable(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code
+  return code === 'EACCES' || code === 'EPERM'
+}
+
+/** Called with each file or folder that could not be read, and why. */
+export type OnUnreadable = (rel: string, err: unknown) => void
+
+/**
+ * Stats one candidate; null when it is missing, not a regular file, links out of `root`,
+ * or has other hard links (it may be a file outside the workspace: never read).
+ */
 async function statFile(
   root: string,
   rel: string,
   abs: string,
   source: Source,
   viaLink: boolean,
+  onUnreadable: OnUnreadable,
 ): Promise<ScannedFile | null> {
   try {
     const target = viaLink ? await fs.realpath(abs) : abs
     if (viaLink && !isInside(root, target)) return null
     const st = await fs.stat(target)
-    return st.isFile() ? { rel, abs: target, source, sizeBytes: st.size, mtimeMs: st.mtimeMs } : null
+    if (!st.isFile() || st.nlink > 1) return null
+    return { rel, abs: target, root, source, sizeBytes: st.size, mtimeMs: st.mtimeMs }
   } catch (err) {
     if (isMissing(err)) return null
+    if (isUnreadable(err)) {
+      onUnreadable(rel, err)
+      return null
+    }
     throw err
   }
 }
@@ -57,28 +77,30 @@ async function walk(
   root: string,
   relDir: string,
   onFile: (rel: string, viaLink: boolean) => Promise<void>,
+  onUnreadable: OnUnreadable,
 ): Promise<void> {
   let entries: Dirent[]
   try {
     entries = await fs.readdir(path.join(root, relDir), { withFileTypes: true })
   } catch (err) {
     if (isMissing(err)) return
+    if (isUnreadable(err)) return onUnreadable(relDir, err)
     throw err
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue
     const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`
-    if (entry.isDirectory()) await walk(root, rel, onFile)
+    if (entry.isDirectory()) await walk(root, rel, onFile, onUnreadable)
     else if (entry.isFile() || entry.isSymbolicLink()) await onFile(rel, entry.isSymbolicLink())
   }
 }
 
-export async function scanSources(roots: SourceRoots): Promise<ScannedFile[]> {
+export async function scanSources(roots: SourceRoots, onUnreadable: OnUnreadable): Promise<ScannedFile[]> {
   const found = new Map<string, ScannedFile>()
   const add = async (root: string, rel: string, inner: string, source: Source, viaLink: boolean) => {
     if (found.has(rel)) return
-    const file = await statFile(root, rel, path.join(root, ...inner.split('/')), source, viaLink)
+    const file = await statFile(root, rel, path.join(root, ...inner.split('/')), source, viaLink, onUnreadable)
     if (file) found.set(rel, file)
   }
   const memoryFile = (rel: string, viaLink: boolean) =>
@@ -90,17 +112,26 @@ export async function scanSources(roots: SourceRoots): Promise<ScannedFile[]> {
       st = await fs.lstat(path.join(roots.workspace, start))
     } catch (err) {
       if (isMissing(err)) continue
+      if (isUnreadable(err)) {
+        onUnreadable(start, err)
+        continue
+      }
       throw err
     }
-    if (st.isDirectory()) await walk(roots.workspace, start, memoryFile)
+    if (st.isDirectory()) await walk(roots.workspace, start, memoryFile, onUnreadable)
     else if (st.isFile() || st.isSymbolicLink()) await memoryFile(start, st.isSymbolicLink())
   }
   const sessions = roots.sessions
   if (sessions) {
-    await walk(sessions, '', async (inner, viaLink) => {
-      const rel = `${SESSIONS_PREFIX}/${inner}`
-      if (roots.paths.classify(rel).kind === 'sessions') await add(sessions, rel, inner, 'sessions', viaLink)
-    })
+    await walk(
+      sessions,
+      '',
+      async (inner, viaLink) => {
+        const rel = `${SESSIONS_PREFIX}/${inner}`
+        if (roots.paths.classify(rel).kind === 'sessions') await add(sessions, rel, inner, 'sessions', viaLink)
+      },
+      (inner, err) => onUnreadable(`${SESSIONS_PREFIX}/${inner}`, err),
+    )
   }
   return [...found.values()]
 }
@@ -110,7 +141,11 @@ export async function scanSources(roots: SourceRoots): Promise<ScannedFile[]> {
  * there is no such source file: missing, not a source, a folder, a symlink out of its root,
  * or below a symlinked folder (which the scanner would not enter either).
  */
-export async function statSource(roots: SourceRoots, rel: string): Promise<ScannedFile | null> {
+export async function statSource(
+  roots: SourceRoots,
+  rel: string,
+  onUnreadable: OnUnreadable,
+): Promise<ScannedFile | null> {
   const kind = roots.paths.classify(rel)
   if (kind.kind === 'none') return null
   const root = kind.kind === 'sessions' ? roots.sessions : roots.workspace
@@ -121,9 +156,13 @@ export async function statSource(roots: SourceRoots, rel: string): Promise<Scann
     const realParent = await fs.realpath(path.dirname(abs))
     if (realParent !== path.dirname(abs)) return null
     const st = await fs.lstat(abs)
-    return await statFile(root, rel, abs, kind.kind, st.isSymbolicLink())
+    return await statFile(root, rel, abs, kind.kind, st.isSymbolicLink(), onUnreadable)
   } catch (err) {
     if (isMissing(err)) return null
+    if (isUnreadable(err)) {
+      onUnreadable(rel, err)
+      return null
+    }
     throw err
   }
 }

@@ -57,7 +57,7 @@ export function createIndexer(deps: IndexerDeps) {
     // Files missing from the scan are gone as of this moment: a file created and indexed
     // after it carries a newer read and is not deleted.
     const scanSeq = deps.readSeq.next()
-    const scanned = await scanSources(deps.roots)
+    const scanned = await scanSources(deps.roots, pass.unreadable)
     pass.result.scanned = scanned.length
     const known = new Map(base.listFiles().map((f) => [f.path, f]))
     for (const file of scanned) {
@@ -74,7 +74,7 @@ export function createIndexer(deps: IndexerDeps) {
     const pass = startPass(ctx, { full: false, reason }, deps.live, deps.targets, false)
     for (const rel of new Set(paths)) {
       const readSeq = deps.readSeq.next()
-      const file = await statSource(deps.roots, rel)
+      const file = await statSource(deps.roots, rel, pass.unreadable)
       const prev = deps.live.getFile(rel)
       pass.result.scanned++
       if (file) await pass.visit(file, prev, true)

@@ -78,6 +78,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
           skipped: last.result.skipped,
           chunks: last.result.chunks,
           malformedLines: last.result.malformedLines,
+          unreadable: last.result.unreadable,
           fileErrors: last.result.errors.slice(0, MAX_FILE_ERRORS_SHOWN),
           embedded: last.result.embedded,
           embedCacheHits: last.result.embedCacheHits,

@@ -50,7 +50,15 @@ export function createRebuilder(deps: RebuilderDeps) {
     const started = performance.now()
     const tempPath = rebuildPath(deps.live.dbPath)
     removeIndexFiles(tempPath)
-    const temp = deps.openIndex(tempPath)
+    let temp: IndexStore
+    try {
+      temp = deps.openIndex(tempPath)
+    } catch (err) {
+      // Opening can fail after creating the file (a full disk): leave nothing behind.
+      removeIndexFiles(tempPath)
+      deps.log.warn({ err, reason }, 'rebuild could not start; the previous index keeps serving')
+      throw err
+    }
     deps.targets.add(temp)
     try {
       const result = await deps.indexer.sync({ full: true, reason, into: temp, signal })

@@ -6,7 +6,7 @@
  * batches and give way to searches in progress; a write's own pass does not pause, since
  * its caller is waiting for it.
  */
-import fs from 'node:fs/promises'
+import path from 'node:path'
 import type { Config } from '../config/config.js'
 import { createSlicer, yieldToEventLoop } from '../shared/async.js'
 import type { Foreground } from '../shared/foreground.js'
@@ -16,7 +16,8 @@ import type { FileRecord, PendingChunk } from '../store/chunks-repo.js'
 import type { IndexStore } from '../store/index-store.js'
 import { decodeText } from '../text/lines.js'
 import { embedInput } from './embed-input.js'
-import type { ScannedFile } from './file-scanner.js'
+import { readWorkspaceFile } from '../files/workspace-fs.js'
+import { isUnreadable, type ScannedFile } from './file-scanner.js'
 import { sha256 } from './hashing.js'
 import { prepareFile, type PreparedFile, type TermCache } from './prepare-file.js'
 import type { ReadSequence } from './read-sequence.js'
@@ -83,6 +84,8 @@ export type PassContext = {
   log: Logger
   now: () => number
 }
+
+const relativePosix = (root: string, abs: string) => path.relative(root, abs).split(path.sep).join('/')
 
 const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
   prev.sizeBytes === file.sizeBytes && prev.mtimeMs === file.mtimeMs && prev.mtimeMs < prev.indexedAtMs - RACY_WINDOW_MS
@@ -171,6 +174,13 @@ export function startPass(
 
   const gone: Gone[] = []
 
+  /** A file or folder the service may not read: counted, logged, listed; the pass goes on. */
+  function unreadable(rel: string, err: unknown): void {
+    result.unreadable++
+    result.errors.push({ path: rel, error: publicErrorMessage(err) })
+    log.warn({ path: rel, code: (err as NodeJS.ErrnoException).code }, 'no permission to read; skipped')
+  }
+
   /** Reads `file` and queues it for writing unless it is unchanged. */
   async function visit(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<void> {
     opts.signal?.throwIfAborted()
@@ -190,15 +200,22 @@ export function startPass(
     }
     let bytes: Buffer
     try {
-      bytes = await fs.readFile(file.abs)
+      // Opened from its folder's root without following symlinks, like the file API does.
+      const read = await readWorkspaceFile(file.root, relativePosix(file.root, file.abs), ctx.maxFileBytes)
       await slicer.pause()
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      if (read.kind === 'not-found' || read.kind === 'invalid' || read.kind === 'too-large') {
+        if (read.kind === 'invalid') log.warn({ path: file.rel, reason: read.reason }, 'file not indexed')
+        if (read.kind === 'too-large') result.skipped++
         gone.push({ path: file.rel, readSeq, known: prev !== undefined })
         return
       }
-      result.errors.push({ path: file.rel, error: publicErrorMessage(err) })
-      log.warn({ err, path: file.rel }, 'cannot read file')
+      bytes = read.bytes
+    } catch (err) {
+      if (isUnreadable(err)) unreadable(file.rel, err)
+      else {
+        result.errors.push({ path: file.rel, error: publicErrorMessage(err) })
+        log.warn({ err, path: file.rel }, 'cannot read file')
+      }
       return
     }
     const hash = sha256(bytes)
@@ -282,5 +299,5 @@ export function startPass(
     }
   }
 
-  return { result, gone, visit, finish }
+  return { result, gone, visit, finish, unreadable }
 }

@@ -10,6 +10,8 @@ export type SyncResult = {
   chunks: number
   /** Transcript lines that were not JSON objects (skipped). */
   malformedLines: number
+  /** Files and folders the service may not read (permissions): skipped, each logged. */
+  unreadable: number
   errors: { path: string; error: string }[]
   /** Texts sent to the embedding provider, and vectors taken from the cache. */
   embedded: number
@@ -34,6 +36,7 @@ export function emptySyncResult(full: boolean, reason: string): SyncResult {
     skipped: 0,
     chunks: 0,
     malformedLines: 0,
+    unreadable: 0,
     errors: [],
     embedded: 0,
     embedCacheHits: 0,

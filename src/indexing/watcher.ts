@@ -48,6 +48,8 @@ export const watchSources: WatcherFactory = (targets, handlers) => {
   const watcher = watch([targets.root, ...(targets.sessions ? [targets.sessions] : [])], {
     ignoreInitial: true,
     followSymlinks: false,
+    // A folder mnemo may not read is skipped (the sync reports it), not a watcher failure.
+    ignorePermissionErrors: true,
     ignored,
   })
   watcher.on('all', (_event, changed) => handlers.onChange(changed))

@@ -12,7 +12,7 @@ import { z } from 'zod'
 import { FileWindow, FileWriteResult, LineWindow } from '../http/schemas/files.schema.js'
 import { FlushFields, FlushResult, oneOfContentOrEntries } from '../http/schemas/flush.schema.js'
 import { SearchRequest, SearchResponse } from '../http/schemas/search.schema.js'
-import { ERROR_CODES, isAppError } from '../shared/errors.js'
+import { codeOfFsError, ERROR_CODES, isAppError } from '../shared/errors.js'
 import { RemoteError } from './http-backend.js'
 
 /** Where unexpected tool failures are logged (the request's logger). */
@@ -50,12 +50,15 @@ const FlushInput = z
   .refine(oneOfContentOrEntries, { message: 'send content or entries, not both' })
 
 /**
- * The code of a failure the model may see: one of ours in-process, or any answer of a
- * remote mnemo (which already hid its internals). Null for anything unexpected.
+ * The code and message of a failure the model may see: one of ours in-process (or a file
+ * system failure with a code of its own), or any answer of a remote mnemo (which already
+ * hid its internals). Null for anything unexpected.
  */
-function knownCode(err: unknown): string | null {
-  if (err instanceof RemoteError) return err.code
-  return isAppError(err) && err.code !== 'INTERNAL' ? err.code : null
+function knownFailure(err: unknown): { code: string; message: string } | null {
+  if (err instanceof RemoteError) return { code: err.code, message: err.message }
+  if (isAppError(err)) return err.code === 'INTERNAL' ? null : { code: err.code, message: err.message }
+  const fsError = codeOfFsError(err)
+  return fsError ? { code: fsError.code, message: fsError.message ?? ERROR_CODES[fsError.code].message } : null
 }
 
 async function run<T extends Record<string, unknown>>(
@@ -68,10 +71,10 @@ async function run<T extends Record<string, unknown>>(
     const value = await fn()
     return { content: [{ type: 'text', text: text(value) }], structuredContent: value }
   } catch (err) {
-    const code = knownCode(err)
-    if (!code) log.error({ err, tool }, 'MCP tool failed')
-    const message = code ? (err as Error).message : ERROR_CODES.INTERNAL.message
-    return { isError: true, content: [{ type: 'text', text: `${code ?? 'INTERNAL'}: ${message}` }] }
+    const failure = knownFailure(err)
+    if (!failure) log.error({ err, tool }, 'MCP tool failed')
+    const { code, message } = failure ?? { code: 'INTERNAL', message: ERROR_CODES.INTERNAL.message }
+    return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] }
   }
 }
 

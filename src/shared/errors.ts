@@ -17,10 +17,18 @@ export const ERROR_CODES = {
       'team memory without MNEMO_TEAM_WRITABLE=true)',
   },
   AGENT_FORBIDDEN: { status: 403, message: 'This token may not act for that agent' },
+  PERMISSION_DENIED: {
+    status: 403,
+    message: 'The file system does not let the service read or write this path (permissions, or read-only)',
+  },
   FILE_NOT_FOUND: { status: 404, message: 'No such file' },
   AGENT_NOT_FOUND: { status: 404, message: 'No such agent' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route' },
   INDEX_BUSY: { status: 409, message: 'A full rebuild is already running' },
+  PATH_CHANGED: {
+    status: 409,
+    message: 'A folder on the path was moved or removed while the request used it; nothing was written',
+  },
   PRECONDITION_FAILED: { status: 412, message: 'The file does not match If-Match / If-None-Match' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: {
@@ -31,6 +39,7 @@ export const ERROR_CODES = {
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   SYNC_FAILED: { status: 500, message: 'The sync failed; GET /index shows the last outcome' },
   PROVIDER_FAILED: { status: 502, message: 'The embedding or rerank provider failed' },
+  STORAGE_FULL: { status: 507, message: 'No space left on the device: nothing was written' },
   INDEX_UNAVAILABLE: { status: 503, message: 'The index is not open' },
   SHUTTING_DOWN: { status: 503, message: 'The service is shutting down' },
   EMBEDDING_UNAVAILABLE: { status: 503, message: 'No embedding provider is available for vector search' },
@@ -63,4 +72,24 @@ export function appError(
 
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError
+}
+
+/**
+ * The error code of a file-system failure a client can act on, by its errno; undefined for
+ * the rest (a 500). A write that failed this way left nothing behind (file-writer.ts).
+ */
+export function codeOfFsError(err: unknown): { code: ErrorCode; message?: string } | undefined {
+  switch ((err as NodeJS.ErrnoException | null)?.code) {
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return { code: 'STORAGE_FULL' }
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return { code: 'PERMISSION_DENIED' }
+    case 'ENAMETOOLONG':
+      return { code: 'PATH_INVALID', message: 'Invalid path: a name in it is too long for the file system' }
+    default:
+      return undefined
+  }
 }

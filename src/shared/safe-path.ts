@@ -12,6 +12,8 @@ export type PathCheck = { kind: 'ok'; rel: string } | { kind: 'invalid'; reason:
 
 /** Longest accepted relative path, in characters. */
 const MAX_PATH_CHARS = 1024
+/** Longest file or folder name most file systems take (NAME_MAX), in bytes. */
+const MAX_NAME_BYTES = 255
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
 
@@ -26,6 +28,7 @@ export function checkRelPath(raw: string): PathCheck {
   for (const segment of segments) {
     if (segment === '') return { kind: 'invalid', reason: 'empty path segment' }
     if (segment === '.' || segment === '..') return { kind: 'invalid', reason: 'relative segment (. or ..)' }
+    if (Buffer.byteLength(segment) > MAX_NAME_BYTES) return { kind: 'invalid', reason: 'a name longer than 255 bytes' }
   }
   return { kind: 'ok', rel: raw }
 }

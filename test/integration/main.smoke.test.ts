@@ -24,6 +24,19 @@ describe('main (the process entry)', () => {
     expect(proc.err()).toContain('MNEMO_INDEX_ON_START')
   })
 
+  it('refuses to start on a data folder it cannot use, naming the variable and the path', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-main-')))
+    try {
+      fs.writeFileSync(path.join(dir, 'a-file'), '')
+      const dataDir = path.join(dir, 'a-file', 'index')
+      const proc = start({ MNEMO_DATA_DIR: dataDir }, dir)
+      expect(await proc.exited).toBe(1)
+      expect(proc.err()).toContain(`MNEMO_DATA_DIR: ${dataDir} is not a writable folder (ENOTDIR`)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('creates a missing workspace with an example MEMORY.md, serves it, and stops on SIGTERM', async () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-main-')))
     try {

@@ -1,11 +1,13 @@
 /**
  * Maps every error to the one error body `{statusCode, code, error, message, requestId}`
- * (SPEC §2): our AppErrors by their code, Fastify's own errors (validation, body limit,
- * bad JSON, media type) to stable codes, anything else to a 500 whose details stay in the log.
+ * (SPEC §2): our AppErrors by their code, file-system failures a client can act on (a full
+ * disk, permissions, a name too long) by their errno, Fastify's own errors (validation, body
+ * limit, bad JSON, media type) to stable codes, anything else to a 500 whose details stay in
+ * the log.
  */
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ERROR_CODES, isAppError, type ErrorCode } from '../../shared/errors.js'
+import { codeOfFsError, ERROR_CODES, isAppError, type ErrorCode } from '../../shared/errors.js'
 
 type Mapped = { code: ErrorCode; message: string; details?: unknown }
 
@@ -29,6 +31,9 @@ function validationDetails(err: FastifyError): { path: string; message: string }
 
 function mapError(err: FastifyError): Mapped {
   if (isAppError(err)) return { code: err.code, message: err.message, details: err.details }
+  // Errno messages name absolute paths: only the code's own message goes out.
+  const fsError = codeOfFsError(err)
+  if (fsError) return { code: fsError.code, message: fsError.message ?? ERROR_CODES[fsError.code].message }
   if (err.validation) {
     const details = validationDetails(err)
     const where = err.validationContext ?? 'request'

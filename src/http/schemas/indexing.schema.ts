@@ -29,6 +29,11 @@ export const LastSync = z
     skipped: z.number().int().optional().describe('Files over MNEMO_MAX_FILE_BYTES'),
     chunks: z.number().int().optional().describe('Chunks written'),
     malformedLines: z.number().int().optional().describe('Session transcript lines that were not JSON (skipped)'),
+    unreadable: z
+      .number()
+      .int()
+      .optional()
+      .describe('Files and folders the service may not read (permissions): skipped, listed in fileErrors'),
     fileErrors: z.array(z.object({ path: z.string(), error: z.string() })).optional(),
     embedded: z.number().int().optional().describe('Chunk texts sent to the embedding provider'),
     embedCacheHits: z.number().int().optional().describe('Vectors taken from the embedding cache'),

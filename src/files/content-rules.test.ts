@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { introducesMarker } from './flush-marker.js'
+import { introducesMarker } from './content-rules.js'
 
 const marker = (id: string, lines = 1) => `<!-- mnemo:flush id=${id} lines=${lines} -->`
 

@@ -1,5 +1,5 @@
 /**
- * Flush markers: the line `<!-- mnemo:flush id=… lines=N -->` a flush with a flushId writes
+ * What no write may put into a memory file (the write API, flushes, MCP). Flush markers: the line `<!-- mnemo:flush id=… lines=N -->` a flush with a flushId writes
  * under its heading, by which a retried flush finds the first one (flush-service.ts). They
  * are the service's own: a marker in content a client sends would make a later flush with
  * that id answer "replayed" and save nothing, so no write may introduce one.
@@ -32,3 +32,8 @@ export function introducesMarker(next: string, current: string | null): boolean 
   }
   return false
 }
+
+/** Markdown has no use for NUL characters, and many tools stop reading at one. */
+export const hasNul = (text: string): boolean => text.includes('\u0000')
+
+export const REFUSED_NUL = 'Content may not contain NUL characters'
