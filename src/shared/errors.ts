@@ -79,17 +79,16 @@ export function isAppError(err: unknown): err is AppError {
  * the rest (a 500). A write that failed this way left nothing behind (file-writer.ts).
  */
 export function codeOfFsError(err: unknown): { code: ErrorCode; message?: string } | undefined {
-  switch ((err as NodeJS.ErrnoException | null)?.code) {
-    case 'ENOSPC':
-    case 'EDQUOT':
-      return { code: 'STORAGE_FULL' }
-    case 'EACCES':
-    case 'EPERM':
-    case 'EROFS':
-      return { code: 'PERMISSION_DENIED' }
-    case 'ENAMETOOLONG':
-      return { code: 'PATH_INVALID', message: 'Invalid path: a name in it is too long for the file system' }
-    default:
-      return undefined
-  }
+  const errno = (err as NodeJS.ErrnoException | null)?.code
+  if (errno === undefined) return undefined
+  return FS_ERRORS[errno]
+}
+
+const FS_ERRORS: Record<string, { code: ErrorCode; message?: string }> = {
+  ENOSPC: { code: 'STORAGE_FULL' },
+  EDQUOT: { code: 'STORAGE_FULL' },
+  EACCES: { code: 'PERMISSION_DENIED' },
+  EPERM: { code: 'PERMISSION_DENIED' },
+  EROFS: { code: 'PERMISSION_DENIED' },
+  ENAMETOOLONG: { code: 'PATH_INVALID', message: 'Invalid path: a name in it is too long for the file system' },
 }

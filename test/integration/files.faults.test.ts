@@ -27,7 +27,7 @@ function disk(freeBytes: number) {
       free -= n
       return nodeWritePort.write(handle, bytes, offset, n)
     },
-    sync: nodeWritePort.sync,
+    sync: (handle) => nodeWritePort.sync(handle),
   }
   return { port, clear: () => (full = false) }
 }
