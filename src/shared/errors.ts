@@ -74,6 +74,15 @@ export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError
 }
 
+const FS_ERRORS: Record<string, { code: ErrorCode; message?: string }> = {
+  ENOSPC: { code: 'STORAGE_FULL' },
+  EDQUOT: { code: 'STORAGE_FULL' },
+  EACCES: { code: 'PERMISSION_DENIED' },
+  EPERM: { code: 'PERMISSION_DENIED' },
+  EROFS: { code: 'PERMISSION_DENIED' },
+  ENAMETOOLONG: { code: 'PATH_INVALID', message: 'Invalid path: a name in it is too long for the file system' },
+}
+
 /**
  * The error code of a file-system failure a client can act on, by its errno; undefined for
  * the rest (a 500). A write that failed this way left nothing behind (file-writer.ts).
@@ -82,13 +91,4 @@ export function codeOfFsError(err: unknown): { code: ErrorCode; message?: string
   const errno = (err as NodeJS.ErrnoException | null)?.code
   if (errno === undefined) return undefined
   return FS_ERRORS[errno]
-}
-
-const FS_ERRORS: Record<string, { code: ErrorCode; message?: string }> = {
-  ENOSPC: { code: 'STORAGE_FULL' },
-  EDQUOT: { code: 'STORAGE_FULL' },
-  EACCES: { code: 'PERMISSION_DENIED' },
-  EPERM: { code: 'PERMISSION_DENIED' },
-  EROFS: { code: 'PERMISSION_DENIED' },
-  ENAMETOOLONG: { code: 'PATH_INVALID', message: 'Invalid path: a name in it is too long for the file system' },
 }

@@ -13,11 +13,13 @@ const TSX_LOADER = pathToFileURL(path.resolve(import.meta.dirname, '../../node_m
 
 export type ServiceProcess = ReturnType<typeof startService>
 
-export function startService(env: Record<string, string>, cwd: string) {
+/** `as`: run as this user and group id (the test runs as root and needs an unprivileged service). */
+export function startService(env: Record<string, string>, cwd: string, as?: { uid: number; gid: number }) {
   const child: ChildProcess = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? '', MNEMO_PORT: '0', MNEMO_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...as,
   })
   let stdout = ''
   let stderr = ''
