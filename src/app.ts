@@ -10,6 +10,7 @@ import type { Container } from './container.js'
 import { registerAuth } from './http/plugins/auth.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
 import { mcpRoutes } from './mcp/mcp.routes.js'
+import { replyToClientError } from './http/plugins/client-errors.js'
 import { registerErrorHandler, replyWithError } from './http/plugins/error-handler.js'
 import { createRequestLogController } from './http/plugins/request-log.js'
 import { registerSwagger } from './http/plugins/swagger.js'
@@ -44,6 +45,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Malformed URLs (bad percent-encoding) are answered by Fastify before routing; this
     // keeps them in the one error shape.
     frameworkErrors: (err, request, reply) => void replyWithError(err, request, reply),
+    clientErrorHandler: (err, socket) => replyToClientError(err, socket, deps.logger),
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()

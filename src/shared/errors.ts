@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   FILE_NOT_FOUND: { status: 404, message: 'No such file' },
   AGENT_NOT_FOUND: { status: 404, message: 'No such agent' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time (MNEMO_REQUEST_TIMEOUT_MS)' },
   INDEX_BUSY: { status: 409, message: 'A full rebuild is already running' },
   PATH_CHANGED: {
     status: 409,
@@ -36,6 +37,7 @@ export const ERROR_CODES = {
     message: 'Send the body as application/json (file writes also take text/markdown or text/plain)',
   },
   FILE_TOO_LARGE: { status: 422, message: 'The file is larger than MNEMO_MAX_FILE_BYTES and is not served' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   SYNC_FAILED: { status: 500, message: 'The sync failed; GET /index shows the last outcome' },
   PROVIDER_FAILED: { status: 502, message: 'The embedding or rerank provider failed' },
