@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { Config } from './config/config.js'
 import type { Container } from './container.js'
+import { browserPolicy } from './http/browser-guard.js'
 import { registerAuth } from './http/plugins/auth.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
 import { mcpRoutes } from './mcp/mcp.routes.js'
@@ -58,7 +59,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
   })
   const { services } = container
-  registerAuth(app, { auth: services.auth, docsPublic: config.server.docsPublic })
+  const browsers = browserPolicy({
+    listenHost: config.server.host,
+    allowedHosts: config.server.allowedHosts,
+    allowedOrigins: config.server.allowedOrigins,
+  })
+  registerAuth(app, { auth: services.auth, docsPublic: config.server.docsPublic, browsers })
   await registerSwagger(app)
 
   const { memory } = services

@@ -51,6 +51,12 @@ export const envSchema = z
     MNEMO_AGENT_TOKENS_FILE: envVar(z.string().optional()).describe(
       'File of agent tokens, one id:token per line (# comments); merged with MNEMO_AGENT_TOKENS',
     ),
+    MNEMO_ALLOWED_HOSTS: envVar(z.string().optional()).describe(
+      'Without a token: host names besides localhost that requests may be addressed to (comma-separated), e.g. the compose service name',
+    ),
+    MNEMO_ALLOWED_ORIGINS: envVar(z.string().optional()).describe(
+      'Without a token: origins of web pages allowed to call the API (comma-separated, e.g. https://dashboard.example)',
+    ),
     MNEMO_DOCS_PUBLIC: envVar(bool(false)).describe(
       'Serve /docs and /openapi.json without the API token (they hold no data)',
     ),

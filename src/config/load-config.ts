@@ -21,6 +21,13 @@ export class ConfigError extends Error {
 /** File name of the index inside MNEMO_DATA_DIR. */
 export const INDEX_FILE_NAME = 'index.sqlite'
 
+/** A comma-separated list, trimmed, without empty items. */
+const list = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+
 function toPosix(p: string): string {
   return p.split(path.sep).join('/')
 }
@@ -123,6 +130,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       port: e.MNEMO_PORT,
       apiToken: e.MNEMO_API_TOKEN,
       docsPublic: e.MNEMO_DOCS_PUBLIC,
+      allowedHosts: list(e.MNEMO_ALLOWED_HOSTS),
+      allowedOrigins: list(e.MNEMO_ALLOWED_ORIGINS),
       bodyLimitBytes: e.MNEMO_BODY_LIMIT_BYTES,
       requestTimeoutMs: e.MNEMO_REQUEST_TIMEOUT_MS,
     },

@@ -17,6 +17,10 @@ export const ERROR_CODES = {
       'team memory without MNEMO_TEAM_WRITABLE=true)',
   },
   AGENT_FORBIDDEN: { status: 403, message: 'This token may not act for that agent' },
+  ORIGIN_FORBIDDEN: {
+    status: 403,
+    message: 'Requests from web pages of another origin are refused without a token (MNEMO_ALLOWED_ORIGINS)',
+  },
   PERMISSION_DENIED: {
     status: 403,
     message: 'The file system does not let the service read or write this path (permissions, or read-only)',
@@ -35,6 +39,10 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     message: 'Send the body as application/json (file writes also take text/markdown or text/plain)',
+  },
+  HOST_NOT_ALLOWED: {
+    status: 421,
+    message: 'Requests addressed to this host name are not served without a token (MNEMO_ALLOWED_HOSTS)',
   },
   FILE_TOO_LARGE: { status: 422, message: 'The file is larger than MNEMO_MAX_FILE_BYTES and is not served' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts' },

@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 
@@ -68,5 +69,62 @@ describe('bearer token auth', () => {
     expect(docs.headers['content-type']).toContain('text/html')
     expect((await t.app.inject({ method: 'GET', url: '/files' })).statusCode).toBe(401)
     expect((await t.app.inject({ method: 'GET', url: '/docs/../files' })).statusCode).toBe(401)
+  })
+})
+
+describe('web pages, without a token', () => {
+  const evil = { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }
+
+  it('refuse a cross-site write (a form posting text/plain) with 403 ORIGIN_FORBIDDEN, writing nothing', async () => {
+    t = await buildTestApp({ corpus: true })
+    for (const [url, payload] of [
+      ['/files/memory/planted.md', '- planted by a web page'],
+      ['/flush', '{"content":"- planted"}'],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        payload,
+        headers: { ...evil, 'content-type': 'text/plain' },
+      })
+      expect(res.statusCode).toBe(403)
+      expect(res.json()).toMatchObject({ code: 'ORIGIN_FORBIDDEN' })
+    }
+    expect(t.ws.read('memory/2026-02-16.md')).not.toContain('planted')
+    expect(fs.existsSync(t.ws.abs('memory/planted.md'))).toBe(false)
+    const read = await t.app.inject({ method: 'GET', url: '/files/MEMORY.md', headers: evil })
+    expect(read.json()).toMatchObject({ code: 'ORIGIN_FORBIDDEN' })
+  })
+
+  it('refuse requests addressed to another host name (DNS rebinding) with 421, probes excepted', async () => {
+    t = await buildTestApp({ corpus: true })
+    const res = await t.app.inject({ method: 'GET', url: '/files/MEMORY.md', headers: { host: 'attacker.example' } })
+    expect(res.statusCode).toBe(421)
+    expect(res.json()).toMatchObject({ code: 'HOST_NOT_ALLOWED' })
+    for (const url of ['/health', '/ready']) {
+      expect((await t.app.inject({ method: 'GET', url, headers: { host: '10.0.0.7:8787' } })).statusCode).toBe(200)
+    }
+  })
+
+  it('let through the same origin (Swagger UI), allowed hosts and origins, and any page once a token is set', async () => {
+    t = await buildTestApp({
+      corpus: true,
+      env: { MNEMO_ALLOWED_HOSTS: 'mnemo', MNEMO_ALLOWED_ORIGINS: 'https://dashboard.example' },
+    })
+    for (const headers of [
+      { host: 'localhost:8787', origin: 'http://localhost:8787', 'sec-fetch-site': 'same-origin' },
+      { host: 'mnemo:8787' },
+      { origin: 'https://dashboard.example', 'sec-fetch-site': 'cross-site' },
+    ]) {
+      expect((await t.app.inject({ method: 'GET', url: '/files/MEMORY.md', headers })).statusCode).toBe(200)
+    }
+    await t.close()
+    t = await buildTestApp({ corpus: true, env: { MNEMO_API_TOKEN: TOKEN } })
+    const withToken = await t.app.inject({
+      method: 'GET',
+      url: '/files/MEMORY.md',
+      headers: { ...evil, host: 'attacker.example', authorization: `Bearer ${TOKEN}` },
+    })
+    expect(withToken.statusCode).toBe(200)
   })
 })

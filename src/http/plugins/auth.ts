@@ -1,5 +1,7 @@
 /**
- * Who a request is and which agent it acts for (SPEC §7, §8). With a token configured
+ * Who a request is and which agent it acts for (SPEC §7, §8). Without any token, only
+ * requests addressed to this machine and not sent by a web page of another origin are
+ * served (browser-guard.ts). With a token configured
  * (MNEMO_API_TOKEN, MNEMO_AGENT_TOKENS), every route except /health needs
  * `Authorization: Bearer <token>` (and /docs, /openapi.json too unless
  * MNEMO_DOCS_PUBLIC=true). The agent comes from the X-Mnemo-Agent header (default: the
@@ -10,12 +12,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AGENT_HEADER } from '../../shared/agent-id.js'
 import type { Principal, TokenAuth } from '../../agents/token-auth.js'
 import { appError, ERROR_CODES } from '../../shared/errors.js'
+import { checkBrowserRequest, type BrowserPolicy } from '../browser-guard.js'
 import { sendError } from './error-handler.js'
 
 /** Who sent a request, and the agent it acts for. */
 export type Caller = { principal: Principal; agent: string }
 
 const PUBLIC_ROUTES = new Set(['/health'])
+/** Probes answer whatever host name the orchestrator uses (they show no memory). */
+const PROBE_ROUTES = new Set(['/health', '/ready'])
 const DOCS_ROUTES = /^\/(docs(\/.*)?|openapi\.json)$/
 const ADMIN: Principal = { role: 'admin' }
 
@@ -38,10 +43,24 @@ export function requireAdmin(request: FastifyRequest): void {
   }
 }
 
-export function registerAuth(app: FastifyInstance, opts: { auth: TokenAuth; docsPublic: boolean }): void {
+export function registerAuth(
+  app: FastifyInstance,
+  opts: { auth: TokenAuth; docsPublic: boolean; browsers: BrowserPolicy },
+): void {
   const { auth } = opts
   app.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url
+    if (!auth.required && !(route !== undefined && PROBE_ROUTES.has(route))) {
+      const header = (name: string) => {
+        const v = request.headers[name]
+        return Array.isArray(v) ? v.join(',') : v
+      }
+      const verdict = checkBrowserRequest(
+        { host: header('host'), origin: header('origin'), secFetchSite: header('sec-fetch-site') },
+        opts.browsers,
+      )
+      if (!verdict.ok) return sendError(reply, request, { code: verdict.code, message: verdict.message })
+    }
     if (route !== undefined && PUBLIC_ROUTES.has(route)) return
     let principal: Principal | null = ADMIN
     if (auth.required) {
