@@ -31,21 +31,21 @@ function expectExactLines(text: string, chunks: Chunk[]): void {
 const sentence = (i: number) => `Line ${i} tells something about topic ${i}.`
 
 describe('chunkMarkdown', () => {
-  it('returns nothing for empty or blank text', () => {
-    expect(chunkMarkdown('', opts)).toEqual([])
-    expect(chunkMarkdown('\n\n  \n', opts)).toEqual([])
+  it('returns nothing for empty or blank text', async () => {
+    expect(await chunkMarkdown('', opts)).toEqual([])
+    expect(await chunkMarkdown('\n\n  \n', opts)).toEqual([])
   })
 
-  it('keeps a small document in one chunk with exact 1-based lines, trimming blank edges', () => {
+  it('keeps a small document in one chunk with exact 1-based lines, trimming blank edges', async () => {
     const text = '\nfirst line\nsecond line\n\n'
-    const [chunk, ...rest] = chunkMarkdown(text, opts)
+    const [chunk, ...rest] = await chunkMarkdown(text, opts)
     expect(rest).toEqual([])
     expect(chunk).toMatchObject({ startLine: 2, endLine: 3, text: 'first line\nsecond line', headings: [] })
   })
 
-  it('starts a chunk at each heading and records the enclosing headings', () => {
+  it('starts a chunk at each heading and records the enclosing headings', async () => {
     const text = '# Project\nintro text\n## Setup\nsetup text\n### Details\ndetail text\n## Usage\nusage text'
-    const chunks = chunkMarkdown(text, opts)
+    const chunks = await chunkMarkdown(text, opts)
     expect(chunks.map((c) => [c.startLine, c.endLine, c.headings])).toEqual([
       [1, 2, ['Project']],
       [3, 4, ['Project', 'Setup']],
@@ -54,23 +54,23 @@ describe('chunkMarkdown', () => {
     ])
   })
 
-  it('keeps headings with no text of their own together with the section below', () => {
+  it('keeps headings with no text of their own together with the section below', async () => {
     const text = '# 2023-05-08\n\n## Session 1\n\n- hello there'
-    expect(chunkMarkdown(text, opts).map((c) => [c.startLine, c.endLine, c.headings])).toEqual([
+    expect((await chunkMarkdown(text, opts)).map((c) => [c.startLine, c.endLine, c.headings])).toEqual([
       [1, 5, ['2023-05-08', 'Session 1']],
     ])
   })
 
-  it('does not treat # lines inside a code fence as headings', () => {
+  it('does not treat # lines inside a code fence as headings', async () => {
     const text = '## Script\n```sh\n# install\nnpm ci\n```\nafter'
-    const chunks = chunkMarkdown(text, opts)
+    const chunks = await chunkMarkdown(text, opts)
     expect(chunks).toHaveLength(1)
     expect(chunks[0]?.headings).toEqual(['Script'])
   })
 
-  it('splits a long section into chunks within budget that overlap by at most overlapTokens', () => {
+  it('splits a long section into chunks within budget that overlap by at most overlapTokens', async () => {
     const text = Array.from({ length: 30 }, (_, i) => sentence(i + 1)).join('\n')
-    const chunks = chunkMarkdown(text, opts)
+    const chunks = await chunkMarkdown(text, opts)
     expect(chunks.length).toBeGreaterThan(3)
     expectExactLines(text, chunks)
     for (const c of chunks) expect(c.tokens).toBeLessThanOrEqual(opts.maxTokens)
@@ -86,10 +86,10 @@ describe('chunkMarkdown', () => {
     }
   })
 
-  it('prefers cutting at a blank line or before a code fence over splitting the fence', () => {
+  it('prefers cutting at a blank line or before a code fence over splitting the fence', async () => {
     const fence = ['```ts', 'const a = 1', 'const b = 2', 'const c = 3', '```']
     const text = [sentence(1), sentence(2), '', ...fence, sentence(3)].join('\n')
-    const chunks = chunkMarkdown(text, opts)
+    const chunks = await chunkMarkdown(text, opts)
     expectExactLines(text, chunks)
     const fenceStart = 4
     const fenceEnd = 8
@@ -97,18 +97,18 @@ describe('chunkMarkdown', () => {
     expect(splitsFence).toBe(false)
   })
 
-  it('splits a code fence only when the fence alone exceeds the budget', () => {
+  it('splits a code fence only when the fence alone exceeds the budget', async () => {
     const body = Array.from({ length: 30 }, (_, i) => `const value${i} = computeSomething(${i})`)
     const text = ['```ts', ...body, '```'].join('\n')
-    const chunks = chunkMarkdown(text, opts)
+    const chunks = await chunkMarkdown(text, opts)
     expect(chunks.length).toBeGreaterThan(1)
     expectExactLines(text, chunks)
   })
 
-  it('cuts one over-long line into overlapping pieces that all carry its line number', () => {
+  it('cuts one over-long line into overlapping pieces that all carry its line number', async () => {
     const long = '这是一个很长的段落。'.repeat(30)
     const text = `## 标题\n${long}\n结尾`
-    const chunks = chunkMarkdown(text, opts)
+    const chunks = await chunkMarkdown(text, opts)
     const pieces = chunks.filter((c) => c.startLine === 2 && c.endLine === 2)
     expect(pieces.length).toBeGreaterThan(3)
     for (const p of pieces) {
@@ -118,17 +118,17 @@ describe('chunkMarkdown', () => {
     expectExactLines(text, chunks)
   })
 
-  it('sizes Chinese text by characters, so a Chinese chunk holds about maxTokens characters', () => {
+  it('sizes Chinese text by characters, so a Chinese chunk holds about maxTokens characters', async () => {
     const text = Array.from({ length: 20 }, (_, i) => `第${i}行记录了一些关于项目进展的内容。`).join('\n')
-    const chunks = chunkMarkdown(text, { maxTokens: 100, overlapTokens: 10 })
+    const chunks = await chunkMarkdown(text, { maxTokens: 100, overlapTokens: 10 })
     for (const c of chunks) expect(estimateTokens(c.text)).toBeLessThanOrEqual(100)
     expect(chunks.length).toBeGreaterThanOrEqual(4)
     expectExactLines(text, chunks)
   })
 
-  it('handles CRLF line endings with the same line numbers', () => {
-    const unix = chunkMarkdown('# A\none\n# B\ntwo\n', opts)
-    const dos = chunkMarkdown('# A\r\none\r\n# B\r\ntwo\r\n', opts)
+  it('handles CRLF line endings with the same line numbers', async () => {
+    const unix = await chunkMarkdown('# A\none\n# B\ntwo\n', opts)
+    const dos = await chunkMarkdown('# A\r\none\r\n# B\r\ntwo\r\n', opts)
     expect(dos).toEqual(unix)
   })
 })

@@ -6,8 +6,8 @@
  * the fence alone is too big, and the next chunk repeats up to `overlapTokens` of its tail.
  */
 import { splitLines } from '../text/lines.js'
-import { estimateTokens } from '../text/token-estimate.js'
-import { splitLongLine } from './line-pieces.js'
+import { estimateTokens, exceedsTokens } from '../text/token-estimate.js'
+import { linePieces } from './line-pieces.js'
 
 export type ChunkOptions = {
   /** Target chunk size in estimated tokens (default 400). */
@@ -42,7 +42,16 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/
 /** A cut point at or after half the budget is good enough to prefer over a hard cut. */
 const MIN_FILL_FOR_SOFT_CUT = 0.5
 
-export function chunkMarkdown(text: string, opts: ChunkOptions): Chunk[] {
+/** Gives the event loop a turn when the caller's time slice is used up (shared/async.ts). */
+export type Yielder = { maybeYield(): Promise<void> }
+
+const NEVER_YIELD: Yielder = { maybeYield: async () => undefined }
+
+/**
+ * Chunks of `text`, cut at lines, headings and fences. Asynchronous so that a huge file (a
+ * line of megabytes) is chunked in slices: `slicer` is asked after every line and piece.
+ */
+export async function chunkMarkdown(text: string, opts: ChunkOptions, slicer: Yielder = NEVER_YIELD): Promise<Chunk[]> {
   const { maxTokens, overlapTokens } = opts
   const chunks: Chunk[] = []
   const headingStack: { level: number; text: string }[] = []
@@ -134,21 +143,19 @@ export function chunkMarkdown(text: string, opts: ChunkOptions): Chunk[] {
 
     const opensFence = fence === null && fenceMatch !== null
     const breakBefore = fence === null && (prevBlank || opensFence || heading !== null)
-    const tokens = estimateTokens(line) + 1
-    if (tokens > maxTokens) {
-      const pieces = splitLongLine(line, maxTokens, overlapTokens)
-      pieces.forEach((piece, k) =>
-        add({
-          line: lineNo,
-          text: piece.text,
-          tokens: piece.tokens,
-          blank: false,
-          breakBefore: k === 0 && breakBefore,
-          forcedCut: k < pieces.length - 1,
-        }),
-      )
+    // One token for the line break. A megabyte line is not counted, only cut into pieces.
+    if (exceedsTokens(line, maxTokens - 1)) {
+      // Each piece is added once the next is known: only the last may end the line's chunk.
+      let pending: Unit | null = null
+      for (const piece of linePieces(line, maxTokens, overlapTokens)) {
+        if (pending) add({ ...pending, forcedCut: true })
+        pending = { line: lineNo, text: piece.text, tokens: piece.tokens, blank: false, breakBefore, forcedCut: false }
+        if (piece.start > 0) pending.breakBefore = false
+        await slicer.maybeYield()
+      }
+      if (pending) add(pending)
     } else {
-      add({ line: lineNo, text: line, tokens, blank, breakBefore, forcedCut: false })
+      add({ line: lineNo, text: line, tokens: estimateTokens(line) + 1, blank, breakBefore, forcedCut: false })
     }
 
     if (fenceMatch) {
@@ -157,6 +164,7 @@ export function chunkMarkdown(text: string, opts: ChunkOptions): Chunk[] {
       else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null
     }
     prevBlank = blank || (fence === null && fenceMatch !== null && !opensFence)
+    await slicer.maybeYield()
   }
   emit(current)
   return chunks

@@ -50,7 +50,7 @@ export async function prepareFile(
   slicer: { maybeYield(): Promise<void> },
   termCache?: TermCache,
 ): Promise<PreparedFile> {
-  const pieces = chunkMarkdown(input.text, chunking)
+  const pieces = await chunkMarkdown(input.text, chunking, slicer)
   let pathTerms: string[] | undefined
   const chunks: ChunkInput[] = []
   for (const piece of pieces) {

@@ -8,15 +8,37 @@ import { CJK_CHAR } from './scripts.js'
 /** Characters of non-CJK text per estimated token. */
 export const LATIN_CHARS_PER_TOKEN = 4
 
-const CJK_GLOBAL = new RegExp(CJK_CHAR.source, 'gv')
+/** No CJK script has a character below U+1100 (Hangul Jamo): those skip the regular expression. */
+const FIRST_CJK = 0x1100
+
+/** Whether the character at code point `cp` is CJK. */
+export function isCjkCodePoint(cp: number): boolean {
+  return cp >= FIRST_CJK && CJK_CHAR.test(String.fromCodePoint(cp))
+}
 
 /** Estimated token cost of one character (1 for CJK, 1/4 otherwise). */
 export function charTokenCost(ch: string): number {
-  return CJK_CHAR.test(ch) ? 1 : 1 / LATIN_CHARS_PER_TOKEN
+  return isCjkCodePoint(ch.codePointAt(0) ?? 0) ? 1 : 1 / LATIN_CHARS_PER_TOKEN
 }
 
-/** Estimated tokens in `text`, rounded up; 0 only for the empty string. */
+/**
+ * Estimated tokens in `text`, rounded up; 0 only for the empty string. One pass over the
+ * code units, without building an array of matches (a line can be megabytes long).
+ */
 export function estimateTokens(text: string): number {
-  const cjk = text.match(CJK_GLOBAL)?.length ?? 0
+  let cjk = 0
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) < FIRST_CJK) continue
+    const cp = text.codePointAt(i) as number
+    if (cp > 0xffff) i++
+    if (isCjkCodePoint(cp)) cjk++
+  }
   return cjk + Math.ceil((text.length - cjk) / LATIN_CHARS_PER_TOKEN)
 }
+
+/**
+ * Whether `text` is over `maxTokens`, without counting a text that is plainly too long:
+ * every code unit costs at least 1/4 token, so a text of more than 4 × maxTokens units is.
+ */
+export const exceedsTokens = (text: string, maxTokens: number): boolean =>
+  text.length > maxTokens * LATIN_CHARS_PER_TOKEN || estimateTokens(text) > maxTokens
