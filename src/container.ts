@@ -38,8 +38,12 @@ import { VECTOR_SHARDS } from './store/vector-schema.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
-/** Chunks whose analysed terms are remembered, for all agents (a chunk's terms are a few hundred bytes). */
-const TERM_CACHE_CHUNKS = 20_000
+/**
+ * Analysed chunk terms remembered for all agents: at most 20,000 chunks and 4 million
+ * characters of terms (about 8 MB; a full 400-token chunk's terms are about 3,000
+ * characters), enough for the files being appended to at any time.
+ */
+const TERM_CACHE = { chunks: 20_000, chars: 4_000_000 }
 /** Index files of the agents (other than main's index.sqlite) and of the team, in MNEMO_DATA_DIR. */
 export const agentIndexPath = (dataDir: string, id: string): string => path.join(dataDir, 'agents', `${id}.sqlite`)
 export const teamIndexPath = (dataDir: string): string => path.join(dataDir, 'team.sqlite')
@@ -117,7 +121,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
         batchTokens: config.embedding.batchTokens,
         concurrency: config.embedding.concurrency,
       }),
-    termCache: createTermCache(TERM_CACHE_CHUNKS),
+    termCache: createTermCache(TERM_CACHE.chunks, TERM_CACHE.chars),
     foreground: createForeground(),
     readerFor: (store) => (pool ? pool.forIndex(store.dbPath, createReaderOps(store)) : createLocalReader(store)),
     watcherFactory: overrides.watcherFactory ?? watchSources,

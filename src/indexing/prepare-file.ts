@@ -39,9 +39,14 @@ export type ChunkTerms = Pick<ChunkInput, 'bodyTerms' | 'headingTerms' | 'tokenC
 
 /**
  * Chunk terms by path and content hash. Re-indexing a file after an append analyses only
- * its new chunks: the others hit the cache. Entries are small next to the chunk texts.
+ * its new chunks: the others hit the cache. Bounded by the length of the terms kept (a
+ * 400-token chunk's terms are about 3 KB), since entries differ in size by a hundredfold.
  */
-export const createTermCache = (maxEntries: number) => createLru<string, ChunkTerms>(maxEntries)
+export const createTermCache = (maxEntries: number, maxChars: number) =>
+  createLru<string, ChunkTerms>(maxEntries, {
+    maxWeight: maxChars,
+    weigh: (t) => t.bodyTerms.length + t.headingTerms.length,
+  })
 export type TermCache = ReturnType<typeof createTermCache>
 
 export async function prepareFile(

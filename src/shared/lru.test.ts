@@ -34,3 +34,19 @@ describe('lru eviction', () => {
     expect(lru.size).toBe(1)
   })
 })
+
+describe('lru weight', () => {
+  it('drops the oldest entries while the total weight is over its bound, keeping the newest', () => {
+    const lru = createLru<string, string>(100, { maxWeight: 10, weigh: (v) => v.length })
+    lru.set('a', 'xxxx')
+    lru.set('b', 'xxxx')
+    expect(lru.weight).toBe(8)
+    lru.set('c', 'xxxx')
+    expect([lru.get('a'), lru.get('b') !== undefined, lru.get('c') !== undefined]).toEqual([undefined, true, true])
+    lru.set('b', 'x')
+    expect(lru.weight).toBe(5)
+    lru.set('huge', 'x'.repeat(50))
+    expect(lru.size).toBe(1)
+    expect(lru.get('huge')).toHaveLength(50)
+  })
+})

@@ -1,10 +1,28 @@
 /**
- * A small least-recently-used map: reading an entry makes it the newest, and past
- * `maxEntries` the oldest is dropped (and handed to `onEvict`, to release what it holds).
+ * A small least-recently-used map: reading an entry makes it the newest, and past its
+ * bounds the oldest entries are dropped (and handed to `onEvict`, to release what they
+ * hold). The bound is a number of entries, and optionally a total weight (`weigh` gives an
+ * entry's, e.g. its size in bytes) for values whose sizes differ a lot.
  * (A Map keeps insertion order, which is all this needs.)
  */
-export function createLru<K, V>(maxEntries: number, onEvict?: (key: K, value: V) => void) {
+export type LruOptions<K, V> = {
+  onEvict?: (key: K, value: V) => void
+  /** Most total weight kept; with `weigh`. */
+  maxWeight?: number
+  weigh?: (value: V) => number
+}
+
+export function createLru<K, V>(maxEntries: number, opts: LruOptions<K, V> | ((key: K, value: V) => void) = {}) {
+  const { onEvict, maxWeight = Infinity, weigh = () => 0 } = typeof opts === 'function' ? { onEvict: opts } : opts
   const map = new Map<K, V>()
+  let weight = 0
+
+  function drop(key: K, value: V): void {
+    map.delete(key)
+    weight -= weigh(value)
+    onEvict?.(key, value)
+  }
+
   return {
     get(key: K): V | undefined {
       const value = map.get(key)
@@ -15,24 +33,31 @@ export function createLru<K, V>(maxEntries: number, onEvict?: (key: K, value: V)
       return value
     },
     set(key: K, value: V): void {
-      map.delete(key)
+      const old = map.get(key)
+      if (old !== undefined) {
+        map.delete(key)
+        weight -= weigh(old)
+      }
       map.set(key, value)
-      if (map.size > maxEntries) {
+      weight += weigh(value)
+      while (map.size > maxEntries || (weight > maxWeight && map.size > 1)) {
         const [oldKey, oldValue] = map.entries().next().value as [K, V]
-        map.delete(oldKey)
-        onEvict?.(oldKey, oldValue)
+        drop(oldKey, oldValue)
       }
     },
     /** Removes an entry, handing it to `onEvict`; whether there was one. */
     delete(key: K): boolean {
       const value = map.get(key)
       if (value === undefined) return false
-      map.delete(key)
-      onEvict?.(key, value)
+      drop(key, value)
       return true
     },
     get size(): number {
       return map.size
+    },
+    /** Total weight of the entries kept. */
+    get weight(): number {
+      return weight
     },
   }
 }
