@@ -5,6 +5,11 @@
  *
  *   npm run eval -- cmrc|locomo|scifact|all [--dir ../shared/eval] [--out eval-results]
  *                   [--max-results 10] [--min-score 0] [--mode keyword] [--env KEY=VALUE ...]
+ *
+ * `npm run eval -- abstain` asks at the service's default request settings (no maxResults,
+ * minScore or mode sent): each set's questions of its own workspaces (share whose evidence
+ * is returned) and of another set's workspaces (share answered at all, which should be none:
+ * a memory service must be able to say "I don't remember").
  */
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -14,12 +19,14 @@ import { parseArgs } from 'node:util'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/load-config.js'
 import { createContainer } from '../src/container.js'
+import { probeEmbeddingDims } from '../src/providers/probe-dims.js'
 import { createLogger } from '../src/shared/logger.js'
 
 type Query = { qid: string; question: string; conv?: string }
 type Hit = { path: string; startLine: number; endLine: number; score: number }
 
 const SETS = ['cmrc', 'locomo', 'scifact'] as const
+type EvalSet = (typeof SETS)[number]
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -44,17 +51,19 @@ function readQueries(file: string): Query[] {
 }
 
 /** Indexes one workspace and answers its queries through the HTTP API. */
-async function runWorkspace(workspace: string, queries: Query[]): Promise<Map<string, Hit[]>> {
+async function runWorkspace(workspace: string, queries: Query[], atDefaults = false): Promise<Map<string, Hit[]>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-eval-'))
-  const config = loadConfig(
-    {
-      MNEMO_WORKSPACE: workspace,
-      MNEMO_DATA_DIR: dataDir,
-      MNEMO_LOG_LEVEL: 'warn',
-      MNEMO_INDEX_ON_START: 'false',
-      ...extraEnv,
-    },
-    process.cwd(),
+  const config = await probeEmbeddingDims(
+    loadConfig(
+      {
+        MNEMO_WORKSPACE: workspace,
+        MNEMO_DATA_DIR: dataDir,
+        MNEMO_LOG_LEVEL: 'warn',
+        MNEMO_INDEX_ON_START: 'false',
+        ...extraEnv,
+      },
+      process.cwd(),
+    ),
   )
   const logger = createLogger(config.log)
   const container = createContainer(config, logger)
@@ -70,12 +79,14 @@ async function runWorkspace(workspace: string, queries: Query[]): Promise<Map<st
       const res = await app.inject({
         method: 'POST',
         url: '/search',
-        payload: {
-          query: q.question,
-          maxResults: Number(values['max-results']),
-          minScore: Number(values['min-score']),
-          mode: values.mode,
-        },
+        payload: atDefaults
+          ? { query: q.question }
+          : {
+              query: q.question,
+              maxResults: Number(values['max-results']),
+              minScore: Number(values['min-score']),
+              mode: values.mode,
+            },
       })
       if (res.statusCode !== 200) throw new Error(`search failed for ${q.qid}: ${res.body}`)
       const body = res.json<{ results: Hit[] }>()
@@ -97,7 +108,8 @@ async function runWorkspace(workspace: string, queries: Query[]): Promise<Map<st
   return out
 }
 
-async function runSet(set: (typeof SETS)[number]): Promise<void> {
+/** A set's queries grouped by the workspace that holds their evidence. */
+function setWorkspaces(set: EvalSet): { queriesFile: string; queries: Query[]; byWorkspace: Map<string, Query[]> } {
   const setDir = path.join(values.dir, set)
   const queriesFile = path.join(setDir, 'queries.jsonl')
   const queries = readQueries(queriesFile)
@@ -106,24 +118,79 @@ async function runSet(set: (typeof SETS)[number]): Promise<void> {
     const ws = q.conv ? path.join(setDir, q.conv) : setDir
     byWorkspace.set(ws, [...(byWorkspace.get(ws) ?? []), q])
   }
-  const results = new Map<string, Hit[]>()
-  for (const [ws, qs] of byWorkspace) for (const [qid, hits] of await runWorkspace(ws, qs)) results.set(qid, hits)
+  return { queriesFile, queries, byWorkspace }
+}
 
+/** Answers a set's queries in their own workspaces and writes them where score.py reads them. */
+async function answerSet(set: EvalSet, atDefaults: boolean): Promise<{ queriesFile: string; resultsFile: string }> {
+  const { queriesFile, queries, byWorkspace } = setWorkspaces(set)
+  const results = new Map<string, Hit[]>()
+  for (const [ws, qs] of byWorkspace) {
+    for (const [qid, hits] of await runWorkspace(ws, qs, atDefaults)) results.set(qid, hits)
+  }
   fs.mkdirSync(values.out, { recursive: true })
-  const resultsFile = path.join(values.out, `${set}.jsonl`)
+  const resultsFile = path.join(values.out, `${set}${atDefaults ? '-defaults' : ''}.jsonl`)
   fs.writeFileSync(
     resultsFile,
     queries.map((q) => JSON.stringify({ qid: q.qid, results: results.get(q.qid) ?? [] })).join('\n') + '\n',
   )
+  return { queriesFile, resultsFile }
+}
+
+function score(queriesFile: string, resultsFile: string, json: boolean): string {
   const scorer = path.join(values.dir, 'score.py')
-  const summary = execFileSync('python3', [scorer, queriesFile, resultsFile], { encoding: 'utf8' })
-  process.stdout.write(`## ${set}\n${summary}\n`)
+  return execFileSync('python3', [scorer, queriesFile, resultsFile, ...(json ? ['--json'] : [])], { encoding: 'utf8' })
+}
+
+async function runSet(set: EvalSet): Promise<void> {
+  const { queriesFile, resultsFile } = await answerSet(set, false)
+  process.stdout.write(`## ${set}\n${score(queriesFile, resultsFile, false)}\n`)
+}
+
+/**
+ * Off-topic pairs: questions of one set asked of another set's workspaces (biomedical claims
+ * and Chinese encyclopedia questions of chat logs, chat questions of abstracts).
+ */
+const OFF_TOPIC: [EvalSet, EvalSet][] = [
+  ['scifact', 'locomo'],
+  ['cmrc', 'locomo'],
+  ['locomo', 'scifact'],
+]
+
+async function runAbstain(): Promise<void> {
+  const pct = (x: number) => `${(100 * x).toFixed(1)} %`
+  const lines = ['| questions | of workspace | queries | answered | evidence returned |', '|---|---|---|---|---|']
+  for (const set of SETS) {
+    const { queriesFile, resultsFile } = await answerSet(set, true)
+    const all = (JSON.parse(score(queriesFile, resultsFile, true)) as Record<string, Record<string, number>>).ALL!
+    const n = all.n as number
+    lines.push(
+      `| ${set} | ${set} | ${n} | ${pct(1 - (all.zero_results as number) / n)} | ${pct(all['Hit@10'] as number)} |`,
+    )
+  }
+  for (const [asked, of] of OFF_TOPIC) {
+    const queries = setWorkspaces(asked).queries
+    let answered = 0
+    let total = 0
+    for (const ws of setWorkspaces(of).byWorkspace.keys()) {
+      for (const hits of (await runWorkspace(ws, queries, true)).values()) {
+        total++
+        if (hits.length > 0) answered++
+      }
+    }
+    lines.push(`| ${asked} | ${of} | ${total} | ${pct(answered / total)} | – |`)
+  }
+  process.stdout.write(`## abstention at the default request settings\n${lines.join('\n')}\n`)
 }
 
 const wanted = positionals[0] ?? 'all'
-const sets = wanted === 'all' ? [...SETS] : SETS.filter((s) => s === wanted)
-if (sets.length === 0) {
-  process.stderr.write(`unknown set "${wanted}"; use one of ${SETS.join(', ')} or all\n`)
-  process.exit(2)
+if (wanted === 'abstain') {
+  await runAbstain()
+} else {
+  const sets = wanted === 'all' ? [...SETS] : SETS.filter((s) => s === wanted)
+  if (sets.length === 0) {
+    process.stderr.write(`unknown set "${wanted}"; use one of ${SETS.join(', ')}, all or abstain\n`)
+    process.exit(2)
+  }
+  for (const set of sets) await runSet(set)
 }
-for (const set of sets) await runSet(set)

@@ -182,6 +182,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     settings: config.search,
     rerank: config.rerank,
     log: log.child({ module: 'search' }),
+    ...(overrides.now && { now: overrides.now }),
   })
 
   return {

@@ -5,6 +5,7 @@
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config/load-config.js'
 import { createContainer } from './container.js'
+import { probeEmbeddingDims } from './providers/probe-dims.js'
 import { ensureWorkspace } from './files/workspace-init.js'
 import { createLogger } from './shared/logger.js'
 
@@ -25,6 +26,10 @@ async function main(): Promise<void> {
     throw err
   }
   const logger = createLogger(config.log)
+  config = await probeEmbeddingDims(config)
+  if (config.embedding.probedDims !== undefined) {
+    logger.info({ dims: config.embedding.probedDims }, 'learnt the embedding dimensions from the server')
+  }
   if (ensureWorkspace(config.workspace.root)) {
     logger.info({ workspace: config.workspace.root }, 'created workspace with an example MEMORY.md')
   }

@@ -50,6 +50,11 @@ export type Config = Readonly<{
     textWeight: number
     candidateMultiplier: number
     maxCandidates: number
+    /** Temporal decay half-life in days; 0 = off (recency.ts). */
+    halfLifeDays: number
+    /** MMR diversity on by default, and its λ (mmr.ts). */
+    mmr: boolean
+    mmrLambda: number
   }>
   embedding: Readonly<{
     provider: 'auto' | 'openai' | 'local' | 'hash' | 'none'
@@ -57,6 +62,8 @@ export type Config = Readonly<{
     apiKey: string | undefined
     model: string | undefined
     dims: number | undefined
+    /** Dimensions learnt from the server at start-up (probe-dims.ts); never sent in requests. */
+    probedDims?: number | undefined
     batchSize: number
     batchTokens: number
     concurrency: number

@@ -101,9 +101,17 @@ export const envSchema = z
       'Candidates each side fetches per requested result',
     ),
     MNEMO_SEARCH_MAX_CANDIDATES: envVar(int(1, 1000).default(200)).describe('Most candidates each side fetches'),
+    // Off by default: on the dev sets neither helped (BENCHMARKS.md, "Ranking options").
+    MNEMO_SEARCH_HALF_LIFE_DAYS: envVar(num(0, 36500).default(0)).describe(
+      'Default halfLifeDays of /search: dated day files lose half their score per this many days of age (0 = no decay)',
+    ),
+    MNEMO_SEARCH_MMR: envVar(bool(false)).describe('Default mmr of /search: diversify results (MMR)'),
+    MNEMO_SEARCH_MMR_LAMBDA: envVar(num(0, 1).default(0.7)).describe(
+      'Default mmrLambda of /search: 1 is score order, lower favours results unlike those above',
+    ),
 
     MNEMO_EMBED_PROVIDER: envVar(z.enum(['auto', 'openai', 'local', 'hash', 'none']).default('auto')).describe(
-      'Embedding provider: auto picks local if MNEMO_LOCAL_MODEL_DIR exists, else openai if MNEMO_EMBED_BASE_URL is set, else hash',
+      'Embedding provider: auto picks local if MNEMO_LOCAL_MODEL_DIR exists, else openai if MNEMO_EMBED_BASE_URL is set, else none (keyword search only)',
     ),
     MNEMO_EMBED_BASE_URL: envVar(z.url().optional()).describe(
       'OpenAI-compatible API base URL, e.g. https://api.openai.com/v1 or https://dashscope.aliyuncs.com/compatible-mode/v1',
@@ -113,7 +121,7 @@ export const envSchema = z
       'Embedding model (openai default: text-embedding-3-small)',
     ),
     MNEMO_EMBED_DIMENSIONS: envVar(int(1, 8192).optional()).describe(
-      'Vector dimensions; also sent to the API. Needed for models mnemo does not know',
+      'Vector dimensions; also sent to the API. Unset: known for common models, else asked of the server at start-up',
     ),
     MNEMO_EMBED_BATCH_SIZE: envVar(int(1, 2048).default(64)).describe('Most texts per embedding request'),
     MNEMO_EMBED_BATCH_TOKENS: envVar(int(100, 1_000_000).default(8000)).describe(

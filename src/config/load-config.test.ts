@@ -38,6 +38,9 @@ describe('loadConfig', () => {
       textWeight: 0.3,
       candidateMultiplier: 4,
       maxCandidates: 200,
+      halfLifeDays: 0,
+      mmr: false,
+      mmrLambda: 0.7,
     })
     expect(config.embedding).toMatchObject({ provider: 'auto', dims: undefined, hashDims: 256, vectorBackend: 'auto' })
     expect(config.rerank).toMatchObject({ provider: 'none', timeoutMs: 3000, topN: 20 })

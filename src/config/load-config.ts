@@ -165,6 +165,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       textWeight: e.MNEMO_SEARCH_TEXT_WEIGHT,
       candidateMultiplier: e.MNEMO_SEARCH_CANDIDATE_MULTIPLIER,
       maxCandidates: e.MNEMO_SEARCH_MAX_CANDIDATES,
+      halfLifeDays: e.MNEMO_SEARCH_HALF_LIFE_DAYS,
+      mmr: e.MNEMO_SEARCH_MMR,
+      mmrLambda: e.MNEMO_SEARCH_MMR_LAMBDA,
     },
     embedding: {
       provider: e.MNEMO_EMBED_PROVIDER,

@@ -67,16 +67,26 @@ function vectorProblemAllowZero(v: Float32Array): string | null {
   return null
 }
 
+/**
+ * The model column of the embedding cache: the model with everything else that changes its
+ * vectors. Vectors cached under other dimensions (MNEMO_EMBED_DIMENSIONS changed) would
+ * fail every rebuild; under another key they are simply not found.
+ */
+export function cacheModelKey(provider: Pick<EmbeddingProvider, 'model' | 'dims' | 'variant'>): string {
+  return [provider.model, provider.dims, ...(provider.variant === undefined ? [] : [provider.variant])].join('|')
+}
+
 export function createVectorizer(deps: VectorizerDeps) {
   const { provider } = deps
   const cache = provider.cacheable ? deps.cache : null
+  const cacheModel = cacheModelKey(provider)
   /** Texts another call is embedding now: their vector, or undefined if that call fails. */
   const inFlight = new Map<string, Promise<Float32Array | undefined>>()
 
   async function vectorize(items: readonly VectorizeItem[], signal?: AbortSignal): Promise<VectorizeResult> {
     const byHash = new Map<string, Float32Array>()
     const cached = cache
-      ? cache.get(provider.id, provider.model, [...new Set(items.map((i) => i.hash))])
+      ? cache.get(provider.id, cacheModel, [...new Set(items.map((i) => i.hash))])
       : new Map<string, Float32Array>()
     for (const [hash, vector] of cached) byHash.set(hash, vector)
     const uncached = [...new Map(items.filter((i) => !byHash.has(i.hash)).map((i) => [i.hash, i])).values()]
@@ -142,7 +152,7 @@ export function createVectorizer(deps: VectorizerDeps) {
             vector: out.vectors[k] as Float32Array,
           }))
           for (const f of fresh) byHash.set(f.hash, f.vector)
-          cache?.put(provider.id, provider.model, fresh)
+          cache?.put(provider.id, cacheModel, fresh)
         } catch (err) {
           result.error ??= asProviderError(err, provider.id)
         }

@@ -42,9 +42,11 @@ export function resolveEmbeddingKind(cfg: Config['embedding']): Exclude<Config['
 }
 
 function openAiDims(cfg: Config['embedding'], model: string): number {
-  const dims = cfg.dims ?? KNOWN_MODEL_DIMS[model]
+  const dims = cfg.dims ?? KNOWN_MODEL_DIMS[model] ?? cfg.probedDims
   if (dims === undefined) {
-    throw new ProviderConfigError(`MNEMO_EMBED_DIMENSIONS: needed for model "${model}" (mnemo does not know its size)`)
+    throw new ProviderConfigError(
+      `MNEMO_EMBED_DIMENSIONS: needed for model "${model}" (mnemo does not know its size and has not asked the server)`,
+    )
   }
   return dims
 }

@@ -51,6 +51,7 @@ export function createOnnxEmbeddings(opts: OnnxEmbeddingsOptions): EmbeddingProv
     id: 'local',
     model: model.name,
     dims,
+    variant: JSON.stringify({ dir: model.dir, pooling, passage: prefixes.passage }),
     maxBatch: opts.maxBatch,
     cacheable: true,
     async embedBatch(texts) {

@@ -25,7 +25,7 @@ export const KNOWN_MODEL_DIMS: Readonly<Record<string, number>> = {
   'all-minilm': 384,
 }
 
-const EmbeddingsResponse = z.object({
+export const EmbeddingsResponse = z.object({
   data: z.array(z.object({ index: z.number().int().nonnegative(), embedding: z.array(z.number()) })),
   usage: z.object({ total_tokens: z.number().optional(), prompt_tokens: z.number().optional() }).optional(),
 })
@@ -43,8 +43,11 @@ export type OpenAiEmbeddingsOptions = {
   http?: HttpDeps
 }
 
+/** The embeddings endpoint under a base URL (…/v1 → …/v1/embeddings). */
+export const embeddingsUrl = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}/embeddings`
+
 export function createOpenAiEmbeddings(opts: OpenAiEmbeddingsOptions): EmbeddingProvider {
-  const url = `${opts.baseUrl.replace(/\/+$/, '')}/embeddings`
+  const url = embeddingsUrl(opts.baseUrl)
   const headers: Record<string, string> = opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}
   const http = opts.http ?? defaultHttpDeps
 
@@ -79,6 +82,8 @@ export function createOpenAiEmbeddings(opts: OpenAiEmbeddingsOptions): Embedding
     id: 'openai',
     model: opts.model,
     dims: opts.dims,
+    // Two servers may give one model name different vectors (versions, quantisations).
+    variant: url,
     maxBatch: opts.maxBatch,
     cacheable: true,
     embedBatch,

@@ -12,6 +12,11 @@ export interface EmbeddingProvider {
   readonly id: string
   readonly model: string
   readonly dims: number
+  /**
+   * What else changes the vectors of a text besides model and dims (the server, prefixes,
+   * pooling): part of the embedding cache key, so a changed setting never reuses vectors.
+   */
+  readonly variant?: string
   /** Most texts per embedBatch call. */
   readonly maxBatch: number
   /** Whether vectors are worth caching (false when computing beats a lookup). */

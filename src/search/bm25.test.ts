@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bm25Idf, bm25TermScore, countTerm } from './bm25.js'
-
-describe('bm25Idf (FTS5 formula)', () => {
-  it.each([
-    [10_000, 1, Math.log(9999.5 / 1.5)],
-    [10_000, 100, Math.log(9900.5 / 100.5)],
-    [4, 1, Math.log(3.5 / 1.5)],
-    [2, 1, 1e-6],
-    [10, 9, 1e-6],
-  ])('N=%i, n=%i → %f', (rows, docFreq, idf) => {
-    expect(bm25Idf(rows, docFreq)).toBeCloseTo(idf, 12)
-  })
-})
+import { bm25TermScore, countTerm } from './bm25.js'
 
 describe('bm25TermScore', () => {
   it('is zero for an absent term and idf·(k1+1)/(1+k1) for one hit in an average row', () => {

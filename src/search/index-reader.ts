@@ -8,7 +8,13 @@ import type { IndexStore } from '../store/index-store.js'
 import { createKeywordSearch, type KeywordFilters, type KeywordHit } from './keyword-search.js'
 import { createVectorSearch, type VectorHit } from './vector-search.js'
 
-export type KeywordRequest = { terms: string[]; limit: number; filters: KeywordFilters }
+export type KeywordRequest = {
+  terms: string[]
+  /** Whether each term was written as a name (analyzer.ts analyseQuery); default none. */
+  names?: boolean[] | undefined
+  limit: number
+  filters: KeywordFilters
+}
 export type VectorRequest = {
   vector: Float32Array
   limit: number
@@ -50,7 +56,7 @@ export function createReaderOps(store: ReaderStore) {
   const keyword = createKeywordSearch({ store })
   const vector = createVectorSearch(store)
   return {
-    keyword: (req: KeywordRequest): KeywordHit[] => keyword.search(req.terms, req.limit, req.filters),
+    keyword: (req: KeywordRequest): KeywordHit[] => keyword.search(req.terms, req.limit, req.filters, req.names),
     vector: (req: VectorRequest): VectorHit[] => vector.search(req.vector, req.limit, req.filters, req.shards),
     texts: (ids: number[]): Map<number, string> => store.chunkTexts(ids),
   }

@@ -53,12 +53,12 @@ describe('keyword search planning', () => {
         query,
       ).toBe(true)
       const a = exact.search(terms, 50, {})
-      const b = new Map(split.search(terms, 50, {}).map((h) => [h.id, h.bm25]))
+      const b = new Map(split.search(terms, 50, {}).map((h) => [h.id, h.textScore]))
       expect(a.length).toBeGreaterThan(3)
       for (const hit of a) {
-        if (b.has(hit.id)) expect(b.get(hit.id), `${query} #${hit.id}`).toBeCloseTo(hit.bm25, 9)
+        if (b.has(hit.id)) expect(b.get(hit.id), `${query} #${hit.id}`).toBeCloseTo(hit.textScore, 9)
       }
-      expect(b.get(a[0]!.id)).toBeCloseTo(a[0]!.bm25, 9)
+      expect(b.get(a[0]!.id)).toBeCloseTo(a[0]!.textScore, 9)
     }
   })
 })

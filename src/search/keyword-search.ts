@@ -1,14 +1,15 @@
 /**
  * Keyword retrieval: BM25 over FTS5, planned by document frequency (keyword-plan.ts).
- * Phase 1 lets FTS5 rank the rows matching the selective terms; phase 2 adds each common
- * term's exact BM25 contribution (bm25.ts) to the best candidates, from the terms stored
- * with each chunk. When the plan is exact, phase 1 is the whole search.
+ * Phase 1 lets FTS5 rank the rows matching the selective terms; phase 2 scores those
+ * candidates on every query term (scores.ts: an absolute textScore, BM25 with Lucene's IDF
+ * divided by the query's IDF mass) from the terms stored with each chunk.
  */
 import type { IndexStore } from '../store/index-store.js'
 import type { ChunkHead, KeywordQuery, KeywordRow } from '../store/search-repo.js'
-import { bm25Idf, bm25TermScore, countTerm } from './bm25.js'
+import { countTerm } from './bm25.js'
 import { buildFtsQuery } from './fts-query.js'
 import { planKeywordQuery, type TermStat } from './keyword-plan.js'
+import { matchShare, termMatch, termWeight, textScoreOf } from './scores.js'
 
 /**
  * BM25 weight of the context column (headings and file path) relative to the body: a
@@ -24,8 +25,8 @@ export const POSTING_BUDGET = 1000
 
 export type KeywordFilters = Pick<KeywordQuery, 'pathPrefix' | 'source' | 'excludeMemoryFile'>
 
-/** A chunk and its BM25 score (positive, higher is better). */
-export type KeywordHit = ChunkHead & { bm25: number }
+/** A chunk and its absolute textScore (scores.ts), in [0, 1), higher is better. */
+export type KeywordHit = ChunkHead & { textScore: number }
 
 export type KeywordSearchDeps = {
   store: Pick<IndexStore, 'keyword' | 'anyMatch' | 'docFreqs' | 'corpusStats'>
@@ -38,22 +39,30 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   const headingWeight = deps.headingWeight ?? HEADING_WEIGHT
   const postingBudget = deps.postingBudget ?? POSTING_BUDGET
 
-  /** Adds the exact BM25 of the common terms to each candidate's phase-1 score. */
-  function rescore(rows: KeywordRow[], common: readonly TermStat[]): KeywordHit[] {
+  /** Scores each candidate on every query term, from the terms stored with it. */
+  function score(rows: KeywordRow[], stats: readonly TermStat[], names: readonly boolean[]): KeywordHit[] {
     const { rows: corpusRows, avgTokens } = store.corpusStats()
-    const idfs = common.map((c) => bm25Idf(corpusRows, c.docFreq))
+    const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
     return rows.map((row) => {
-      let bm25 = -row.rank
-      common.forEach(({ term }, i) => {
+      const tfs = stats.map(({ term, docFreq }) => {
+        if (docFreq === 0) return 0
         const freq = countTerm(row.bodyTerms ?? '', term) + headingWeight * countTerm(row.headingTerms ?? '', term)
-        bm25 += bm25TermScore(idfs[i] as number, freq, row.tokenCount, avgTokens)
+        return termMatch(freq, row.tokenCount, avgTokens)
       })
-      return withoutTerms(row, bm25)
+      return withoutTerms(row, textScoreOf(matchShare(idfs, tfs)))
     })
   }
 
-  /** The best `limit` chunks for the analysed query terms, by BM25, best first. */
-  function search(terms: readonly string[], limit: number, filters: KeywordFilters): KeywordHit[] {
+  /**
+   * The best `limit` chunks for the analysed query terms, best first. FTS5 picks the
+   * candidates (BM25 over the selective terms); every candidate is then scored on all terms.
+   */
+  function search(
+    terms: readonly string[],
+    limit: number,
+    filters: KeywordFilters,
+    names: readonly boolean[] = [],
+  ): KeywordHit[] {
     if (terms.length === 0) return []
     const docFreqs = store.docFreqs(terms)
     const stats = terms.map((term, i) => ({ term, docFreq: docFreqs[i] as number }))
@@ -63,25 +72,22 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
       case 'empty':
         return []
       case 'noise': {
-        // No term tells chunks apart: the newest matches, in their (tiny) BM25 order.
+        // No term tells chunks apart: the newest matches, ranked by their scores.
         const match = buildFtsQuery(plan.noise.map((n) => n.term)) as string
-        return best(rescore(store.anyMatch({ ...base, match }), plan.noise), limit)
+        return best(score(store.anyMatch({ ...base, match }), stats, names), limit)
       }
       case 'ranked': {
         const match = buildFtsQuery(plan.selective) as string
-        if (plan.common.length === 0) {
-          return store.keyword({ ...base, match }, { withTerms: false }).map((row) => withoutTerms(row, -row.rank))
-        }
         // The candidates are already several times the results wanted (search-service.ts),
         // so re-scoring them needs no extra headroom.
         const rows = store.keyword({ ...base, match }, { withTerms: true })
-        if (rows.length < limit) {
+        if (rows.length < limit && plan.common.length > 0) {
           // Too few rows hold a selective term: fill up with rows holding only common terms.
           const seen = new Set(rows.map((r) => r.id))
           const commonMatch = buildFtsQuery(plan.common.map((c) => c.term)) as string
           rows.push(...store.anyMatch({ ...base, match: commonMatch }).filter((r) => !seen.has(r.id)))
         }
-        return best(rescore(rows, plan.common), limit)
+        return best(score(rows, stats, names), limit)
       }
     }
   }
@@ -90,10 +96,10 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
 }
 
 function best(hits: KeywordHit[], limit: number): KeywordHit[] {
-  return hits.sort((a, b) => b.bm25 - a.bm25 || a.id - b.id).slice(0, limit)
+  return hits.sort((a, b) => b.textScore - a.textScore || a.id - b.id).slice(0, limit)
 }
 
-function withoutTerms(row: KeywordRow, bm25: number): KeywordHit {
+function withoutTerms(row: KeywordRow, textScore: number): KeywordHit {
   return {
     id: row.id,
     path: row.path,
@@ -101,7 +107,7 @@ function withoutTerms(row: KeywordRow, bm25: number): KeywordHit {
     startLine: row.startLine,
     endLine: row.endLine,
     tokenCount: row.tokenCount,
-    bm25,
+    textScore,
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * Rerank step (SPEC §3 step 4): the top N merged candidates go to the reranker, whose
- * relevance score becomes each one's `score`; they are ordered by it, and candidates past N
- * follow in merged order. A slow or failing reranker never fails the search: the merged
- * order comes back with the reason, for `degraded.rerank` and a warning.
+ * relevance score becomes each one's `score`, and they are ordered by it. Candidates past N
+ * are left out: their merged scores are on another scale, and minScore must compare one
+ * scale (the caller makes N at least maxResults). A slow or failing reranker never fails
+ * the search: the merged order comes back with the reason, for `degraded.rerank` and a
+ * warning.
  */
 import { ProviderError } from '../providers/provider-error.js'
 import type { RerankProvider } from '../providers/types.js'
@@ -41,8 +43,7 @@ export async function applyRerank<T extends { id: number; score: number }>(
     const reranked = head
       .map((h, i) => ({ ...h, rerankScore: out.scores[i] as number, score: out.scores[i] as number }))
       .sort((a, b) => b.rerankScore - a.rerankScore || a.id - b.id)
-    const rest = hits.filter((h) => !head.includes(h))
-    return { hits: [...reranked, ...rest], tokens: out.tokens }
+    return { hits: reranked, tokens: out.tokens }
   } catch (err) {
     const reason = err instanceof Error ? err.message : 'rerank failed'
     return { hits, tokens: 0, degraded: reason, error: err }

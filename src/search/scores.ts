@@ -1,16 +1,71 @@
 /**
- * Score mapping (pure). BM25 is unbounded and its scale depends on corpus size: in a
- * workspace of a few chunks most terms get an IDF near zero, so any fixed curve
- * (1/(1+x), x/(1+x)) would score every hit near one constant. textScore is therefore
- * relative to the best hit of the same query: best = 1, the rest in proportion to their
- * BM25 — monotonic, in (0, 1], and comparable with minScore whatever the corpus size.
+ * Absolute keyword scores (pure). A chunk's textScore says how much of the query it
+ * matches, on a scale that means the same for every query and every workspace, so that a
+ * fixed minScore can tell "I remember this" from "nothing here is about that":
+ *
+ *   match(chunk) = Σ_t w(t) · tf(t, chunk) / Σ_t w(t)      over the query's terms t
+ *   textScore    = tanh(match)
+ *
+ * w is BM25's IDF in Lucene's form, ln(1 + (N − n + 0.5)/(n + 0.5)): positive for every
+ * document frequency n (FTS5's form drops to 1e-6 for terms in half the chunks, which in a
+ * five-chunk workspace would make every term worthless), and highest for a term the
+ * workspace has never seen, so a query about something absent scores low; a name the
+ * workspace has never seen weighs more still (ABSENT_NAME_WEIGHT). tf is BM25's saturating
+ * term frequency f·(k1 + 1)/(f + k1·(1 − b + b·D/avgD)): 1 for one occurrence in a chunk
+ * of average length, up to k1 + 1 = 2.2 for repeats or a heading, less in a long chunk.
+ *
+ * So match = 1 when every query term occurs once in an average chunk, and match is the
+ * share of the query's information a chunk holds when it holds part of it. tanh keeps
+ * scores in [0, 1) and close to `match` below 0.5: the default minScore 0.35 keeps a chunk
+ * holding about a third of the query's information or more (tanh(0.365) = 0.35).
+ *
+ * Ranking by match is BM25 with Lucene's IDF: Σ w is one constant per query.
  */
+import { bm25TermScore } from './bm25.js'
 
-/** textScore for each BM25 score (≥ 0, higher is better), in the same order. */
-export function relativeScores(scores: readonly number[]): number[] {
-  const best = Math.max(0, ...scores)
-  if (best === 0) return scores.map(() => 1)
-  return scores.map((s) => Math.max(0, s) / best)
+/** IDF of a term found in `docFreq` of `rows` chunks (Lucene's BM25 IDF, always > 0). */
+export function matchIdf(rows: number, docFreq: number): number {
+  return Math.log(1 + (rows - docFreq + 0.5) / (docFreq + 0.5))
+}
+
+/**
+ * How much more than its IDF a name weighs that the workspace has never seen (analyzer.ts
+ * says which query words are names: Caroline, LGBTQ, Kubernetes). A question is about the
+ * people and things it names; a memory that holds none of a name cannot answer it, however
+ * many of the question's other words it has. An absent term matches no chunk, so this
+ * lowers every chunk's score alike and never changes the ranking. Measured with `npm run
+ * eval -- abstain` (BENCHMARKS.md): with 3, chat questions asked of scientific abstracts
+ * were answered 4 % of the time instead of 51 %, and on-topic answers were unchanged.
+ */
+export const ABSENT_NAME_WEIGHT = 3
+
+/** Weight of a query term in `match`: its matchIdf, times ABSENT_NAME_WEIGHT for an absent name. */
+export function termWeight(rows: number, docFreq: number, isName: boolean): number {
+  return (isName && docFreq === 0 ? ABSENT_NAME_WEIGHT : 1) * matchIdf(rows, docFreq)
+}
+
+/** Saturated frequency of a term: 1 for one occurrence in a chunk of average length. */
+export function termMatch(freq: number, docTokens: number, avgTokens: number): number {
+  return bm25TermScore(1, freq, docTokens, avgTokens)
+}
+
+/**
+ * match of one chunk: `weights` are the query terms' termWeight, `tfs` their
+ * termMatch in the chunk (0 when absent), in the same order.
+ */
+export function matchShare(weights: readonly number[], tfs: readonly number[]): number {
+  let mass = 0
+  let matched = 0
+  weights.forEach((w, i) => {
+    mass += w
+    matched += w * (tfs[i] ?? 0)
+  })
+  return mass > 0 ? matched / mass : 0
+}
+
+/** textScore for a match share: monotonic, 0 at 0, below 1. */
+export function textScoreOf(match: number): number {
+  return Math.tanh(Math.max(0, match))
 }
 
 /** Rounds a score for responses (6 decimals keeps ordering, drops float noise). */

@@ -3,7 +3,9 @@
  * candidates from every space the search covers (the agent's index, the team's) in
  * parallel through their index readers, merge each space's candidates (merge.ts), rank the
  * spaces' lists together by score, drop near-duplicate ranges, rerank the head
- * (rerank-step.ts), apply minScore and maxResults, cut snippets. A vector or rerank stage
+ * (rerank-step.ts), decay old day files (recency.ts, opt-in), apply minScore, take
+ * maxResults (in MMR order when asked, mmr.ts), cut snippets. Scores are absolute
+ * (scores.ts), so minScore means the same for every query. A vector or rerank stage
  * that fails degrades the answer — keyword results, `degraded` set, a warning logged —
  * unless the request asked for vector search alone.
  */
@@ -12,16 +14,18 @@ import type { RerankProvider } from '../providers/types.js'
 import { isZeroVector } from '../providers/vectors.js'
 import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
-import { queryTerms } from '../text/analyzer.js'
+import { analyseQuery, indexTokens, queryTerms } from '../text/analyzer.js'
 import { dropDuplicateRanges } from './dedupe.js'
 import type { IndexReader } from './index-reader.js'
 import type { KeywordHit } from './keyword-search.js'
 import { mergeHybrid, type Merged } from './merge.js'
 import type { QueryEmbedder } from './query-embedder.js'
 import { applyRerank } from './rerank-step.js'
-import { relativeScores, roundScore } from './scores.js'
+import { roundScore } from './scores.js'
 import type { Space } from '../shared/agent-id.js'
 import { globalChunkId, MAX_SPACES, spacePathPrefix } from './search-spaces.js'
+import { mmrOrder } from './mmr.js'
+import { decayFactor } from './recency.js'
 import { buildSnippet } from './snippet.js'
 import type { SearchHit, SearchMode, SearchRequest, SearchResponse } from './types.js'
 import type { VectorHit } from './vector-search.js'
@@ -50,6 +54,8 @@ export type SearchServiceDeps = {
   settings: Config['search']
   rerank: Pick<Config['rerank'], 'topN' | 'timeoutMs'>
   log: Logger
+  /** Clock for temporal decay, in ms since the epoch. */
+  now?: () => number
 }
 
 type Candidate = Merged<KeywordHit | VectorHit> & { space: Space; rerankScore?: number }
@@ -112,13 +118,13 @@ export function createSearchService(deps: SearchServiceDeps) {
     const degraded: { vector?: string; rerank?: string } = {}
     const usage = { embeddingTokens: 0, rerankTokens: 0 }
     const timings = { keyword: 0, embed: 0, vector: 0, rerank: 0, total: 0 }
-    const terms = requested === 'vector' ? [] : queryTerms(req.query)
+    const { terms, names } = requested === 'vector' ? { terms: [], names: [] } : analyseQuery(req.query)
 
     const keywordSide = timed(async (): Promise<(KeywordHit[] | null)[]> => {
       if (requested === 'vector') return targets.map(() => null)
       return Promise.all(
         targets.map(async ({ filters, target }) =>
-          !filters || terms.length === 0 ? [] : target.reader.keyword({ terms, limit, filters }),
+          !filters || terms.length === 0 ? [] : target.reader.keyword({ terms, names, limit, filters }),
         ),
       )
     })
@@ -166,7 +172,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     const merged = targets.flatMap(({ target }, index): Candidate[] => {
       const keywordHits = keyword.value[index] ?? null
       return mergeHybrid<KeywordHit | VectorHit>({
-        keyword: keywordHits && withTextScores(keywordHits),
+        keyword: keywordHits,
         vector: vector.value[index] ?? null,
         weights,
       }).map((hit) => ({
@@ -181,11 +187,19 @@ export function createSearchService(deps: SearchServiceDeps) {
 
     if (deps.reranker && req.rerank !== false && ranked.length > 0) {
       const rerankStarted = performance.now()
+      // Every result must be reranked, to be on the reranker's scale (rerank-step.ts).
+      const topN = Math.max(deps.rerank.topN, maxResults)
       texts = await textsOf(
         allTargets,
-        ranked.slice(0, deps.rerank.topN).map((h) => h.id),
+        ranked.slice(0, topN).map((h) => h.id),
       )
-      const out = await applyRerank(ranked, { reranker: deps.reranker, query: req.query, texts, ...deps.rerank })
+      const out = await applyRerank(ranked, {
+        reranker: deps.reranker,
+        query: req.query,
+        texts,
+        timeoutMs: deps.rerank.timeoutMs,
+        topN,
+      })
       ranked = out.hits
       usage.rerankTokens += out.tokens
       if (out.degraded) {
@@ -195,9 +209,26 @@ export function createSearchService(deps: SearchServiceDeps) {
       timings.rerank = elapsed(rerankStarted)
     }
 
-    const top = ranked.filter((h) => h.score >= minScore).slice(0, maxResults)
-    const missing = top.filter((h) => !texts.has(h.id)).map((h) => h.id)
+    const halfLifeDays = req.halfLifeDays ?? settings.halfLifeDays
+    if (halfLifeDays > 0) {
+      const now = (deps.now ?? Date.now)()
+      ranked = ranked.map((h) => ({ ...h, score: h.score * decayFactor(h.path, now, halfLifeDays) })).sort(byScore)
+    }
+    const passing = ranked.filter((h) => h.score >= minScore)
+    // MMR picks from the candidates a plain search would fetch for this many results.
+    const pool = (req.mmr ?? settings.mmr) ? passing.slice(0, maxResults * settings.candidateMultiplier) : []
+    const wanted = pool.length > 0 ? pool : passing.slice(0, maxResults)
+    const missing = wanted.filter((h) => !texts.has(h.id)).map((h) => h.id)
     if (missing.length > 0) for (const [id, text] of await textsOf(allTargets, missing)) texts.set(id, text)
+    const top =
+      pool.length > 0
+        ? mmrOrder(
+            pool,
+            pool.map((h) => new Set(indexTokens(texts.get(h.id) ?? ''))),
+            req.mmrLambda ?? settings.mmrLambda,
+            maxResults,
+          )
+        : wanted
     const results: SearchHit[] = []
     for (const hit of top) {
       const text = texts.get(hit.id)
@@ -227,12 +258,6 @@ export function createSearchService(deps: SearchServiceDeps) {
   }
 
   return { search }
-}
-
-/** Keyword hits with textScore relative to the best BM25 of the query in their index (scores.ts). */
-function withTextScores(hits: KeywordHit[]): (KeywordHit & { textScore: number })[] {
-  const scores = relativeScores(hits.map((h) => h.bm25))
-  return hits.map((h, i) => ({ ...h, textScore: scores[i] as number }))
 }
 
 export type SearchService = ReturnType<typeof createSearchService>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { queryTerms } from '../text/analyzer.js'
 import { buildSnippet } from './snippet.js'
 
 describe('buildSnippet', () => {
@@ -10,7 +11,7 @@ describe('buildSnippet', () => {
     const lines = Array.from({ length: 40 }, (_, i) => `filler line number ${i} with nothing relevant`)
     lines[25] = 'the redis cache ttl is fifteen minutes'
     const text = lines.join('\n')
-    const snippet = buildSnippet(text, ['redis', 'ttl'], 200)
+    const snippet = buildSnippet(text, queryTerms('Redis TTL'), 200)
     expect(snippet.length).toBeLessThanOrEqual(200)
     expect(snippet).toContain('the redis cache ttl is fifteen minutes')
     expect(text).toContain(snippet)
@@ -22,6 +23,16 @@ describe('buildSnippet', () => {
     expect(Array.from(snippet).length).toBeLessThanOrEqual(100)
     expect(snippet).toContain('关键词')
     expect(line).toContain(snippet)
+  })
+
+  it('finds query words in their other forms, as the index does (stemmed, folded)', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `filler line number ${i} with nothing relevant`)
+    lines[20] = 'She said she was so happy at the Café'
+    const text = lines.join('\n')
+    const snippet = buildSnippet(text, queryTerms('happiness cafe'), 60)
+    expect(snippet.startsWith('She said she was so happy at the Café')).toBe(true)
+    const long = `${'word '.repeat(300)}feeling HAPPY today ${'word '.repeat(300)}`
+    expect(buildSnippet(long, queryTerms('happy'), 80)).toContain('HAPPY')
   })
 
   it('falls back to the start when no term is found', () => {

@@ -1,19 +1,23 @@
 /**
  * Snippet selection (pure): the chunk text when it fits, otherwise the window of whole
  * lines, at most `maxChars` long, that starts at the line covering the most query terms.
- * The snippet is always an exact substring of the chunk, with no added ellipses.
+ * Lines are analysed like the index (stemmed, folded), so the analysed query terms find
+ * "happy" and "happiness" alike. The snippet is always an exact substring of the chunk,
+ * with no added ellipses.
  */
+import { termRuns } from '../text/analyzer.js'
 import { splitLines } from '../text/lines.js'
 
-function coverage(line: string, terms: readonly string[]): number {
-  const lower = line.toLowerCase()
-  let n = 0
-  for (const t of terms) if (lower.includes(t)) n++
-  return n
+/** Distinct query terms found in a line. */
+function coverage(line: string, terms: ReadonlySet<string>): number {
+  const found = new Set<string>()
+  for (const run of termRuns(line)) for (const t of run.terms) if (terms.has(t)) found.add(t)
+  return found.size
 }
 
-export function buildSnippet(text: string, terms: readonly string[], maxChars: number): string {
+export function buildSnippet(text: string, queryTerms: readonly string[], maxChars: number): string {
   if (text.length <= maxChars) return text
+  const terms = new Set(queryTerms)
   const lines = splitLines(text)
   let best = 0
   let bestCoverage = -1
@@ -38,12 +42,16 @@ export function buildSnippet(text: string, terms: readonly string[], maxChars: n
 }
 
 /** `maxChars` code points of one long line, starting a little before the first term found. */
-function windowAroundFirstHit(line: string, terms: readonly string[], maxChars: number): string {
-  const lower = line.toLowerCase()
-  const offsets = terms.map((t) => lower.indexOf(t)).filter((i) => i >= 0)
-  // Offsets are UTF-16 units of the lowercased line; lowercasing keeps the length of nearly
-  // all text, and where it does not the window merely shifts a little.
-  const hit = offsets.length > 0 ? Array.from(line.slice(0, Math.min(...offsets))).length : 0
+function windowAroundFirstHit(line: string, terms: ReadonlySet<string>, maxChars: number): string {
+  let offset = 0
+  for (const run of termRuns(line)) {
+    if (run.terms.some((t) => terms.has(t))) {
+      offset = run.at
+      break
+    }
+  }
+  // Where NFKC changed the length of the text before the hit, the window merely shifts a little.
+  const hit = Array.from(line.slice(0, offset)).length
   const chars = Array.from(line)
   const start = Math.max(0, Math.min(hit - Math.floor(maxChars / 4), chars.length - maxChars))
   return chars.slice(start, start + maxChars).join('')

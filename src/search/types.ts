@@ -15,6 +15,11 @@ export type SearchRequest = {
   scope?: 'private' | 'shared' | undefined
   /** Spaces to search (default: the agent's own and, when configured, the team's). */
   spaces?: Space[] | undefined
+  /** Temporal decay half-life in days, 0 = none (recency.ts). */
+  halfLifeDays?: number | undefined
+  /** Diversify results (mmr.ts), with λ. */
+  mmr?: boolean | undefined
+  mmrLambda?: number | undefined
 }
 
 export type SearchHit = {
@@ -22,9 +27,13 @@ export type SearchHit = {
   startLine: number
   endLine: number
   snippet: string
-  /** Final score in [0, 1]; results are sorted by it. */
+  /**
+   * Final score in [0, 1]: textScore by keyword, the weighted mean of textScore and
+   * vectorScore in hybrid, rerankScore when reranked; times the decay when halfLifeDays is
+   * set. Results are sorted by it (MMR may reorder).
+   */
   score: number
-  /** Keyword score in [0, 1] relative to the best keyword hit; 0 when keyword search did not return the chunk. */
+  /** How much of the query the chunk holds, in [0, 1) (scores.ts); 0 when keyword search did not return the chunk. */
   textScore: number
   /** 1 − cosine distance; 0 when vector search did not return the chunk. */
   vectorScore: number

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { indexTokens, MAX_QUERY_TERMS, queryTerms } from './analyzer.js'
+import { analyseQuery, indexTokens, MAX_QUERY_TERMS, queryTerms, termRuns } from './analyzer.js'
 
 describe('indexTokens', () => {
   it.each([
@@ -70,5 +70,31 @@ describe('queryTerms', () => {
     expect(queryTerms('alpha alpha beta')).toEqual(['alpha', 'beta'])
     const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ')
     expect(queryTerms(long)).toHaveLength(MAX_QUERY_TERMS)
+  })
+})
+
+describe('analyseQuery names', () => {
+  it.each([
+    ['When did Caroline go to the LGBTQ support group?', ['carolin', 'lgbtq']],
+    ['Caroline went hiking', []],
+    ['Did we move to Kubernetes? Redis stays.', ['kubernet']],
+    ['the iOS build and the qwen-max model', ['os', 'ios']],
+    ['deploy notes', []],
+    ['部署 Docker 记忆', ['docker']],
+  ])('%s → names %j', (query, names) => {
+    const { terms, names: flags } = analyseQuery(query)
+    expect(terms.filter((_, i) => flags[i])).toEqual(names)
+    expect(terms).toEqual(queryTerms(query))
+  })
+})
+
+describe('termRuns', () => {
+  it('gives each word its offset and index terms, and CJK characters their bigrams', () => {
+    expect([...termRuns('Happy 记忆库')]).toEqual([
+      { at: 0, terms: ['happi'] },
+      { at: 6, terms: ['记', '记忆'] },
+      { at: 7, terms: ['忆', '忆库'] },
+      { at: 8, terms: ['库'] },
+    ])
   })
 })

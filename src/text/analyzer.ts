@@ -106,6 +106,27 @@ export function indexTokens(text: string): string[] {
   return out
 }
 
+/**
+ * Where analysed terms occur in `text`: for each word or CJK run, its offset (UTF-16 units
+ * of the NFKC form, which keeps the offsets of nearly all text) and its index terms.
+ * Snippets use it to find query terms with the same analyzer as the index.
+ */
+export function* termRuns(text: string): Generator<{ at: number; terms: string[] }> {
+  for (const match of text.normalize('NFKC').matchAll(TEXT_RUN)) {
+    const [, cjk, word] = match
+    if (word !== undefined) yield { at: match.index, terms: wordTerms(word).map((w) => w.term) }
+    else if (cjk !== undefined) {
+      const chars = Array.from(cjk)
+      let at = match.index
+      for (let i = 0; i < chars.length; i++) {
+        const pair = i + 1 < chars.length ? (chars[i] as string) + (chars[i + 1] as string) : undefined
+        yield { at, terms: pair ? [chars[i] as string, pair] : [chars[i] as string] }
+        at += (chars[i] as string).length
+      }
+    }
+  }
+}
+
 /** CJK sub-runs of a query run, split at function words and question words. */
 function cjkQueryRuns(run: string): string[] {
   const runs: string[] = []
@@ -122,24 +143,51 @@ function cjkQueryRuns(run: string): string[] {
   return runs
 }
 
+const HAS_UPPER = /\p{Lu}/u
+/** Text before a word that ends a sentence: nothing, or . ! ? (and closing quotes). */
+const SENTENCE_END = /(?:^|[.!?。！？])["'”’)\]]*\s*$/u
+
+/**
+ * Whether a word is written as a name where it stands in `text`: it has a capital letter
+ * that does not merely start a sentence (Caroline, LGBTQ, Kubernetes, iOS).
+ */
+function isName(word: string, text: string, at: number): boolean {
+  if (!HAS_UPPER.test(word)) return false
+  if (HAS_UPPER.test(word.slice(1))) return true
+  return !SENTENCE_END.test(text.slice(Math.max(0, at - 8), at))
+}
+
+/** Analysed query: distinct terms in query order, and whether each was written as a name. */
+export type QueryAnalysis = { terms: string[]; names: boolean[] }
+
 /**
  * Query terms: stopwords are dropped unless nothing else is left, duplicates removed,
  * at most MAX_QUERY_TERMS kept in query order.
  */
-export function queryTerms(query: string): string[] {
+export function analyseQuery(query: string): QueryAnalysis {
+  const text = query.normalize('NFKC')
   const content: string[] = []
   const fallback: string[] = []
-  for (const match of query.normalize('NFKC').matchAll(TEXT_RUN)) {
+  const named = new Set<string>()
+  for (const match of text.matchAll(TEXT_RUN)) {
     const [, cjk, word] = match
     if (word !== undefined) {
+      const name = isName(word, text, match.index)
       for (const w of wordTerms(word)) {
         fallback.push(w.term)
         if (!w.stop) content.push(w.term)
+        if (name) named.add(w.term)
       }
     } else if (cjk !== undefined) {
       fallback.push(...bigrams(cjk))
       for (const run of cjkQueryRuns(cjk)) content.push(...bigrams(run))
     }
   }
-  return [...new Set(content.length > 0 ? content : fallback)].slice(0, MAX_QUERY_TERMS)
+  const terms = [...new Set(content.length > 0 ? content : fallback)].slice(0, MAX_QUERY_TERMS)
+  return { terms, names: terms.map((t) => named.has(t)) }
+}
+
+/** The terms of analyseQuery. */
+export function queryTerms(query: string): string[] {
+  return analyseQuery(query).terms
 }

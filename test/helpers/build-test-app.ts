@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { createContainer, type Container, type ContainerOverrides } from '../../src/container.js'
+import { probeEmbeddingDims } from '../../src/providers/probe-dims.js'
 import type { SearchResponse } from '../../src/search/types.js'
 import { createLogger } from '../../src/shared/logger.js'
 import { createTempWorkspace, type TempWorkspace } from './temp-workspace.js'
@@ -38,16 +39,19 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const ws = opts.ws ?? createTempWorkspace({ corpus: opts.corpus ?? false })
-  const config = loadConfig(
-    {
-      MNEMO_WORKSPACE: ws.root,
-      MNEMO_DATA_DIR: ws.dataDir,
-      MNEMO_LOG_LEVEL: 'silent',
-      MNEMO_INDEX_ON_START: 'false',
-      MNEMO_WATCH: 'false',
-      ...opts.env,
-    },
-    ws.base,
+  // As main.ts does: asks an unknown embedding model for its dimensions.
+  const config = await probeEmbeddingDims(
+    loadConfig(
+      {
+        MNEMO_WORKSPACE: ws.root,
+        MNEMO_DATA_DIR: ws.dataDir,
+        MNEMO_LOG_LEVEL: 'silent',
+        MNEMO_INDEX_ON_START: 'false',
+        MNEMO_WATCH: 'false',
+        ...opts.env,
+      },
+      ws.base,
+    ),
   )
   const logs = opts.logs
   const logger = logs

@@ -94,7 +94,10 @@ describe('hybrid search', () => {
     expect(res.statusCode).toBe(200)
     expect(res.body.mode).toBe('keyword')
     expect(res.body.degraded?.vector).toContain('embedding service down')
-    expect(res.body.results[0]).toMatchObject({ path: 'memory/notes.md', score: 1, textScore: 1, vectorScore: 0 })
+    const top = res.body.results[0]
+    expect(top).toMatchObject({ path: 'memory/notes.md', vectorScore: 0 })
+    expect(top?.score).toBe(top?.textScore)
+    expect(top?.score).toBeGreaterThan(0.35)
   })
 
   it('answers within the query time limit when the embedder is slow', async () => {
@@ -130,6 +133,16 @@ describe('hybrid search', () => {
     const plain = await t.search({ query: 'automobile nap', minScore: 0, rerank: false })
     expect(reranker.calls()).toBe(calls)
     expect(plain.body.results.every((r) => !('rerankScore' in r))).toBe(true)
+  })
+
+  it("puts every result on the reranker's scale, reranking at least maxResults candidates", async () => {
+    const reranker = createFakeReranker('Insomnia')
+    const { t } = await start({ env: { MNEMO_RERANK_TOP_N: '1' }, overrides: { reranker: reranker.provider } })
+    const res = await t.search({ query: 'automobile nap history', minScore: 0, maxResults: 3 })
+    expect(res.body.results.length).toBeGreaterThan(1)
+    for (const r of res.body.results) expect(r.score).toBe(r.rerankScore)
+    const kept = await t.search({ query: 'automobile nap history', minScore: 0.5, maxResults: 3 })
+    expect(kept.body.results.map((r) => r.rerankScore)).toEqual([0.9])
   })
 
   it('keeps the merged order with degraded.rerank when the reranker times out or fails', async () => {

@@ -46,6 +46,28 @@ export const SearchRequest = z
       .min(1)
       .optional()
       .describe("Memory spaces to search, merged by score (default: the agent's own and the team's when configured)"),
+    halfLifeDays: z
+      .number()
+      .min(0)
+      .max(36500)
+      .optional()
+      .describe(
+        'Temporal decay: a day file (memory/YYYY-MM-DD.md) loses half its score per this many days of age; MEMORY.md and undated files never decay. 0 = none (default MNEMO_SEARCH_HALF_LIFE_DAYS, 0)',
+      ),
+    mmr: z
+      .boolean()
+      .optional()
+      .describe(
+        'Diversify results (maximal marginal relevance): skip near-copies of results already above (default MNEMO_SEARCH_MMR, false)',
+      ),
+    mmrLambda: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        'MMR trade-off: 1 is score order, lower favours results unlike those above (default MNEMO_SEARCH_MMR_LAMBDA, 0.7)',
+      ),
   })
   .meta({ id: 'SearchRequest' })
 
@@ -55,8 +77,16 @@ export const SearchHit = z
     startLine: z.number().int().describe('First line of the chunk, 1-based'),
     endLine: z.number().int().describe('Last line of the chunk, inclusive'),
     snippet: z.string().describe('Up to 700 characters of the chunk, around the best-matching line'),
-    score: z.number().describe('Final score in [0, 1]'),
-    textScore: z.number().describe('Keyword score in [0, 1], relative to the best keyword hit of this query'),
+    score: z
+      .number()
+      .describe(
+        'Final score in [0, 1], comparable across queries: textScore by keyword, the weighted mean of textScore and vectorScore in hybrid, rerankScore when reranked, times the decay with halfLifeDays. Results are sorted by it (mmr may reorder)',
+      ),
+    textScore: z
+      .number()
+      .describe(
+        "How much of the query the chunk holds, in [0, 1): about the share of the query's information (IDF-weighted words) it contains; 0.35 ≈ a third",
+      ),
     vectorScore: z.number().describe('1 − cosine distance; 0 when vector search did not return this chunk'),
     rerankScore: z.number().optional().describe('Reranker relevance, when reranking ran'),
     source: Source,

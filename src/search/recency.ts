@@ -1,0 +1,31 @@
+/**
+ * Temporal decay (pure, opt-in): a dated day file's chunks lose half their score every
+ * `halfLifeDays` days of age, so among equally good matches the newer note wins. Only day
+ * files decay (memory/YYYY-MM-DD.md, memory/YYYY-MM-DD-slug.md, their team/ copies):
+ * MEMORY.md and undated files hold lasting facts and never do.
+ */
+
+/** A day file's path: memory/YYYY-MM-DD.md or memory/YYYY-MM-DD-slug.md, also under team/. */
+const DAY_FILE = /^(?:team\/)?memory\/(\d{4}-\d{2}-\d{2})(?:-[^/]*)?\.md$/
+
+const DAY_MS = 86_400_000
+
+/** The UTC midnight of a day file's date, or null for any other path (or an impossible date). */
+export function dayOfPath(path: string): number | null {
+  const m = DAY_FILE.exec(path)
+  if (!m) return null
+  const at = Date.parse(`${m[1]}T00:00:00Z`)
+  return Number.isNaN(at) ? null : at
+}
+
+/**
+ * The factor a score is multiplied by: 2^(−age / halfLife), age in whole days since the
+ * file's date (a date in the future counts as today). 1 for undated files or halfLife 0.
+ */
+export function decayFactor(path: string, nowMs: number, halfLifeDays: number): number {
+  if (halfLifeDays <= 0) return 1
+  const day = dayOfPath(path)
+  if (day === null) return 1
+  const ageDays = Math.max(0, Math.floor((nowMs - day) / DAY_MS))
+  return 2 ** (-ageDays / halfLifeDays)
+}
