@@ -1,17 +1,21 @@
-# mnemo: memory service for AI agents. Multi-stage: compile TypeScript and the native
-# better-sqlite3 addon in the build stage, ship only dist/ and production node_modules.
-FROM node:20-bookworm-slim AS build
+# mnemo: memory service for AI agents. Multi-stage: compile TypeScript in the build stage,
+# ship only dist/ and production node_modules. better-sqlite3 and sqlite-vec come with
+# prebuilt binaries for linux-x64 glibc, so no compiler is needed.
+#
+#   docker build -t mnemo .                              # keyword / API embeddings (default)
+#   docker build -t mnemo --build-arg LOCAL_MODELS=true . # + onnxruntime for MNEMO_LOCAL_MODEL_DIR
+FROM node:24-bookworm-slim AS build
+ARG LOCAL_MODELS=false
 WORKDIR /app
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# The same commands .ci/run runs: build, then drop dev (and, by default, optional) packages.
+RUN npm run build \
+ && if [ "$LOCAL_MODELS" = true ]; then npm prune --omit=dev; else npm prune --omit=dev --omit=optional; fi
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV MNEMO_HOST=0.0.0.0 \
     MNEMO_PORT=8787 \

@@ -4,7 +4,18 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'eval-results/', 'bench-results/', 'openapi/', 'scratch/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'eval-results/',
+      'bench-results/',
+      'openapi/',
+      'scratch/',
+      '.tools/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
