@@ -14,6 +14,7 @@ import { mcpRoutes } from './mcp/mcp.routes.js'
 import { replyToClientError } from './http/plugins/client-errors.js'
 import { registerErrorHandler, replyWithError } from './http/plugins/error-handler.js'
 import { createRequestLogController } from './http/plugins/request-log.js'
+import { registerHttpMetrics } from './http/plugins/http-metrics.js'
 import { registerSwagger } from './http/plugins/swagger.js'
 import { filesRoutes } from './http/routes/files.routes.js'
 import { flushRoutes } from './http/routes/flush.routes.js'
@@ -64,8 +65,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     allowedHosts: config.server.allowedHosts,
     allowedOrigins: config.server.allowedOrigins,
   })
-  registerAuth(app, { auth: services.auth, docsPublic: config.server.docsPublic, browsers })
+  registerAuth(app, {
+    auth: services.auth,
+    docsPublic: config.server.docsPublic,
+    metricsPublic: config.server.metricsPublic,
+    browsers,
+  })
   await registerSwagger(app)
+  registerHttpMetrics(app, services.metrics)
 
   const { memory } = services
   // A file of MNEMO_MAX_FILE_BYTES fits a write body even with JSON escaping (at most doubling it).

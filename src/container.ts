@@ -26,6 +26,8 @@ import { createLocalReader, createReaderOps } from './search/index-reader.js'
 import { createQueryEmbedder } from './search/query-embedder.js'
 import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
+import { createMetrics } from './metrics/metrics.js'
+import { instrumentGateway } from './metrics/instrument-gateway.js'
 import { createForeground } from './shared/foreground.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
@@ -176,6 +178,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     log: log.child({ module: 'agents' }),
     ...(overrides.now && { now: overrides.now }),
   })
+  const metrics = createMetrics({ indexSnapshot: async () => main.indexing.status() })
   const search = createSearchService({
     embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
     reranker,
@@ -188,13 +191,15 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   return {
     services: {
       /** Everything a request acting as an agent may do (REST and MCP). */
-      memory: createAgentGateway({ registry, team, search }),
+      memory: instrumentGateway(createAgentGateway({ registry, team, search }), metrics),
       /** Who a request is, from its token. */
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
       /** The main agent's readiness (GET /ready). */
       readiness: main.indexing.readiness,
       /** Searches in progress, which background indexing gives way to. */
       foreground: shared.foreground,
+      /** Prometheus metrics (GET /metrics). */
+      metrics,
     },
     /** Agents open now besides main (for tests and benchmarks). */
     openAgents: registry.openCount,

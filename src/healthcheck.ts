@@ -1,6 +1,7 @@
 /**
- * Container HEALTHCHECK (and CI's probe of the built service): exits 0 when GET /health on
- * this machine answers 200 within the timeout, 1 otherwise. A process entry like main.ts.
+ * Container HEALTHCHECK (and CI's probe of the built service): exits 0 when GET /ready on
+ * this machine answers 200 within the timeout, 1 otherwise; `node dist/healthcheck.js
+ * /health` probes liveness instead. /ready needs no token. A process entry like main.ts.
  */
 import { loadConfig } from './config/load-config.js'
 
@@ -9,7 +10,8 @@ const TIMEOUT_MS = 2000
 
 const { server } = loadConfig(process.env, process.cwd())
 const host = server.host === '0.0.0.0' || server.host === '::' ? '127.0.0.1' : server.host
-fetch(`http://${host.includes(':') ? `[${host}]` : host}:${server.port}/health`, {
+const route = process.argv[2] === '/health' ? '/health' : '/ready'
+fetch(`http://${host.includes(':') ? `[${host}]` : host}:${server.port}${route}`, {
   signal: AbortSignal.timeout(TIMEOUT_MS),
 }).then(
   (res) => process.exit(res.ok ? 0 : 1),

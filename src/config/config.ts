@@ -5,6 +5,8 @@ export type Config = Readonly<{
     port: number
     apiToken: string | undefined
     docsPublic: boolean
+    /** GET /metrics without a token. */
+    metricsPublic: boolean
     /** Without a token: more host names requests may be addressed to (browser-guard.ts). */
     allowedHosts: readonly string[]
     /** Without a token: origins of pages allowed to call the API. */

@@ -60,6 +60,9 @@ export const envSchema = z
     MNEMO_DOCS_PUBLIC: envVar(bool(false)).describe(
       'Serve /docs and /openapi.json without the API token (they hold no data)',
     ),
+    MNEMO_METRICS_PUBLIC: envVar(bool(false)).describe(
+      'Serve /metrics without the API token (for a Prometheus that cannot send one)',
+    ),
     MNEMO_BODY_LIMIT_BYTES: int(1024, 256 * MIB)
       .default(MIB)
       .describe('Largest accepted request body, in bytes'),

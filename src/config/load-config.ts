@@ -130,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       port: e.MNEMO_PORT,
       apiToken: e.MNEMO_API_TOKEN,
       docsPublic: e.MNEMO_DOCS_PUBLIC,
+      metricsPublic: e.MNEMO_METRICS_PUBLIC,
       allowedHosts: list(e.MNEMO_ALLOWED_HOSTS),
       allowedOrigins: list(e.MNEMO_ALLOWED_ORIGINS),
       bodyLimitBytes: e.MNEMO_BODY_LIMIT_BYTES,

@@ -30,7 +30,7 @@ const JsonRpcMessage = z
     method: z.string().optional(),
     params: z.unknown().optional(),
   })
-  .meta({ id: 'JsonRpcMessage' })
+  .meta({ id: 'JsonRpcMessage', example: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })
 
 const JsonRpcErrorBody = z
   .object({
@@ -71,7 +71,9 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
         'are JSON-RPC errors; tool failures are results with isError and the error code in their text.',
       headers: AgentHeaders,
       consumes: ['application/json'],
-      body: z.union([JsonRpcMessage, z.array(JsonRpcMessage)]),
+      body: z
+        .union([JsonRpcMessage, z.array(JsonRpcMessage)])
+        .meta({ example: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }),
       response: {
         200: z.unknown().describe('The JSON-RPC answer (a response, or a batch of them)'),
         202: z.unknown().describe('Accepted: a notification or a response, which need no answer'),

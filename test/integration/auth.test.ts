@@ -20,7 +20,6 @@ describe('bearer token auth', () => {
     ['GET', '/index'],
     ['POST', '/index'],
     ['POST', '/search'],
-    ['GET', '/ready'],
     ['GET', '/openapi.json'],
     ['GET', '/docs'],
     ['GET', '/no-such-route'],
@@ -94,6 +93,21 @@ describe('web pages, without a token', () => {
     expect(fs.existsSync(t.ws.abs('memory/planted.md'))).toBe(false)
     const read = await t.app.inject({ method: 'GET', url: '/files/MEMORY.md', headers: evil })
     expect(read.json()).toMatchObject({ code: 'ORIGIN_FORBIDDEN' })
+  })
+
+  it('answers /ready probes without a token, showing details only with one', async () => {
+    t = await buildTestApp({ corpus: true, env: { MNEMO_API_TOKEN: TOKEN } })
+    for (const authorization of [undefined, 'Bearer wrong-token']) {
+      const probe = await t.app.inject({
+        method: 'GET',
+        url: '/ready',
+        headers: authorization ? { authorization } : {},
+      })
+      expect(probe.statusCode).toBe(200)
+      expect(probe.json()).toEqual({ ready: true })
+    }
+    const detailed = await t.app.inject({ method: 'GET', url: '/ready', headers: { authorization: `Bearer ${TOKEN}` } })
+    expect(detailed.json()).toEqual({ ready: true, checks: { index: 'open', initialSync: 'done', lastSync: 'ok' } })
   })
 
   it('refuse requests addressed to another host name (DNS rebinding) with 421, probes excepted', async () => {

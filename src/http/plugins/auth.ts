@@ -4,7 +4,8 @@
  * served (browser-guard.ts). With a token configured
  * (MNEMO_API_TOKEN, MNEMO_AGENT_TOKENS), every route except /health needs
  * `Authorization: Bearer <token>` (and /docs, /openapi.json too unless
- * MNEMO_DOCS_PUBLIC=true). The agent comes from the X-Mnemo-Agent header (default: the
+ * MNEMO_DOCS_PUBLIC=true, /metrics unless MNEMO_METRICS_PUBLIC=true); /ready answers
+ * without one, but only whether it is ready. The agent comes from the X-Mnemo-Agent header (default: the
  * token's agent, or `main`); an agent token naming another agent is 403 AGENT_FORBIDDEN.
  * Route handlers read the outcome with callerOf(request).
  */
@@ -19,6 +20,11 @@ import { sendError } from './error-handler.js'
 export type Caller = { principal: Principal; agent: string }
 
 const PUBLIC_ROUTES = new Set(['/health'])
+/**
+ * Routes that answer without a token too, in less detail (readinessProbes carry no token);
+ * handlers tell the two apart with isAuthenticated().
+ */
+const OPEN_ROUTES = new Set(['/ready'])
 /** Probes answer whatever host name the orchestrator uses (they show no memory). */
 const PROBE_ROUTES = new Set(['/health', '/ready'])
 const DOCS_ROUTES = /^\/(docs(\/.*)?|openapi\.json)$/
@@ -33,6 +39,9 @@ export function callerOf(request: FastifyRequest): Caller {
   return caller
 }
 
+/** Whether the request passed auth (or none is configured), so it may see details. */
+export const isAuthenticated = (request: FastifyRequest): boolean => callers.has(request)
+
 /** The agent a request acts for, or undefined before (or without) auth. */
 export const agentOf = (request: FastifyRequest): string | undefined => callers.get(request)?.agent
 
@@ -45,7 +54,7 @@ export function requireAdmin(request: FastifyRequest): void {
 
 export function registerAuth(
   app: FastifyInstance,
-  opts: { auth: TokenAuth; docsPublic: boolean; browsers: BrowserPolicy },
+  opts: { auth: TokenAuth; docsPublic: boolean; metricsPublic: boolean; browsers: BrowserPolicy },
 ): void {
   const { auth } = opts
   app.addHook('onRequest', async (request, reply) => {
@@ -65,8 +74,10 @@ export function registerAuth(
     let principal: Principal | null = ADMIN
     if (auth.required) {
       if (opts.docsPublic && DOCS_ROUTES.test(request.url.split('?')[0] ?? '')) return
+      if (opts.metricsPublic && route === '/metrics') return
       const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')
       principal = match ? auth.authenticate((match[1] as string).trim()) : null
+      if (!principal && route !== undefined && OPEN_ROUTES.has(route)) return
       if (!principal) {
         reply.header('www-authenticate', 'Bearer')
         return sendError(reply, request, { code: 'UNAUTHORIZED', message: 'Missing or invalid bearer token' })

@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+import { namedWildcard, tidyDocument } from './openapi-tidy.js'
 
 export const API_VERSION = '0.1.0'
 
@@ -39,10 +40,12 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
           },
         },
       },
+      // Relative: the document's own server, whatever address it was reached at.
+      servers: [{ url: '/', description: 'The mnemo serving this document (default http://127.0.0.1:8787)' }],
       security: [{ bearerAuth: [] }],
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: (input) => namedWildcard(jsonSchemaTransform(input)),
+    transformObject: (input) => tidyDocument(jsonSchemaTransformObject(input)),
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

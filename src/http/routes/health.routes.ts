@@ -1,8 +1,8 @@
 /** GET /health (liveness: the process answers) and GET /ready (index open, first sync done and ok). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { IndexingService } from '../../indexing/indexing-service.js'
-import { errorResponses } from '../schemas/common.schema.js'
 import { Health, Ready } from '../schemas/health.schema.js'
+import { isAuthenticated } from '../plugins/auth.js'
 
 export const healthRoutes: FastifyPluginAsyncZod<{
   /** The main agent's readiness: other agents open on demand and do not hold up readiness. */
@@ -27,12 +27,15 @@ export const healthRoutes: FastifyPluginAsyncZod<{
       summary: 'Readiness',
       description:
         "200 when the main agent's index is open and its first sync has finished without error, 503 otherwise " +
-        '(same body). Other agents open on their first request and do not hold up readiness.',
-      response: { 200: Ready, 503: Ready, ...errorResponses(401) },
+        '(same body). Other agents open on their first request and do not hold up readiness. Answers ' +
+        'orchestrator probes without a token, with `checks` only for a request that carries one.',
+      // The token is optional here: with one, the answer has details.
+      security: [{ bearerAuth: [] }, {}],
+      response: { 200: Ready, 503: Ready },
     },
-    handler: async (_request, reply) => {
+    handler: async (request, reply) => {
       const ready = opts.readiness()
-      return reply.code(ready.ready ? 200 : 503).send(ready)
+      return reply.code(ready.ready ? 200 : 503).send(isAuthenticated(request) ? ready : { ready: ready.ready })
     },
   })
 }

@@ -22,7 +22,7 @@ export const FileParams = z.object({
   '*': z
     .string()
     .describe(
-      'Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory (slashes need no encoding)',
+      'Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F)',
     ),
 })
 
@@ -54,7 +54,7 @@ export const FileWriteBody = z
     z.string().describe('The text itself, sent as text/markdown or text/plain'),
     z.strictObject({ content: z.string().describe('The text to write (UTF-8)') }),
   ])
-  .meta({ id: 'FileWriteBody' })
+  .meta({ id: 'FileWriteBody', example: { content: '- The staging Redis port is 6380.\n' } })
 
 export const FileWriteHeaders = AgentHeaders.extend({
   'if-match': z

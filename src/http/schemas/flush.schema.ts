@@ -39,6 +39,7 @@ export const FlushRequest = FlushFields.refine(oneOfContentOrEntries, {
   message: 'send content or entries, not both',
 }).meta({
   id: 'FlushRequest',
+  example: { entries: ['Decided: keep qwen-max as the default model'], flushId: 'session-42-turn-7' },
 })
 
 export const FlushResult = z

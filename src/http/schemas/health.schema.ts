@@ -6,10 +6,13 @@ export const Health = z.object({ status: z.literal('ok'), uptimeMs: z.number().i
 export const Ready = z
   .object({
     ready: z.boolean(),
-    checks: z.object({
-      index: z.enum(['open', 'closed']),
-      initialSync: z.enum(['pending', 'done']),
-      lastSync: z.enum(['none', 'ok', 'failed']),
-    }),
+    checks: z
+      .object({
+        index: z.enum(['open', 'closed']),
+        initialSync: z.enum(['pending', 'done']),
+        lastSync: z.enum(['none', 'ok', 'failed']),
+      })
+      .optional()
+      .describe('What readiness waits for; shown when the request carries a token (or none is configured)'),
   })
   .meta({ id: 'Ready' })

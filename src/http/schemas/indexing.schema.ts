@@ -7,6 +7,7 @@ export const IndexRequest = z
     full: z.boolean().default(false).describe('Re-chunk and re-index every file instead of only changed ones'),
   })
   .default({ full: false })
+  .meta({ example: { full: false } })
 
 export const IndexQuery = z.strictObject({
   wait: QueryFlag.optional().describe('"true": answer when the sync is done (200) instead of at once (202)'),

@@ -69,7 +69,7 @@ export const SearchRequest = z
         'MMR trade-off: 1 is score order, lower favours results unlike those above (default MNEMO_SEARCH_MMR_LAMBDA, 0.7)',
       ),
   })
-  .meta({ id: 'SearchRequest' })
+  .meta({ id: 'SearchRequest', example: { query: 'qwen-max 模型升级' } })
 
 export const SearchHit = z
   .object({

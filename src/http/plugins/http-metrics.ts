@@ -1,0 +1,35 @@
+/**
+ * GET /metrics (Prometheus text format) and the request-duration histogram behind it. The
+ * route label is the route template (`/files/*`), never the raw URL, so the label set stays
+ * bounded; requests no route matched count as `unmatched`.
+ */
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import type { Metrics } from '../../metrics/metrics.js'
+import { errorResponses } from '../schemas/common.schema.js'
+
+export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    )
+  })
+  app.get('/metrics', {
+    schema: {
+      operationId: 'getMetrics',
+      tags: ['ops'],
+      summary: 'Prometheus metrics',
+      description:
+        'Request durations by route and status, search stage durations, searches by mode, degraded stages, ' +
+        'provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), event-loop lag ' +
+        'and process metrics. Needs the token like other routes unless MNEMO_METRICS_PUBLIC=true.',
+      produces: ['text/plain'],
+      response: {
+        200: z.string().describe('Metrics in the Prometheus text exposition format'),
+        ...errorResponses(401),
+      },
+    },
+    handler: async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  })
+}

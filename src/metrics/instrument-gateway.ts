@@ -1,0 +1,27 @@
+/**
+ * Counts what agents do through the gateway, so REST and MCP calls are measured alike:
+ * every search (stages, mode, degraded stages, provider tokens, failures) and every flush.
+ */
+import type { AgentGateway } from '../agents/agent-gateway.js'
+import type { Metrics } from './metrics.js'
+
+export function instrumentGateway(gateway: AgentGateway, metrics: Metrics): AgentGateway {
+  return {
+    ...gateway,
+    async search(agent, req) {
+      try {
+        const res = await gateway.search(agent, req)
+        metrics.observeSearch(res)
+        return res
+      } catch (err) {
+        metrics.searchFailed()
+        throw err
+      }
+    },
+    async flush(agent, req) {
+      const res = await gateway.flush(agent, req)
+      if ('replayed' in res) metrics.flushed(res.replayed)
+      return res
+    },
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Prometheus metrics (SPEC §7) on prom-client, in a registry of mnemo's own (never the
+ * library's global one, so two apps in one process — tests — do not share counts). Label
+ * sets are bounded: routes are route templates, agents are not labels (there may be
+ * thousands); per-index gauges are the main agent's.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { SearchResponse } from '../search/types.js'
+
+/** Seconds; from a cached keyword search (~1 ms) to a slow provider call (seconds). */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const STAGES = ['keyword', 'embed', 'vector', 'rerank', 'total'] as const
+
+/** What GET /index reports of the main agent, read at each scrape. */
+export type IndexSnapshot = {
+  files: number
+  chunks: number
+  vectorsPending: number
+  completedSyncs: number
+  lastSync: { ok: boolean; full: boolean; durationMs: number } | null
+}
+
+export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapshot> } = {}) {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'mnemo_' })
+
+  const httpDuration = new Histogram({
+    name: 'mnemo_http_request_duration_seconds',
+    help: 'HTTP requests by method, route template and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  })
+  const searchStage = new Histogram({
+    name: 'mnemo_search_stage_duration_seconds',
+    help: 'Time in each search stage (keyword, embed, vector, rerank, total), REST and MCP',
+    labelNames: ['stage'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  })
+  const searches = new Counter({
+    name: 'mnemo_searches_total',
+    help: 'Searches by the mode that ran and whether they answered anything',
+    labelNames: ['mode', 'answered'] as const,
+    registers: [registry],
+  })
+  const degraded = new Counter({
+    name: 'mnemo_search_degraded_total',
+    help: 'Searches that fell back because a provider stage failed or timed out (stage: vector, rerank)',
+    labelNames: ['stage'] as const,
+    registers: [registry],
+  })
+  const providerTokens = new Counter({
+    name: 'mnemo_search_provider_tokens_total',
+    help: 'Tokens the providers reported for searches (kind: embedding, rerank)',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  })
+  const searchErrors = new Counter({
+    name: 'mnemo_search_errors_total',
+    help: 'Searches that failed (answered with an error)',
+    registers: [registry],
+  })
+  const flushes = new Counter({
+    name: 'mnemo_flushes_total',
+    help: 'Flushes with notes, by whether they were replays of an earlier flushId',
+    labelNames: ['replayed'] as const,
+    registers: [registry],
+  })
+
+  const snapshot = opts.indexSnapshot
+  if (snapshot) {
+    const gauge = (name: string, help: string, read: (s: IndexSnapshot) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          const value = read(await snapshot())
+          if (value === null) this.reset()
+          else this.set(value)
+        },
+      })
+    gauge('mnemo_index_files', 'Files in the main index', (s) => s.files)
+    gauge('mnemo_index_chunks', 'Chunks in the main index', (s) => s.chunks)
+    gauge('mnemo_index_vectors_pending', 'Chunks of the main index waiting for a vector', (s) => s.vectorsPending)
+    gauge('mnemo_syncs_completed', 'Syncs and rebuilds of the main index finished since start', (s) => s.completedSyncs)
+    gauge('mnemo_last_sync_duration_seconds', 'Duration of the last sync of the main index', (s) =>
+      s.lastSync ? s.lastSync.durationMs / 1000 : null,
+    )
+    gauge('mnemo_last_sync_ok', '1 when the last sync of the main index succeeded, 0 when it failed', (s) =>
+      s.lastSync ? Number(s.lastSync.ok) : null,
+    )
+  }
+
+  return {
+    registry,
+    httpDuration,
+    /** Records one search's outcome. */
+    observeSearch(res: SearchResponse): void {
+      for (const stage of STAGES) {
+        if (stage === 'total' || res.timingsMs[stage] > 0) searchStage.observe({ stage }, res.timingsMs[stage] / 1000)
+      }
+      searches.inc({ mode: res.mode, answered: String(res.results.length > 0) })
+      if (res.degraded?.vector) degraded.inc({ stage: 'vector' })
+      if (res.degraded?.rerank) degraded.inc({ stage: 'rerank' })
+      if (res.usage.embeddingTokens > 0) providerTokens.inc({ kind: 'embedding' }, res.usage.embeddingTokens)
+      if (res.usage.rerankTokens > 0) providerTokens.inc({ kind: 'rerank' }, res.usage.rerankTokens)
+    },
+    searchFailed: () => searchErrors.inc(),
+    flushed: (replayed: boolean) => flushes.inc({ replayed: String(replayed) }),
+  }
+}
+
+export type Metrics = ReturnType<typeof createMetrics>
