@@ -40,7 +40,15 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/config/**', 'src/main.ts', 'src/mcp-stdio.ts', 'src/healthcheck.ts', 'src/**/*.test.ts'],
+    // Process entries read their environment; everything else gets Config.
+    ignores: [
+      'src/config/**',
+      'src/main.ts',
+      'src/mcp-stdio.ts',
+      'src/cli-client.ts',
+      'src/healthcheck.ts',
+      'src/**/*.test.ts',
+    ],
     rules: {
       'no-restricted-properties': [
         'error',

@@ -1,18 +1,30 @@
 #!/usr/bin/env node
 /**
  * The `mnemo` command: `mnemo` or `mnemo serve` runs the service (main.ts); `mnemo mcp`
- * speaks MCP over stdio to a running service (mcp-stdio.ts).
+ * speaks MCP over stdio to a running service (mcp-stdio.ts); `search`, `get`, `index` and
+ * `flush` make one call to a running service (cli-client.ts).
  */
+const CLIENT_COMMANDS = new Set(['search', 'get', 'index', 'flush'])
+
 const USAGE = `usage: mnemo [serve]   run the memory service (settings: MNEMO_* variables, see .env.example)
        mnemo mcp       MCP over stdio, calling a running mnemo (MNEMO_URL, MNEMO_TOKEN, MNEMO_AGENT)
 `
 
+/** The whole usage text, client commands included. */
+async function usage(): Promise<string> {
+  const { CLIENT_USAGE } = await import('./cli-client.js')
+  return USAGE + CLIENT_USAGE
+}
+
 const command = process.argv[2] ?? 'serve'
 if (command === 'serve') await import('./main.js')
 else if (command === 'mcp') await import('./mcp-stdio.js')
-else {
+else if (CLIENT_COMMANDS.has(command)) {
+  const { clientMain } = await import('./cli-client.js')
+  await clientMain(command, process.argv.slice(3))
+} else {
   process.stderr.write(
-    command === '--help' || command === '-h' ? USAGE : `mnemo: unknown command "${command}"\n${USAGE}`,
+    command === '--help' || command === '-h' ? await usage() : `mnemo: unknown command "${command}"\n${await usage()}`,
   )
   process.exitCode = command === '--help' || command === '-h' ? 0 : 2
 }

@@ -63,18 +63,18 @@ export const envSchema = z
     MNEMO_METRICS_PUBLIC: envVar(bool(false)).describe(
       'Serve /metrics without the API token (for a Prometheus that cannot send one)',
     ),
-    MNEMO_BODY_LIMIT_BYTES: int(1024, 256 * MIB)
-      .default(MIB)
-      .describe('Largest accepted request body, in bytes'),
-    MNEMO_REQUEST_TIMEOUT_MS: int(1000, 600_000)
-      .default(30_000)
-      .describe('Time limit for receiving a whole request, in ms'),
+    MNEMO_BODY_LIMIT_BYTES: envVar(int(1024, 256 * MIB).default(MIB)).describe(
+      'Largest accepted request body, in bytes',
+    ),
+    MNEMO_REQUEST_TIMEOUT_MS: envVar(int(1000, 600_000).default(30_000)).describe(
+      'Time limit for receiving a whole request, in ms',
+    ),
     MNEMO_LOG_LEVEL: envVar(
       z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ).describe('pino log level'),
-    MNEMO_CHUNK_TOKENS: int(32, 8192)
-      .default(400)
-      .describe('Target chunk size in estimated tokens (CJK char = 1 token)'),
+    MNEMO_CHUNK_TOKENS: envVar(int(32, 8192).default(400)).describe(
+      'Target chunk size in estimated tokens (CJK char = 1 token)',
+    ),
     MNEMO_CHUNK_OVERLAP_TOKENS: envVar(int(0, 4096).default(80)).describe('Tokens repeated between consecutive chunks'),
     MNEMO_MAX_FILE_BYTES: envVar(int(1024, 1024 * MIB).default(8 * MIB)).describe(
       'Files larger than this are skipped by the indexer (logged), in bytes',

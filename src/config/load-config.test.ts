@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { envSchema } from './env-schema.js'
 import { ConfigError, loadConfig } from './load-config.js'
 
 const cwd = '/srv/app'
@@ -52,6 +53,12 @@ describe('loadConfig', () => {
       port: 8787,
       apiToken: undefined,
     })
+  })
+
+  it('treats an empty value of every variable as unset: the same config as an empty environment', () => {
+    const names = Object.keys(envSchema.shape)
+    const allEmpty = Object.fromEntries(names.map((name) => [name, '']))
+    expect(loadConfig(allEmpty, cwd)).toEqual(loadConfig({}, cwd))
   })
 
   it.each([

@@ -38,6 +38,19 @@ export type PostJsonOptions = {
 
 /** Longest piece of an error response body kept in the error message, in characters. */
 const ERROR_BODY_CHARS = 200
+/** Key-like strings an upstream error may echo back (OpenAI's "Incorrect API key provided: sk-…"). */
+const KEY_LIKE = /\b(?:sk|pk|rk|api|key)[-_][\w-]{6,}|\bBearer\s+\S+/gi
+
+/**
+ * An upstream error body as kept in error messages and logs: whitespace collapsed, the
+ * credential sent with the request and anything key-like replaced, at most 200 characters.
+ */
+export function errorBodyDetail(text: string, headers: Record<string, string> = {}): string {
+  let detail = text.replace(/\s+/g, ' ')
+  const sent = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]
+  if (sent) detail = detail.split(sent).join('[redacted]')
+  return detail.replace(KEY_LIKE, '[redacted]').slice(0, ERROR_BODY_CHARS)
+}
 
 type Attempt =
   | { kind: 'ok'; json: unknown }
@@ -73,7 +86,7 @@ async function attemptOnce(url: string, body: unknown, opts: PostJsonOptions, de
     return fail('failed', `request failed: ${(cause as Error).message}`, true, { cause })
   }
   if (!res.ok) {
-    const detail = text.slice(0, ERROR_BODY_CHARS).replace(/\s+/g, ' ')
+    const detail = errorBodyDetail(text, opts.headers)
     return {
       ...(fail('failed', `HTTP ${res.status}: ${detail}`, isRetryableStatus(res.status), {
         status: res.status,

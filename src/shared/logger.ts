@@ -1,6 +1,6 @@
 /**
  * pino logger options: JSON lines, secrets redacted. Pretty printing is left to the reader
- * (`| npx pino-pretty`) so the service never branches on its environment.
+ * (`npm run dev` pipes through pino-pretty) so the service never branches on its environment.
  */
 import { pino, type DestinationStream, type Logger } from 'pino'
 
