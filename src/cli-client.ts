@@ -18,6 +18,19 @@ export const CLIENT_USAGE = `       mnemo search <query…> [--max-results N] [-
 
 type Answer = { data?: unknown; error?: unknown; response: Response }
 
+/** Characters of the progress bar of `mnemo index --wait`. */
+const BAR_WIDTH = 24
+
+type Progress = NonNullable<paths['/index']['get']['responses'][200]['content']['application/json']['progress']>
+
+/** One line of `mnemo index --wait` progress: a bar of files done, then the counts. */
+export function progressLine(p: Progress, width: number): string {
+  const share = p.filesTotal > 0 ? Math.min(1, p.filesDone / p.filesTotal) : 0
+  const filled = Math.round(share * width)
+  const embedded = p.chunksToEmbed > 0 ? `, ${p.chunksEmbedded}/${p.chunksToEmbed} chunks embedded` : ''
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.phase} ${p.filesDone}/${p.filesTotal} files${embedded}`
+}
+
 class CliError extends Error {}
 
 /** The answer's body, or a CliError saying what went wrong. */
@@ -89,9 +102,22 @@ export async function runClientCommand(command: string, argv: string[]): Promise
       return print(values.json ? JSON.stringify(file, null, 2) : file.text)
     }
     case 'index': {
-      const answer = await client.POST('/index', {
+      const pending = client.POST('/index', {
         params: { query: values.wait ? { wait: 'true' } : {} },
         body: { full: values.full },
+      })
+      // A person waiting at a terminal sees the sync move (GET /index every half second).
+      const bar =
+        values.wait && process.stderr.isTTY
+          ? setInterval(() => {
+              void client.GET('/index').then(({ data }) => {
+                if (data?.progress) process.stderr.write(`\r${progressLine(data.progress, BAR_WIDTH)}`)
+              })
+            }, 500)
+          : undefined
+      const answer = await pending.finally(() => {
+        clearInterval(bar)
+        if (bar) process.stderr.write('\r\x1b[K')
       })
       const status = bodyOf(answer)
       if (values.json) return print(JSON.stringify(status, null, 2))

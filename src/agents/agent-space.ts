@@ -171,6 +171,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     store,
     coordinator,
     syncWorker,
+    progress: indexer.progress,
     embedding: shared.embedding,
     cache: shared.cache,
   })

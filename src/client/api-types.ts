@@ -585,6 +585,22 @@ export interface components {
             queued: boolean;
             /** @description Syncs and rebuilds finished (or failed) since the service started */
             completedSyncs: number;
+            /** @description The sync or rebuild running now (also logged every 5 s as "sync progress"); null when idle */
+            progress: {
+                /** @enum {string} */
+                phase: "scanning" | "indexing" | "embedding" | "deleting";
+                /** @description A full rebuild */
+                full: boolean;
+                reason: string;
+                filesDone: number;
+                /** @description Files to look at (0 while scanning) */
+                filesTotal: number;
+                chunksEmbedded: number;
+                /** @description Chunks sent for embedding so far (0 without a provider) */
+                chunksToEmbed: number;
+                /** @description ISO 8601 */
+                startedAt: string;
+            } | null;
             lastSync: components["schemas"]["LastSync"] | null;
             /** @description Vectors in the embedding cache, which every agent shares. Shown to the admin token (or with no token configured) only: its growth would tell an agent whether another agent holds a text */
             embeddingCacheEntries?: number;

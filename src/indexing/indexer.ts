@@ -8,6 +8,7 @@
  * an index ignores a write older than what it holds, so concurrent passes can commit in any
  * order.
  */
+import type { Progress, SyncProgress } from './sync-progress.js'
 import type { Config } from '../config/config.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
@@ -38,6 +39,7 @@ export type IndexerDeps = {
 }
 
 export function createIndexer(deps: IndexerDeps) {
+  const running = new Set<Progress>()
   const ctx = {
     readSeq: deps.readSeq,
     foreground: deps.foreground,
@@ -54,19 +56,25 @@ export function createIndexer(deps: IndexerDeps) {
     const base = opts.into ?? deps.live
     const into = opts.into
     const pass = startPass(ctx, opts, base, into ? () => [into] : deps.targets, opts.urgent !== true)
-    // Files missing from the scan are gone as of this moment: a file created and indexed
-    // after it carries a newer read and is not deleted.
-    const scanSeq = deps.readSeq.next()
-    const scanned = await scanSources(deps.roots, pass.unreadable)
-    pass.result.scanned = scanned.length
-    const known = new Map(base.listFiles().map((f) => [f.path, f]))
-    for (const file of scanned) {
-      const prev = known.get(file.rel)
-      known.delete(file.rel)
-      await pass.visit(file, prev, false)
+    running.add(pass.progress)
+    try {
+      // Files missing from the scan are gone as of this moment: a file created and indexed
+      // after it carries a newer read and is not deleted.
+      const scanSeq = deps.readSeq.next()
+      const scanned = await scanSources(deps.roots, pass.unreadable)
+      pass.result.scanned = scanned.length
+      pass.progress.files(scanned.length)
+      const known = new Map(base.listFiles().map((f) => [f.path, f]))
+      for (const file of scanned) {
+        const prev = known.get(file.rel)
+        known.delete(file.rel)
+        await pass.visit(file, prev, false)
+      }
+      for (const path of known.keys()) pass.gone.push({ path, readSeq: scanSeq, known: true })
+      return await pass.finish(true)
+    } finally {
+      running.delete(pass.progress)
     }
-    for (const path of known.keys()) pass.gone.push({ path, readSeq: scanSeq, known: true })
-    return pass.finish(true)
   }
 
   /** Re-reads the given sources (whatever their stat says) into every write target. */
@@ -83,7 +91,13 @@ export function createIndexer(deps: IndexerDeps) {
     return pass.finish(false)
   }
 
-  return { sync, syncPaths }
+  /**
+   * The full passes running now (a sync, or a rebuild's pass into its new index), newest
+   * last; path passes of writes are too short to report.
+   */
+  const progress = (): SyncProgress | null => [...running].at(-1)?.snapshot() ?? null
+
+  return { sync, syncPaths, progress }
 }
 
 export type Indexer = ReturnType<typeof createIndexer>

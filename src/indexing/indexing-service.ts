@@ -2,6 +2,7 @@
  * The indexing facade the routes use: request a sync, read the status (SPEC §5) and the
  * readiness verdict. It owns no state of its own beyond remembering the first sync.
  */
+import type { SyncProgress } from './sync-progress.js'
 import { FTS_TOKENIZER } from '../store/schema.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
 import type { IndexStore } from '../store/index-store.js'
@@ -19,6 +20,8 @@ export type IndexingServiceDeps = {
   store: Pick<IndexStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
   coordinator: SyncCoordinator
   syncWorker: Pick<SyncWorker, 'status'>
+  /** The full pass running now (indexer.ts), or null. */
+  progress: () => SyncProgress | null
   /** The embedding provider and vector backend in use; null for keyword only. */
   embedding: { provider: string; model: string; dims: number; backend: 'sqlite-vec' | 'scan' } | null
   cache: Pick<EmbeddingCache, 'size'> | null
@@ -68,6 +71,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       rebuilding: sync.rebuilding,
       queued: sync.queued,
       completedSyncs: sync.completedSyncs,
+      progress: deps.progress(),
       lastSync: last && {
         ...syncOutcome(last),
         ...(last.result && {

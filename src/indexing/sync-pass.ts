@@ -6,6 +6,7 @@
  * batches and give way to searches in progress; a write's own pass does not pause, since
  * its caller is waiting for it.
  */
+import { createProgress } from './sync-progress.js'
 import path from 'node:path'
 import type { Config } from '../config/config.js'
 import { createSlicer, yieldToEventLoop } from '../shared/async.js'
@@ -101,6 +102,7 @@ export function startPass(
   const { log } = ctx
   const started = performance.now()
   const result = emptySyncResult(opts.full, opts.reason)
+  const progress = createProgress({ full: opts.full, reason: opts.reason, log, now: ctx.now })
   const slicer = background
     ? createSlicer(BACKGROUND_SLICE_MS, () => ctx.foreground.whenIdle(BACKGROUND_PAUSE_MS))
     : createSlicer(FOREGROUND_SLICE_MS)
@@ -112,6 +114,7 @@ export function startPass(
   /** Attaches vectors to items; after a provider failure, chunks stay pending. */
   const embed = async (items: { hash: string; input: string; set: (v: Float32Array) => void }[]) => {
     if (!ctx.vectorizer || embedStopped || items.length === 0) return 0
+    progress.toEmbed(items.length)
     const out = await ctx.vectorizer.vectorize(items)
     result.embedded += out.embedded
     result.embedCacheHits += out.cacheHits
@@ -122,6 +125,7 @@ export function startPass(
       items[i]?.set(v)
       stored++
     })
+    progress.embedded(stored)
     if (out.error !== undefined) {
       embedStopped = true
       result.embedError = publicErrorMessage(out.error)
@@ -260,6 +264,7 @@ export function startPass(
   /** Writes what is queued, drops the files that are gone, fills pending vectors. */
   async function finish(withPending: boolean): Promise<SyncResult> {
     await commit()
+    progress.phase('deleting')
     for (let i = 0; i < gone.length; i += DELETE_BATCH_FILES) {
       opts.signal?.throwIfAborted()
       const slice = gone.slice(i, i + DELETE_BATCH_FILES)
@@ -270,6 +275,7 @@ export function startPass(
     }
     result.deleted = gone.filter((g) => g.known).length
     if (withPending && ctx.vectorizer && base.storesVectors()) {
+      progress.phase('embedding')
       await embedPending()
       result.vectorsPending = base.pendingVectorCount()
     }
@@ -299,5 +305,11 @@ export function startPass(
     }
   }
 
-  return { result, gone, visit, finish, unreadable }
+  /** `visit` that counts the file as done. */
+  async function visitCounted(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<void> {
+    await visit(file, prev, force)
+    progress.fileDone()
+  }
+
+  return { result, gone, visit: visitCounted, finish, unreadable, progress }
 }

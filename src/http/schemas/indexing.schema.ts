@@ -66,6 +66,19 @@ export const IndexStatus = z
     rebuilding: z.boolean(),
     queued: z.boolean().describe('Another sync will run after the current one'),
     completedSyncs: z.number().int().describe('Syncs and rebuilds finished (or failed) since the service started'),
+    progress: z
+      .object({
+        phase: z.enum(['scanning', 'indexing', 'embedding', 'deleting']),
+        full: z.boolean().describe('A full rebuild'),
+        reason: z.string(),
+        filesDone: z.number().int(),
+        filesTotal: z.number().int().describe('Files to look at (0 while scanning)'),
+        chunksEmbedded: z.number().int(),
+        chunksToEmbed: z.number().int().describe('Chunks sent for embedding so far (0 without a provider)'),
+        startedAt: z.string().describe('ISO 8601'),
+      })
+      .nullable()
+      .describe('The sync or rebuild running now (also logged every 5 s as "sync progress"); null when idle'),
     lastSync: LastSync.nullable(),
     embeddingCacheEntries: z
       .number()

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { createFakeEmbedder } from '../helpers/fake-embedder.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+type Status = {
+  progress: {
+    phase: string
+    filesDone: number
+    filesTotal: number
+    chunksEmbedded: number
+    chunksToEmbed: number
+  } | null
+  lastSync: { ok: boolean } | null
+}
+
+const apps: TestApp[] = []
+afterEach(async () => {
+  for (const a of apps.splice(0)) await a.close()
+})
+
+describe('GET /index progress', () => {
+  it('shows the running sync: phase, files done of total, chunks embedded; null when idle', async () => {
+    const embedder = createFakeEmbedder()
+    const t = await buildTestApp({ corpus: true, sync: false, overrides: { embedder: embedder.provider } })
+    apps.push(t)
+    const status = async () => (await t.app.inject({ method: 'GET', url: '/index' })).json<Status>()
+    expect((await status()).progress).toBeNull()
+    embedder.slow(300)
+    expect((await t.app.inject({ method: 'POST', url: '/index', payload: { full: true } })).statusCode).toBe(202)
+    const running = await waitFor(async () => {
+      const s = await status()
+      return s.progress && s.progress.chunksToEmbed > 0 ? s.progress : undefined
+    })
+    expect(running).toMatchObject({ phase: 'indexing', filesTotal: 5 })
+    expect(running.filesDone).toBeLessThanOrEqual(running.filesTotal)
+    expect(running.chunksEmbedded).toBeLessThanOrEqual(running.chunksToEmbed)
+    embedder.slow(0)
+    const done = await waitFor(async () => {
+      const s = await status()
+      return s.progress === null && s.lastSync ? s : undefined
+    })
+    expect(done.lastSync?.ok).toBe(true)
+  })
+})
