@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
@@ -13,6 +13,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          // Browser tests need Chromium: npm run test:browser (vitest.browser.config.ts).
+          exclude: [...configDefaults.exclude, 'test/browser/**'],
           // Integration tests start services with real timers and files; one file at a time
           // keeps their timing honest on a 2-core machine.
           fileParallelism: false,
