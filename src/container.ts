@@ -11,7 +11,7 @@ import path from 'node:path'
 import { createAgentGateway } from './agents/agent-gateway.js'
 import { MAIN_AGENT } from './shared/agent-id.js'
 import { createAgentRegistry } from './agents/agent-registry.js'
-import { createAgentSpace, type SharedResources, type SpaceDef } from './agents/agent-space.js'
+import { createAgentSpace, type AgentSpace, type SharedResources, type SpaceDef } from './agents/agent-space.js'
 import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
 import { nodeWritePort, type WritePort } from './files/file-writer.js'
@@ -106,6 +106,8 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
           log: log.child({ module: 'search-pool' }),
         })
       : null
+  // Index gauges read main's status at scrape time, once main exists.
+  const metrics = createMetrics({ indexSnapshot: async () => main.indexing.status() })
   const shared: SharedResources = {
     config,
     log,
@@ -130,6 +132,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     writePort: overrides.writePort ?? nodeWritePort,
     ...(overrides.onRebuildStage && { onRebuildStage: overrides.onRebuildStage }),
     ...(overrides.now && { now: overrides.now }),
+    observer: metrics.observer,
   }
   // Extra paths and session transcripts are main's; other agents and the team have the
   // plain layout (MEMORY.md, memory/).
@@ -144,7 +147,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     extraPathsWritable: config.workspace.extraPathsWritable,
     readOnly: false,
   }
-  let main
+  let main: AgentSpace
   try {
     main = createAgentSpace(mainDef, shared)
   } catch (err) {
@@ -178,7 +181,6 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     log: log.child({ module: 'agents' }),
     ...(overrides.now && { now: overrides.now }),
   })
-  const metrics = createMetrics({ indexSnapshot: async () => main.indexing.status() })
   const search = createSearchService({
     embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
     reranker,

@@ -20,7 +20,7 @@ import type { TermCache } from '../indexing/prepare-file.js'
 import { createReadSequence } from '../indexing/read-sequence.js'
 import { createRebuilder, removeStaleRebuild, type RebuildStage } from '../indexing/rebuild.js'
 import type { SyncResult } from '../indexing/sync-result.js'
-import { createSyncCoordinator } from '../indexing/sync-coordinator.js'
+import { createSyncCoordinator, type SyncOutcome } from '../indexing/sync-coordinator.js'
 import { createSyncWorker } from '../indexing/sync-worker.js'
 import type { WatcherFactory } from '../indexing/watcher.js'
 import type { Vectorizer } from '../indexing/vectorizer.js'
@@ -79,6 +79,8 @@ export type SharedResources = {
   writePort: WritePort
   onRebuildStage?: (stage: RebuildStage) => Promise<void>
   now?: () => number
+  /** Told of every space's sync outcomes and watcher restarts (metrics.ts). */
+  observer?: { syncEnded: (outcome: SyncOutcome) => void; watcherRestarted: () => void }
 }
 
 /** The sessions folder as a real path, created when missing; null when none is configured. */
@@ -144,6 +146,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     rebuild: rebuilder.rebuild,
     stale: () => store.getMeta('identity') !== shared.identity,
     log: log.child({ module: 'sync' }),
+    ...(shared.observer && { onOutcome: shared.observer.syncEnded }),
   })
   const syncWorker = createSyncWorker({
     ...config.sync,
@@ -151,6 +154,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     watcherFactory: shared.watcherFactory,
     requestSync: (reason) => coordinator.request({ full: false, reason }),
     log: log.child({ module: 'sync-worker' }),
+    ...(shared.observer && { onWatcherRestart: shared.observer.watcherRestarted }),
   })
   const locks = createKeyedMutex()
   const pathIndex = createPathIndexQueue({

@@ -40,7 +40,12 @@ export type SyncCoordinatorDeps = {
   stale: () => boolean
   log: Logger
   now?: () => number
+  /** Told of every sync and rebuild that ends (not those stopped by shutdown): for metrics. */
+  onOutcome?: (outcome: SyncOutcome) => void
 }
+
+/** How one sync or rebuild ended. */
+export type SyncOutcome = { full: boolean; ok: boolean; durationMs: number }
 
 export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
   const now = deps.now ?? Date.now
@@ -62,6 +67,7 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
       (result) => {
         lastSync = { at: new Date(now()).toISOString(), ok: true, full, reason, durationMs: result.durationMs, result }
         deps.log.info({ ...result, errors: result.errors.length }, full ? 'rebuild done' : 'sync done')
+        deps.onOutcome?.({ full, ok: true, durationMs: result.durationMs })
         return result
       },
       (err: unknown) => {
@@ -69,7 +75,10 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
         const error = publicErrorMessage(err)
         lastSync = { at: new Date(now()).toISOString(), ok: false, full, reason, durationMs, error }
         if (controller.signal.aborted) deps.log.info({ full, reason }, 'stopped by shutdown')
-        else deps.log.error({ err, full, reason, durationMs }, full ? 'rebuild failed' : 'sync failed')
+        else {
+          deps.log.error({ err, full, reason, durationMs }, full ? 'rebuild failed' : 'sync failed')
+          deps.onOutcome?.({ full, ok: false, durationMs })
+        }
         throw err
       },
     )

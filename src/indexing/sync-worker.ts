@@ -29,6 +29,8 @@ export type SyncWorkerDeps = {
   requestSync: (reason: string) => Promise<SyncResult>
   log: Logger
   now?: () => number
+  /** Told each time a failed watcher is restarted: for metrics. */
+  onWatcherRestart?: () => void
 }
 
 export function createSyncWorker(deps: SyncWorkerDeps) {
@@ -77,6 +79,7 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
         onChange,
         onError: (err) => {
           deps.log.error({ err }, 'file watcher failed; restarting it')
+          deps.onWatcherRestart?.()
           void restartWatcher()
         },
       })

@@ -61,6 +61,18 @@ export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapsho
     help: 'Searches that failed (answered with an error)',
     registers: [registry],
   })
+  const syncDuration = new Histogram({
+    name: 'mnemo_sync_duration_seconds',
+    help: 'Syncs (full=false) and full rebuilds (full=true) of every agent and the team, by outcome',
+    labelNames: ['full', 'ok'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800],
+    registers: [registry],
+  })
+  const watcherRestarts = new Counter({
+    name: 'mnemo_watcher_restarts_total',
+    help: 'File watchers that failed and were restarted',
+    registers: [registry],
+  })
   const flushes = new Counter({
     name: 'mnemo_flushes_total',
     help: 'Flushes with notes, by whether they were replays of an earlier flushId',
@@ -108,6 +120,12 @@ export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapsho
       if (res.usage.rerankTokens > 0) providerTokens.inc({ kind: 'rerank' }, res.usage.rerankTokens)
     },
     searchFailed: () => searchErrors.inc(),
+    /** For agent spaces (agent-space.ts observer). */
+    observer: {
+      syncEnded: (o: { full: boolean; ok: boolean; durationMs: number }) =>
+        syncDuration.observe({ full: String(o.full), ok: String(o.ok) }, o.durationMs / 1000),
+      watcherRestarted: () => watcherRestarts.inc(),
+    },
     flushed: (replayed: boolean) => flushes.inc({ replayed: String(replayed) }),
   }
 }

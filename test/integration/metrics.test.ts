@@ -72,6 +72,8 @@ describe('GET /metrics', () => {
     expect(sample(page, 'mnemo_index_chunks')).toBeGreaterThan(0)
     expect(sample(page, 'mnemo_index_vectors_pending')).toBe(sample(page, 'mnemo_index_chunks'))
     expect(sample(page, 'mnemo_last_sync_ok')).toBe(1)
+    expect(sample(page, 'mnemo_sync_duration_seconds_count', { full: 'false', ok: 'true' })).toBeGreaterThanOrEqual(1)
+    expect(sample(page, 'mnemo_sync_duration_seconds_count', { full: 'false', ok: 'false' })).toBeUndefined()
     expect(sample(page, 'mnemo_nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0)
     // Route templates, never raw paths: the label set stays bounded.
     expect(page).not.toContain('route="/files/MEMORY.md"')

@@ -111,6 +111,9 @@ describe('full rebuild', () => {
     fail = false
     await t.sync(true)
     expect(await status(t)).toMatchObject({ files: 5, lastSync: { ok: true, full: true } })
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toMatch(/^mnemo_sync_duration_seconds_count\{full="true",ok="false"\} 1$/m)
+    expect(metrics).toMatch(/^mnemo_sync_duration_seconds_count\{full="true",ok="true"\} 1$/m)
   })
 
   it('carries changes made during the rebuild into the index it swaps in', async () => {

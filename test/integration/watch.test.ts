@@ -125,5 +125,7 @@ describe('the sync worker', () => {
     await waitFor(async () => ((await status(t)).watching ? true : undefined), 5000)
     expect(await searchable(t, 'tapir')).toEqual(['memory/after.md'])
     expect(calls).toBe(3)
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toMatch(/^mnemo_watcher_restarts_total 1$/m)
   })
 })
