@@ -44,8 +44,16 @@ export type SyncCoordinatorDeps = {
   onOutcome?: (outcome: SyncOutcome) => void
 }
 
-/** How one sync or rebuild ended. */
-export type SyncOutcome = { full: boolean; ok: boolean; durationMs: number }
+/** How one sync or rebuild ended, and what it asked of the embedding provider. */
+export type SyncOutcome = {
+  full: boolean
+  ok: boolean
+  durationMs: number
+  embedded: number
+  embeddingTokens: number
+  /** The provider failed during the sync (its chunks wait for a later one). */
+  embedFailed: boolean
+}
 
 export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
   const now = deps.now ?? Date.now
@@ -67,7 +75,14 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
       (result) => {
         lastSync = { at: new Date(now()).toISOString(), ok: true, full, reason, durationMs: result.durationMs, result }
         deps.log.info({ ...result, errors: result.errors.length }, full ? 'rebuild done' : 'sync done')
-        deps.onOutcome?.({ full, ok: true, durationMs: result.durationMs })
+        deps.onOutcome?.({
+          full,
+          ok: true,
+          durationMs: result.durationMs,
+          embedded: result.embedded,
+          embeddingTokens: result.embeddingTokens,
+          embedFailed: result.embedError !== undefined,
+        })
         return result
       },
       (err: unknown) => {
@@ -77,7 +92,7 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
         if (controller.signal.aborted) deps.log.info({ full, reason }, 'stopped by shutdown')
         else {
           deps.log.error({ err, full, reason, durationMs }, full ? 'rebuild failed' : 'sync failed')
-          deps.onOutcome?.({ full, ok: false, durationMs })
+          deps.onOutcome?.({ full, ok: false, durationMs, embedded: 0, embeddingTokens: 0, embedFailed: false })
         }
         throw err
       },

@@ -5,6 +5,8 @@
  * thousands); per-index gauges are the main agent's.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { SyncOutcome } from '../indexing/sync-coordinator.js'
+import { VECTORS_REBUILDING } from '../search/search-service.js'
 import type { SearchResponse } from '../search/types.js'
 
 /** Seconds; from a cached keyword search (~1 ms) to a slow provider call (seconds). */
@@ -51,9 +53,20 @@ export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapsho
     registers: [registry],
   })
   const providerTokens = new Counter({
-    name: 'mnemo_search_provider_tokens_total',
-    help: 'Tokens the providers reported for searches (kind: embedding, rerank)',
-    labelNames: ['kind'] as const,
+    name: 'mnemo_provider_tokens_total',
+    help: 'Tokens the providers reported (kind: embedding, rerank; use: search, index)',
+    labelNames: ['kind', 'use'] as const,
+    registers: [registry],
+  })
+  const providerErrors = new Counter({
+    name: 'mnemo_provider_errors_total',
+    help: 'Provider calls that failed or timed out after retries (kind: embedding, rerank; use: search, index)',
+    labelNames: ['kind', 'use'] as const,
+    registers: [registry],
+  })
+  const embeddedChunks = new Counter({
+    name: 'mnemo_embedded_chunks_total',
+    help: 'Chunk texts sent to the embedding provider by syncs (cache hits excluded)',
     registers: [registry],
   })
   const searchErrors = new Counter({
@@ -116,14 +129,24 @@ export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapsho
       searches.inc({ mode: res.mode, answered: String(res.results.length > 0) })
       if (res.degraded?.vector) degraded.inc({ stage: 'vector' })
       if (res.degraded?.rerank) degraded.inc({ stage: 'rerank' })
-      if (res.usage.embeddingTokens > 0) providerTokens.inc({ kind: 'embedding' }, res.usage.embeddingTokens)
-      if (res.usage.rerankTokens > 0) providerTokens.inc({ kind: 'rerank' }, res.usage.rerankTokens)
+      // A degraded vector stage while an index is rebuilt is no provider failure.
+      if (res.degraded?.vector && res.degraded.vector !== VECTORS_REBUILDING) {
+        providerErrors.inc({ kind: 'embedding', use: 'search' })
+      }
+      if (res.degraded?.rerank) providerErrors.inc({ kind: 'rerank', use: 'search' })
+      const use = 'search'
+      if (res.usage.embeddingTokens > 0) providerTokens.inc({ kind: 'embedding', use }, res.usage.embeddingTokens)
+      if (res.usage.rerankTokens > 0) providerTokens.inc({ kind: 'rerank', use }, res.usage.rerankTokens)
     },
     searchFailed: () => searchErrors.inc(),
     /** For agent spaces (agent-space.ts observer). */
     observer: {
-      syncEnded: (o: { full: boolean; ok: boolean; durationMs: number }) =>
-        syncDuration.observe({ full: String(o.full), ok: String(o.ok) }, o.durationMs / 1000),
+      syncEnded(o: SyncOutcome): void {
+        syncDuration.observe({ full: String(o.full), ok: String(o.ok) }, o.durationMs / 1000)
+        if (o.embedded > 0) embeddedChunks.inc(o.embedded)
+        if (o.embeddingTokens > 0) providerTokens.inc({ kind: 'embedding', use: 'index' }, o.embeddingTokens)
+        if (o.embedFailed) providerErrors.inc({ kind: 'embedding', use: 'index' })
+      },
       watcherRestarted: () => watcherRestarts.inc(),
     },
     flushed: (replayed: boolean) => flushes.inc({ replayed: String(replayed) }),

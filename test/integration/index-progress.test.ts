@@ -41,5 +41,9 @@ describe('GET /index progress', () => {
       return s.progress === null && s.lastSync ? s : undefined
     })
     expect(done.lastSync?.ok).toBe(true)
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    const embedded = Number(/^mnemo_embedded_chunks_total (\d+)$/m.exec(metrics)?.[1])
+    expect(embedded).toBeGreaterThan(0)
+    expect(embedded).toBe(embedder.texts.length)
   })
 })
