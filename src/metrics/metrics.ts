@@ -134,9 +134,10 @@ export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapsho
         providerErrors.inc({ kind: 'embedding', use: 'search' })
       }
       if (res.degraded?.rerank) providerErrors.inc({ kind: 'rerank', use: 'search' })
-      const use = 'search'
-      if (res.usage.embeddingTokens > 0) providerTokens.inc({ kind: 'embedding', use }, res.usage.embeddingTokens)
-      if (res.usage.rerankTokens > 0) providerTokens.inc({ kind: 'rerank', use }, res.usage.rerankTokens)
+      if (res.usage.embeddingTokens > 0) {
+        providerTokens.inc({ kind: 'embedding', use: 'search' }, res.usage.embeddingTokens)
+      }
+      if (res.usage.rerankTokens > 0) providerTokens.inc({ kind: 'rerank', use: 'search' }, res.usage.rerankTokens)
     },
     searchFailed: () => searchErrors.inc(),
     /** For agent spaces (agent-space.ts observer). */

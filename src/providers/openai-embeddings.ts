@@ -25,7 +25,7 @@ export const KNOWN_MODEL_DIMS: Readonly<Record<string, number>> = {
   'all-minilm': 384,
 }
 
-export const EmbeddingsResponse = z.object({
+const EmbeddingsResponse = z.object({
   data: z.array(z.object({ index: z.number().int().nonnegative(), embedding: z.array(z.number()) })),
   usage: z.object({ total_tokens: z.number().optional(), prompt_tokens: z.number().optional() }).optional(),
 })
@@ -46,36 +46,62 @@ export type OpenAiEmbeddingsOptions = {
 /** The embeddings endpoint under a base URL (…/v1 → …/v1/embeddings). */
 export const embeddingsUrl = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}/embeddings`
 
-export function createOpenAiEmbeddings(opts: OpenAiEmbeddingsOptions): EmbeddingProvider {
-  const url = embeddingsUrl(opts.baseUrl)
-  const headers: Record<string, string> = opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}
-  const http = opts.http ?? defaultHttpDeps
+/** Where and how to ask an OpenAI-compatible server for embeddings. */
+export type EmbeddingsEndpoint = Pick<
+  OpenAiEmbeddingsOptions,
+  'baseUrl' | 'apiKey' | 'model' | 'timeoutMs' | 'maxRetries' | 'http'
+>
 
+/**
+ * One POST {baseUrl}/embeddings: the raw embeddings in input order (one per text) and the
+ * tokens reported. `dimensions` is sent only when given. Used by the provider and by the
+ * start-up dimensions probe (probe-dims.ts).
+ */
+export async function requestEmbeddings(
+  endpoint: EmbeddingsEndpoint,
+  texts: string[],
+  opts: { dimensions?: number; signal?: AbortSignal | undefined } = {},
+): Promise<{ embeddings: number[][]; tokens: number }> {
+  const body = {
+    model: endpoint.model,
+    input: texts,
+    encoding_format: 'float',
+    ...(opts.dimensions === undefined ? {} : { dimensions: opts.dimensions }),
+  }
+  const headers: Record<string, string> = endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}
+  const json = await postJson(
+    embeddingsUrl(endpoint.baseUrl),
+    body,
+    {
+      provider: 'openai',
+      headers,
+      timeoutMs: endpoint.timeoutMs,
+      maxRetries: endpoint.maxRetries,
+      signal: opts.signal,
+    },
+    endpoint.http ?? defaultHttpDeps,
+  )
+  const parsed = EmbeddingsResponse.safeParse(json)
+  if (!parsed.success) throw new ProviderError('failed', 'openai', 'response is not an embeddings list')
+  const data = [...parsed.data.data].sort((a, b) => a.index - b.index)
+  if (data.length !== texts.length)
+    throw new ProviderError('failed', 'openai', `expected ${texts.length} embeddings, got ${data.length}`)
+  const usage = parsed.data.usage
+  return { embeddings: data.map((d) => d.embedding), tokens: usage?.total_tokens ?? usage?.prompt_tokens ?? 0 }
+}
+
+export function createOpenAiEmbeddings(opts: OpenAiEmbeddingsOptions): EmbeddingProvider {
   async function embedBatch(texts: string[], signal?: AbortSignal): Promise<EmbeddingBatch> {
-    const body = {
-      model: opts.model,
-      input: texts,
-      encoding_format: 'float',
+    const out = await requestEmbeddings(opts, texts, {
       ...(opts.sendDimensions ? { dimensions: opts.dims } : {}),
-    }
-    const json = await postJson(
-      url,
-      body,
-      { provider: 'openai', headers, timeoutMs: opts.timeoutMs, maxRetries: opts.maxRetries, signal },
-      http,
-    )
-    const parsed = EmbeddingsResponse.safeParse(json)
-    if (!parsed.success) throw new ProviderError('failed', 'openai', 'response is not an embeddings list')
-    const data = [...parsed.data.data].sort((a, b) => a.index - b.index)
-    if (data.length !== texts.length)
-      throw new ProviderError('failed', 'openai', `expected ${texts.length} embeddings, got ${data.length}`)
-    const vectors = data.map((d, i) => {
-      const problem = vectorProblem(d.embedding, opts.dims)
-      if (problem) throw new ProviderError('failed', 'openai', `embedding ${i}: ${problem}`)
-      return normalizeVector(d.embedding, opts.dims)
+      signal,
     })
-    const usage = parsed.data.usage
-    return { vectors, tokens: usage?.total_tokens ?? usage?.prompt_tokens ?? 0 }
+    const vectors = out.embeddings.map((embedding, i) => {
+      const problem = vectorProblem(embedding, opts.dims)
+      if (problem) throw new ProviderError('failed', 'openai', `embedding ${i}: ${problem}`)
+      return normalizeVector(embedding, opts.dims)
+    })
+    return { vectors, tokens: out.tokens }
   }
 
   return {
@@ -83,7 +109,7 @@ export function createOpenAiEmbeddings(opts: OpenAiEmbeddingsOptions): Embedding
     model: opts.model,
     dims: opts.dims,
     // Two servers may give one model name different vectors (versions, quantisations).
-    variant: url,
+    variant: embeddingsUrl(opts.baseUrl),
     maxBatch: opts.maxBatch,
     cacheable: true,
     embedBatch,

@@ -7,8 +7,8 @@
  */
 import type { Config } from '../config/config.js'
 import { ProviderConfigError, resolveEmbeddingKind } from './create-providers.js'
-import { defaultHttpDeps, postJson, type HttpDeps } from './http-json.js'
-import { EmbeddingsResponse, embeddingsUrl, KNOWN_MODEL_DIMS, OPENAI_DEFAULT_MODEL } from './openai-embeddings.js'
+import { defaultHttpDeps, type HttpDeps } from './http-json.js'
+import { embeddingsUrl, KNOWN_MODEL_DIMS, OPENAI_DEFAULT_MODEL, requestEmbeddings } from './openai-embeddings.js'
 
 /** What is embedded to learn the dimensions. */
 const PROBE_TEXT = 'dimension probe'
@@ -31,24 +31,23 @@ export async function probeEmbeddingDims(config: Config, http: HttpDeps = defaul
         `for its dimensions failed: ${reason}. Set MNEMO_EMBED_DIMENSIONS or fix MNEMO_EMBED_BASE_URL / MNEMO_EMBED_MODEL`,
       { cause },
     )
-  let json: unknown
+  let dims: number | undefined
   try {
-    json = await postJson(
-      url,
-      { model, input: [PROBE_TEXT], encoding_format: 'float' },
+    const out = await requestEmbeddings(
       {
-        provider: 'openai',
-        headers: cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {},
+        baseUrl: cfg.baseUrl as string,
+        apiKey: cfg.apiKey,
+        model,
         timeoutMs: cfg.timeoutMs,
         maxRetries: cfg.maxRetries,
+        http,
       },
-      http,
+      [PROBE_TEXT],
     )
+    dims = out.embeddings[0]?.length
   } catch (err) {
     throw fail(err instanceof Error ? err.message : String(err), err)
   }
-  const parsed = EmbeddingsResponse.safeParse(json)
-  const dims = parsed.success ? parsed.data.data[0]?.embedding.length : undefined
-  if (dims === undefined || dims === 0) throw fail('the answer holds no embedding')
+  if (!dims) throw fail('the answer holds an empty embedding')
   return { ...config, embedding: { ...cfg, probedDims: dims } }
 }
