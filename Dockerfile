@@ -17,10 +17,14 @@ RUN npm run build \
 
 FROM node:24-bookworm-slim
 WORKDIR /app
+# MALLOC_MMAP_THRESHOLD_: glibc serves allocations of 128 KiB and more (a file being
+# indexed, a request body) from their own mappings and returns them when freed; by default
+# it raises that threshold after the first free and keeps such memory for good (docs/deploy.md).
 ENV MNEMO_HOST=0.0.0.0 \
     MNEMO_PORT=8787 \
     MNEMO_WORKSPACE=/data/workspace \
-    MNEMO_DATA_DIR=/data/index
+    MNEMO_DATA_DIR=/data/index \
+    MALLOC_MMAP_THRESHOLD_=131072
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

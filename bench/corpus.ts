@@ -149,6 +149,26 @@ export function writeCorpus(root: string, files: number, notesPerFile: number, s
   }
 }
 
+/**
+ * Chinese prose of about `bytes` UTF-8 bytes: lines of 30–80 common characters with
+ * punctuation, as a long log or an imported document would be.
+ */
+export function chineseText(bytes: number, seed = 3): string {
+  const r = createRandom(seed)
+  const chars = Array.from(ZH_CHARS)
+  const lines: string[] = []
+  let size = 0
+  while (size < bytes) {
+    let line = ''
+    const n = 30 + r.int(50)
+    for (let i = 0; i < n; i++) line += chars[r.zipf(chars.length)] + (r.next() < 0.08 ? '，' : '')
+    line += '。'
+    lines.push(line)
+    size += Buffer.byteLength(line) + 1
+  }
+  return `${lines.join('\n')}\n`
+}
+
 /** Typical queries: English content words, Chinese phrases, identifiers, questions. */
 export function makeQueries(count: number, seed = 7): string[] {
   const r = createRandom(seed)

@@ -23,6 +23,8 @@ export async function startServer(env: Record<string, string>) {
   const child = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
+      // As the image and npm start run it (Dockerfile): big buffers are returned to the system.
+      MALLOC_MMAP_THRESHOLD_: '131072',
       MNEMO_LOG_LEVEL: 'warn',
       MNEMO_INDEX_ON_START: 'false',
       ...env,

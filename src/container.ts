@@ -28,7 +28,9 @@ import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
 import { createMetrics } from './metrics/metrics.js'
 import { instrumentGateway } from './metrics/instrument-gateway.js'
+import { createTurns } from './shared/async.js'
 import { createForeground } from './shared/foreground.js'
+import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
 import { ensureDataDir, indexOpenError } from './store/data-dir.js'
@@ -106,6 +108,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
           log: log.child({ module: 'search-pool' }),
         })
       : null
+  const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
   // Index gauges read main's status at scrape time, once main exists.
   const metrics = createMetrics({ indexSnapshot: async () => main.indexing.status() })
   const shared: SharedResources = {
@@ -126,8 +129,16 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
         concurrency: config.embedding.concurrency,
       }),
     termCache: createTermCache(TERM_CACHE.chunks, TERM_CACHE.chars),
+    reclaimer,
+    turns: createTurns(),
     foreground: createForeground(),
     readerFor: (store) => (pool ? pool.forIndex(store.dbPath, createReaderOps(store)) : createLocalReader(store)),
+    ...(pool && {
+      checkpoint: (dbPath: string) =>
+        pool
+          .checkpoint(dbPath)
+          .catch((err: unknown) => log.warn({ err, dbPath }, 'checkpointing the index log failed')),
+    }),
     watcherFactory: overrides.watcherFactory ?? watchSources,
     writePort: overrides.writePort ?? nodeWritePort,
     ...(overrides.onRebuildStage && { onRebuildStage: overrides.onRebuildStage }),
@@ -220,6 +231,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     async close(): Promise<void> {
       await Promise.all([registry.close(), main.close(), team?.close()])
       await pool?.close()
+      reclaimer.close()
       cache?.close()
       await embedder?.close?.()
       await reranker?.close?.()

@@ -28,10 +28,12 @@ import { createWriteTargets } from '../indexing/write-targets.js'
 import type { IndexReader } from '../search/index-reader.js'
 import type { SearchTarget } from '../search/search-service.js'
 import type { Space } from '../shared/agent-id.js'
+import type { Turns } from '../shared/async.js'
 import type { Foreground } from '../shared/foreground.js'
 import { createInFlight } from '../shared/in-flight.js'
 import { createKeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
+import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
 import type { Db } from '../store/database.js'
 import { createIndexStore, type IndexStore } from '../store/index-store.js'
 import type { VectorConfig } from '../store/vector-schema.js'
@@ -71,9 +73,15 @@ export type SharedResources = {
   cache: IndexingServiceDeps['cache']
   vectorizer: Pick<Vectorizer, 'vectorize'> | null
   termCache: TermCache
+  /** Gives memory back after big indexing work (shared/memory-reclaimer.ts). */
+  reclaimer?: Pick<MemoryReclaimer, 'worked' | 'hold'>
+  /** One indexing slice per turn of the event loop, across every space (shared/async.ts). */
+  turns: Turns
   foreground: Foreground
   /** The reader searches use for a store (the shared worker pool, or the store itself). */
   readerFor: (store: IndexStore) => IndexReader
+  /** Checkpoints an index's write-ahead log off the main thread (the search workers), if any. */
+  checkpoint?: (dbPath: string) => Promise<unknown>
   watcherFactory: WatcherFactory
   /** The file system calls writes make (tests inject a full disk). */
   writePort: WritePort
@@ -99,10 +107,24 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
   }
   const existed = fs.existsSync(def.dbPath)
   const openIndex = (dbPath: string, scratch = false) =>
-    createIndexStore({ dbPath, vectors: shared.vectors, loadVectorExtension: shared.loadVectorExtension, scratch })
+    createIndexStore({
+      dbPath,
+      vectors: shared.vectors,
+      loadVectorExtension: shared.loadVectorExtension,
+      scratch,
+      ...(shared.checkpoint && { checkpoint: shared.checkpoint }),
+    })
   const store = openIndex(def.dbPath)
   if (store.recreated)
     log.warn('the index was written by another version: it was deleted and will be rebuilt from the files')
+  store.recovered.then(
+    (paths) => {
+      if (paths > 0) log.warn({ files: paths }, 'settled file changes an interrupted run left half-way in the index')
+    },
+    (err: unknown) => {
+      if (store.isOpen()) log.error({ err }, 'could not settle file changes an interrupted run left in the index')
+    },
+  )
   // A new or emptied index simply takes the current settings; one built with other
   // settings keeps serving until its rebuild is swapped in.
   if (store.getMeta('identity') === undefined && store.listFiles().length === 0) {
@@ -123,6 +145,8 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     foreground: shared.foreground,
     roots,
     termCache: shared.termCache,
+    reclaimer: shared.reclaimer,
+    turns: shared.turns,
     chunking: config.chunking,
     maxFileBytes: config.index.maxFileBytes,
     vectorizer: shared.vectorizer,

@@ -15,7 +15,7 @@ import type { Logger } from '../shared/logger.js'
 import { scanSources, statSource, type SourceRoots } from './file-scanner.js'
 import type { TermCache } from './prepare-file.js'
 import type { ReadSequence } from './read-sequence.js'
-import { startPass, type IndexTarget, type SyncOptions } from './sync-pass.js'
+import { startPass, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
 import type { SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
 
@@ -34,6 +34,9 @@ export type IndexerDeps = {
   termCache: TermCache
   chunking: Config['chunking']
   maxFileBytes: number
+  reclaimer?: PassContext['reclaimer']
+  /** Shared by every agent's passes (shared/async.ts createTurns). */
+  turns: PassContext['turns']
   log: Logger
   now?: () => number
 }
@@ -47,6 +50,8 @@ export function createIndexer(deps: IndexerDeps) {
     chunking: deps.chunking,
     maxFileBytes: deps.maxFileBytes,
     termCache: deps.termCache,
+    reclaimer: deps.reclaimer,
+    turns: deps.turns,
     log: deps.log,
     now: deps.now ?? Date.now,
   }
@@ -57,6 +62,7 @@ export function createIndexer(deps: IndexerDeps) {
     const into = opts.into
     const pass = startPass(ctx, opts, base, into ? () => [into] : deps.targets, opts.urgent !== true)
     running.add(pass.progress)
+    const release = deps.reclaimer?.hold()
     try {
       // Files missing from the scan are gone as of this moment: a file created and indexed
       // after it carries a newer read and is not deleted.
@@ -74,21 +80,27 @@ export function createIndexer(deps: IndexerDeps) {
       return await pass.finish(true)
     } finally {
       running.delete(pass.progress)
+      release?.()
     }
   }
 
   /** Re-reads the given sources (whatever their stat says) into every write target. */
   async function syncPaths(paths: readonly string[], reason: string): Promise<SyncResult> {
     const pass = startPass(ctx, { full: false, reason }, deps.live, deps.targets, false)
-    for (const rel of new Set(paths)) {
-      const readSeq = deps.readSeq.next()
-      const file = await statSource(deps.roots, rel, pass.unreadable)
-      const prev = deps.live.getFile(rel)
-      pass.result.scanned++
-      if (file) await pass.visit(file, prev, true)
-      else pass.gone.push({ path: rel, readSeq, known: prev !== undefined })
+    const release = deps.reclaimer?.hold()
+    try {
+      for (const rel of new Set(paths)) {
+        const readSeq = deps.readSeq.next()
+        const file = await statSource(deps.roots, rel, pass.unreadable)
+        const prev = deps.live.getFile(rel)
+        pass.result.scanned++
+        if (file) await pass.visit(file, prev, true)
+        else pass.gone.push({ path: rel, readSeq, known: prev !== undefined })
+      }
+      return await pass.finish(false)
+    } finally {
+      release?.()
     }
-    return pass.finish(false)
   }
 
   /**

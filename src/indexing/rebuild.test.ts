@@ -19,7 +19,12 @@ describe('rebuild', () => {
     const dbPath = path.join(dir, 'index.sqlite')
     const swaps: unknown[] = []
     const rebuilder = createRebuilder({
-      live: { dbPath, replaceWith: (next) => void swaps.push(next) },
+      live: {
+        dbPath,
+        replaceWith: (next) => void swaps.push(next),
+        settled: async () => undefined,
+        isSettled: () => true,
+      },
       openIndex: (p) => {
         fs.writeFileSync(p, '')
         throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })

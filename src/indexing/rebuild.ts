@@ -29,7 +29,7 @@ export const removeStaleRebuild = (dbPath: string): boolean => removeIndexFiles(
 export type RebuildStage = 'built' | 'swapping'
 
 export type RebuilderDeps = {
-  live: Pick<IndexStore, 'dbPath' | 'replaceWith'>
+  live: Pick<IndexStore, 'dbPath' | 'replaceWith' | 'settled' | 'isSettled'>
   /** Opens a new scratch writer index at `dbPath` with the configured vector layout. */
   openIndex: (dbPath: string) => IndexStore
   indexer: Pick<Indexer, 'sync'>
@@ -46,6 +46,29 @@ export type RebuilderDeps = {
 }
 
 export function createRebuilder(deps: RebuilderDeps) {
+  /**
+   * Swaps `temp` in once neither index is in the middle of a change: a big file is written
+   * to an index in many transactions (staged-changes.ts), and a swap must not cut one off.
+   * The check and the swap run in one synchronous step after the readers are suspended.
+   */
+  async function swapWhenSettled(temp: IndexStore, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      await Promise.all([deps.live.settled(), temp.settled()])
+      signal.throwIfAborted()
+      await deps.readers.suspend()
+      try {
+        await deps.onStage?.('swapping')
+        if (deps.live.isSettled() && temp.isSettled()) {
+          deps.targets.remove(temp)
+          deps.live.replaceWith(temp)
+          return
+        }
+      } finally {
+        deps.readers.resume()
+      }
+    }
+  }
+
   async function rebuild(reason: string, signal: AbortSignal): Promise<SyncResult> {
     const started = performance.now()
     const tempPath = rebuildPath(deps.live.dbPath)
@@ -73,14 +96,7 @@ export function createRebuilder(deps: RebuilderDeps) {
       await temp.flushToDisk()
       await deps.onStage?.('built')
       signal.throwIfAborted()
-      await deps.readers.suspend()
-      try {
-        await deps.onStage?.('swapping')
-        deps.targets.remove(temp)
-        deps.live.replaceWith(temp)
-      } finally {
-        deps.readers.resume()
-      }
+      await swapWhenSettled(temp, signal)
       return {
         ...result,
         indexed: result.indexed + catchUp.indexed,

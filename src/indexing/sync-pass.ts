@@ -9,9 +9,10 @@
 import { createProgress } from './sync-progress.js'
 import path from 'node:path'
 import type { Config } from '../config/config.js'
-import { createSlicer, yieldToEventLoop } from '../shared/async.js'
+import { createSlicer, type Turns } from '../shared/async.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
+import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import type { FileRecord, PendingChunk } from '../store/chunks-repo.js'
 import type { IndexStore } from '../store/index-store.js'
@@ -27,18 +28,19 @@ import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
 
 /**
- * Chunks written per transaction before the event loop gets a turn. A transaction is
- * synchronous: 25 chunks with their FTS rows hold the event loop for about 1.5 ms.
+ * Chunks of prepared files a pass collects before it embeds and writes them. The store
+ * splits what it writes into short transactions however big one file is (staged-changes.ts).
  */
 const BATCH_CHUNKS = 25
-/** Files deleted per transaction (a file's chunks go with it). */
-const DELETE_BATCH_FILES = 100
 /** Chunks embedded per step of the pass over chunks still waiting for a vector. */
 const PENDING_BATCH = 256
+/** Vectors stored per transaction (a vec0 insert each: about 3 ms for 64). */
+const VECTORS_PER_TRANSACTION = 64
 /**
- * Longest stretch of CPU work (chunking, analysis) between yields, in ms: short for
- * background passes, which then also wait for searches in progress (up to
- * BACKGROUND_PAUSE_MS), longer for a write's own pass.
+ * Longest stretch of CPU work (chunking, analysis, writing) between yields, in ms: short
+ * for background passes, longer for a write's own pass. At each yield both wait for
+ * searches in progress (up to BACKGROUND_PAUSE_MS): a write small enough to finish within
+ * one slice never waits, and one agent's huge write gives way to every agent's searches.
  */
 const BACKGROUND_SLICE_MS = 1
 const FOREGROUND_SLICE_MS = 8
@@ -65,7 +67,14 @@ export type SyncOptions = {
 /** What a sync needs of an index. */
 export type IndexTarget = Pick<
   IndexStore,
-  'transaction' | 'mergeStep' | 'storesVectors' | 'listFiles' | 'getFile' | 'pendingVectors' | 'pendingVectorCount'
+  | 'transaction'
+  | 'applyChanges'
+  | 'mergeStep'
+  | 'storesVectors'
+  | 'listFiles'
+  | 'getFile'
+  | 'pendingVectors'
+  | 'pendingVectorCount'
 >
 
 /**
@@ -82,6 +91,10 @@ export type PassContext = {
   chunking: Config['chunking']
   maxFileBytes: number
   termCache: TermCache
+  /** Shared by every pass of every agent: one pass's slice per turn of the event loop. */
+  turns: Pick<Turns, 'next'>
+  /** Told how many bytes of file text were read, so memory is given back after big work. */
+  reclaimer?: Pick<MemoryReclaimer, 'worked' | 'hold'> | undefined
   log: Logger
   now: () => number
 }
@@ -103,9 +116,17 @@ export function startPass(
   const started = performance.now()
   const result = emptySyncResult(opts.full, opts.reason)
   const progress = createProgress({ full: opts.full, reason: opts.reason, log, now: ctx.now })
-  const slicer = background
-    ? createSlicer(BACKGROUND_SLICE_MS, () => ctx.foreground.whenIdle(BACKGROUND_PAUSE_MS))
-    : createSlicer(FOREGROUND_SLICE_MS)
+  const slicer = createSlicer(
+    background ? BACKGROUND_SLICE_MS : FOREGROUND_SLICE_MS,
+    () => ctx.foreground.whenIdle(BACKGROUND_PAUSE_MS),
+    ctx.turns.next,
+  )
+  // Between two of the store's transactions: a background pass yields and lets searches in
+  // progress finish first; a write's own pass yields once its slice is used up.
+  const steps = {
+    between: () => (background ? slicer.yield() : slicer.maybeYield()),
+    signal: opts.signal,
+  }
   let writes: PreparedFile[] = []
   let touches: FileRecord[] = []
   let batchChunks = 0
@@ -157,20 +178,11 @@ export function startPass(
         ),
       )
     }
-    // Each transaction and merge step is synchronous: a background pass lets searches in
-    // progress finish before each one.
-    for (const target of writeTo()) {
-      await slicer.pause()
-      target.transaction((repo) => {
-        for (const f of w) repo.replaceFile(f.record, f.chunks)
-        for (const f of t) repo.touchFile(f)
-      })
-    }
+    for (const target of writeTo()) await target.applyChanges({ replace: w, touch: t }, steps)
     // A rebuild's index merges its FTS5 segments in small steps, one per commit.
     if (background) {
       for (const target of writeTo()) {
-        await yieldToEventLoop()
-        await slicer.pause()
+        await slicer.yield()
         target.mergeStep()
       }
     }
@@ -206,7 +218,9 @@ export function startPass(
     try {
       // Opened from its folder's root without following symlinks, like the file API does.
       const read = await readWorkspaceFile(file.root, relativePosix(file.root, file.abs), ctx.maxFileBytes)
-      await slicer.pause()
+      // A write's own pass waits only once it has used a whole slice (a flush never does).
+      if (background) await slicer.pause()
+      else slicer.restart()
       if (read.kind === 'not-found' || read.kind === 'invalid' || read.kind === 'too-large') {
         if (read.kind === 'invalid') log.warn({ path: file.rel, reason: read.reason }, 'file not indexed')
         if (read.kind === 'too-large') result.skipped++
@@ -214,6 +228,7 @@ export function startPass(
         return
       }
       bytes = read.bytes
+      ctx.reclaimer?.worked(bytes.length)
     } catch (err) {
       if (isUnreadable(err)) unreadable(file.rel, err)
       else {
@@ -265,14 +280,8 @@ export function startPass(
   async function finish(withPending: boolean): Promise<SyncResult> {
     await commit()
     progress.phase('deleting')
-    for (let i = 0; i < gone.length; i += DELETE_BATCH_FILES) {
-      opts.signal?.throwIfAborted()
-      const slice = gone.slice(i, i + DELETE_BATCH_FILES)
-      for (const target of writeTo()) {
-        target.transaction((repo) => slice.forEach((g) => repo.deleteFile(g.path, g.readSeq)))
-      }
-      await yieldToEventLoop()
-    }
+    const remove = gone.map((g) => ({ path: g.path, readSeq: g.readSeq }))
+    for (const target of writeTo()) await target.applyChanges({ remove }, steps)
     result.deleted = gone.filter((g) => g.known).length
     if (withPending && ctx.vectorizer && base.storesVectors()) {
       progress.phase('embedding')
@@ -297,11 +306,15 @@ export function startPass(
           set: (vector: Float32Array) => vectors.push({ chunk, vector }),
         })),
       )
-      base.transaction((repo) => {
-        for (const { chunk, vector } of vectors) repo.putVector(chunk.id, chunk.path, chunk.source, vector)
-      })
+      for (let i = 0; i < vectors.length; i += VECTORS_PER_TRANSACTION) {
+        base.transaction((repo) => {
+          for (const { chunk, vector } of vectors.slice(i, i + VECTORS_PER_TRANSACTION)) {
+            repo.putVector(chunk.id, chunk.path, chunk.source, vector)
+          }
+        })
+        await steps.between()
+      }
       if (stored === 0) return
-      await yieldToEventLoop()
     }
   }
 

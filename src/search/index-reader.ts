@@ -41,6 +41,7 @@ export type ReaderStore = Pick<
   IndexStore,
   | 'keyword'
   | 'anyMatch'
+  | 'partial'
   | 'docFreqs'
   | 'corpusStats'
   | 'chunkTexts'

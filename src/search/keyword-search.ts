@@ -29,7 +29,7 @@ export type KeywordFilters = Pick<KeywordQuery, 'pathPrefix' | 'source' | 'exclu
 export type KeywordHit = ChunkHead & { textScore: number }
 
 export type KeywordSearchDeps = {
-  store: Pick<IndexStore, 'keyword' | 'anyMatch' | 'docFreqs' | 'corpusStats'>
+  store: Pick<IndexStore, 'keyword' | 'anyMatch' | 'docFreqs' | 'corpusStats' | 'partial'>
   headingWeight?: number
   postingBudget?: number
 }
@@ -66,7 +66,9 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
     if (terms.length === 0) return []
     const docFreqs = store.docFreqs(terms)
     const stats = terms.map((term, i) => ({ term, docFreq: docFreqs[i] as number }))
-    const plan = planKeywordQuery(stats, store.corpusStats().rows, postingBudget)
+    // While a big file is staged, document frequencies count chunks no search can see, and
+    // a plan from them could rank with a term only invisible chunks hold: rank exactly.
+    const plan = planKeywordQuery(stats, store.corpusStats().rows, store.partial() ? Infinity : postingBudget)
     const base = { headingWeight, ...filters, limit }
     switch (plan.kind) {
       case 'empty':

@@ -7,6 +7,8 @@
  * worker cannot open an index, calls run on the main thread's own store (logged), so a
  * broken pool degrades to slower searches, never to failed ones.
  *
+ * The workers also checkpoint the indexes' write-ahead logs (checkpoint), off the main thread.
+ *
  * forIndex(dbPath) is the reader of one index file. Its suspend() closes every worker's
  * connection to that file before a rebuild swap replaces it, holding that file's new calls
  * until resume(); its close() releases the workers' connections when the agent is closed.
@@ -16,6 +18,7 @@ import { ERROR_CODES, appError, type ErrorCode } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import type { IndexReader, ReaderOps } from './index-reader.js'
 import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './reader-protocol.js'
+import { checkpointWal } from '../store/wal-checkpoint.js'
 
 /** A worker that dies sooner than this after starting is not replaced again (ms). */
 const MIN_WORKER_LIFETIME_MS = 5000
@@ -189,6 +192,11 @@ export function createReaderPool(deps: ReaderPoolDeps) {
 
   return {
     forIndex,
+    /**
+     * Checkpoints the write-ahead log of `dbPath` on a worker (on the main thread while no
+     * worker is alive), so the writer's commits never do it.
+     */
+    checkpoint: (dbPath: string): Promise<unknown> => call({ op: 'checkpoint', dbPath }, () => checkpointWal(dbPath)),
     liveWorkers: () => slots.length,
     async close(): Promise<void> {
       closing = true

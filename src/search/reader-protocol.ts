@@ -13,6 +13,8 @@ export type WorkerRequest =
   | { id: number; dbPath: string; op: 'texts'; ids: number[] }
   /** Close the connection to this file (it is about to be replaced, or its agent closed). */
   | { id: number; dbPath: string; op: 'close' }
+  /** Checkpoint the file's write-ahead log (store/wal-checkpoint.ts). */
+  | { id: number; dbPath: string; op: 'checkpoint' }
 
 export type WorkerReply =
   | { id: number; ok: true; value: unknown }

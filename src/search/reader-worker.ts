@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { createLru } from '../shared/lru.js'
 import { createIndexStore, type IndexStore } from '../store/index-store.js'
 import { loadSqliteVec } from '../store/sqlite-vec.js'
+import { checkpointWal } from '../store/wal-checkpoint.js'
 import { createReaderOps, type ReaderOps } from './index-reader.js'
 import type { WorkerData, WorkerReply, WorkerRequest } from './reader-protocol.js'
 
@@ -47,6 +48,8 @@ function answer(msg: WorkerRequest): unknown {
       return connection(msg.dbPath).ops.vector(msg.req)
     case 'texts':
       return connection(msg.dbPath).ops.texts(msg.ids)
+    case 'checkpoint':
+      return checkpointWal(msg.dbPath)
   }
 }
 

@@ -19,12 +19,45 @@ export function yieldToEventLoop(): Promise<void> {
 }
 
 /**
+ * Takes turns between long jobs (the indexing passes of every agent): `await turns.next()`
+ * resolves one waiting job per turn of the event loop, in arrival order. However many big
+ * files are indexed at once, a turn of the loop then runs one job's slice, and requests
+ * (and /health) are served between any two slices instead of after one slice of each job.
+ */
+export function createTurns() {
+  const waiting: (() => void)[] = []
+  let scheduled = false
+  function release(): void {
+    scheduled = false
+    waiting.shift()?.()
+    // Queued from inside this turn's setImmediate phase, it runs in the next turn.
+    if (waiting.length > 0) schedule()
+  }
+  function schedule(): void {
+    scheduled = true
+    setImmediate(release)
+  }
+  return {
+    next(): Promise<void> {
+      return new Promise((resolve) => {
+        waiting.push(resolve)
+        if (!scheduled) schedule()
+      })
+    },
+  }
+}
+
+export type Turns = ReturnType<typeof createTurns>
+
+/**
  * A time slicer for CPU-bound loops: `await slicer.maybeYield()` yields only when the current
  * slice has run longer than `sliceMs`, so short jobs pay nothing and long ones never hold
  * the event loop for more than about one slice. `pause`, if given, is awaited at each yield
  * and at each `slicer.pause()` (background work waiting for foreground requests to finish).
+ * `yieldTurn` is how it yields (default: the next turn of the event loop; `Turns.next` to
+ * take turns with other jobs).
  */
-export function createSlicer(sliceMs: number, pause?: () => Promise<void>) {
+export function createSlicer(sliceMs: number, pause?: () => Promise<void>, yieldTurn = yieldToEventLoop) {
   let sliceStart = performance.now()
   const waitForTurn = async () => {
     if (pause) await pause()
@@ -33,11 +66,20 @@ export function createSlicer(sliceMs: number, pause?: () => Promise<void>) {
   return {
     async maybeYield(): Promise<void> {
       if (performance.now() - sliceStart < sliceMs) return
-      await yieldToEventLoop()
+      await yieldTurn()
+      await waitForTurn()
+    },
+    /** Yields now, whatever the slice, then waits for `pause` (between transactions). */
+    async yield(): Promise<void> {
+      await yieldTurn()
       await waitForTurn()
     },
     /** Waits for `pause` now (after awaiting something else, before more synchronous work). */
     pause: waitForTurn,
+    /** Starts a new slice without waiting (after awaiting something else). */
+    restart(): void {
+      sliceStart = performance.now()
+    },
   }
 }
 

@@ -28,7 +28,12 @@ export function createKeyedMutex() {
     return nest(0)
   }
 
-  return { run, runAll, busyKeys: (): number => tails.size }
+  /** Resolves once no key is held or waited for. */
+  async function whenIdle(): Promise<void> {
+    while (tails.size > 0) await Promise.all(tails.values())
+  }
+
+  return { run, runAll, whenIdle, busyKeys: (): number => tails.size }
 }
 
 export type KeyedMutex = ReturnType<typeof createKeyedMutex>

@@ -1,8 +1,10 @@
 /**
  * Typed writes of files, chunks and chunks_fts, and reads of files and meta, on one
- * connection (search reads live in search-repo.ts). Statements are prepared once per
- * connection; snake_case columns are mapped to camelCase here only.
+ * connection (search reads live in search-repo.ts; row-level chunk writes in
+ * chunk-rows.ts). Statements are prepared once per connection; snake_case columns are
+ * mapped to camelCase here only.
  */
+import { createChunkRows, type ChunkRef } from './chunk-rows.js'
 import type { Db } from './database.js'
 import type { VectorRepo } from './vector-repo.js'
 
@@ -26,7 +28,10 @@ export type FileRecord = {
 }
 
 /** A chunk row as replaceFile compares it. */
-type StoredChunk = { id: number; startLine: number; endLine: number; contentHash: string }
+type StoredChunk = ChunkRef & { startLine: number; endLine: number; contentHash: string }
+
+/** What replacing a file's chunks takes: the chunks to insert and the rows to delete. */
+export type ReplacePlan = { added: ChunkInput[]; removed: ChunkRef[] }
 
 /** Chunks with the same key have the same row content (terms derive from lines, hash and path). */
 export const chunkKey = (c: { startLine: number; endLine: number; contentHash: string }): string =>
@@ -89,9 +94,11 @@ const toFile = (r: FileRow): FileRecord => ({
  *   one: chunks are still written (keyword search stays current) but not their vectors.
  */
 export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: boolean) {
+  const rows = createChunkRows(db, vectors, storeVectors)
   const stmt = {
     listFiles: db.prepare<[], FileRow>('SELECT * FROM files ORDER BY path'),
     getFile: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),
+    fileGen: db.prepare<[string], { gen: number }>('SELECT gen FROM files WHERE path = ?'),
     // The newest read of a path the index has applied: its row, or the deletion that removed it.
     readSeqOf: db.prepare<[string, string], { m: number | null }>(
       `SELECT MAX(read_seq) AS m FROM (SELECT read_seq FROM files WHERE path = ?
@@ -109,38 +116,29 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
        ON CONFLICT(path) DO UPDATE SET read_seq = excluded.read_seq`,
     ),
     dropTombstone: db.prepare('DELETE FROM deleted_files WHERE path = ?'),
+    // The generation is kept unless given: a file changed in one transaction stays at it.
     upsertFile: db.prepare(
-      `INSERT INTO files (path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count, indexed_at_ms, read_seq)
-       VALUES (@path, @source, @sha256, @sizeBytes, @mtimeMs, @lineCount, @chunkCount, @indexedAtMs, @readSeq)
+      `INSERT INTO files (path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count, indexed_at_ms, read_seq, gen)
+       VALUES (@path, @source, @sha256, @sizeBytes, @mtimeMs, @lineCount, @chunkCount, @indexedAtMs, @readSeq,
+         COALESCE(@gen, 0))
        ON CONFLICT(path) DO UPDATE SET source = excluded.source, sha256 = excluded.sha256,
          size_bytes = excluded.size_bytes, mtime_ms = excluded.mtime_ms, line_count = excluded.line_count,
-         chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms, read_seq = excluded.read_seq`,
+         chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms, read_seq = excluded.read_seq,
+         gen = COALESCE(@gen, files.gen)`,
     ),
-    // External-content FTS5 rows are removed with the 'delete' command and their old terms.
-    deleteFts: db.prepare(
-      `INSERT INTO chunks_fts (chunks_fts, rowid, body_terms, heading_terms)
-       SELECT 'delete', id, body_terms, heading_terms FROM chunks WHERE path = ?`,
-    ),
-    deleteChunks: db.prepare('DELETE FROM chunks WHERE path = ?'),
     chunksOf: db.prepare<[string], StoredChunk>(
-      'SELECT id, start_line AS startLine, end_line AS endLine, content_hash AS contentHash FROM chunks WHERE path = ?',
+      `SELECT id, token_count AS tokenCount, start_line AS startLine, end_line AS endLine, content_hash AS contentHash
+       FROM chunks WHERE path = ?`,
     ),
-    deleteFtsRow: db.prepare(
-      `INSERT INTO chunks_fts (chunks_fts, rowid, body_terms, heading_terms)
-       SELECT 'delete', id, body_terms, heading_terms FROM chunks WHERE id = ?`,
-    ),
-    deleteChunk: db.prepare('DELETE FROM chunks WHERE id = ?'),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
-    insertChunk: db.prepare(
-      `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, headings, body_terms, heading_terms, token_count)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    chunkExists: db.prepare<[number], { one: number }>('SELECT 1 AS one FROM chunks WHERE id = ?'),
     pending: db.prepare<[number], PendingChunk>(
       `SELECT id, path, source, text, headings, content_hash AS contentHash
-       FROM chunks WHERE has_vector = 0 ORDER BY id LIMIT ?`,
+       FROM chunks WHERE has_vector = 0 AND dead IS NULL ORDER BY id LIMIT ?`,
     ),
-    pendingCount: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM chunks WHERE has_vector = 0'),
-    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body_terms, heading_terms) VALUES (?, ?, ?)'),
+    pendingCount: db.prepare<[], { n: number }>(
+      'SELECT COUNT(*) AS n FROM chunks WHERE has_vector = 0 AND dead IS NULL',
+    ),
     counts: db.prepare<[], { source: Source; files: number; chunks: number }>(
       'SELECT source, COUNT(*) AS files, SUM(chunk_count) AS chunks FROM files GROUP BY source',
     ),
@@ -154,56 +152,70 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
   }
 
   const isStale = (path: string, readSeq: number) => (stmt.readSeqOf.get(path, path)?.m ?? -1) > readSeq
+  const upsert = (file: FileRecord, gen: number | null) => stmt.upsertFile.run({ ...file, gen })
+
+  /**
+   * What replacing the file's chunks with `chunks` takes, or null when the index holds a
+   * newer read of the file. Chunks that are unchanged (same lines, same content hash) keep
+   * their rows, terms and vectors: an append to a long day file writes its last chunks, not
+   * the whole file again.
+   */
+  function planReplace(file: FileRecord, chunks: readonly ChunkInput[]): ReplacePlan | null {
+    if (isStale(file.path, file.readSeq)) return null
+    const stored = new Map<string, StoredChunk>()
+    for (const row of stmt.chunksOf.all(file.path)) stored.set(chunkKey(row), row)
+    const added = chunks.filter((c) => !stored.delete(chunkKey(c)))
+    return { added, removed: [...stored.values()].map((r) => ({ id: r.id, tokenCount: r.tokenCount })) }
+  }
+
+  /** Applies a plan made in the same transaction: the file's chunks change at once. */
+  function applyReplace(file: FileRecord, plan: ReplacePlan): void {
+    stmt.dropTombstone.run(file.path)
+    rows.remove(plan.removed)
+    upsert(file, null)
+    rows.insert(file, plan.added, 0)
+  }
 
   return {
+    rows,
     listFiles: (): FileRecord[] => stmt.listFiles.all().map(toFile),
     getFile: (path: string): FileRecord | undefined => {
       const row = stmt.getFile.get(path)
       return row && toFile(row)
     },
+    /** The generation of the file's visible chunks (0 for a file never staged or not indexed). */
+    fileGen: (path: string): number => stmt.fileGen.get(path)?.gen ?? 0,
     maxReadSeq: (): number => stmt.maxReadSeq.get()?.m ?? 0,
+    isStale,
+    planReplace,
+    applyReplace,
 
     /**
-     * Replaces a file's chunks, unless the index holds a newer read of the file. Not
-     * transactional by itself: callers batch it. Returns whether it wrote.
-     *
-     * Chunks that are unchanged (same lines, same content hash) keep their rows, terms and
-     * vectors; only the others are deleted and inserted. An append to a long day file then
-     * writes its last chunks, not the whole file again.
+     * Replaces a file's chunks in the caller's transaction, unless the index holds a newer
+     * read of the file. Returns whether it wrote. For small changes: a big one is staged
+     * over many transactions (staged-changes.ts).
      */
     replaceFile(file: FileRecord, chunks: ChunkInput[]): boolean {
+      const plan = planReplace(file, chunks)
+      if (plan) applyReplace(file, plan)
+      return plan !== null
+    },
+    /**
+     * Moves a staged file to generation `gen`: its chunks born at `gen` appear and those dead
+     * at `gen` disappear, for every reader at once. False (nothing changed) when the index
+     * holds a newer read of the file meanwhile.
+     */
+    publishFile(file: FileRecord, gen: number): boolean {
       if (isStale(file.path, file.readSeq)) return false
       stmt.dropTombstone.run(file.path)
-      const stored = new Map<string, StoredChunk>()
-      for (const row of stmt.chunksOf.all(file.path)) stored.set(chunkKey(row), row)
-      const added = chunks.filter((c) => !stored.delete(chunkKey(c)))
-      const removed = [...stored.values()]
-      vectors.deleteIds(removed.map((r) => r.id))
-      for (const r of removed) {
-        stmt.deleteFtsRow.run(r.id)
-        stmt.deleteChunk.run(r.id)
-      }
-      stmt.upsertFile.run(file)
-      for (const c of added) {
-        const { lastInsertRowid } = stmt.insertChunk.run(
-          file.path,
-          file.source,
-          c.startLine,
-          c.endLine,
-          c.contentHash,
-          c.text,
-          c.headings,
-          c.bodyTerms,
-          c.headingTerms,
-          c.tokenCount,
-        )
-        stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms)
-        if (c.vector && storeVectors) vectors.put(lastInsertRowid, file.path, file.source, c.vector)
-      }
+      upsert(file, gen)
+      rows.publishStaging(file.path)
       return true
     },
+    /** Stores a chunk's vector, unless the chunk was deleted meanwhile (no orphan vector). */
     putVector(chunkId: number, path: string, source: Source, vector: Float32Array): void {
-      if (storeVectors) vectors.put(chunkId, path, source, vector)
+      if (!storeVectors) return
+      if (stmt.chunkExists.get(chunkId)) vectors.put(chunkId, path, source, vector)
     },
 
     /**
@@ -216,32 +228,33 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
     },
 
     /**
-     * Deletes a file and its chunks, unless the index holds a read newer than `readSeq`. The
-     * deletion is remembered, so an older read committed later cannot bring the file back.
+     * Removes a file from the index, unless the index holds a read newer than `readSeq`;
+     * returns whether it did. The deletion is remembered, so an older read committed later
+     * cannot bring the file back. With `chunks` false the file's row goes but its chunks
+     * stay, invisible, for a staged deletion to remove in batches.
      */
-    deleteFile(path: string, readSeq: number): void {
-      if (isStale(path, readSeq)) return
+    deleteFile(path: string, readSeq: number, opts: { chunks: boolean } = { chunks: true }): boolean {
+      if (isStale(path, readSeq)) return false
       stmt.addTombstone.run(path, readSeq)
-      vectors.deleteForPath(path)
-      stmt.deleteFts.run(path)
-      stmt.deleteChunks.run(path)
+      if (opts.chunks) rows.remove(rows.idsOfPath(path))
       stmt.deleteFile.run(path)
+      return true
     },
 
     counts: () => stmt.counts.all(),
-    /** Up to `limit` chunks without a vector, oldest first. */
+    /** Up to `limit` chunks without a vector, oldest first (chunks on their way out excluded). */
     pendingVectors: (limit: number): PendingChunk[] => stmt.pending.all(limit),
     pendingVectorCount: (): number => stmt.pendingCount.get()?.n ?? 0,
     getMeta: (key: string): string | undefined => stmt.getMeta.get(key)?.value,
     setMeta: (key: string, value: string): void => void stmt.setMeta.run(key, value),
-    /**
-     * Merges FTS5 segments, writing at most about `pages` pages. Returns false once there
-     * was nothing left to merge (FTS5 reports that as fewer than 2 changes).
-     */
     /** Sets FTS5 configuration options (automerge, crisismerge, …). */
     setFtsOptions(options: Record<string, number>): void {
       for (const [name, value] of Object.entries(options)) stmt.ftsCommand.run(name, BigInt(value))
     },
+    /**
+     * Merges FTS5 segments, writing at most about `pages` pages. Returns false once there
+     * was nothing left to merge (FTS5 reports that as fewer than 2 changes).
+     */
     mergeStep(pages: number): boolean {
       const before = stmt.totalChanges.get()?.n ?? 0
       stmt.ftsCommand.run('merge', BigInt(pages))

@@ -15,13 +15,29 @@ export type Db = Database.Database
 
 /** How long a connection waits for another writer's lock before SQLITE_BUSY, in ms. */
 const BUSY_TIMEOUT_MS = 5000
+/**
+ * Size the write-ahead log is cut back to when the writer starts it over after a
+ * checkpoint, in bytes: without it the log keeps the size of its biggest burst, and space
+ * freed by deleting files is not given back.
+ */
+const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024
 
-export function openDatabase(path: string, opts: { readonly?: boolean; scratch?: boolean } = {}): Db {
+export function openDatabase(
+  path: string,
+  opts: {
+    readonly?: boolean
+    scratch?: boolean
+    /** false: commits never checkpoint the log; someone else does (wal-checkpoint.ts). */
+    autoCheckpoint?: boolean
+  } = {},
+): Db {
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false })
   if (!opts.readonly) {
     db.pragma(opts.scratch ? 'journal_mode = MEMORY' : 'journal_mode = WAL')
     db.pragma(opts.scratch ? 'synchronous = OFF' : 'synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
+    if (opts.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0')
   }
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   db.pragma('temp_store = MEMORY')

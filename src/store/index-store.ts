@@ -13,6 +13,7 @@ import { createChunksRepo, type ChunksRepo } from './chunks-repo.js'
 import { openDatabase, type Db } from './database.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
+import { createStagedChanges, type FileChanges, type StepOptions } from './staged-changes.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
 import { ensureVectorTable, sameVectorConfig, storedVectorConfig, type VectorConfig } from './vector-schema.js'
 
@@ -27,6 +28,12 @@ export type IndexStoreOptions = {
   loadVectorExtension?: (db: Db) => void
   /** A rebuild's new index: no WAL and no syncs until closeForSwap (database.ts). */
   scratch?: boolean
+  /**
+   * Checkpoints the write-ahead log off the main thread (the search workers,
+   * wal-checkpoint.ts); the writer then never checkpoints inside a commit. Without it,
+   * SQLite's commits do (every 1,000 pages).
+   */
+  checkpoint?: (dbPath: string) => Promise<unknown>
 }
 
 /** BM25 corpus statistics: chunk count and mean terms per chunk (both columns). */
@@ -46,6 +53,12 @@ const SCRATCH_FTS = { automerge: 0, crisismerge: 64 }
 const LIVE_FTS = { automerge: 4, crisismerge: 16 }
 /** Pages of FTS5 merge work per step: about 1 ms. */
 const MERGE_STEP_PAGES = 16
+/**
+ * A checkpoint is asked for once the write-ahead log is this big (SQLite checkpoints at
+ * 1,000 pages, 4 MB), checked every WAL_CHECK_COMMITS commits.
+ */
+const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024
+const WAL_CHECK_COMMITS = 16
 
 /** Deletes an index file with its WAL, shared-memory and journal files; whether any existed. */
 export function removeIndexFiles(dbPath: string): boolean {
@@ -79,7 +92,7 @@ function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
   for (let attempt = 0; ; attempt++) {
     let db: Db
     try {
-      db = openDatabase(opts.dbPath, { scratch: opts.scratch ?? false })
+      db = openDatabase(opts.dbPath, { scratch: opts.scratch ?? false, autoCheckpoint: !opts.checkpoint })
     } catch (err) {
       // A file that is not an SQLite database (torn, overwritten) is deleted like one of
       // another version; any other failure (permissions, a full disk) is not ours to fix.
@@ -144,6 +157,33 @@ export function createIndexStore(opts: IndexStoreOptions) {
   /** The writer counts its own commits; a reader asks SQLite whether others committed. */
   const generation = (): number => (readonly ? (state.db.pragma('data_version', { simple: true }) as number) : commits)
 
+  let checkpointing = false
+  /** Asks for a checkpoint when the log has grown past WAL_CHECKPOINT_BYTES (one at a time). */
+  function checkWal(): void {
+    if (!opts.checkpoint || opts.scratch || checkpointing || commits % WAL_CHECK_COMMITS !== 0) return
+    let size = 0
+    try {
+      size = fs.statSync(`${opts.dbPath}-wal`).size
+    } catch {
+      return
+    }
+    if (size < WAL_CHECKPOINT_BYTES) return
+    checkpointing = true
+    void opts.checkpoint(opts.dbPath).finally(() => (checkpointing = false))
+  }
+
+  const transaction = <T>(fn: (r: ChunksRepo) => T): T => {
+    const result = state.db.transaction(() => fn(state.repo))()
+    commits++
+    checkWal()
+    return result
+  }
+  const staged = createStagedChanges({ transaction })
+  // Staged changes a process that died left half-way are settled in the background; writes
+  // to their paths wait for it. A read-only store or a rebuild's new index has none to settle.
+  const recovered = readonly || opts.scratch ? Promise.resolve(0) : staged.recover()
+  recovered.catch(() => undefined)
+
   /** Empties the term-statistics caches when the index changed since they were filled. */
   function freshCaches(): void {
     const current = generation()
@@ -176,11 +216,18 @@ export function createIndexStore(opts: IndexStoreOptions) {
     /** Increases whenever the index changed (commits, swaps, or others' commits for a reader). */
     generation,
     /** Runs `fn` in one write transaction; readers see all of it or nothing. */
-    transaction<T>(fn: (r: ChunksRepo) => T): T {
-      const result = state.db.transaction(() => fn(state.repo))()
-      commits++
-      return result
-    },
+    transaction,
+    /**
+     * Writes files' changes in transactions of bounded size (staged-changes.ts): a file of
+     * any size never holds the event loop for long, and readers see each file whole.
+     */
+    applyChanges: (changes: FileChanges, stepOpts: StepOptions): Promise<void> => staged.apply(changes, stepOpts),
+    /** Whether no change is being written (a swap must not cut one off). */
+    isSettled: (): boolean => staged.isSettled(),
+    /** Resolves once no change is being written. */
+    settled: (): Promise<void> => staged.settled(),
+    /** Settles changes a process that died left half-way; resolves with how many (logged by the caller). */
+    recovered,
     /**
      * One small step of the FTS5 segment merging a scratch index does between commits;
      * true while there may be more to do. Nothing for other indexes (FTS5 merges those).
@@ -192,6 +239,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
     getFile: (filePath: string) => state.repo.getFile(filePath),
     keyword: (...args: Parameters<SearchRepo['keyword']>) => state.reads.keyword(...args),
     anyMatch: (...args: Parameters<SearchRepo['anyMatch']>) => state.reads.anyMatch(...args),
+    partial: (): boolean => state.reads.partial(),
     chunkTexts: (...args: Parameters<SearchRepo['chunkTexts']>) => state.reads.chunkTexts(...args),
     chunkHeads: (...args: Parameters<SearchRepo['chunkHeads']>) => state.reads.chunkHeads(...args),
     knn: (...args: Parameters<VectorRepo['knn']>) => state.vectorRepo.knn(...args),

@@ -9,10 +9,17 @@
  * spaces, because the analyzer already folded, stemmed and segmented everything. Owning the
  * terms lets search read document frequencies from chunks_vocab and score terms outside
  * FTS5 with the same BM25 (search/bm25.ts).
+ *
+ * A file whose change is too big for one short transaction is written in stages
+ * (staged-changes.ts): its new chunks are born under the file's next generation and its
+ * replaced chunks marked dead at it, in many small transactions, and a last small one moves
+ * the file to that generation. A chunk is visible while `born <= files.gen` and it is not
+ * dead at or before `files.gen`; the `staging` table lists the paths where some chunk may be
+ * invisible, so searches check visibility only while it has rows.
  */
 import type { Db } from './database.js'
 
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
@@ -32,7 +39,9 @@ CREATE TABLE IF NOT EXISTS files (
   chunk_count INTEGER NOT NULL,
   indexed_at_ms INTEGER NOT NULL,
   -- order of the file read this row came from; an older read never overwrites a newer one
-  read_seq INTEGER NOT NULL
+  read_seq INTEGER NOT NULL,
+  -- generation of the file's chunks that readers see (see born and dead in chunks)
+  gen INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
 -- files deleted from the index, with the read that found them gone (see files.read_seq)
@@ -41,9 +50,11 @@ CREATE TABLE IF NOT EXISTS deleted_files (
   read_seq INTEGER NOT NULL
 ) STRICT;
 
+-- No foreign key to files: a staged file's chunks are written before its row, and a deleted
+-- file's chunks are removed after it, in batches (staging lists such paths).
 CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY,
-  path TEXT NOT NULL REFERENCES files(path) ON DELETE CASCADE,
+  path TEXT NOT NULL,
   source TEXT NOT NULL,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
@@ -55,7 +66,19 @@ CREATE TABLE IF NOT EXISTS chunks (
   heading_terms TEXT NOT NULL,
   token_count INTEGER NOT NULL,
   -- 1 once the chunk's vector is stored; 0 while it waits for the embedding provider
-  has_vector INTEGER NOT NULL DEFAULT 0
+  has_vector INTEGER NOT NULL DEFAULT 0,
+  -- the file generation the chunk joined at, and the one it leaves at (NULL: it stays)
+  born INTEGER NOT NULL DEFAULT 0,
+  dead INTEGER
+) STRICT;
+
+-- Paths with a staged change under way (gen: the generation being written; published: the
+-- file row has moved to it and only the dead chunks remain to delete). Rows left by a
+-- process that died are finished or undone when the index opens.
+CREATE TABLE IF NOT EXISTS staging (
+  path TEXT PRIMARY KEY,
+  gen INTEGER NOT NULL,
+  published INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
 CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path);

@@ -6,6 +6,10 @@
  * `limit` (joining chunks only when a filter needs a column), and an outer join that reads
  * the columns of those few rows. Reading chunk rows for the thousands of matches that miss
  * the limit, or term strings that will not be re-scored, is what makes a search slow.
+ *
+ * While a big file is being staged (staged-changes.ts), some chunks are not visible yet or
+ * any more; only then do the queries check each row's visibility (schema.ts), so a search
+ * sees every file whole, its old chunks or its new ones, at no cost the rest of the time.
  */
 import { MEMORY_FILE } from '../files/memory-paths.js'
 import type { Source } from './chunks-repo.js'
@@ -48,18 +52,26 @@ const FILTERS = `(@pathPrefix IS NULL OR substr(c.path, 1, length(@pathPrefix)) 
   AND (@source IS NULL OR c.source = @source)
   AND (@excludeMemoryFile = 0 OR c.path <> '${MEMORY_FILE}')` // scope "shared" leaves out long-term memory
 
+/** A chunk `c` belongs to the generation its file is at (schema.ts: born, dead, gen). */
+const VISIBLE = `EXISTS (SELECT 1 FROM files vf WHERE vf.path = c.path AND c.born <= vf.gen
+  AND (c.dead IS NULL OR c.dead > vf.gen))`
+
 const RANKED_ALL = `SELECT rowid AS id, bm25(chunks_fts, 1.0, @headingWeight) AS rank
   FROM chunks_fts WHERE chunks_fts MATCH @match ORDER BY rank LIMIT @limit`
 const RANKED_FILTERED = `SELECT c.id AS id, bm25(chunks_fts, 1.0, @headingWeight) AS rank
   FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
   WHERE chunks_fts MATCH @match AND ${FILTERS} ORDER BY rank LIMIT @limit`
+const RANKED_VISIBLE = `SELECT c.id AS id, bm25(chunks_fts, 1.0, @headingWeight) AS rank
+  FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+  WHERE chunks_fts MATCH @match AND ${FILTERS} AND ${VISIBLE} ORDER BY rank LIMIT @limit`
 /**
  * Unranked matches, newest rows first: cheap even for terms found in every chunk. Row ids
  * grow as files are indexed, so these are the most recently written chunks.
  */
-const UNRANKED = `SELECT c.id AS id, 0 AS rank
+const unranked = (visibleOnly: boolean) => `SELECT c.id AS id, 0 AS rank
   FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-  WHERE chunks_fts MATCH @match AND ${FILTERS} ORDER BY chunks_fts.rowid DESC LIMIT @limit`
+  WHERE chunks_fts MATCH @match AND ${FILTERS}${visibleOnly ? ` AND ${VISIBLE}` : ''}
+  ORDER BY chunks_fts.rowid DESC LIMIT @limit`
 
 function outer(inner: string, withTerms: boolean): string {
   const terms = withTerms ? ', c.body_terms AS bodyTerms, c.heading_terms AS headingTerms' : ''
@@ -83,15 +95,25 @@ export function createSearchRepo(db: Db) {
     allWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_ALL, true)),
     filtered: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED, false)),
     filteredWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED, true)),
+    visible: db.prepare<[Params], KeywordRow>(outer(RANKED_VISIBLE, false)),
+    visibleWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_VISIBLE, true)),
   }
-  const unranked = db.prepare<[Params], KeywordRow>(outer(UNRANKED, true))
-  const chunkHeads = db.prepare<[string], ChunkHead>(
-    `SELECT id, path, source, start_line AS startLine, end_line AS endLine, token_count AS tokenCount
-     FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
-  )
-  const chunkTexts = db.prepare<[string], { id: number; text: string }>(
-    'SELECT id, text FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
-  )
+  const anyMatch = {
+    all: db.prepare<[Params], KeywordRow>(outer(unranked(false), true)),
+    visible: db.prepare<[Params], KeywordRow>(outer(unranked(true), true)),
+  }
+  const byIds = (columns: string, visibleOnly: boolean) =>
+    `SELECT ${columns} FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))${visibleOnly ? ` AND ${VISIBLE}` : ''}`
+  const HEAD_COLUMNS =
+    'c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine, c.token_count AS tokenCount'
+  const chunkHeads = {
+    all: db.prepare<[string], ChunkHead>(byIds(HEAD_COLUMNS, false)),
+    visible: db.prepare<[string], ChunkHead>(byIds(HEAD_COLUMNS, true)),
+  }
+  const chunkTexts = db.prepare<[string], { id: number; text: string }>(byIds('c.id, c.text', false))
+  const staging = db.prepare<[], { one: number }>('SELECT 1 AS one FROM staging LIMIT 1')
+  /** Whether some chunk may be invisible now: a staged change is under way. */
+  const partial = (): boolean => staging.get() !== undefined
   const docFreq = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_vocab WHERE term = ?')
   const corpus = db.prepare<[], { rows: number; tokens: number }>(
     'SELECT COUNT(*) AS rows, COALESCE(SUM(token_count), 0) AS tokens FROM chunks',
@@ -102,22 +124,26 @@ export function createSearchRepo(db: Db) {
     keyword: (q: KeywordQuery, opts: { withTerms: boolean }): KeywordRow[] => {
       const params = toParams(q)
       const filtered = params.pathPrefix !== null || params.source !== null || params.excludeMemoryFile === 1
-      const stmt = filtered
-        ? opts.withTerms
-          ? ranked.filteredWithTerms
-          : ranked.filtered
-        : opts.withTerms
-          ? ranked.allWithTerms
-          : ranked.all
-      return stmt.all(params)
+      const kind = partial() ? 'visible' : filtered ? 'filtered' : 'all'
+      return ranked[opts.withTerms ? (`${kind}WithTerms` as const) : kind].all(params)
     },
     /** Up to `limit` of the newest matches with their terms, unranked (rank 0). */
-    anyMatch: (q: KeywordQuery): KeywordRow[] => unranked.all(toParams(q)),
-    /** Heads of chunks by id (order not kept). */
-    chunkHeads: (ids: readonly number[]): ChunkHead[] => (ids.length === 0 ? [] : chunkHeads.all(JSON.stringify(ids))),
-    /** Raw chunk texts by id. */
+    anyMatch: (q: KeywordQuery): KeywordRow[] => anyMatch[partial() ? 'visible' : 'all'].all(toParams(q)),
+    /** Heads of visible chunks by id (order not kept). */
+    chunkHeads: (ids: readonly number[]): ChunkHead[] =>
+      ids.length === 0 ? [] : chunkHeads[partial() ? 'visible' : 'all'].all(JSON.stringify(ids)),
+    /**
+     * Raw chunk texts by id, visible or not: a search asks for the texts of the candidates it
+     * ranked, and a file published meanwhile leaves its old rows in place until they are
+     * deleted, so the answer stays the version the search ranked.
+     */
     chunkTexts: (ids: readonly number[]): Map<number, string> =>
       new Map(ids.length === 0 ? [] : chunkTexts.all(JSON.stringify(ids)).map((r) => [r.id, r.text])),
+    /**
+     * Whether a staged change is under way: some chunks are not visible yet or any more,
+     * and term statistics still count them.
+     */
+    partial,
     /** Chunks containing `term` (0 when unknown). */
     docFreq: (term: string): number => docFreq.get(term)?.doc ?? 0,
     /** Chunk count and total term count: BM25's N and the numerator of avgdl. */

@@ -32,9 +32,7 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
     insert: vec0
       ? db.prepare('INSERT INTO chunks_vec (rowid, shard, embedding, source, path) VALUES (?, ?, ?, ?, ?)')
       : db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
-    // vec0 cannot use a subquery to find rows, so a file's vectors are deleted one rowid at a
-    // time: a point delete each, and nothing at all for a file indexed for the first time.
-    idsForPath: db.prepare<[string], { id: number }>('SELECT id FROM chunks WHERE path = ?'),
+    // vec0 cannot use a subquery to find rows, so vectors are deleted one rowid at a time.
     deleteOne: db.prepare(`DELETE FROM ${table} WHERE ${key} = ?`),
     markStored: db.prepare('UPDATE chunks SET has_vector = 1 WHERE id = ?'),
     all: db.prepare<[], { id: number; embedding: Buffer }>(`SELECT ${key} AS id, embedding FROM ${table}`),
@@ -77,11 +75,6 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
         else stmt.insert.run(id, asBlob(vector))
       }
       stmt.markStored.run(id)
-    },
-    /** Deletes the vectors of a file's chunks (before the chunks themselves). */
-    deleteForPath(path: string): void {
-      if (!stmt) return
-      for (const { id } of stmt.idsForPath.all(path)) stmt.deleteOne.run(BigInt(id))
     },
     /** Deletes the vectors of the given chunks. */
     deleteIds(ids: readonly number[]): void {

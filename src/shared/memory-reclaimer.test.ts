@@ -1,0 +1,66 @@
+import { pino } from 'pino'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createMemoryReclaimer } from './memory-reclaimer.js'
+
+const MB = 1024 * 1024
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('memory reclaimer', () => {
+  it('collects once, a quiet time after big work, and not after small work', () => {
+    vi.useFakeTimers()
+    const collect = vi.fn()
+    const r = createMemoryReclaimer({ minBytes: 4 * MB, idleMs: 1000, collect, log: pino({ level: 'silent' }) })
+    r.worked(3 * MB)
+    vi.advanceTimersByTime(5000)
+    expect(collect).not.toHaveBeenCalled()
+    r.worked(2 * MB)
+    vi.advanceTimersByTime(900)
+    // More work postpones it: the collection waits for the service to be quiet.
+    r.worked(1 * MB)
+    vi.advanceTimersByTime(900)
+    expect(collect).not.toHaveBeenCalled()
+    vi.advanceTimersByTime(200)
+    expect(collect).toHaveBeenCalledTimes(1)
+    // The count starts over.
+    r.worked(3 * MB)
+    vi.advanceTimersByTime(5000)
+    expect(collect).toHaveBeenCalledTimes(1)
+  })
+
+  it('waits until no indexing pass runs', () => {
+    vi.useFakeTimers()
+    const collect = vi.fn()
+    const r = createMemoryReclaimer({ minBytes: 1, idleMs: 100, collect, log: pino({ level: 'silent' }) })
+    const release = r.hold()
+    r.worked(10)
+    vi.advanceTimersByTime(1000)
+    expect(collect).not.toHaveBeenCalled()
+    release()
+    vi.advanceTimersByTime(100)
+    expect(collect).toHaveBeenCalledTimes(1)
+  })
+
+  it('runs nothing after close', () => {
+    vi.useFakeTimers()
+    const collect = vi.fn()
+    const r = createMemoryReclaimer({ minBytes: 1, idleMs: 100, collect, log: pino({ level: 'silent' }) })
+    r.worked(10)
+    r.close()
+    vi.advanceTimersByTime(1000)
+    expect(collect).not.toHaveBeenCalled()
+  })
+
+  it('reaches V8 garbage collection without a command-line flag', () => {
+    const r = createMemoryReclaimer({ minBytes: 1, idleMs: 0, log: pino({ level: 'silent' }) })
+    let garbage: object[] | null = Array.from({ length: 200_000 }, (_, i) => ({ i }))
+    const before = process.memoryUsage().heapUsed
+    garbage = null
+    vi.useFakeTimers()
+    r.worked(1)
+    vi.runAllTimers()
+    expect(garbage).toBeNull()
+    expect(process.memoryUsage().heapUsed).toBeLessThan(before - 4 * MB)
+  })
+})
