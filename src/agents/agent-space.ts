@@ -87,8 +87,13 @@ export type SharedResources = {
   writePort: WritePort
   onRebuildStage?: (stage: RebuildStage) => Promise<void>
   now?: () => number
-  /** Told of every space's sync outcomes and watcher restarts (metrics.ts). */
-  observer?: { syncEnded: (outcome: SyncOutcome) => void; watcherRestarted: () => void }
+  /** Told of every space's sync outcomes, writes indexed and watcher restarts (metrics.ts). */
+  observer?: {
+    syncEnded: (outcome: SyncOutcome) => void
+    /** A write's own index pass: what it asked of the embedding provider. */
+    writeIndexed: (result: Pick<SyncResult, 'embedded' | 'embeddingTokens' | 'embedError'>) => void
+    watcherRestarted: () => void
+  }
 }
 
 /** The sessions folder as a real path, created when missing; null when none is configured. */
@@ -182,7 +187,10 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
   })
   const locks = createKeyedMutex()
   const pathIndex = createPathIndexQueue({
-    index: (rel) => indexer.syncPaths([rel], 'write'),
+    index: async (rel) => {
+      const result = await indexer.syncPaths([rel], 'write')
+      shared.observer?.writeIndexed(result)
+    },
     settle: (rel) => locks.run(rel, async () => undefined),
   })
   const inFlight = createInFlight()

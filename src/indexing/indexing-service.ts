@@ -6,7 +6,7 @@ import type { SyncProgress } from './sync-progress.js'
 import { FTS_TOKENIZER } from '../store/schema.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
 import type { IndexStore } from '../store/index-store.js'
-import { appError } from '../shared/errors.js'
+import { appError, codeOfFsError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
 import type { SyncResult } from './sync-result.js'
@@ -42,9 +42,19 @@ export function syncOutcome(last: LastSync) {
 export function createIndexingService(deps: IndexingServiceDeps) {
   const { store, coordinator, embedding } = deps
 
-  /** Starts or joins a sync; the promise rejects with SYNC_FAILED when it fails. */
+  /**
+   * Starts or joins a sync; the promise rejects with STORAGE_FULL when the index volume ran
+   * out of room (the files are untouched and indexed once there is room), else SYNC_FAILED.
+   */
   function requestSync(opts: { full: boolean; reason: string }): Promise<SyncResult> {
     return coordinator.request(opts).catch((err: unknown) => {
+      if (codeOfFsError(err)?.code === 'STORAGE_FULL') {
+        throw appError(
+          'STORAGE_FULL',
+          'The index ran out of disk space (MNEMO_DATA_DIR): the files are unchanged and are indexed once there is room',
+          { cause: err },
+        )
+      }
       throw appError('SYNC_FAILED', `Sync failed: ${publicErrorMessage(err)}`, { cause: err })
     })
   }

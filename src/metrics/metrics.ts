@@ -66,7 +66,7 @@ export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapsho
   })
   const embeddedChunks = new Counter({
     name: 'mnemo_embedded_chunks_total',
-    help: 'Chunk texts sent to the embedding provider by syncs (cache hits excluded)',
+    help: 'Chunk texts sent to the embedding provider by syncs and writes (cache hits excluded)',
     registers: [registry],
   })
   const searchErrors = new Counter({
@@ -147,6 +147,11 @@ export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapsho
         if (o.embedded > 0) embeddedChunks.inc(o.embedded)
         if (o.embeddingTokens > 0) providerTokens.inc({ kind: 'embedding', use: 'index' }, o.embeddingTokens)
         if (o.embedFailed) providerErrors.inc({ kind: 'embedding', use: 'index' })
+      },
+      writeIndexed(r: { embedded: number; embeddingTokens: number; embedError?: string | undefined }): void {
+        if (r.embedded > 0) embeddedChunks.inc(r.embedded)
+        if (r.embeddingTokens > 0) providerTokens.inc({ kind: 'embedding', use: 'index' }, r.embeddingTokens)
+        if (r.embedError !== undefined) providerErrors.inc({ kind: 'embedding', use: 'index' })
       },
       watcherRestarted: () => watcherRestarts.inc(),
     },

@@ -87,6 +87,8 @@ export function isAppError(err: unknown): err is AppError {
 const FS_ERRORS: Record<string, { code: ErrorCode; message?: string }> = {
   ENOSPC: { code: 'STORAGE_FULL' },
   EDQUOT: { code: 'STORAGE_FULL' },
+  // SQLite's own word for it (better-sqlite3 errors carry SQLite's codes).
+  SQLITE_FULL: { code: 'STORAGE_FULL', message: 'No space left on the index volume (MNEMO_DATA_DIR)' },
   EACCES: { code: 'PERMISSION_DENIED' },
   EPERM: { code: 'PERMISSION_DENIED' },
   EROFS: { code: 'PERMISSION_DENIED' },
@@ -94,8 +96,9 @@ const FS_ERRORS: Record<string, { code: ErrorCode; message?: string }> = {
 }
 
 /**
- * The error code of a file-system failure a client can act on, by its errno; undefined for
- * the rest (a 500). A write that failed this way left nothing behind (file-writer.ts).
+ * The error code of a file-system failure a client can act on, by its errno (or SQLite's
+ * code); undefined for the rest (a 500). A write that failed this way left nothing behind
+ * (file-writer.ts); an index write that did was rolled back.
  */
 export function codeOfFsError(err: unknown): { code: ErrorCode; message?: string } | undefined {
   const errno = (err as NodeJS.ErrnoException | null)?.code

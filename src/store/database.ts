@@ -15,12 +15,8 @@ export type Db = Database.Database
 
 /** How long a connection waits for another writer's lock before SQLITE_BUSY, in ms. */
 const BUSY_TIMEOUT_MS = 5000
-/**
- * Size the write-ahead log is cut back to when the writer starts it over after a
- * checkpoint, in bytes: without it the log keeps the size of its biggest burst, and space
- * freed by deleting files is not given back.
- */
-const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024
+/** Default for walLimitBytes: 4 MiB. */
+const WAL_LIMIT_BYTES = 4 * 1024 * 1024
 
 export function openDatabase(
   path: string,
@@ -29,6 +25,12 @@ export function openDatabase(
     scratch?: boolean
     /** false: commits never checkpoint the log; someone else does (wal-checkpoint.ts). */
     autoCheckpoint?: boolean
+    /**
+     * Size the write-ahead log is cut back to when the writer starts it over after a
+     * checkpoint, in bytes: without it the log keeps the size of its biggest burst, and
+     * space freed by deleting files is not given back (volume-space.ts).
+     */
+    walLimitBytes?: number
   } = {},
 ): Db {
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false })
@@ -36,7 +38,7 @@ export function openDatabase(
     db.pragma(opts.scratch ? 'journal_mode = MEMORY' : 'journal_mode = WAL')
     db.pragma(opts.scratch ? 'synchronous = OFF' : 'synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
-    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
+    db.pragma(`journal_size_limit = ${Math.round(opts.walLimitBytes ?? WAL_LIMIT_BYTES)}`)
     if (opts.autoCheckpoint === false) db.pragma('wal_autocheckpoint = 0')
   }
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)

@@ -14,6 +14,7 @@ import { openDatabase, type Db } from './database.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
 import { createStagedChanges, type FileChanges, type StepOptions } from './staged-changes.js'
+import { createVolumeSpace } from './volume-space.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
 import { ensureVectorTable, sameVectorConfig, storedVectorConfig, type VectorConfig } from './vector-schema.js'
 
@@ -53,12 +54,6 @@ const SCRATCH_FTS = { automerge: 0, crisismerge: 64 }
 const LIVE_FTS = { automerge: 4, crisismerge: 16 }
 /** Pages of FTS5 merge work per step: about 1 ms. */
 const MERGE_STEP_PAGES = 16
-/**
- * A checkpoint is asked for once the write-ahead log is this big (SQLite checkpoints at
- * 1,000 pages, 4 MB), checked every WAL_CHECK_COMMITS commits.
- */
-const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024
-const WAL_CHECK_COMMITS = 16
 
 /** Deletes an index file with its WAL, shared-memory and journal files; whether any existed. */
 export function removeIndexFiles(dbPath: string): boolean {
@@ -92,7 +87,11 @@ function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
   for (let attempt = 0; ; attempt++) {
     let db: Db
     try {
-      db = openDatabase(opts.dbPath, { scratch: opts.scratch ?? false, autoCheckpoint: !opts.checkpoint })
+      db = openDatabase(opts.dbPath, {
+        scratch: opts.scratch ?? false,
+        autoCheckpoint: !opts.checkpoint,
+        walLimitBytes: createVolumeSpace(path.dirname(opts.dbPath)).walCheckpointBytes(),
+      })
     } catch (err) {
       // A file that is not an SQLite database (torn, overwritten) is deleted like one of
       // another version; any other failure (permissions, a full disk) is not ours to fix.
@@ -157,17 +156,21 @@ export function createIndexStore(opts: IndexStoreOptions) {
   /** The writer counts its own commits; a reader asks SQLite whether others committed. */
   const generation = (): number => (readonly ? (state.db.pragma('data_version', { simple: true }) as number) : commits)
 
+  const space = createVolumeSpace(path.dirname(opts.dbPath))
   let checkpointing = false
-  /** Asks for a checkpoint when the log has grown past WAL_CHECKPOINT_BYTES (one at a time). */
+  /**
+   * Asks for a checkpoint once the log has grown past its limit (volume-space.ts), one at a
+   * time; checked after every commit (a stat of the log file, a few µs).
+   */
   function checkWal(): void {
-    if (!opts.checkpoint || opts.scratch || checkpointing || commits % WAL_CHECK_COMMITS !== 0) return
+    if (!opts.checkpoint || opts.scratch || checkpointing) return
     let size = 0
     try {
       size = fs.statSync(`${opts.dbPath}-wal`).size
     } catch {
       return
     }
-    if (size < WAL_CHECKPOINT_BYTES) return
+    if (size < space.walCheckpointBytes()) return
     checkpointing = true
     void opts.checkpoint(opts.dbPath).finally(() => (checkpointing = false))
   }
@@ -178,7 +181,15 @@ export function createIndexStore(opts: IndexStoreOptions) {
     checkWal()
     return result
   }
-  const staged = createStagedChanges({ transaction })
+  /** Pages free inside the index (left by deleted chunks), in bytes: new chunks reuse them. */
+  const freedBytes = () =>
+    (state.db.pragma('freelist_count', { simple: true }) as number) *
+    (state.db.pragma('page_size', { simple: true }) as number)
+  const staged = createStagedChanges({
+    transaction,
+    // A rebuild's new index is deleted when it fails; it needs no reserve.
+    ...(!opts.scratch && { hasRoom: () => space.hasRoom(freedBytes) }),
+  })
   // Staged changes a process that died left half-way are settled in the background; writes
   // to their paths wait for it. A read-only store or a rebuild's new index has none to settle.
   const recovered = readonly || opts.scratch ? Promise.resolve(0) : staged.recover()

@@ -48,6 +48,10 @@ export type StepOptions = {
 
 type Transaction = <T>(fn: (repo: ChunksRepo) => T) => T
 
+/** What adding chunks throws when the index volume is too full (errors.ts maps it to 507). */
+export const indexVolumeFull = (): Error =>
+  Object.assign(new Error('no space left on the index volume'), { code: 'SQLITE_FULL' })
+
 function* slices<T>(items: readonly T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size)
 }
@@ -72,8 +76,18 @@ const termsOf = (chunks: readonly { tokenCount: number }[]) => chunks.reduce((su
 /** What applying a plan costs, in terms written or deleted. */
 const planTerms = (plan: ReplacePlan) => termsOf(plan.added) + termsOf(plan.removed)
 
-export function createStagedChanges(deps: { transaction: Transaction }) {
+export function createStagedChanges(deps: {
+  transaction: Transaction
+  /**
+   * Whether the index volume has room for more chunks (index-store.ts keeps a reserve, so
+   * that deleting and checkpointing still work when it is nearly full). Deletions never ask.
+   */
+  hasRoom?: () => boolean
+}) {
   const tx = deps.transaction
+  const ensureRoom = () => {
+    if (deps.hasRoom && !deps.hasRoom()) throw indexVolumeFull()
+  }
   const locks = createKeyedMutex()
   /** Paths with a staging row not yet settled (left by a dead process or a cut-off change). */
   const unsettled = new Set<string>()
@@ -121,13 +135,14 @@ export function createStagedChanges(deps: { transaction: Transaction }) {
     unsettled.delete(path)
   }
 
-  /** Settles what a cut-off change left (caller holds the lock), unless the store is closing. */
+  /**
+   * Settles what a change left (caller holds the lock), unless the store is closing. The
+   * path counts as unsettled until that succeeds: a settle that fails (a full volume) is
+   * tried again before the next change to the path.
+   */
   async function afterStaging(path: string, opts: StepOptions): Promise<void> {
-    if (opts.signal?.aborted) {
-      unsettled.add(path)
-      return
-    }
-    await settle(path, { between: opts.between })
+    unsettled.add(path)
+    if (!opts.signal?.aborted) await settle(path, { between: opts.between })
   }
 
   /** A change too big for one transaction, staged and published (caller holds the lock). */
@@ -146,7 +161,10 @@ export function createStagedChanges(deps: { transaction: Transaction }) {
     try {
       await inBatches(
         byTerms(plan.added, TERMS_PER_TRANSACTION),
-        (repo, batch) => repo.rows.insert(record, batch, gen),
+        (repo, batch) => {
+          ensureRoom()
+          repo.rows.insert(record, batch, gen)
+        },
         opts,
       )
       await inBatches(
@@ -196,6 +214,7 @@ export function createStagedChanges(deps: { transaction: Transaction }) {
         const size = planTerms(plan)
         if (size > TERMS_PER_TRANSACTION) big.push(change)
         else {
+          if (plan.added.length > 0) ensureRoom()
           repo.applyReplace(change.record, plan)
           terms += Math.max(1, size)
         }

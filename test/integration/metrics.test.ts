@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { createFakeEmbedder } from '../helpers/fake-embedder.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { startScriptedServer } from '../helpers/scripted-server.js'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
@@ -80,6 +81,26 @@ describe('GET /metrics', () => {
     expect(sample(page, 'mnemo_nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0)
     // Route templates, never raw paths: the label set stays bounded.
     expect(page).not.toContain('route="/files/MEMORY.md"')
+  })
+
+  it('counts the chunks and tokens a write embeds, and a provider failure on the write path', async () => {
+    const embedder = createFakeEmbedder()
+    const t = await buildTestApp({ overrides: { embedder: embedder.provider } })
+    apps.push(t)
+    const write = (rel: string, text: string) =>
+      t.app.inject({ method: 'PUT', url: `/files/${rel}`, headers: { 'content-type': 'text/markdown' }, payload: text })
+    expect((await write('memory/a.md', '# A\n- the deploy moved to Friday\n')).json()).toMatchObject({ indexed: true })
+    const scrape = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    let page = await scrape()
+    expect(sample(page, 'mnemo_embedded_chunks_total')).toBe(1)
+    expect(sample(page, 'mnemo_provider_tokens_total', { kind: 'embedding', use: 'index' })).toBe(10)
+    expect(sample(page, 'mnemo_provider_errors_total', { kind: 'embedding', use: 'index' })).toBeUndefined()
+
+    embedder.fail()
+    expect((await write('memory/b.md', '# B\n- the backup runs at noon\n')).json()).toMatchObject({ indexed: true })
+    page = await scrape()
+    expect(sample(page, 'mnemo_embedded_chunks_total')).toBe(1)
+    expect(sample(page, 'mnemo_provider_errors_total', { kind: 'embedding', use: 'index' })).toBe(1)
   })
 
   it('is open without a token only with MNEMO_METRICS_PUBLIC=true, and counts flushes', async () => {
