@@ -110,7 +110,7 @@ describe('the sync worker', () => {
     let fail: ((err: unknown) => void) | undefined
     const flaky: WatcherFactory = async (targets, handlers) => {
       calls++
-      if (calls === 1) throw new Error('EMFILE: too many open files')
+      if (calls === 1) throw new Error('the watcher could not start')
       fail = handlers.onError
       return watchSources(targets, handlers)
     }
@@ -119,7 +119,7 @@ describe('the sync worker', () => {
     t.ws.write('memory/while-down.md', '# Down\nA quetzal flew by.\n')
     await waitFor(async () => ((await status(t)).watching ? true : undefined), 5000)
     expect(await searchable(t, 'quetzal')).toEqual(['memory/while-down.md'])
-    fail?.(new Error('ENOSPC: System limit for number of file watchers reached'))
+    fail?.(new Error('the watcher died'))
     expect((await status(t)).watching).toBe(false)
     t.ws.write('memory/after.md', '# After\nA tapir wandered in.\n')
     await waitFor(async () => ((await status(t)).watching ? true : undefined), 5000)
