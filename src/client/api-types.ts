@@ -203,7 +203,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 when the main agent's index is open and its first sync has finished without error, 503 otherwise (same body). Other agents open on their first request and do not hold up readiness. Answers orchestrator probes without a token, with `checks` only for a request that carries one.
+         * @description 200 when the main agent's index is open, its first sync has finished without error and its workspace is still the folder it opened, 503 otherwise (same body). Other agents open on their first request and do not hold up readiness. Answers orchestrator probes without a token, with `checks` only for a request that carries one.
          */
         get: operations["getReady"];
         put?: never;
@@ -312,7 +312,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -509,6 +509,11 @@ export interface components {
                 initialSync: "pending" | "done";
                 /** @enum {string} */
                 lastSync: "none" | "ok" | "failed";
+                /**
+                 * @description replaced: MNEMO_WORKSPACE was replaced after start (a symlink or another folder): refused
+                 * @enum {string}
+                 */
+                folder: "held" | "replaced";
             };
         };
         LastSync: {
@@ -579,6 +584,18 @@ export interface components {
             dirty: boolean;
             /** @description The file watcher is running (MNEMO_WATCH) */
             watching: boolean;
+            /** @description How changes made on disk are noticed */
+            watch: {
+                /**
+                 * @description watching: changes on disk are seen at once; off: MNEMO_WATCH=false (or no folder yet); restarting: the watcher failed and restarts after a pause; rescanning: no inotify watch was left, so the folder is rescanned every rescanEveryMs instead (and watched again once watches are free)
+                 * @enum {string}
+                 */
+                state: "watching" | "off" | "restarting" | "rescanning";
+                /** @description Why the watcher is not running (an error code) */
+                reason?: string;
+                /** @description Period of the rescans while rescanning, in ms */
+                rescanEveryMs?: number;
+            };
             syncing: boolean;
             rebuilding: boolean;
             /** @description Another sync will run after the current one */
@@ -1495,7 +1512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -6,7 +6,7 @@ import type { SyncProgress } from './sync-progress.js'
 import { FTS_TOKENIZER } from '../store/schema.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
 import type { IndexStore } from '../store/index-store.js'
-import { appError } from '../shared/errors.js'
+import { appError, isAppError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
 import type { SyncResult } from './sync-result.js'
@@ -18,7 +18,7 @@ const MAX_FILE_ERRORS_SHOWN = 20
 
 export type IndexingServiceDeps = {
   store: Pick<IndexStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
-  coordinator: SyncCoordinator
+  coordinator: Pick<SyncCoordinator, 'request' | 'status'>
   syncWorker: Pick<SyncWorker, 'status'>
   /** The full pass running now (indexer.ts), or null. */
   progress: () => SyncProgress | null
@@ -42,9 +42,13 @@ export function syncOutcome(last: LastSync) {
 export function createIndexingService(deps: IndexingServiceDeps) {
   const { store, coordinator, embedding } = deps
 
-  /** Starts or joins a sync; the promise rejects with SYNC_FAILED when it fails. */
+  /**
+   * Starts or joins a sync; the promise rejects with SYNC_FAILED when it fails, or with the
+   * client's error when it was refused (a 4xx: the folder was replaced, the index is busy).
+   */
   function requestSync(opts: { full: boolean; reason: string }): Promise<SyncResult> {
     return coordinator.request(opts).catch((err: unknown) => {
+      if (isAppError(err) && err.statusCode < 500) throw err
       throw appError('SYNC_FAILED', `Sync failed: ${publicErrorMessage(err)}`, { cause: err })
     })
   }
@@ -67,6 +71,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       keywordTokenizer: `${ANALYZER_VERSION}; fts5 ${FTS_TOKENIZER}`,
       dirty: worker.dirty || sync.queued,
       watching: worker.watching,
+      watch: worker.watch,
       syncing: sync.syncing,
       rebuilding: sync.rebuilding,
       queued: sync.queued,
