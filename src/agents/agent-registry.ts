@@ -32,10 +32,12 @@ import type { SpaceView } from './empty-space.js'
 export type AgentAccess = 'read' | 'write'
 
 /**
- * Spaces built at once. Building one opens its index synchronously (5–25 ms); two at a
- * time keep a burst of new agents from queueing many of those steps into one turn.
+ * Spaces built (or closed) at once. Building one opens its index synchronously (5–25 ms),
+ * closing one closes it (a WAL checkpoint); two at a time keep a burst of agents from
+ * queueing many of those steps into one turn of the event loop.
  */
 const OPENS_AT_ONCE = 2
+const CLOSES_AT_ONCE = 2
 /** How long a request waits for an idle agent to close before closing a busy one, in ms. */
 const PREEMPT_AFTER_MS = 1000
 
@@ -81,6 +83,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   /** What closed agents held when they closed, for GET /agents. */
   const summaries = new Map<string, AgentSummary>()
   const opening = createLimiter(OPENS_AT_ONCE)
+  const closing = createLimiter(CLOSES_AT_ONCE)
   /** Resolved (and replaced) whenever a place may have come free. */
   let changed = deferred()
   let closed = false
@@ -248,7 +251,13 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
     const space = entry.space as AgentSpace
     summaries.set(entry.id, spaceSummary(space))
     log.debug({ agent: entry.id }, 'closing agent')
-    return settleClose(entry, space.close())
+    return settleClose(
+      entry,
+      closing.run(async () => {
+        await yieldToEventLoop()
+        await space.close()
+      }),
+    )
   }
 
   return {
