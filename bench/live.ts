@@ -89,7 +89,7 @@ async function flushLatencies(client: Client, count: number, tag: string) {
   const searchable: number[] = []
   for (let i = 0; i < count; i++) {
     const word = `flush${tag}x${i}zq`
-    const res = await client.request('POST', '/flush', { content: `- ${word}`, agentId: 'bench', flushId: word })
+    const res = await client.request('POST', '/flush', { content: `- ${word}`, sessionId: 'bench', flushId: word })
     if (res.status !== 200) throw new Error(`flush failed: ${res.body}`)
     const check = await client.request('POST', '/search', { query: word, minScore: 0 })
     if (!found(check.body)) throw new Error(`"${word}" was not searchable right after its flush`)

@@ -1,17 +1,14 @@
 /**
  * Composition root: the only place that calls the create* factories (agent-space.ts wires
  * one space's part of it). It chooses providers and builds what every agent shares — the
- * embedding cache and vectorizer, the search worker pool, the term cache — then the main
- * agent's space, the team's, and the registry that opens other agents on demand. It owns
- * their lifecycle: start() runs the start-up sync of main and the team, close() closes the
- * agents, the shared pool and the providers in reverse order.
+ * embedding cache and vectorizer, the search worker pool, the term cache — then the agents
+ * (agents-module.ts: main's space, the team's, and the registry that opens other agents on
+ * demand). It owns their lifecycle: start() runs the start-up sync of main and the team,
+ * close() closes the agents, the shared pool and the providers in reverse order.
  */
-import fs from 'node:fs'
 import path from 'node:path'
-import { createAgentGateway } from './agents/agent-gateway.js'
-import { MAIN_AGENT } from './shared/agent-id.js'
-import { createAgentRegistry } from './agents/agent-registry.js'
-import { createAgentSpace, type AgentSpace, type SharedResources, type SpaceDef } from './agents/agent-space.js'
+import { createAgents } from './agents/agents-module.js'
+import type { SharedResources } from './agents/agent-space.js'
 import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
 import { nodeWritePort, type WritePort } from './files/file-writer.js'
@@ -33,9 +30,8 @@ import { createForeground } from './shared/foreground.js'
 import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
-import { ensureDataDir, indexOpenError } from './store/data-dir.js'
+import { ensureDataDir } from './store/data-dir.js'
 import { createEmbeddingCache } from './store/embedding-cache.js'
-import { peekIndexCounts } from './store/index-peek.js'
 import { loadSqliteVec } from './store/sqlite-vec.js'
 import { chooseVectorBackend } from './store/vector-backend.js'
 import { VECTOR_SHARDS } from './store/vector-schema.js'
@@ -48,9 +44,6 @@ export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
  * characters), enough for the files being appended to at any time.
  */
 const TERM_CACHE = { chunks: 20_000, chars: 4_000_000 }
-/** Index files of the agents (other than main's index.sqlite) and of the team, in MNEMO_DATA_DIR. */
-export const agentIndexPath = (dataDir: string, id: string): string => path.join(dataDir, 'agents', `${id}.sqlite`)
-export const teamIndexPath = (dataDir: string): string => path.join(dataDir, 'team.sqlite')
 
 export type ContainerOverrides = ProviderDeps & {
   /** Wall clock in ms since the epoch (tests pin it). */
@@ -63,16 +56,12 @@ export type ContainerOverrides = ProviderDeps & {
   loadVectorExtension?: (db: Db) => void
   /** Awaited at each rebuild stage (tests inject failures or hold a rebuild open). */
   onRebuildStage?: (stage: RebuildStage) => Promise<void>
-  /** Replaces the chokidar watcher (tests make it fail). */
+  /** Replaces the disk watcher (tests make it fail, or run out of watches). */
   watcherFactory?: WatcherFactory
+  /** Rescan and retry periods of a space out of inotify watches, in ms (tests shorten them). */
+  watchFallback?: { rescanMs: number; retryMs: number }
   /** Replaces the file system calls of writes (tests fill the disk). */
   writePort?: WritePort
-}
-
-/** A folder as a real path, created when missing. */
-function realDir(dir: string): string {
-  fs.mkdirSync(dir, { recursive: true })
-  return fs.realpathSync(dir)
 }
 
 export function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
@@ -109,8 +98,11 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
         })
       : null
   const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
-  // Index gauges read main's status at scrape time, once main exists.
-  const metrics = createMetrics({ indexSnapshot: async () => main.indexing.status() })
+  // Gauges read main's status and the open spaces at scrape time, once they exist.
+  const metrics = createMetrics({
+    indexSnapshot: async () => agents.main.indexing.status(),
+    spacesSnapshot: () => ({ open: agents.openAgents(), rescanning: agents.rescanning() }),
+  })
   const shared: SharedResources = {
     config,
     log,
@@ -140,58 +132,12 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
           .catch((err: unknown) => log.warn({ err, dbPath }, 'checkpointing the index log failed')),
     }),
     watcherFactory: overrides.watcherFactory ?? watchSources,
+    ...(overrides.watchFallback && { watchFallback: overrides.watchFallback }),
     writePort: overrides.writePort ?? nodeWritePort,
     ...(overrides.onRebuildStage && { onRebuildStage: overrides.onRebuildStage }),
     ...(overrides.now && { now: overrides.now }),
     observer: metrics.observer,
   }
-  // Extra paths and session transcripts are main's; other agents and the team have the
-  // plain layout (MEMORY.md, memory/).
-  const plain = { sessionsDir: undefined, extraPaths: [], extraPathsWritable: false }
-  const mainDef: SpaceDef = {
-    name: MAIN_AGENT,
-    space: 'agent',
-    root: config.workspace.root,
-    dbPath: config.index.dbPath,
-    sessionsDir: config.workspace.sessionsDir,
-    extraPaths: config.workspace.extraPaths,
-    extraPathsWritable: config.workspace.extraPathsWritable,
-    readOnly: false,
-  }
-  let main: AgentSpace
-  try {
-    main = createAgentSpace(mainDef, shared)
-  } catch (err) {
-    throw indexOpenError(mainDef.dbPath, err)
-  }
-  const { teamDir, dir: agentsDir } = config.agents
-  const team =
-    teamDir === undefined
-      ? null
-      : createAgentSpace(
-          {
-            ...plain,
-            name: 'team',
-            space: 'team',
-            root: realDir(teamDir),
-            dbPath: teamIndexPath(config.index.dataDir),
-            readOnly: !config.agents.teamWritable,
-          },
-          shared,
-        )
-  const registry = createAgentRegistry({
-    main,
-    dirReal: agentsDir === undefined ? null : realDir(agentsDir),
-    maxOpen: config.agents.maxOpen,
-    open: (id, root) =>
-      createAgentSpace(
-        { ...plain, name: id, space: 'agent', root, dbPath: agentIndexPath(config.index.dataDir, id), readOnly: false },
-        shared,
-      ),
-    peek: (id) => ({ ...peekIndexCounts(agentIndexPath(config.index.dataDir, id)), lastSync: null }),
-    log: log.child({ module: 'agents' }),
-    ...(overrides.now && { now: overrides.now }),
-  })
   const search = createSearchService({
     embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
     reranker,
@@ -200,36 +146,35 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     log: log.child({ module: 'search' }),
     ...(overrides.now && { now: overrides.now }),
   })
+  const agents = createAgents({ config, shared, search, log, ...(overrides.now && { now: overrides.now }) })
 
   return {
     services: {
       /** Everything a request acting as an agent may do (REST and MCP). */
-      memory: instrumentGateway(createAgentGateway({ registry, team, search }), metrics),
+      memory: instrumentGateway(agents.gateway, metrics),
       /** Who a request is, from its token. */
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
       /** The main agent's readiness (GET /ready). */
-      readiness: main.indexing.readiness,
+      readiness: () => agents.main.readiness(),
       /** Searches in progress, which background indexing gives way to. */
       foreground: shared.foreground,
       /** Prometheus metrics (GET /metrics). */
       metrics,
     },
     /** Agents open now besides main (for tests and benchmarks). */
-    openAgents: registry.openCount,
+    openAgents: agents.openAgents,
     /**
      * Starts background work of main and the team: watchers (resolves once they are ready)
      * and start-up syncs (not awaited; /ready reports main's). Other agents start when opened.
      */
-    async start(): Promise<void> {
-      await Promise.all([main.start(), team?.start()])
-    },
+    start: () => agents.start(),
     /**
      * Shutdown: closes the agents (stop watching, let in-flight writes finish, cancel syncs
      * and rebuilds between batches, close indexes), then the search workers, the cache and
      * the providers. Idempotent.
      */
     async close(): Promise<void> {
-      await Promise.all([registry.close(), main.close(), team?.close()])
+      await agents.close()
       await pool?.close()
       reclaimer.close()
       cache?.close()

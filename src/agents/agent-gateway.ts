@@ -3,13 +3,14 @@
  * tools alike: search its own memory and the team's, read and write its own files (and
  * the team's, under `team/`), flush, and sync its index. Every call names the agent; the
  * registry opens its space and holds it for the call, so nothing here can reach another
- * agent's files: paths are resolved inside the agent's (or the team's) folder only.
+ * agent's files: paths are resolved inside the agent's (or the team's) folder only, each
+ * checked to be the folder opened (held-root.ts). A write that would create the agent is
+ * checked, path and content, before its folder is made; a team write never makes it.
  */
 import type { FileWindow } from '../files/file-service.js'
-import { notesOf, type FlushRequest } from '../files/flush-service.js'
-import { createMemoryPaths } from '../files/memory-paths.js'
+import { checkNewDayFileFlush, notesOf, type FlushRequest } from '../files/flush-service.js'
 import type { Precondition } from '../files/preconditions.js'
-import { checkWritablePath, type WriteResult } from '../files/write-service.js'
+import { checkNewFileWrite, checkWritablePath, type WriteResult } from '../files/write-service.js'
 import type { SearchService, SearchTarget } from '../search/search-service.js'
 import type { SearchRequest } from '../search/types.js'
 import { appError } from '../shared/errors.js'
@@ -17,18 +18,18 @@ import type { AgentRegistry } from './agent-registry.js'
 import type { AgentSpace } from './agent-space.js'
 import { MAIN_AGENT, TEAM_PREFIX, type Space } from '../shared/agent-id.js'
 import { spaceSummary } from './agent-summary.js'
+import { PLAIN_LAYOUT, type SpaceView } from './empty-space.js'
 
 export type AgentGatewayDeps = {
   registry: Pick<AgentRegistry, 'use' | 'list'>
   /** The team space, or null without MNEMO_TEAM_DIR. */
   team: AgentSpace | null
   search: Pick<SearchService, 'search'>
+  /** MNEMO_MAX_FILE_BYTES: what a first write may hold. */
+  maxFileBytes: number
 }
 
 type Access = 'read' | 'write'
-
-/** Which paths an agent other than main may write (agent-space.ts gives them this layout). */
-const PLAIN_LAYOUT = createMemoryPaths({ extraPaths: [] })
 
 /** A write that needs the file to exist (If-Match) cannot create the agent. */
 const accessFor = (pre: Precondition): Access => (pre.ifMatch === null ? 'write' : 'read')
@@ -44,7 +45,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
   const teamTarget: SearchTarget | null = team && { ...team.target, pathPrefix: TEAM_PREFIX, privateMemoryFile: false }
 
   /** The space a request path names (the team's under `team/`) and the path inside it. */
-  function route(own: AgentSpace, raw: string): { space: AgentSpace; rel: string; prefix: string } {
+  function route(own: SpaceView, raw: string): { space: SpaceView; rel: string; prefix: string } {
     if (team && raw.startsWith(TEAM_PREFIX))
       return { space: team, rel: raw.slice(TEAM_PREFIX.length), prefix: TEAM_PREFIX }
     return { space: own, rel: raw, prefix: '' }
@@ -52,22 +53,30 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
 
   /**
    * Runs `fn` on the space `raw` names, for `agent`; answers carry the path as the client
-   * sees it. A write that would create the agent is checked first, so a refused one (a path
-   * that cannot be written) creates nothing.
+   * sees it. A write to the agent's own files may create the agent: its path is checked
+   * first, and `check` (its content) before the folder is made, so a refused write creates
+   * nothing. A team path never creates the agent (it needs the agent to exist, or a token).
    */
   async function onPath<T extends { path: string }>(
     agent: string,
     access: Access,
     raw: string,
-    fn: (space: AgentSpace, rel: string) => Promise<T>,
+    fn: (space: SpaceView, rel: string) => Promise<T>,
+    check: () => void = () => undefined,
   ): Promise<T> {
     const teamPath = team !== null && raw.startsWith(TEAM_PREFIX)
     if (access === 'write' && agent !== MAIN_AGENT && !teamPath) checkWritablePath(raw, PLAIN_LAYOUT)
-    return registry.use(agent, access, async (own) => {
-      const { space, rel, prefix } = route(own, raw)
-      const result = await fn(space, rel)
-      return prefix === '' ? result : { ...result, path: prefix + result.path }
-    })
+    return registry.use(
+      agent,
+      teamPath ? 'read' : access,
+      async (own) => {
+        if (teamPath) await team.checkFolder()
+        const { space, rel, prefix } = route(own, raw)
+        const result = await fn(space, rel)
+        return prefix === '' ? result : { ...result, path: prefix + result.path }
+      },
+      check,
+    )
   }
 
   return {
@@ -77,8 +86,10 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       if (req.spaces?.includes('team') && !teamTarget) {
         throw appError('VALIDATION_FAILED', 'There is no team memory (MNEMO_TEAM_DIR is not set)')
       }
-      return registry.use(agent, 'read', (own) => {
-        const targets = [spaces.has('agent') ? own.target : null, spaces.has('team') ? teamTarget : null]
+      return registry.use(agent, 'read', async (own) => {
+        const withTeam = spaces.has('team') && teamTarget
+        if (withTeam) await team?.checkFolder()
+        const targets = [spaces.has('agent') ? own.target : null, withTeam ? teamTarget : null]
         return deps.search.search(
           req,
           targets.filter((t): t is SearchTarget => t !== null),
@@ -87,10 +98,13 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     },
     /** The agent's indexed files, then the team's (under team/). */
     listFiles(agent: string) {
-      return registry.use(agent, 'read', async (own) => [
-        ...own.files.list().map((f) => ({ ...f, space: 'agent' as const })),
-        ...(team?.files.list() ?? []).map((f) => ({ ...f, path: TEAM_PREFIX + f.path, space: 'team' as const })),
-      ])
+      return registry.use(agent, 'read', async (own) => {
+        await team?.checkFolder()
+        return [
+          ...own.files.list().map((f) => ({ ...f, space: 'agent' as const })),
+          ...(team?.files.list() ?? []).map((f) => ({ ...f, path: TEAM_PREFIX + f.path, space: 'team' as const })),
+        ]
+      })
     },
     /** A file or a window of its lines; PATH_INVALID, FILE_NOT_FOUND or FILE_TOO_LARGE otherwise. */
     readFile(
@@ -115,20 +129,45 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       })
     },
     put: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>
-      onPath(agent, accessFor(pre), raw, (space, rel) => space.writes.put(rel, content, pre)),
+      onPath(
+        agent,
+        accessFor(pre),
+        raw,
+        (space, rel) => space.writes.put(rel, content, pre),
+        () => checkNewFileWrite('replace', content, deps.maxFileBytes),
+      ),
     append: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>
-      onPath(agent, accessFor(pre), raw, (space, rel) => space.writes.append(rel, content, pre)),
+      onPath(
+        agent,
+        accessFor(pre),
+        raw,
+        (space, rel) => space.writes.append(rel, content, pre),
+        () => checkNewFileWrite('append', content, deps.maxFileBytes),
+      ),
     /** Deleting needs the file, so it never creates the agent. */
     remove: (agent: string, raw: string, pre: Precondition) =>
       onPath(agent, 'read', raw, (space, rel) => space.writes.remove(rel, pre)),
     /**
-     * Appends to the agent's day file (creating the agent); the heading names the agent
-     * unless the request does. A flush without notes only syncs, so it creates nothing.
+     * Appends to the agent's day file (creating the agent). The heading names the acting
+     * agent (main only when the body says `agentId: "main"`, as single-agent headings never
+     * named one); a body `agentId` naming any other agent is 403 AGENT_FORBIDDEN, so no
+     * agent can sign notes as another. A flush without notes only syncs: it creates nothing.
      */
     flush(agent: string, req: FlushRequest) {
-      const agentId = req.agentId ?? (agent === MAIN_AGENT ? undefined : agent)
+      if (req.agentId !== undefined && req.agentId !== agent) {
+        throw appError(
+          'AGENT_FORBIDDEN',
+          `agentId must name the agent the request acts for ("${agent}"): the heading names that agent`,
+        )
+      }
+      const agentId = agent === MAIN_AGENT ? req.agentId : agent
       const access = notesOf(req).trim() === '' ? 'read' : 'write'
-      return registry.use(agent, access, (own) => own.flush.flush({ ...req, agentId }))
+      return registry.use(
+        agent,
+        access,
+        (own) => own.flush.flush({ ...req, agentId }),
+        () => checkNewDayFileFlush({ ...req, agentId }, deps.maxFileBytes),
+      )
     },
     /**
      * The agent's index status. The shared embedding cache's size is for the admin only: an

@@ -1,36 +1,58 @@
 /**
  * The agents (SPEC §8): `main` (MNEMO_WORKSPACE, always open) and one folder per further
- * agent under MNEMO_AGENTS_DIR, each with its own index. An agent's space is opened on its
- * first request and kept in a least-recently-used set of at most `maxOpen`; past that, the
- * least recently used agent that is idle (no request in progress, no sync running) is
- * closed — watcher stopped, index closed — and opened again on its next request.
+ * agent under MNEMO_AGENTS_DIR (agent-folders.ts), each with its own index. An agent's
+ * space is opened on its first request and kept in a least-recently-used set of at most
+ * `maxOpen`, a strict bound (descriptors and watches are per open space): a request for an
+ * agent that is not open waits until there is room, closing the least recently used agent
+ * that is idle (no request in progress, no sync running) — after PREEMPT_AFTER_MS also one
+ * whose sync runs, which then resumes when it is opened again.
  *
- * A request holds a lease on the space for its whole duration (use()), so a space is never
- * closed under a request. An unknown agent is 404 AGENT_NOT_FOUND for reads; a write
- * creates its folder. Opening an index that knows no file yet (a new agent, or files put
- * in place by hand) waits for its first sync, so the first search does not answer "I don't
- * remember" about notes that are on disk; reopening an index answers from it at once while
- * a catch-up sync runs.
+ * Opening is bounded work per turn of the event loop: at most OPENS_AT_ONCE spaces are
+ * built at a time, with yields around the synchronous step (opening the index). A request
+ * holds a lease on its space for its whole duration, so a space is never closed under a
+ * request. An unknown agent is 404 AGENT_NOT_FOUND for reads, unless it has a token (then it
+ * reads as empty: empty-space.ts); a write creates its folder. A space whose folder was
+ * replaced after it opened is closed (once its requests are done) and refused meanwhile.
+ * Opening an index that knows no file yet waits for its first sync, so the first search does
+ * not answer "I don't remember" about notes that are on disk; reopening one answers from it
+ * at once while a catch-up sync runs.
  */
-import fs from 'node:fs/promises'
-import path from 'node:path'
-import { appError } from '../shared/errors.js'
-import type { Logger } from '../shared/logger.js'
-import { MEMORY_DIR } from '../files/memory-paths.js'
-import type { AgentSpace } from './agent-space.js'
+import { folderReplaced } from '../files/held-root.js'
 import { isAgentId, MAIN_AGENT } from '../shared/agent-id.js'
+import { deferred, yieldToEventLoop } from '../shared/async.js'
+import { appError, isAppError } from '../shared/errors.js'
+import { createLimiter } from '../shared/limiter.js'
+import type { Logger } from '../shared/logger.js'
+import { AGENT_FOLDER, type AgentFolders, type FoundFolder } from './agent-folders.js'
+import type { AgentSpace } from './agent-space.js'
 import { spaceSummary, type AgentSummary } from './agent-summary.js'
+import type { SpaceView } from './empty-space.js'
 
 /** Whether a request may create the agent (writes) or needs it to exist (reads). */
 export type AgentAccess = 'read' | 'write'
 
+/**
+ * Spaces built (or closed) at once. Building one opens its index synchronously (5–25 ms),
+ * closing one closes it (a WAL checkpoint); two at a time keep a burst of agents from
+ * queueing many of those steps into one turn of the event loop.
+ */
+const OPENS_AT_ONCE = 2
+const CLOSES_AT_ONCE = 2
+/** How long a request waits for an idle agent to close before closing a busy one, in ms. */
+const PREEMPT_AFTER_MS = 1000
+
 export type AgentRegistryDeps = {
   main: AgentSpace
-  /** MNEMO_AGENTS_DIR as a real path, or null: only `main` exists. */
-  dirReal: string | null
+  folders: AgentFolders
+  /** Agents with a token: without a folder they read as empty (`empty`), not as unknown. */
+  known: ReadonlySet<string>
+  empty: (id: string) => SpaceView
   maxOpen: number
-  /** Builds the space of an agent whose folder is `root` (not started). */
-  open: (id: string, root: string) => AgentSpace
+  /**
+   * Builds the space of an agent over its folder (not started), checking it is the folder
+   * `identity` names; `onFolderReplaced` is called when it is found replaced later.
+   */
+  open: (id: string, folder: FoundFolder, onFolderReplaced: () => void) => AgentSpace
   /** Reads what a closed agent's index holds, without opening it for writing. */
   peek: (id: string) => AgentSummary
   log: Logger
@@ -38,13 +60,21 @@ export type AgentRegistryDeps = {
 }
 
 type Entry = {
-  space: AgentSpace
+  id: string
+  /** Null until built. */
+  space: AgentSpace | null
   leases: number
   lastUsedMs: number
+  /** Holds one of the `maxOpen` places (from before it is built until its close is done). */
+  placed: boolean
   /** Settles when the space is open and, for a new index, its first sync is done. */
   ready: Promise<void>
   closing: Promise<void> | null
+  /** Its folder was replaced: refused, and closed once no request holds it. */
+  revoked: boolean
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
 
 export function createAgentRegistry(deps: AgentRegistryDeps) {
   const now = deps.now ?? Date.now
@@ -52,162 +82,238 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   const entries = new Map<string, Entry>()
   /** What closed agents held when they closed, for GET /agents. */
   const summaries = new Map<string, AgentSummary>()
+  const opening = createLimiter(OPENS_AT_ONCE)
+  const closing = createLimiter(CLOSES_AT_ONCE)
+  /** Resolved (and replaced) whenever a place may have come free. */
+  let changed = deferred()
   let closed = false
-  let warnedOverBound = false
+  let warnedFull = false
 
-  const notFound = (id: string, why: string) =>
-    appError('AGENT_NOT_FOUND', `No agent "${id}": ${why}`, { details: { agent: id } })
+  function notify(): void {
+    const was = changed
+    changed = deferred()
+    was.resolve()
+  }
 
-  /** The agent's folder; created (with memory/) for a write. */
-  async function locate(id: string, access: AgentAccess): Promise<string> {
-    if (!deps.dirReal) throw notFound(id, 'MNEMO_AGENTS_DIR is not set, so only "main" exists')
-    const root = path.join(deps.dirReal, id)
-    const st = await fs.lstat(root).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err
-      return null
+  const notFound = (id: string) =>
+    appError('AGENT_NOT_FOUND', `No agent "${id}": it has no memory yet (its first write creates it)`, {
+      details: { agent: id },
     })
-    if (st) {
-      // A symlinked agent folder could lead anywhere, including another agent's folder.
-      if (!st.isDirectory()) throw notFound(id, 'its entry in MNEMO_AGENTS_DIR is not a plain folder')
-      return root
+  const placedCount = () => [...entries.values()].filter((e) => e.placed).length
+
+  /**
+   * Starts closing least recently used open agents without a request until one more fits;
+   * `busyToo`: also those whose sync runs (it is cancelled between batches).
+   */
+  function evict(busyToo: boolean): void {
+    const staying = () => [...entries.values()].filter((e) => e.placed && !e.closing).length
+    const candidates = [...entries.values()]
+      .filter((e) => e.space && !e.closing && e.leases === 0 && (busyToo || !e.space.isBusy()))
+      .sort((a, b) => a.lastUsedMs - b.lastUsedMs)
+    for (const victim of candidates) {
+      if (staying() < deps.maxOpen) return
+      void close(victim)
     }
-    if (access === 'read') throw notFound(id, 'it has no memory yet (its first write creates it)')
-    await fs.mkdir(path.join(root, MEMORY_DIR), { recursive: true })
-    log.info({ agent: id }, 'created agent')
-    return root
+  }
+
+  /** Waits for one of the `maxOpen` places and takes it. */
+  async function place(entry: Entry): Promise<void> {
+    const since = now()
+    for (;;) {
+      if (closed) throw appError('SHUTTING_DOWN')
+      if (placedCount() < deps.maxOpen) {
+        entry.placed = true
+        warnedFull = false
+        return
+      }
+      const waited = now() - since >= PREEMPT_AFTER_MS
+      evict(waited)
+      if (waited && !warnedFull) {
+        log.warn({ maxOpen: deps.maxOpen }, 'every open agent is busy: a request waits for one to close')
+        warnedFull = true
+      }
+      await Promise.race([changed.promise, sleep(PREEMPT_AFTER_MS)])
+    }
   }
 
   /**
-   * Opens the agent's space and registers it before any await, so concurrent requests share
-   * it. A new index is ready once its first sync is done; an existing one at once (its
-   * watcher and catch-up sync start meanwhile).
+   * Registers the agent's entry before any await, so concurrent requests share it, then
+   * waits for a place, builds the space (at most OPENS_AT_ONCE at a time) and starts it. A
+   * new index is ready once its first sync is done; an existing one at once.
    */
-  function openEntry(id: string, root: string): Entry {
-    const space = deps.open(id, root)
-    const started = space.start({ urgent: space.fresh })
-    const entry: Entry = { space, leases: 0, lastUsedMs: now(), ready: Promise.resolve(), closing: null }
-    if (space.fresh) {
-      // Failures of that sync are in the agent's status and the log; the request is answered.
-      entry.ready = started.then(async ({ firstSync }) => void (await firstSync?.catch(() => undefined)))
-      entry.ready.catch((err: unknown) => {
-        log.error({ err, agent: id }, 'agent could not be opened')
-        if (entries.get(id) === entry) entries.delete(id)
-        void space.close().catch(() => undefined)
-      })
-    } else {
-      started.catch((err: unknown) => log.error({ err, agent: id }, 'agent watcher or sync could not start'))
+  function openEntry(id: string, folder: FoundFolder): Entry {
+    const entry: Entry = {
+      id,
+      space: null,
+      leases: 0,
+      lastUsedMs: now(),
+      placed: false,
+      ready: Promise.resolve(),
+      closing: null,
+      revoked: false,
     }
     entries.set(id, entry)
+    entry.ready = (async () => {
+      await place(entry)
+      const space = await opening.run(async () => {
+        await yieldToEventLoop()
+        if (closed) throw appError('SHUTTING_DOWN')
+        const built = deps.open(id, folder, () => revoke(entry))
+        await yieldToEventLoop()
+        return built
+      })
+      entry.space = space
+      deps.folders.pin(id, folder.identity)
+      const started = space.start({ urgent: space.fresh })
+      if (!space.fresh) {
+        started.catch((err: unknown) => log.error({ err, agent: id }, 'agent watcher or sync could not start'))
+        return
+      }
+      // Failures of that sync are in the agent's status and the log; the request is answered.
+      const { firstSync } = await started
+      await firstSync?.catch(() => undefined)
+    })()
+    entry.ready.catch((err: unknown) => {
+      // A refusal (its folder replaced, shutting down) is the request's answer, not a fault.
+      if (isAppError(err)) log.warn({ err, agent: id }, 'agent could not be opened')
+      else log.error({ err, agent: id }, 'agent could not be opened')
+      void settleClose(entry, entry.space?.close() ?? Promise.resolve())
+    })
     return entry
   }
 
-  /**
-   * An open entry with a lease taken. The lease is taken before waiting for the space to
-   * be ready, synchronously after checking it is not closing, so no eviction can close it
-   * under the request.
-   */
-  async function acquire(id: string, access: AgentAccess): Promise<Entry> {
+  /** Takes a lease on an entry and waits until it is ready. */
+  async function lease(entry: Entry): Promise<Entry> {
+    entry.leases++
+    entry.lastUsedMs = now()
+    try {
+      await entry.ready
+    } catch (err) {
+      entry.leases--
+      throw err
+    }
+    return entry
+  }
+
+  function release(entry: Entry): void {
+    entry.leases--
+    entry.lastUsedMs = now()
+    if (entry.revoked && entry.leases === 0) void close(entry)
+    notify()
+  }
+
+  /** The space's folder was replaced: refuse it and close it once no request holds it. */
+  function revoke(entry: Entry): void {
+    if (entry.revoked) return
+    entry.revoked = true
+    log.warn({ agent: entry.id }, 'agent folder replaced after it was opened: its space closes')
+    if (entry.leases === 0 && entry.space) void close(entry)
+  }
+
+  /** The open entry of the agent with a lease taken, or 'empty' for a known agent without a folder. */
+  async function acquire(id: string, access: AgentAccess, check: () => void): Promise<Entry | 'empty'> {
     for (;;) {
       if (closed) throw appError('SHUTTING_DOWN')
       const known = entries.get(id)
+      if (known?.revoked) throw folderReplaced(AGENT_FOLDER)
       if (known?.closing) {
         await known.closing
         continue
       }
-      let entry = known
-      if (!entry) {
-        const root = await locate(id, access)
-        // The registry may have closed, or another request opened the agent or started
-        // closing it, while this one looked at the folder.
-        if (closed) throw appError('SHUTTING_DOWN')
-        if (entries.get(id)?.closing) continue
-        entry = entries.get(id) ?? openEntry(id, root)
-      }
-      entry.leases++
-      evictIdle()
-      try {
-        await entry.ready
-      } catch (err) {
-        entry.leases--
-        throw err
-      }
-      return entry
+      if (known) return lease(known)
+      const lookup = await deps.folders.find(id)
+      let found: FoundFolder
+      if (lookup.kind === 'found') found = lookup
+      else if (access === 'write') found = await deps.folders.create(id, check)
+      else if (deps.known.has(id)) return 'empty'
+      else throw notFound(id)
+      // The registry may have closed, or another request opened the agent, meanwhile.
+      if (closed) throw appError('SHUTTING_DOWN')
+      if (entries.has(id)) continue
+      return lease(openEntry(id, found))
     }
   }
 
-  /** Closes least recently used idle agents while more than `maxOpen` are open. */
-  function evictIdle(): void {
-    let open = [...entries.values()].filter((e) => !e.closing)
-    while (open.length > deps.maxOpen) {
-      const idle = open.filter((e) => e.leases === 0 && !e.space.isBusy()).sort((a, b) => a.lastUsedMs - b.lastUsedMs)
-      const victim = idle[0]
-      if (!victim) {
-        if (!warnedOverBound) log.warn({ open: open.length, maxOpen: deps.maxOpen }, 'every open agent is busy')
-        warnedOverBound = true
-        return
-      }
-      void close(victim)
-      open = open.filter((e) => e !== victim)
-    }
-    warnedOverBound = false
+  /** Marks the entry closing until `closing` settles; then its place is free. */
+  function settleClose(entry: Entry, closing: Promise<void>): Promise<void> {
+    entry.closing = closing
+      .catch((err: unknown) => log.error({ err, agent: entry.id }, 'closing agent failed'))
+      .finally(() => {
+        if (entries.get(entry.id) === entry) entries.delete(entry.id)
+        entry.placed = false
+        notify()
+      })
+    return entry.closing
   }
 
   function close(entry: Entry): Promise<void> {
-    const id = entry.space.name
-    summaries.set(id, spaceSummary(entry.space))
-    entry.closing = entry.space
-      .close()
-      .catch((err: unknown) => log.error({ err, agent: id }, 'closing agent failed'))
-      .finally(() => {
-        if (entries.get(id) === entry) entries.delete(id)
-      })
-    log.debug({ agent: id }, 'closed idle agent')
-    return entry.closing
+    if (entry.closing) return entry.closing
+    const space = entry.space as AgentSpace
+    summaries.set(entry.id, spaceSummary(space))
+    log.debug({ agent: entry.id }, 'closing agent')
+    return settleClose(
+      entry,
+      closing.run(async () => {
+        await yieldToEventLoop()
+        await space.close()
+      }),
+    )
   }
 
   return {
     /**
-     * Runs `fn` with the agent's space open and leased. Throws 404 AGENT_NOT_FOUND for an
-     * unknown agent (reads), or when no MNEMO_AGENTS_DIR is set.
+     * Runs `fn` with the agent's space open and leased (or its empty space: a known agent
+     * without a folder, read access). Throws 404 AGENT_NOT_FOUND for an unknown agent
+     * (reads), or when no MNEMO_AGENTS_DIR is set; 409 PATH_CHANGED when its folder was
+     * replaced. A write that creates the agent runs `check` first (it throws what the write
+     * would be refused with), so a refused write creates nothing.
      */
-    async use<T>(id: string, access: AgentAccess, fn: (space: AgentSpace) => Promise<T>): Promise<T> {
+    async use<T>(
+      id: string,
+      access: AgentAccess,
+      fn: (space: SpaceView) => Promise<T>,
+      check: () => void = () => undefined,
+    ): Promise<T> {
       if (!isAgentId(id)) throw appError('AGENT_INVALID')
-      if (id === MAIN_AGENT) return fn(deps.main)
-      const entry = await acquire(id, access)
+      if (id === MAIN_AGENT) {
+        await deps.main.checkFolder()
+        return fn(deps.main)
+      }
+      const entry = await acquire(id, access, check)
+      if (entry === 'empty') return fn(deps.empty(id))
       try {
-        return await fn(entry.space)
+        const space = entry.space as AgentSpace
+        await space.checkFolder()
+        return await fn(space)
       } finally {
-        entry.leases--
-        entry.lastUsedMs = now()
-        evictIdle()
+        release(entry)
       }
     },
-    /** Every agent (main, open ones and folders in MNEMO_AGENTS_DIR) with what its index holds. */
+    /** Every agent (main, open ones, folders in MNEMO_AGENTS_DIR, those with a token) with what its index holds. */
     async list(): Promise<(AgentSummary & { id: string; open: boolean })[]> {
-      const ids = new Set([MAIN_AGENT, ...entries.keys()])
-      if (deps.dirReal) {
-        for (const dirent of await fs.readdir(deps.dirReal, { withFileTypes: true })) {
-          if (dirent.isDirectory() && isAgentId(dirent.name) && dirent.name !== MAIN_AGENT) ids.add(dirent.name)
-        }
-      }
+      const ids = new Set([MAIN_AGENT, ...entries.keys(), ...deps.known, ...(await deps.folders.ids())])
       const out = []
       for (const id of [...ids].sort()) {
-        const entry = id === MAIN_AGENT ? null : entries.get(id)
-        if (id === MAIN_AGENT) out.push({ id, open: true, ...spaceSummary(deps.main) })
-        else if (entry && !entry.closing) out.push({ id, open: true, ...spaceSummary(entry.space) })
+        const space = id === MAIN_AGENT ? deps.main : entries.get(id)?.closing ? null : entries.get(id)?.space
+        if (space) out.push({ id, open: true, ...spaceSummary(space) })
         else out.push({ id, open: false, ...(summaries.get(id) ?? deps.peek(id)) })
         // Reading closed agents' indexes is synchronous work: let requests in between.
-        await new Promise((resolve) => setImmediate(resolve))
+        await yieldToEventLoop()
       }
       return out
     },
-    /** Agents open now, main excluded. */
-    openCount: (): number => [...entries.values()].filter((e) => !e.closing).length,
+    /** Agents open (or opening) now, main excluded: never more than `maxOpen`. */
+    openCount: (): number => placedCount(),
+    /** The spaces of agents open now (not closing). */
+    openSpaces: (): AgentSpace[] => [...entries.values()].flatMap((e) => (e.space && !e.closing ? [e.space] : [])),
     /** Closes every agent but main (which the container closes). */
     async close(): Promise<void> {
       closed = true
+      notify()
       await Promise.all(
-        [...entries.values()].map((e) => e.closing ?? e.ready.catch(() => undefined).then(() => close(e))),
+        [...entries.values()].map(
+          (e) => e.closing ?? e.ready.catch(() => undefined).then(() => (e.space ? close(e) : undefined)),
+        ),
       )
     },
   }

@@ -4,11 +4,15 @@
  * watcher, file, write and flush services, the search target) over the resources every
  * space shares (embedding provider and cache, search workers, term cache), and owns their
  * lifecycle: start() sweeps temp files of interrupted writes, starts the watcher and the
- * first sync; close() stops them in reverse order. Part of the composition root.
+ * first sync; close() stops them in reverse order. The folder is held by identity for the
+ * space's life (held-root.ts): every read, write, flush and scan goes through it. Part of
+ * the composition root.
  */
 import fs from 'node:fs'
 import type { Config } from '../config/config.js'
 import { createFileService } from '../files/file-service.js'
+import { createFolderBudget } from '../files/folder-budget.js'
+import { holdRoot, type FolderIdentity, type HeldRoot } from '../files/held-root.js'
 import { removeStaleTempFiles, type WritePort } from '../files/file-writer.js'
 import { createFlushService } from '../files/flush-service.js'
 import { createMemoryPaths, MEMORY_DIR } from '../files/memory-paths.js'
@@ -49,8 +53,14 @@ export type SpaceDef = {
   /** The agent id, or `team`. */
   name: string
   space: Space
-  /** The workspace folder (absolute; it exists). */
+  /** The workspace folder as a real path (it exists). */
   root: string
+  /** Names the folder in errors and logs ("agent folder", "team folder", "workspace"). */
+  what: string
+  /** The identity the folder must have (seen when it was looked up); refused otherwise. */
+  expect?: FolderIdentity
+  /** Told when the folder is found replaced after it was opened (the registry closes the space). */
+  onFolderReplaced?: () => void
   dbPath: string
   /** Session transcripts (the main agent's MNEMO_SESSIONS_DIR), if any. */
   sessionsDir: string | undefined
@@ -62,7 +72,10 @@ export type SpaceDef = {
 
 /** What every space shares, built once by the container. */
 export type SharedResources = {
-  config: Pick<Config, 'chunking' | 'sync'> & { index: Pick<Config['index'], 'maxFileBytes' | 'indexOnStart'> }
+  config: Pick<Config, 'chunking' | 'sync'> & {
+    index: Pick<Config['index'], 'maxFileBytes' | 'indexOnStart'>
+    agents: Pick<Config['agents'], 'maxFolders'>
+  }
   log: Logger
   /** How vectors are stored (null: keyword only). */
   vectors: VectorConfig
@@ -83,6 +96,8 @@ export type SharedResources = {
   /** Checkpoints an index's write-ahead log off the main thread (the search workers), if any. */
   checkpoint?: (dbPath: string) => Promise<unknown>
   watcherFactory: WatcherFactory
+  /** Rescan and retry periods of spaces out of inotify watches (sync-worker.ts; tests shorten them). */
+  watchFallback?: { rescanMs: number; retryMs: number }
   /** The file system calls writes make (tests inject a full disk). */
   writePort: WritePort
   onRebuildStage?: (stage: RebuildStage) => Promise<void>
@@ -103,10 +118,30 @@ function sessionsReal(dir: string | undefined): string | null {
   return fs.realpathSync(dir)
 }
 
+/**
+ * Builds a space over its folder, held from here on; throws 409 PATH_CHANGED when the folder
+ * is not the one `def.expect` names.
+ */
 export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
-  const { config } = shared
   const log = shared.log.child({ [def.space === 'team' ? 'space' : 'agent']: def.name })
-  const rootReal = fs.realpathSync(def.root)
+  const root = holdRoot(def.root, {
+    what: def.what,
+    ...(def.expect && { expect: def.expect }),
+    onReplaced: () => {
+      log.warn({ folder: def.what }, 'the folder was replaced after it was opened: refused, not followed')
+      def.onFolderReplaced?.()
+    },
+  })
+  try {
+    return buildSpace(def, shared, root, log)
+  } catch (err) {
+    root.close()
+    throw err
+  }
+}
+
+function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log: Logger) {
+  const { config } = shared
   if (removeStaleRebuild(def.dbPath)) {
     log.warn('removed the half-built index of a rebuild that was interrupted; the previous index serves')
   }
@@ -141,7 +176,12 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     sessions: def.sessionsDir !== undefined,
     readOnly: def.readOnly,
   })
-  const roots = { workspace: rootReal, sessions: sessionsReal(def.sessionsDir), paths: memoryPaths }
+  const roots = {
+    workspace: root.dir,
+    checkWorkspace: root.check,
+    sessions: sessionsReal(def.sessionsDir),
+    paths: memoryPaths,
+  }
   const targets = createWriteTargets(store)
   const indexer = createIndexer({
     live: store,
@@ -179,11 +219,12 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
   })
   const syncWorker = createSyncWorker({
     ...config.sync,
-    targets: { root: rootReal, scanRoots: memoryPaths.scanRoots(), sessions: roots.sessions },
+    targets: { root: root.path, scanRoots: memoryPaths.scanRoots(), sessions: roots.sessions },
     watcherFactory: shared.watcherFactory,
     requestSync: (reason) => coordinator.request({ full: false, reason }),
     log: log.child({ module: 'sync-worker' }),
     ...(shared.observer && { onWatcherRestart: shared.observer.watcherRestarted }),
+    ...(shared.watchFallback && { fallback: shared.watchFallback }),
   })
   const locks = createKeyedMutex()
   const pathIndex = createPathIndexQueue({
@@ -194,9 +235,15 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     settle: (rel) => locks.run(rel, async () => undefined),
   })
   const inFlight = createInFlight()
+  const folders = createFolderBudget({
+    root: root.dir,
+    scanRoots: memoryPaths.scanRoots(),
+    maxFolders: config.agents.maxFolders,
+  })
   const writeDeps = {
-    rootReal,
+    root: root.dir,
     maxFileBytes: config.index.maxFileBytes,
+    makeFolder: folders.make,
     locks,
     inFlight,
     indexPath: pathIndex.request,
@@ -232,8 +279,8 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     const lock = (rel: string, fn: () => Promise<void>) => locks.run(rel, fn)
     let swept = 0
     try {
-      swept += await removeStaleTempFiles(rootReal, '', false, lock)
-      for (const dir of writableDirs) swept += await removeStaleTempFiles(rootReal, dir, true, lock)
+      swept += await removeStaleTempFiles(root.dir, '', false, lock)
+      for (const dir of writableDirs) swept += await removeStaleTempFiles(root.dir, dir, true, lock)
     } catch (err) {
       log.warn({ err }, 'could not remove temp files of interrupted writes')
     }
@@ -246,7 +293,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     /** The index file did not exist before (or was of another version): it knows no file yet. */
     fresh: !existed || store.recreated,
     files: createFileService({
-      rootReal,
+      root: root.dir,
       sessionsReal: roots.sessions,
       memoryPaths,
       store,
@@ -260,6 +307,23 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     }),
     indexing,
     target,
+    /** How the space notices changes on disk (watching, or rescanning without watches...). */
+    watchState: () => syncWorker.status().watch,
+    /** Throws 409 PATH_CHANGED when the space's folder was replaced after it was opened. */
+    checkFolder: root.check,
+    /**
+     * Readiness (GET /ready for main): the index's, and the folder still the one held
+     * (checked here, so a probe notices a replaced workspace without any other request).
+     */
+    async readiness() {
+      await root.check().catch(() => undefined)
+      const index = indexing.readiness()
+      const replaced = root.replaced()
+      return {
+        ready: index.ready && !replaced,
+        checks: { ...index.checks, folder: replaced ? ('replaced' as const) : ('held' as const) },
+      }
+    },
     /** A sync or rebuild is running or queued: closing now would cancel it. */
     isBusy(): boolean {
       const s = coordinator.status()
@@ -302,6 +366,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
       await coordinator.stop()
       await reader.close()
       store.close()
+      root.close()
     },
   }
 }

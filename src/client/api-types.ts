@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Search memory
-         * @description Hybrid search: BM25 keyword candidates (Chinese by character bigrams, identifiers whole and by parts; ranked by how many and how rare the query terms a chunk holds) merged with vector candidates, score = 0.7·vectorScore + 0.3·textScore over the sides that ran, then optionally reranked. A failing or slow embedder or reranker degrades the answer (degraded.vector / degraded.rerank) instead of failing it, except for mode "vector". Searches the acting agent's memory (X-Mnemo-Agent) and the team memory when one is configured, merged by score; each result says its space.
+         * @description Hybrid search: BM25 keyword candidates (Chinese by character bigrams, identifiers whole and by parts; ranked by how many and how rare the query terms a chunk holds) merged with vector candidates, score = 0.7·vectorScore + 0.3·textScore over the sides that ran, then optionally reranked. A failing or slow embedder or reranker degrades the answer (degraded.vector / degraded.rerank) instead of failing it, except for mode "vector". Searches the acting agent's memory (X-Mnemo-Agent) and the team memory when one is configured, merged by score; each result says its space. An agent with a token but no memory yet searches the team memory only. A folder replaced after it was opened (the agent's, or the team's when it is searched) is refused with 409 PATH_CHANGED.
          */
         post: operations["searchMemory"];
         delete?: never;
@@ -70,22 +70,22 @@ export interface paths {
         };
         /**
          * Read a memory file or a window of its lines
-         * @description Only sources (MEMORY.md, memory/**\/*.md, configured extra paths, sessions/**\/*.jsonl when a sessions folder is configured) inside their folder. "..", ".", absolute paths, backslashes, NUL/control characters and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads; its first write creates it. The ETag header is the file's SHA-256 (for If-Match).
+         * @description Only sources (MEMORY.md, memory/**\/*.md, configured extra paths, sessions/**\/*.jsonl when a sessions folder is configured) inside their folder. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED. The ETag header is the file's SHA-256 (for If-Match).
          */
         get: operations["readFile"];
         /**
          * Create or replace a memory file (atomic)
-         * @description Writes a temp file, fsyncs it and renames it over the file, so readers and crashes see the old content or the new, never a mix. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads; its first write creates it.
+         * @description Writes a temp file, fsyncs it and renames it over the file, so readers and crashes see the old content or the new, never a mix. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
          */
         put: operations["writeFile"];
         /**
          * Append lines to a memory file (created when missing)
-         * @description Appends whole lines in one write, then fsyncs: a newline is added before the text when the file does not end with one, and after it when the text does not. startLine/endLine name the appended lines. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads; its first write creates it.
+         * @description Appends whole lines in one write, then fsyncs: a newline is added before the text when the file does not end with one, and after it when the text does not. startLine/endLine name the appended lines. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
          */
         post: operations["appendFile"];
         /**
          * Delete a memory file and its chunks
-         * @description Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads; its first write creates it.
+         * @description Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
          */
         delete: operations["deleteFile"];
         options?: never;
@@ -104,7 +104,7 @@ export interface paths {
         put?: never;
         /**
          * Append notes to the day file before compaction, indexed before the answer
-         * @description Appends the notes to the acting agent's memory/<date>.md under a heading "## HH:MM:SS · agent A · session S" (A: agentId, else the acting agent unless it is main) in one write, fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. With flushId, a retry appends nothing twice (also across restarts and midnight). An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current.
+         * @description Appends the notes to the acting agent's memory/<date>.md under a heading "## HH:MM:SS · agent A · session S" (A: the acting agent; for main only when agentId is "main") in one write, fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. With flushId, a retry appends nothing twice (also across restarts and midnight). An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current. A body agentId naming another agent than the acting one is 403 AGENT_FORBIDDEN (nothing is appended). A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT.
          */
         post: operations["flushMemory"];
         delete?: never;
@@ -203,7 +203,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 when the main agent's index is open and its first sync has finished without error, 503 otherwise (same body). Other agents open on their first request and do not hold up readiness. Answers orchestrator probes without a token, with `checks` only for a request that carries one.
+         * @description 200 when the main agent's index is open, its first sync has finished without error and its workspace is still the folder it opened, 503 otherwise (same body). Other agents open on their first request and do not hold up readiness. Answers orchestrator probes without a token, with `checks` only for a request that carries one.
          */
         get: operations["getReady"];
         put?: never;
@@ -286,7 +286,7 @@ export interface components {
             entries?: string[];
             /** @description Day file to append to (default: today in the server time zone) */
             date?: string;
-            /** @description Named in the entry heading */
+            /** @description The acting agent (the heading always names it; main only when this says "main"): any other name is 403 AGENT_FORBIDDEN */
             agentId?: string;
             /** @description Named in the entry heading */
             sessionId?: string;
@@ -312,7 +312,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -509,6 +509,11 @@ export interface components {
                 initialSync: "pending" | "done";
                 /** @enum {string} */
                 lastSync: "none" | "ok" | "failed";
+                /**
+                 * @description replaced: MNEMO_WORKSPACE was replaced after start (a symlink or another folder): refused
+                 * @enum {string}
+                 */
+                folder: "held" | "replaced";
             };
         };
         LastSync: {
@@ -579,6 +584,18 @@ export interface components {
             dirty: boolean;
             /** @description The file watcher is running (MNEMO_WATCH) */
             watching: boolean;
+            /** @description How changes made on disk are noticed */
+            watch: {
+                /**
+                 * @description watching: changes on disk are seen at once; off: MNEMO_WATCH=false (or no folder yet); restarting: the watcher failed and restarts after a pause; rescanning: no inotify watch was left, so the folder is rescanned every rescanEveryMs instead (and watched again once watches are free)
+                 * @enum {string}
+                 */
+                state: "watching" | "off" | "restarting" | "rescanning";
+                /** @description Why the watcher is not running (an error code) */
+                reason?: string;
+                /** @description Period of the rescans while rescanning, in ms */
+                rescanEveryMs?: number;
+            };
             syncing: boolean;
             rebuilding: boolean;
             /** @description Another sync will run after the current one */
@@ -704,6 +721,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -817,6 +843,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -886,6 +921,15 @@ export interface operations {
             };
             /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -985,6 +1029,15 @@ export interface operations {
             };
             /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1109,6 +1162,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: PRECONDITION_FAILED) */
             412: {
                 headers: {
@@ -1220,6 +1282,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: PRECONDITION_FAILED) */
             412: {
                 headers: {
@@ -1303,6 +1374,15 @@ export interface operations {
             };
             /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1405,6 +1485,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1495,7 +1584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -29,6 +29,10 @@ export type Config = Readonly<{
     dir: string | undefined
     /** Agent indexes open at once (LRU). */
     maxOpen: number
+    /** Agent folders MNEMO_AGENTS_DIR may hold (creating more is AGENT_LIMIT). */
+    maxAgents: number
+    /** Folders one space may hold (creating more is FOLDER_LIMIT): each is an inotify watch. */
+    maxFolders: number
     /** Absolute path of the team workspace, if any. */
     teamDir: string | undefined
     teamWritable: boolean

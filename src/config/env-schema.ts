@@ -41,6 +41,12 @@ export const envSchema = z
     MNEMO_MAX_OPEN_AGENTS: envVar(int(1, 100_000).default(64)).describe(
       'Agent indexes kept open at once; the least recently used idle ones are closed and reopened on demand',
     ),
+    MNEMO_MAX_AGENTS: envVar(int(1, 1_000_000).default(1000)).describe(
+      'Agent folders MNEMO_AGENTS_DIR may hold: creating one more is 409 AGENT_LIMIT',
+    ),
+    MNEMO_MAX_FOLDERS_PER_AGENT: envVar(int(1, 100_000).default(100)).describe(
+      'Folders one memory may hold (each costs an inotify watch while open): one more is 409 FOLDER_LIMIT',
+    ),
     MNEMO_TEAM_DIR: envVar(z.string().optional()).describe(
       'Team workspace every agent can search and read (paths under team/); unset: no team memory',
     ),

@@ -100,6 +100,8 @@ describe('agent settings', () => {
     expect(loadConfig({}, cwd).agents).toEqual({
       dir: undefined,
       maxOpen: 64,
+      maxAgents: 1000,
+      maxFolders: 100,
       teamDir: undefined,
       teamWritable: false,
       tokens: new Map(),

@@ -145,6 +145,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     agents: {
       dir: agentsDir,
       maxOpen: e.MNEMO_MAX_OPEN_AGENTS,
+      maxAgents: e.MNEMO_MAX_AGENTS,
+      maxFolders: e.MNEMO_MAX_FOLDERS_PER_AGENT,
       teamDir,
       teamWritable: e.MNEMO_TEAM_WRITABLE,
       tokens: agentTokens,

@@ -40,7 +40,8 @@ export type FileInfo = {
 }
 
 export type FileServiceDeps = {
-  rootReal: string
+  /** The workspace folder, named through its held descriptor (held-root.ts). */
+  root: string
   /** Real path of the sessions folder, or null when none is configured. */
   sessionsReal: string | null
   memoryPaths: Pick<MemoryPaths, 'classify'>
@@ -76,7 +77,7 @@ export function createFileService(deps: FileServiceDeps) {
     rawPath: string,
     opts: { from?: number | undefined; lines?: number | undefined },
   ): Promise<ReadResult> {
-    const check = checkSourcePath(rawPath, deps.memoryPaths, { workspace: deps.rootReal, sessions: deps.sessionsReal })
+    const check = checkSourcePath(rawPath, deps.memoryPaths, { workspace: deps.root, sessions: deps.sessionsReal })
     if (check.kind === 'invalid') return check
     // A symlinked file inside the folder is served from its target; the target is then
     // opened from the folder's root without following any symlink (workspace-fs.ts).

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import fs from 'node:fs/promises'
 import { appError } from '../shared/errors.js'
-import { createFile, openFile, openFolder, splitRel, type Folder } from './workspace-fs.js'
+import { createFile, openFile, openFolder, splitRel, type Folder, type MakeFolder } from './workspace-fs.js'
 
 /** Temp files of interrupted replaces are hidden (never indexed) and carry this suffix. */
 export const TEMP_SUFFIX = '.mnemo-tmp'
@@ -41,20 +41,21 @@ export type WriteTarget = { folder: Folder; name: string }
 
 /**
  * Runs `fn` with the open folder of workspace-relative `rel` (checked syntactically
- * before), creating missing folders when `create` is set; `fn` gets null when a folder is
- * missing and `create` is not set. A symlink on the way, or at the file, is PATH_INVALID.
+ * before), creating missing folders when `create` is set (with it, when a function); `fn`
+ * gets null when a folder is missing and `create` is not set. A symlink on the way, or at
+ * the file, is PATH_INVALID.
  */
 export async function withWriteTarget<T>(
-  rootReal: string,
+  root: string,
   rel: string,
-  create: boolean,
+  create: boolean | MakeFolder,
   fn: (target: WriteTarget | null) => Promise<T>,
 ): Promise<T> {
   const { dir, name } = splitRel(rel)
-  const opened = await openFolder(rootReal, dir, create)
+  const opened = await openFolder(root, dir, create)
   if (opened.kind === 'invalid') throw appError('PATH_INVALID', `Invalid path: ${opened.reason}`)
   // Created, then gone before it could be opened: something else is moving folders.
-  if (opened.kind === 'not-found' && create) throw appError('PATH_CHANGED')
+  if (opened.kind === 'not-found' && create !== false) throw appError('PATH_CHANGED')
   if (opened.kind === 'not-found') return fn(null)
   try {
     return await fn({ folder: opened.folder, name })
@@ -225,7 +226,7 @@ export function tempTarget(name: string): string | null {
 }
 
 /**
- * Deletes temp files that interrupted replaces left in `relDir` under `rootReal` (and
+ * Deletes temp files that interrupted replaces left in `relDir` under `root` (and
  * below it when `recursive`). Folders are opened like a write opens them, so a symlinked
  * folder is never entered and the sweep never leaves the workspace. Each deletion holds the
  * lock of the file the temp file stands in for (`lock`, the write API's per-path lock): a
@@ -233,12 +234,12 @@ export function tempTarget(name: string): string | null {
  * stale one. Returns how many were deleted.
  */
 export async function removeStaleTempFiles(
-  rootReal: string,
+  root: string,
   relDir: string,
   recursive: boolean,
   lock: (rel: string, fn: () => Promise<void>) => Promise<void>,
 ): Promise<number> {
-  const opened = await openFolder(rootReal, relDir, false)
+  const opened = await openFolder(root, relDir, false)
   if (opened.kind !== 'ok') return 0
   const { folder } = opened
   let removed = 0
@@ -262,6 +263,6 @@ export async function removeStaleTempFiles(
   } finally {
     await folder.close()
   }
-  if (recursive) for (const rel of subfolders) removed += await removeStaleTempFiles(rootReal, rel, true, lock)
+  if (recursive) for (const rel of subfolders) removed += await removeStaleTempFiles(root, rel, true, lock)
   return removed
 }

@@ -30,6 +30,7 @@ import {
 } from './file-writer.js'
 import { FLUSH_MARKER, hasFlushMarker, hasNul, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
 import { MEMORY_DIR } from './memory-paths.js'
+import type { MakeFolder } from './workspace-fs.js'
 import { countLines, indexWritten } from './write-service.js'
 
 /** Day files whose state is remembered; others are read again when flushed to. */
@@ -54,13 +55,16 @@ type Range = { startLine: number; endLine: number }
 type DayFile = { sizeBytes: number; mtimeMs: number; newlines: number; tail: Buffer; flushes: Map<string, Range> }
 
 export type FlushServiceDeps = {
-  rootReal: string
+  /** The workspace folder, named through its held descriptor (held-root.ts). */
+  root: string
   maxFileBytes: number
   locks: KeyedMutex
   inFlight: InFlight
   indexPath: (rel: string) => Promise<void>
   /** The file system calls writes make (tests inject failures). */
   port: WritePort
+  /** Creates a folder a write needs (counted against the space's cap: folder-budget.ts). */
+  makeFolder: MakeFolder
   /** Syncs everything pending on disk; resolves when the index is current. */
   drain: () => Promise<void>
   log: Logger
@@ -133,13 +137,34 @@ export function composeFlush(opts: {
 export const notesOf = (req: Pick<FlushRequest, 'content' | 'entries'>): string =>
   (req.content ?? (req.entries ?? []).join('\n')).replace(/\s+$/, '')
 
+/** What no flushed note may hold, whatever the day file holds. */
+function checkNotes(body: string): void {
+  if (hasFlushMarker(body)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
+  if (hasNul(body)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
+}
+
+const dayFileTooLarge = (maxFileBytes: number) =>
+  appError('PAYLOAD_TOO_LARGE', `The day file would be larger than MNEMO_MAX_FILE_BYTES (${maxFileBytes})`)
+
+/**
+ * Throws what a flush would be refused with when its day file does not exist yet: checked
+ * before a flush creates its agent, so a refused flush creates nothing.
+ */
+export function checkNewDayFileFlush(req: FlushRequest, maxFileBytes: number): void {
+  const body = notesOf(req)
+  checkNotes(body)
+  // The heading's time has a fixed width: any moment gives the entry's size.
+  const { entry } = composeFlush({ ...req, tail: null, body, at: new Date(0) })
+  if (Buffer.byteLength(entry) > maxFileBytes) throw dayFileTooLarge(maxFileBytes)
+}
+
 export function createFlushService(deps: FlushServiceDeps) {
   const now = deps.now ?? Date.now
   const dayFiles = createLru<string, DayFile>(DAY_FILE_CACHE)
 
   /** Runs `fn` on the day file `rel` (its folder created when missing). */
   const onDayFile = <T>(rel: string, fn: (target: WriteTarget) => Promise<T>): Promise<T> =>
-    withWriteTarget(deps.rootReal, rel, true, (target) => fn(target as WriteTarget))
+    withWriteTarget(deps.root, rel, deps.makeFolder, (target) => fn(target as WriteTarget))
 
   /** Reads what flushes need of a file (from the cache while it is unchanged); null: none. */
   async function load(rel: string, target: WriteTarget): Promise<DayFile | null> {
@@ -188,12 +213,7 @@ export function createFlushService(deps: FlushServiceDeps) {
         const composed = composeFlush({ ...req, tail: before?.tail ?? null, body, at })
         const added = Buffer.from(composed.separator + composed.entry, 'utf8')
         const sizeBefore = before?.sizeBytes ?? 0
-        if (sizeBefore + added.length > deps.maxFileBytes) {
-          throw appError(
-            'PAYLOAD_TOO_LARGE',
-            `The day file would be larger than MNEMO_MAX_FILE_BYTES (${deps.maxFileBytes})`,
-          )
-        }
+        if (sizeBefore + added.length > deps.maxFileBytes) throw dayFileTooLarge(deps.maxFileBytes)
         const after = await appendToFile(target, added, deps.port)
         const newlines = (before?.newlines ?? 0) + countNewlines(added)
         let range = { startLine: newlines - composed.entryLines + 1, endLine: newlines }
@@ -215,8 +235,7 @@ export function createFlushService(deps: FlushServiceDeps) {
 
   function flush(req: FlushRequest): Promise<FlushResult> {
     const body = notesOf(req)
-    if (hasFlushMarker(body)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
-    if (hasNul(body)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
+    checkNotes(body)
     return deps.inFlight.run(async () => {
       if (body.trim() !== '') return append(req, body)
       await deps.drain()

@@ -53,30 +53,40 @@ async function tryOpenDir(child: string): Promise<fs.FileHandle | 'not-found' | 
   }
 }
 
-/** Opens the folder `child` names (an entry of an open folder), creating it when asked. */
-async function openSegment(child: string, create: boolean): Promise<fs.FileHandle | 'not-found' | 'invalid'> {
-  const first = await tryOpenDir(child)
-  if (first !== 'not-found' || !create) return first
+/** Creates the folder `child` names (an entry of an open folder); one that exists already is fine. */
+export type MakeFolder = (child: string) => Promise<void>
+
+export const makeFolder: MakeFolder = async (child) => {
   try {
     await fs.mkdir(child)
   } catch (err) {
     // Another request created it meanwhile; it is opened like any existing folder.
     if (errno(err) !== 'EEXIST') throw err
   }
+}
+
+/** Opens the folder `child` names (an entry of an open folder), creating it with `create` when given. */
+async function openSegment(child: string, create: MakeFolder | null): Promise<fs.FileHandle | 'not-found' | 'invalid'> {
+  const first = await tryOpenDir(child)
+  if (first !== 'not-found' || !create) return first
+  await create(child)
   return tryOpenDir(child)
 }
 
 /**
- * Opens `relDir` (workspace-relative, '' for the root) under `rootReal`, creating missing
- * folders when `create` is set. A segment that is a symlink or not a folder is refused.
+ * Opens `relDir` (workspace-relative, '' for the root) under `root` (a real path, or a held
+ * folder's descriptor path: held-root.ts), creating missing folders when `create` is set (a
+ * function: it creates them, e.g. counting them against a limit). A segment that is a
+ * symlink or not a folder is refused.
  */
-export async function openFolder(rootReal: string, relDir: string, create: boolean): Promise<FolderResult> {
-  let handle = await fs.open(rootReal, constants.O_RDONLY | constants.O_DIRECTORY)
-  let abs = rootReal
+export async function openFolder(root: string, relDir: string, create: boolean | MakeFolder): Promise<FolderResult> {
+  const make = create === true ? makeFolder : create || null
+  let handle = await fs.open(root, constants.O_RDONLY | constants.O_DIRECTORY)
+  let abs = root
   let handedOut = false
   try {
     for (const segment of relDir.split('/').filter(Boolean)) {
-      const next = await openSegment(folderOf(handle, abs).at(segment), create)
+      const next = await openSegment(folderOf(handle, abs).at(segment), make)
       if (next === 'not-found') return { kind: 'not-found' }
       if (next === 'invalid') return SYMLINK_ON_THE_WAY
       await handle.close()
@@ -173,10 +183,10 @@ export function splitRel(rel: string): { dir: string; name: string } {
   return at < 0 ? { dir: '', name: rel } : { dir: rel.slice(0, at), name: rel.slice(at + 1) }
 }
 
-/** Reads the regular file at `rel` under `rootReal` (no symlink anywhere on the way). */
-export async function readWorkspaceFile(rootReal: string, rel: string, maxBytes: number): Promise<ReadResult> {
+/** Reads the regular file at `rel` under `root` (no symlink anywhere on the way). */
+export async function readWorkspaceFile(root: string, rel: string, maxBytes: number): Promise<ReadResult> {
   const { dir, name } = splitRel(rel)
-  const opened = await openFolder(rootReal, dir, false)
+  const opened = await openFolder(root, dir, false)
   if (opened.kind !== 'ok') return opened
   try {
     return await readFileIn(opened.folder, name, maxBytes)

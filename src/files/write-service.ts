@@ -8,7 +8,7 @@
  * the next sync indexes it): the file is the source of truth.
  */
 import { sha256 } from '../indexing/hashing.js'
-import { appError } from '../shared/errors.js'
+import { appError, isAppError } from '../shared/errors.js'
 import type { InFlight } from '../shared/in-flight.js'
 import type { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
@@ -26,6 +26,7 @@ import {
   type WriteTarget,
 } from './file-writer.js'
 import type { MemoryPaths } from './memory-paths.js'
+import type { MakeFolder } from './workspace-fs.js'
 import { preconditionHolds, type Precondition } from './preconditions.js'
 
 export type WriteResult = {
@@ -41,7 +42,8 @@ export type WriteResult = {
 }
 
 export type WriteServiceDeps = {
-  rootReal: string
+  /** The workspace folder, named through its held descriptor (held-root.ts). */
+  root: string
   memoryPaths: Pick<MemoryPaths, 'classify'>
   maxFileBytes: number
   locks: KeyedMutex
@@ -50,6 +52,8 @@ export type WriteServiceDeps = {
   indexPath: (rel: string) => Promise<void>
   /** The file system calls writes make (tests inject failures). */
   port: WritePort
+  /** Creates a folder a write needs (counted against the space's cap: folder-budget.ts). */
+  makeFolder: MakeFolder
   log: Logger
 }
 
@@ -75,7 +79,9 @@ export async function indexWritten(
     await deps.indexPath(rel)
     return true
   } catch (err) {
-    deps.log.error({ err, path: rel }, 'indexing a written file failed; the next sync retries')
+    // A refusal (the folder was replaced or moved meanwhile) is no fault of the service.
+    const refused = isAppError(err) && err.statusCode < 500
+    deps.log[refused ? 'warn' : 'error']({ err, path: rel }, 'indexing a written file failed; the next sync retries')
     return false
   }
 }
@@ -102,12 +108,46 @@ export function checkWritablePath(raw: string, memoryPaths: Pick<MemoryPaths, 'c
   return check.rel
 }
 
+function checkSize(sizeBytes: number, maxFileBytes: number): void {
+  if (sizeBytes > maxFileBytes) {
+    throw appError('PAYLOAD_TOO_LARGE', `The file would be larger than MNEMO_MAX_FILE_BYTES (${maxFileBytes})`)
+  }
+}
+
+/**
+ * What the content of a replace must be, whatever the file holds: no NUL, at most
+ * `maxFileBytes`. Returns its bytes. (Flush markers depend on the file: put() checks them.)
+ */
+export function checkReplaceContent(content: string, maxFileBytes: number): Buffer {
+  if (hasNul(content)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
+  const bytes = Buffer.from(content, 'utf8')
+  checkSize(bytes.length, maxFileBytes)
+  return bytes
+}
+
+/** What appended text must be, whatever the file holds: no flush marker, no NUL, and fit alone. */
+export function checkAppendContent(content: string, maxFileBytes: number): void {
+  if (hasFlushMarker(content)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
+  if (hasNul(content)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
+  checkSize(Buffer.byteLength(content) + (content.endsWith('\n') ? 0 : 1), maxFileBytes)
+}
+
+/**
+ * Throws what a write of `content` to a file that does not exist yet would be refused with:
+ * checked before a write creates its agent, so a refused write creates nothing.
+ */
+export function checkNewFileWrite(mode: 'replace' | 'append', content: string, maxFileBytes: number): void {
+  if (mode === 'append') return checkAppendContent(content, maxFileBytes)
+  checkReplaceContent(content, maxFileBytes)
+  if (introducesMarker(content, null)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
+}
+
 export function createWriteService(deps: WriteServiceDeps) {
   const writablePath = (raw: string) => checkWritablePath(raw, deps.memoryPaths)
 
   /** Runs `fn` on the file `rel` names, holding its lock; null when its folder is missing and `create` is off. */
   const locked = <T>(rel: string, create: boolean, fn: (target: WriteTarget | null) => Promise<T>) =>
-    deps.locks.run(rel, () => withWriteTarget(deps.rootReal, rel, create, fn))
+    deps.locks.run(rel, () => withWriteTarget(deps.root, rel, create && deps.makeFolder, fn))
 
   function checkPrecondition(p: Precondition, current: Buffer | null): void {
     const currentSha256 = current && sha256(current)
@@ -116,20 +156,12 @@ export function createWriteService(deps: WriteServiceDeps) {
     }
   }
 
-  function checkSize(sizeBytes: number): void {
-    if (sizeBytes > deps.maxFileBytes) {
-      throw appError('PAYLOAD_TOO_LARGE', `The file would be larger than MNEMO_MAX_FILE_BYTES (${deps.maxFileBytes})`)
-    }
-  }
-
   const index = (rel: string) => indexWritten(deps, rel)
 
   /** Creates or replaces a file atomically. */
   function put(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
     const rel = writablePath(raw)
-    if (hasNul(content)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
-    const bytes = Buffer.from(content, 'utf8')
-    checkSize(bytes.length)
+    const bytes = checkReplaceContent(content, deps.maxFileBytes)
     return deps.inFlight.run(async () => {
       const created = await locked(rel, true, async (target) => {
         const file = target as WriteTarget
@@ -162,8 +194,7 @@ export function createWriteService(deps: WriteServiceDeps) {
    */
   function append(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
     const rel = writablePath(raw)
-    if (hasFlushMarker(content)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
-    if (hasNul(content)) throw appError('VALIDATION_FAILED', REFUSED_NUL)
+    checkAppendContent(content, deps.maxFileBytes)
     return deps.inFlight.run(async () => {
       const written = await locked(rel, true, async (target) => {
         const file = target as WriteTarget
@@ -172,7 +203,7 @@ export function createWriteService(deps: WriteServiceDeps) {
         const before = current?.toString('utf8') ?? ''
         const text = lineBreakBefore(current) + (content.endsWith('\n') ? content : `${content}\n`)
         const added = Buffer.from(text, 'utf8')
-        checkSize((current?.length ?? 0) + added.length)
+        checkSize((current?.length ?? 0) + added.length, deps.maxFileBytes)
         await appendToFile(file, added, deps.port)
         const all = Buffer.concat([current ?? Buffer.alloc(0), added])
         const startLine = countLines(before + lineBreakBefore(current)) + 1

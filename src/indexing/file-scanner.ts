@@ -2,12 +2,14 @@
  * Lists the source files (stat only, no reading or hashing): memory files in the workspace
  * and, when configured, transcripts in the sessions folder. Folders reached through a
  * symlink are not entered (no cycles, no escapes); a symlinked file is listed only when its
- * target is a regular file inside its root.
+ * target is a regular file inside its root. The workspace is walked through its held folder
+ * (held-root.ts), checked first: a workspace replaced after it was opened fails the scan.
  */
 import type { Dirent } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { SESSIONS_PREFIX, type MemoryPaths } from '../files/memory-paths.js'
+import { appError } from '../shared/errors.js'
 import { isInside } from '../shared/safe-path.js'
 import type { Source } from '../store/chunks-repo.js'
 
@@ -22,10 +24,13 @@ export type ScannedFile = {
   mtimeMs: number
 }
 
-/** The folders sources come from, as real paths. */
+/** The folders sources come from. */
 export type SourceRoots = {
+  /** The workspace, named through its held descriptor (held-root.ts) or as a real path. */
   workspace: string
-  /** The sessions folder, or null when none is configured. */
+  /** Throws when the workspace was replaced after it was opened (held-root.ts check()). */
+  checkWorkspace?: () => Promise<void>
+  /** The sessions folder's real path, or null when none is configured. */
   sessions: string | null
   paths: MemoryPaths
 }
@@ -44,12 +49,15 @@ export function isUnreadable(err: unknown): boolean {
 /** Called with each file or folder that could not be read, and why. */
 export type OnUnreadable = (rel: string, err: unknown) => void
 
+/** A folder sources are read from: as named (`dir`), and where it is now (`real`, for symlink targets). */
+type Root = { dir: string; real: string }
+
 /**
  * Stats one candidate; null when it is missing, not a regular file, links out of `root`,
  * or has other hard links (it may be a file outside the workspace: never read).
  */
 async function statFile(
-  root: string,
+  root: Root,
   rel: string,
   abs: string,
   source: Source,
@@ -58,10 +66,12 @@ async function statFile(
 ): Promise<ScannedFile | null> {
   try {
     const target = viaLink ? await fs.realpath(abs) : abs
-    if (viaLink && !isInside(root, target)) return null
+    if (viaLink && !isInside(root.real, target)) return null
     const st = await fs.stat(target)
     if (!st.isFile() || st.nlink > 1) return null
-    return { rel, abs: target, root, source, sizeBytes: st.size, mtimeMs: st.mtimeMs }
+    // A link's target, named under the root as given (so it is read through the held folder).
+    const file = viaLink ? path.join(root.dir, path.relative(root.real, target)) : abs
+    return { rel, abs: file, root: root.dir, source, sizeBytes: st.size, mtimeMs: st.mtimeMs }
   } catch (err) {
     if (isMissing(err)) return null
     if (isUnreadable(err)) {
@@ -96,15 +106,35 @@ async function walk(
   }
 }
 
+/** `dir` with the real path of the folder it names now. */
+const rootOf = async (dir: string): Promise<Root> => ({ dir, real: await fs.realpath(dir) })
+
+/**
+ * The workspace as a Root. Its real path is read through the held descriptor; a folder
+ * renamed at that moment makes that fail (ENOENT): it is moving, so the scan is refused
+ * with 409 PATH_CHANGED (a replaced folder says so first), not failed with a 500.
+ */
+async function workspaceRoot(roots: SourceRoots): Promise<Root> {
+  try {
+    return await rootOf(roots.workspace)
+  } catch (err) {
+    if (!isMissing(err)) throw err
+    await roots.checkWorkspace?.()
+    throw appError('PATH_CHANGED', 'The workspace folder was moved while it was being scanned', { cause: err })
+  }
+}
+
 export async function scanSources(roots: SourceRoots, onUnreadable: OnUnreadable): Promise<ScannedFile[]> {
+  await roots.checkWorkspace?.()
+  const workspace = await workspaceRoot(roots)
   const found = new Map<string, ScannedFile>()
-  const add = async (root: string, rel: string, inner: string, source: Source, viaLink: boolean) => {
+  const add = async (root: Root, rel: string, inner: string, source: Source, viaLink: boolean) => {
     if (found.has(rel)) return
-    const file = await statFile(root, rel, path.join(root, ...inner.split('/')), source, viaLink, onUnreadable)
+    const file = await statFile(root, rel, path.join(root.dir, ...inner.split('/')), source, viaLink, onUnreadable)
     if (file) found.set(rel, file)
   }
   const memoryFile = (rel: string, viaLink: boolean) =>
-    roots.paths.isSource(rel) ? add(roots.workspace, rel, rel, 'memory', viaLink) : Promise.resolve()
+    roots.paths.isSource(rel) ? add(workspace, rel, rel, 'memory', viaLink) : Promise.resolve()
 
   for (const start of roots.paths.scanRoots()) {
     let st
@@ -121,10 +151,15 @@ export async function scanSources(roots: SourceRoots, onUnreadable: OnUnreadable
     if (st.isDirectory()) await walk(roots.workspace, start, memoryFile, onUnreadable)
     else if (st.isFile() || st.isSymbolicLink()) await memoryFile(start, st.isSymbolicLink())
   }
-  const sessions = roots.sessions
+  const sessions =
+    roots.sessions &&
+    (await rootOf(roots.sessions).catch((err: unknown) => {
+      if (isMissing(err)) return null
+      throw err
+    }))
   if (sessions) {
     await walk(
-      sessions,
+      sessions.dir,
       '',
       async (inner, viaLink) => {
         const rel = `${SESSIONS_PREFIX}/${inner}`
@@ -148,13 +183,22 @@ export async function statSource(
 ): Promise<ScannedFile | null> {
   const kind = roots.paths.classify(rel)
   if (kind.kind === 'none') return null
-  const root = kind.kind === 'sessions' ? roots.sessions : roots.workspace
-  if (!root) return null
+  const dir = kind.kind === 'sessions' ? roots.sessions : roots.workspace
+  if (!dir) return null
+  if (kind.kind !== 'sessions') await roots.checkWorkspace?.()
   const inner = kind.kind === 'sessions' ? kind.inner : rel
-  const abs = path.join(root, ...inner.split('/'))
+  const abs = path.join(dir, ...inner.split('/'))
+  const root =
+    kind.kind === 'sessions'
+      ? await rootOf(dir).catch((err: unknown) => {
+          if (isMissing(err)) return null
+          throw err
+        })
+      : await workspaceRoot(roots)
+  if (!root) return null
   try {
     const realParent = await fs.realpath(path.dirname(abs))
-    if (realParent !== path.dirname(abs)) return null
+    if (realParent !== path.dirname(path.join(root.real, ...inner.split('/')))) return null
     const st = await fs.lstat(abs)
     return await statFile(root, rel, abs, kind.kind, st.isSymbolicLink(), onUnreadable)
   } catch (err) {

@@ -6,7 +6,7 @@ import type { SyncProgress } from './sync-progress.js'
 import { FTS_TOKENIZER } from '../store/schema.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
 import type { IndexStore } from '../store/index-store.js'
-import { appError, codeOfFsError } from '../shared/errors.js'
+import { appError, codeOfFsError, isAppError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
 import type { SyncResult } from './sync-result.js'
@@ -18,7 +18,7 @@ const MAX_FILE_ERRORS_SHOWN = 20
 
 export type IndexingServiceDeps = {
   store: Pick<IndexStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
-  coordinator: SyncCoordinator
+  coordinator: Pick<SyncCoordinator, 'request' | 'status'>
   syncWorker: Pick<SyncWorker, 'status'>
   /** The full pass running now (indexer.ts), or null. */
   progress: () => SyncProgress | null
@@ -43,11 +43,13 @@ export function createIndexingService(deps: IndexingServiceDeps) {
   const { store, coordinator, embedding } = deps
 
   /**
-   * Starts or joins a sync; the promise rejects with STORAGE_FULL when the index volume ran
+   * Starts or joins a sync. It rejects with the client's error when it was refused (a 4xx:
+   * the folder was replaced, the index is busy), with STORAGE_FULL when the index volume ran
    * out of room (the files are untouched and indexed once there is room), else SYNC_FAILED.
    */
   function requestSync(opts: { full: boolean; reason: string }): Promise<SyncResult> {
     return coordinator.request(opts).catch((err: unknown) => {
+      if (isAppError(err) && err.statusCode < 500) throw err
       if (codeOfFsError(err)?.code === 'STORAGE_FULL') {
         throw appError(
           'STORAGE_FULL',
@@ -77,6 +79,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       keywordTokenizer: `${ANALYZER_VERSION}; fts5 ${FTS_TOKENIZER}`,
       dirty: worker.dirty || sync.queued,
       watching: worker.watching,
+      watch: worker.watch,
       syncing: sync.syncing,
       rebuilding: sync.rebuilding,
       queued: sync.queued,

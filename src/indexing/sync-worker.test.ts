@@ -1,20 +1,20 @@
 import { pino } from 'pino'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { emptySyncResult } from './sync-result.js'
-import { createSyncWorker, type SyncWorkerDeps } from './sync-worker.js'
+import { createSyncWorker, isOutOfWatches, type SyncWorkerDeps } from './sync-worker.js'
 import type { WatchHandlers, WatcherFactory } from './watcher.js'
 
 const log = pino({ level: 'silent' })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A watcher the test drives: `change()` reports a change, `fail()` a watcher error. */
-function fakeWatcher(opts: { failStarts?: number } = {}) {
+function fakeWatcher(opts: { failStarts?: number; startError?: () => Error } = {}) {
   let handlers: WatchHandlers | null = null
   let starts = 0
   let closes = 0
   const factory: WatcherFactory = async (_targets, h) => {
     starts++
-    if (starts <= (opts.failStarts ?? 0)) throw new Error('cannot watch')
+    if (starts <= (opts.failStarts ?? 0)) throw opts.startError?.() ?? new Error('cannot watch')
     handlers = h
     return {
       close: async () => {
@@ -25,7 +25,7 @@ function fakeWatcher(opts: { failStarts?: number } = {}) {
   return {
     factory,
     change: () => handlers?.onChange('/ws/memory/x.md'),
-    fail: () => handlers?.onError(new Error('ENOSPC')),
+    fail: (err = new Error('the watcher died')) => handlers?.onError(err),
     starts: () => starts,
     closes: () => closes,
   }
@@ -126,5 +126,48 @@ describe('sync worker', () => {
     worker.onSearch()
     await sleep(60)
     expect(requests).toEqual([])
+  })
+
+  it.each(['ENOSPC', 'EMFILE'])(
+    'falls back to periodic rescans when the watcher finds no watch left (%s), and watches again later',
+    async (code) => {
+      vi.useFakeTimers()
+      onTestFinished(() => void vi.useRealTimers())
+      const outOfWatches = () => Object.assign(new Error(`${code}: out of watches`), { code })
+      const watcher = fakeWatcher({ failStarts: 2, startError: outOfWatches })
+      const { worker, requests } = setup({ fallback: { rescanMs: 20, retryMs: 150 } }, watcher)
+      await worker.start()
+      expect(worker.status()).toMatchObject({
+        watching: false,
+        watch: { state: 'rescanning', reason: expect.stringContaining(code), rescanEveryMs: 20 },
+      })
+      await vi.advanceTimersByTimeAsync(100)
+      // A rescan at once, then one per period; no new watcher before the retry is due.
+      expect(requests.filter((r) => r === 'rescan without watcher')).toHaveLength(6)
+      expect(watcher.starts()).toBe(1)
+      await vi.advanceTimersByTimeAsync(50)
+      expect(watcher.starts()).toBe(2)
+      await vi.advanceTimersByTimeAsync(150)
+      expect(watcher.starts()).toBe(3)
+      expect(worker.status().watch).toEqual({ state: 'watching' })
+      const rescans = requests.length
+      await vi.advanceTimersByTimeAsync(100)
+      expect(requests).toHaveLength(rescans)
+      // Running out of watches later (a folder added) falls back again, without a restart loop.
+      watcher.fail(outOfWatches())
+      await vi.advanceTimersByTimeAsync(0)
+      expect(worker.status().watch).toMatchObject({ state: 'rescanning' })
+      expect(watcher.closes()).toBe(1)
+      await vi.advanceTimersByTimeAsync(100)
+      expect(watcher.starts()).toBe(3)
+      await worker.stop()
+    },
+  )
+
+  it('tells a watcher error that is not about watches from running out of them', () => {
+    expect(isOutOfWatches(Object.assign(new Error('x'), { code: 'ENOSPC' }))).toBe(true)
+    expect(isOutOfWatches(new Error('ENOSPC: System limit for number of file watchers reached'))).toBe(true)
+    expect(isOutOfWatches(Object.assign(new Error('x'), { code: 'EACCES' }))).toBe(false)
+    expect(isOutOfWatches(new Error('the watcher died'))).toBe(false)
   })
 })

@@ -4,9 +4,13 @@
  * it). A periodic rescan, and a search arriving long after the last sync, catch what a dead
  * or overflowing watcher missed; a search while changes wait for their debounce starts the
  * sync at once. A watcher error is logged, the watcher restarted after a pause, and a
- * rescan run for whatever happened meanwhile.
+ * rescan run for whatever happened meanwhile. A watcher out of inotify watches (ENOSPC, or
+ * EMFILE) is not restarted in a loop: the space falls back to a rescan every
+ * FALLBACK_RESCAN_MS and tries to watch again every WATCH_RETRY_MS, and says so in its
+ * status (`watch.state: "rescanning"`).
  */
 import type { Logger } from '../shared/logger.js'
+import { publicErrorMessage } from '../shared/public-error.js'
 import type { SyncResult } from './sync-result.js'
 import type { WatcherFactory, Watcher, WatchTargets } from './watcher.js'
 
@@ -17,6 +21,30 @@ const SEARCH_RECHECK_MS = 60_000
 /** First pause before restarting a failed watcher; doubles up to the maximum, in ms. */
 const RESTART_DELAY_MS = 1000
 const MAX_RESTART_DELAY_MS = 60_000
+/**
+ * Period of the rescan of a space whose watcher ran out of watches, in ms: a change made on
+ * disk is searchable within about this long (writes through the API are indexed at once).
+ */
+export const FALLBACK_RESCAN_MS = 30_000
+/** How often such a space tries to watch again (watches may have been freed), in ms. */
+export const WATCH_RETRY_MS = 600_000
+
+/** How the space notices changes made on disk. */
+export type WatchState =
+  | { state: 'watching' }
+  /** MNEMO_WATCH=false: only the periodic rescan (MNEMO_SYNC_RESCAN_MS), if any. */
+  | { state: 'off' }
+  /** The watcher failed and restarts after a pause. */
+  | { state: 'restarting'; reason: string }
+  /** No inotify watch left: rescans every `rescanEveryMs` instead. */
+  | { state: 'rescanning'; reason: string; rescanEveryMs: number }
+
+/** Whether a watcher failed because the system has no watch (or descriptor) left for it. */
+export function isOutOfWatches(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code
+  if (code === 'ENOSPC' || code === 'EMFILE') return true
+  return err instanceof Error && /system limit for number of file watchers/i.test(err.message)
+}
 
 export type SyncWorkerDeps = {
   watch: boolean
@@ -31,6 +59,18 @@ export type SyncWorkerDeps = {
   now?: () => number
   /** Told each time a failed watcher is restarted: for metrics. */
   onWatcherRestart?: () => void
+  /** Pause between rescans without a watcher, and between tries to watch again, in ms (tests shorten them). */
+  fallback?: { rescanMs: number; retryMs: number }
+}
+
+/** Why watching stopped, for the status: a code, never a message (it may name server paths). */
+function errorText(err: unknown): string {
+  if (isOutOfWatches(err)) {
+    return (err as NodeJS.ErrnoException).code === 'EMFILE'
+      ? 'EMFILE: no file descriptor left for the watcher'
+      : 'ENOSPC: no inotify watch left (fs.inotify.max_user_watches)'
+  }
+  return publicErrorMessage(err)
 }
 
 export function createSyncWorker(deps: SyncWorkerDeps) {
@@ -41,6 +81,9 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
   let rescan: NodeJS.Timeout | null = null
   let restart: NodeJS.Timeout | null = null
   let restartDelay = RESTART_DELAY_MS
+  let state: WatchState = { state: 'off' }
+  let fallbackRescan: NodeJS.Timeout | null = null
+  const fallback = deps.fallback ?? { rescanMs: FALLBACK_RESCAN_MS, retryMs: WATCH_RETRY_MS }
   /** When the first change not yet handed to a sync arrived (null: none pending). */
   let pendingSince: number | null = null
   let changes = 0
@@ -74,39 +117,79 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
   }
 
   async function startWatcher(): Promise<void> {
+    // One failure per watcher: it may report several errors before it is closed.
+    let failed = false
     try {
-      watcher = await deps.watcherFactory(deps.targets, {
+      const started = await deps.watcherFactory(deps.targets, {
         onChange,
         onError: (err) => {
-          deps.log.error({ err }, 'file watcher failed; restarting it')
-          deps.onWatcherRestart?.()
-          void restartWatcher()
+          if (failed) return
+          failed = true
+          void watcherFailed(err)
         },
       })
+      if (failed || stopped) return void (await started.close())
+      watcher = started
+      if (state.state === 'rescanning') deps.log.info('file watcher started again; rescans without it end')
+      state = { state: 'watching' }
       restartDelay = RESTART_DELAY_MS
+      if (fallbackRescan) clearInterval(fallbackRescan)
+      fallbackRescan = null
     } catch (err) {
+      if (isOutOfWatches(err)) return rescanInstead(err)
+      state = { state: 'restarting', reason: errorText(err) }
       deps.log.error({ err, retryInMs: restartDelay }, 'file watcher could not start; retrying')
-      scheduleRestart()
+      scheduleRestart(backOff())
     }
   }
 
-  function scheduleRestart(): void {
+  async function watcherFailed(err: unknown): Promise<void> {
+    const old = watcher
+    watcher = null
+    await old?.close().catch(() => undefined)
+    if (stopped) return
+    if (isOutOfWatches(err)) return rescanInstead(err)
+    state = { state: 'restarting', reason: errorText(err) }
+    deps.log.error({ err }, 'file watcher failed; restarting it')
+    deps.onWatcherRestart?.()
+    scheduleRestart(backOff())
+  }
+
+  /** The pause before the next restart; each failure in a row doubles the next one. */
+  function backOff(): number {
+    const delay = restartDelay
+    restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS)
+    return delay
+  }
+
+  /** Out of watches: rescans periodically instead, and tries to watch again now and then. */
+  function rescanInstead(err: unknown): void {
+    if (stopped) return
+    if (state.state !== 'rescanning') {
+      deps.log.warn(
+        { err, rescanEveryMs: fallback.rescanMs, retryInMs: fallback.retryMs },
+        'no inotify watch left (fs.inotify.max_user_watches): rescanning periodically instead of watching',
+      )
+    }
+    state = { state: 'rescanning', reason: errorText(err), rescanEveryMs: fallback.rescanMs }
+    if (!fallbackRescan) {
+      fallbackRescan = setInterval(() => void sync('rescan without watcher'), fallback.rescanMs)
+      fallbackRescan.unref()
+      // Whatever changed while no watcher ran.
+      void sync('rescan without watcher')
+    }
+    scheduleRestart(fallback.retryMs)
+  }
+
+  function scheduleRestart(delayMs: number): void {
     if (stopped || restart) return
     restart = setTimeout(() => {
       restart = null
       if (stopped) return
       // Whatever changed while no watcher ran is found by a rescan.
       void startWatcher().then(() => watcher && void sync('watcher restart'))
-    }, restartDelay)
+    }, delayMs)
     restart.unref()
-    restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS)
-  }
-
-  async function restartWatcher(): Promise<void> {
-    const old = watcher
-    watcher = null
-    await old?.close().catch(() => undefined)
-    scheduleRestart()
   }
 
   return {
@@ -128,11 +211,16 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
     drain: async (): Promise<void> => {
       await (pendingSince !== null ? fire() : sync('flush'))
     },
-    status: () => ({ watching: watcher !== null, dirty: pendingSince !== null, changesSeen: changes }),
+    status: () => ({
+      watching: watcher !== null,
+      watch: state,
+      dirty: pendingSince !== null,
+      changesSeen: changes,
+    }),
     async stop(): Promise<void> {
       stopped = true
       for (const timer of [debounce, restart]) if (timer) clearTimeout(timer)
-      if (rescan) clearInterval(rescan)
+      for (const timer of [rescan, fallbackRescan]) if (timer) clearInterval(timer)
       await watcher?.close()
       watcher = null
     },

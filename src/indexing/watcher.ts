@@ -1,12 +1,17 @@
 /**
- * chokidar adapter: watches the source folders and reports that something changed. The
- * workspace is watched from its root (so `memory/` created later is seen) with everything
- * but the source paths and their parent folders ignored, so a workspace that also holds a
- * code checkout costs no watches outside its memory. Hidden files (editor swap files, the
- * write API's temp files) are ignored too.
+ * The disk watcher: reports that something changed in the source folders (the sync worker
+ * then rescans). It watches folders only, one `fs.watch` each (an inotify watch on Linux
+ * reports the changes of every file in its folder), so an open space costs one watch per
+ * folder, bounded by MNEMO_MAX_FOLDERS_PER_AGENT, and none per file. The workspace is
+ * watched from its root (so `memory/` created later is seen) with everything but the
+ * source folders and their parents left out, so a workspace that also holds a code
+ * checkout costs no watches outside its memory. Hidden files and folders (editor swap
+ * files, the write API's temp files) are ignored; symlinked folders are not entered.
  */
+import type { Dirent, FSWatcher } from 'node:fs'
+import { watch } from 'node:fs'
+import fs from 'node:fs/promises'
 import path from 'node:path'
-import { watch } from 'chokidar'
 
 export type Watcher = { close(): Promise<void> }
 
@@ -33,32 +38,102 @@ export function isOutsideSources(rel: string, scanRoots: readonly string[]): boo
   return !scanRoots.some((r) => rel === r || rel.startsWith(`${r}/`) || r.startsWith(`${rel}/`))
 }
 
-/** Starts chokidar; resolves once its initial scan is done, so no later change is missed. */
-export const watchSources: WatcherFactory = (targets, handlers) => {
+const errno = (err: unknown) => (err as NodeJS.ErrnoException).code
+/** Gone, or not a folder any more: nothing to watch there. */
+const isGone = (err: unknown) => errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR'
+/** A folder mnemo may not read is skipped (the sync reports it), not a watcher failure. */
+const isDenied = (err: unknown) => errno(err) === 'EACCES' || errno(err) === 'EPERM'
+
+/** Starts watching; resolves once every folder is watched, so no later change is missed. */
+export const watchSources: WatcherFactory = async (targets, handlers) => {
+  const watchers = new Map<string, FSWatcher>()
+  let closed = false
+
   const ignored = (abs: string): boolean => {
-    if (targets.sessions && (abs === targets.sessions || abs.startsWith(`${targets.sessions}${path.sep}`))) {
+    const { sessions } = targets
+    if (sessions && (abs === sessions || abs.startsWith(`${sessions}${path.sep}`))) {
       return path
-        .relative(targets.sessions, abs)
+        .relative(sessions, abs)
         .split(path.sep)
         .some((s) => s.startsWith('.'))
     }
     const rel = path.relative(targets.root, abs).split(path.sep).join('/')
-    return isOutsideSources(rel, targets.scanRoots)
+    return rel.startsWith('..') || isOutsideSources(rel, targets.scanRoots)
   }
-  const watcher = watch([targets.root, ...(targets.sessions ? [targets.sessions] : [])], {
-    ignoreInitial: true,
-    followSymlinks: false,
-    // A folder mnemo may not read is skipped (the sync reports it), not a watcher failure.
-    ignorePermissionErrors: true,
-    ignored,
-  })
-  watcher.on('all', (_event, changed) => handlers.onChange(changed))
-  watcher.on('error', handlers.onError)
-  return new Promise((resolve, reject) => {
-    watcher.once('ready', () => resolve({ close: () => watcher.close() }))
-    watcher.once('error', (err) => {
-      void watcher.close()
-      reject(err instanceof Error ? err : new Error(String(err)))
+
+  /** Stops watching `dir` and every folder below it. */
+  function unwatch(dir: string): void {
+    for (const [watched, w] of watchers) {
+      if (watched === dir || watched.startsWith(`${dir}${path.sep}`)) {
+        w.close()
+        watchers.delete(watched)
+      }
+    }
+  }
+
+  /** Looks at an entry that changed: a new folder is watched (with what it holds), a gone one dropped. */
+  async function reconcile(abs: string): Promise<void> {
+    const st = await fs.lstat(abs).catch((err: unknown) => {
+      if (isGone(err)) return null
+      throw err
     })
-  })
+    if (st?.isDirectory()) await watchTree(abs)
+    else unwatch(abs)
+  }
+
+  function onEvent(dir: string, filename: string | null): void {
+    if (closed) return
+    // The folder itself moved or was removed (reported under its own name): the sync's
+    // check then finds a replaced workspace.
+    if (filename === path.basename(dir)) handlers.onChange(dir)
+    const abs = filename ? path.join(dir, filename) : dir
+    if (ignored(abs)) return
+    handlers.onChange(abs)
+    if (filename) {
+      reconcile(abs).catch((err: unknown) => {
+        if (!closed && !isDenied(err)) handlers.onError(err)
+      })
+    }
+  }
+
+  /** Watches `dir` and the folders below it (throws when the system has no watch left). */
+  async function watchTree(dir: string): Promise<void> {
+    if (closed || watchers.has(dir) || ignored(dir)) return
+    let w: FSWatcher
+    try {
+      w = watch(dir, { persistent: false }, (_event, filename) => onEvent(dir, filename))
+    } catch (err) {
+      if (isGone(err) || isDenied(err)) return
+      throw err
+    }
+    watchers.set(dir, w)
+    w.on('error', (err) => {
+      unwatch(dir)
+      if (!closed && !isGone(err) && !isDenied(err)) handlers.onError(err)
+    })
+    let entries: Dirent[]
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true })
+    } catch (err) {
+      if (isGone(err) || isDenied(err)) return
+      throw err
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) await watchTree(path.join(dir, entry.name))
+    }
+  }
+
+  const close = async () => {
+    closed = true
+    for (const w of watchers.values()) w.close()
+    watchers.clear()
+  }
+  try {
+    await watchTree(targets.root)
+    if (targets.sessions) await watchTree(targets.sessions)
+  } catch (err) {
+    await close()
+    throw err
+  }
+  return { close }
 }

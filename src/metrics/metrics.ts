@@ -22,7 +22,17 @@ export type IndexSnapshot = {
   lastSync: { ok: boolean; full: boolean; durationMs: number } | null
 }
 
-export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapshot> } = {}) {
+/** The open spaces, read at each scrape. */
+export type SpacesSnapshot = {
+  /** Agents open besides main (at most MNEMO_MAX_OPEN_AGENTS). */
+  open: number
+  /** Open spaces (main, the team, agents) rescanning because no inotify watch was left. */
+  rescanning: number
+}
+
+export function createMetrics(
+  opts: { indexSnapshot?: () => Promise<IndexSnapshot>; spacesSnapshot?: () => SpacesSnapshot } = {},
+) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'mnemo_' })
 
@@ -116,6 +126,26 @@ export function createMetrics(opts: { indexSnapshot?: () => Promise<IndexSnapsho
     gauge('mnemo_last_sync_ok', '1 when the last sync of the main index succeeded, 0 when it failed', (s) =>
       s.lastSync ? Number(s.lastSync.ok) : null,
     )
+  }
+
+  const spaces = opts.spacesSnapshot
+  if (spaces) {
+    new Gauge({
+      name: 'mnemo_agents_open',
+      help: 'Agent spaces open besides main (each holds its index, folder and watches; at most MNEMO_MAX_OPEN_AGENTS)',
+      registers: [registry],
+      collect() {
+        this.set(spaces().open)
+      },
+    })
+    new Gauge({
+      name: 'mnemo_spaces_rescanning',
+      help: 'Open spaces (main, team, agents) whose watcher found no inotify watch left and that rescan periodically',
+      registers: [registry],
+      collect() {
+        this.set(spaces().rescanning)
+      },
+    })
   }
 
   return {

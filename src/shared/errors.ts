@@ -34,6 +34,14 @@ export const ERROR_CODES = {
     status: 409,
     message: 'A folder on the path was moved or removed while the request used it; nothing was written',
   },
+  AGENT_LIMIT: {
+    status: 409,
+    message: 'There are as many agents as MNEMO_MAX_AGENTS allows: a new agent cannot be created',
+  },
+  FOLDER_LIMIT: {
+    status: 409,
+    message: 'The memory has as many folders as MNEMO_MAX_FOLDERS_PER_AGENT allows: write into an existing folder',
+  },
   PRECONDITION_FAILED: { status: 412, message: 'The file does not match If-Match / If-None-Match' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: {

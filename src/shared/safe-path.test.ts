@@ -5,12 +5,17 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { checkRelPath, isInside, resolveInside } from './safe-path.js'
 
 describe('checkRelPath', () => {
-  it.each(['MEMORY.md', 'memory/2026-02-16.md', 'memory/a b/ç.md', 'memory/中文.md', 'memory/..hidden.md'])(
-    'accepts %j',
-    (p) => {
-      expect(checkRelPath(p)).toEqual({ kind: 'ok', rel: p })
-    },
-  )
+  it.each([
+    'MEMORY.md',
+    'memory/2026-02-16.md',
+    'memory/a b/ç.md',
+    'memory/中文.md',
+    'memory/..hidden.md',
+    'memory/\ud83d\ude00.md',
+    'memory/\ufffd.md',
+  ])('accepts %j', (p) => {
+    expect(checkRelPath(p)).toEqual({ kind: 'ok', rel: p })
+  })
 
   it.each([
     ['', 'empty path'],
@@ -25,6 +30,10 @@ describe('checkRelPath', () => {
     ['memory//a.md', 'empty path segment'],
     ['memory/', 'empty path segment'],
     ['x'.repeat(1025), 'path too long'],
+    ['memory/\ud800.md', 'not well-formed Unicode (a lone surrogate)'],
+    ['memory/\udfff.md', 'not well-formed Unicode (a lone surrogate)'],
+    ['memory/a\ud83d.md', 'not well-formed Unicode (a lone surrogate)'],
+    ['memory/\ude00\ud83d.md', 'not well-formed Unicode (a lone surrogate)'],
   ])('refuses %j (%s)', (p, reason) => {
     expect(checkRelPath(p)).toEqual({ kind: 'invalid', reason })
   })

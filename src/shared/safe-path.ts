@@ -1,7 +1,9 @@
 /**
  * Path safety for everything a request names. A path from a request must be a plain
  * workspace-relative POSIX path: no `..` or `.` segments, no empty segments, no absolute
- * or drive paths, no backslashes, NUL or other control characters. After that syntactic
+ * or drive paths, no backslashes, NUL or other control characters, and well-formed Unicode
+ * (a lone surrogate becomes U+FFFD on disk, so several spellings would name one file under
+ * several write locks). After that syntactic
  * check the path is resolved with realpath, so a symlink that leads out of the workspace is
  * refused as well.
  */
@@ -16,12 +18,15 @@ const MAX_PATH_CHARS = 1024
 const MAX_NAME_BYTES = 255
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
+/** A UTF-16 surrogate without its partner: not a character, and not representable in UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** Syntactic check of a workspace-relative path (already URL-decoded once). */
 export function checkRelPath(raw: string): PathCheck {
   if (raw.length === 0) return { kind: 'invalid', reason: 'empty path' }
   if (raw.length > MAX_PATH_CHARS) return { kind: 'invalid', reason: 'path too long' }
   if (CONTROL_CHARS.test(raw)) return { kind: 'invalid', reason: 'control character or NUL in path' }
+  if (LONE_SURROGATE.test(raw)) return { kind: 'invalid', reason: 'not well-formed Unicode (a lone surrogate)' }
   if (raw.includes('\\')) return { kind: 'invalid', reason: 'backslash in path' }
   if (raw.startsWith('/') || /^[a-zA-Z]:/.test(raw)) return { kind: 'invalid', reason: 'absolute path' }
   const segments = raw.split('/')
@@ -42,13 +47,18 @@ export function isInside(root: string, abs: string): boolean {
 }
 
 /**
- * Resolves a checked relative path against the workspace's real path, following symlinks,
- * and refuses a result outside it. `rootReal` must itself be a real path.
+ * Resolves a checked relative path against the workspace `root`, following symlinks, and
+ * refuses a result outside it. `root` is a real path or names a held folder
+ * (`/proc/self/fd/<fd>`, held-root.ts); the answer is under `root` as given, so it can be
+ * opened through the held folder.
  */
-export async function resolveInside(rootReal: string, rel: string): Promise<Resolved> {
-  const joined = path.join(rootReal, ...rel.split('/'))
+export async function resolveInside(root: string, rel: string): Promise<Resolved> {
+  const joined = path.join(root, ...rel.split('/'))
+  let rootNow: string
   let real: string
   try {
+    // Where the folder is now: the same as `root` for a real path.
+    rootNow = await fs.realpath(root)
     real = await fs.realpath(joined)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
@@ -56,6 +66,6 @@ export async function resolveInside(rootReal: string, rel: string): Promise<Reso
     if (code === 'ELOOP') return { kind: 'invalid', reason: 'symlink loop' }
     throw err
   }
-  if (!isInside(rootReal, real)) return { kind: 'invalid', reason: 'path leaves the workspace through a symlink' }
-  return { kind: 'ok', abs: real }
+  if (!isInside(rootNow, real)) return { kind: 'invalid', reason: 'path leaves the workspace through a symlink' }
+  return { kind: 'ok', abs: path.join(root, path.relative(rootNow, real)) }
 }

@@ -105,7 +105,7 @@ describe('POST /flush', () => {
       for (let i = 0; i < 200; i++) {
         const body = {
           entries: [`- agent ${a} note ${i} begins`, `- agent ${a} note ${i} ends`],
-          agentId: `agent-${a}`,
+          sessionId: `session-${a}`,
           flushId: `a${a}-n${i}`,
         }
         const res = await flush(t, body)
@@ -128,7 +128,7 @@ describe('POST /flush', () => {
       const key = `${m[1]}/${m[2]}`
       seen.set(key, (seen.get(key) ?? 0) + 1)
       // Heading and marker above, the note's second line right below: nothing in between.
-      expect(lines[i - 2]).toBe(`## 23:59:58 · agent agent-${m[1]}`)
+      expect(lines[i - 2]).toBe(`## 23:59:58 · session session-${m[1]}`)
       expect(lines[i - 1]).toBe(`<!-- mnemo:flush id=a${m[1]}-n${m[2]} lines=2 -->`)
       expect(lines[i + 1]).toBe(`- agent ${m[1]} note ${m[2]} ends`)
     }

@@ -110,7 +110,7 @@ describe('the sync worker', () => {
     let fail: ((err: unknown) => void) | undefined
     const flaky: WatcherFactory = async (targets, handlers) => {
       calls++
-      if (calls === 1) throw new Error('EMFILE: too many open files')
+      if (calls === 1) throw new Error('the watcher could not start')
       fail = handlers.onError
       return watchSources(targets, handlers)
     }
@@ -119,7 +119,7 @@ describe('the sync worker', () => {
     t.ws.write('memory/while-down.md', '# Down\nA quetzal flew by.\n')
     await waitFor(async () => ((await status(t)).watching ? true : undefined), 5000)
     expect(await searchable(t, 'quetzal')).toEqual(['memory/while-down.md'])
-    fail?.(new Error('ENOSPC: System limit for number of file watchers reached'))
+    fail?.(new Error('the watcher died'))
     expect((await status(t)).watching).toBe(false)
     t.ws.write('memory/after.md', '# After\nA tapir wandered in.\n')
     await waitFor(async () => ((await status(t)).watching ? true : undefined), 5000)
@@ -127,5 +127,49 @@ describe('the sync worker', () => {
     expect(calls).toBe(3)
     const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body
     expect(metrics).toMatch(/^mnemo_watcher_restarts_total 1$/m)
+  })
+
+  it('rescans periodically, and says so, when no inotify watch is left; watches again once there is', async () => {
+    let calls = 0
+    let full = true
+    const starved: WatcherFactory = async (targets, handlers) => {
+      calls++
+      if (full) {
+        throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached, watch /x'), {
+          code: 'ENOSPC',
+        })
+      }
+      return watchSources(targets, handlers)
+    }
+    const t = await start({}, { watcherFactory: starved, watchFallback: { rescanMs: 100, retryMs: 400 } })
+    const fallback = (await t.app.inject({ method: 'GET', url: '/index' })).json<{ watch: unknown }>()
+    expect(fallback).toMatchObject({
+      watching: false,
+      watch: {
+        state: 'rescanning',
+        reason: 'ENOSPC: no inotify watch left (fs.inotify.max_user_watches)',
+        rescanEveryMs: 100,
+      },
+    })
+    expect(JSON.stringify(fallback.watch)).not.toContain('/x')
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toMatch(/^mnemo_spaces_rescanning 1$/m)
+    expect(metrics).toMatch(/^mnemo_watcher_restarts_total 0$/m)
+
+    // The periodic rescan finds what changed on disk.
+    t.ws.write('memory/unwatched.md', '# Unwatched\nA narwhal surfaced.\n')
+    expect(await searchable(t, 'narwhal')).toEqual(['memory/unwatched.md'])
+
+    // Once watches are free again, the next retry watches again.
+    full = false
+    await waitFor(async () => ((await status(t)).watching ? true : undefined), 5000)
+    const watching = (await t.app.inject({ method: 'GET', url: '/index' })).json<{ watch: unknown }>()
+    expect(watching.watch).toEqual({ state: 'watching' })
+    expect((await t.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^mnemo_spaces_rescanning 0$/m)
+    t.ws.write('memory/watched.md', '# Watched\nA dugong swam by.\n')
+    expect(await searchable(t, 'dugong')).toEqual(['memory/watched.md'])
+    // Retried at the slow pace, never restarted in a loop.
+    expect(calls).toBeGreaterThanOrEqual(2)
+    expect((await t.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^mnemo_watcher_restarts_total 0$/m)
   })
 })

@@ -28,14 +28,18 @@ export type FilesRoutesOptions = {
 }
 
 const PATH_RULES =
-  '"..", ".", absolute paths, backslashes, NUL/control characters and symlinks leading out of the ' +
-  "workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team " +
-  'memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads; its first write creates it.'
+  '"..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and ' +
+  "symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's " +
+  '(X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads ' +
+  '(an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; ' +
+  'past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is ' +
+  'refused with 409 PATH_CHANGED.'
 const WRITE_RULES =
   'Only MEMORY.md and memory/**/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) ' +
   'can be written; other sources (session transcripts, read-only extra paths, team memory without ' +
   'MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. ' +
-  'Writes to one file are serialised. The answer comes once the change is indexed. ' +
+  'Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a ' +
+  'folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. ' +
   'If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. '
 
 function preconditions(headers: {
@@ -63,7 +67,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       summary: 'List indexed files',
       description: "The acting agent's indexed files, then the team's (paths under team/).",
       headers: AgentHeaders,
-      response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 500) },
+      response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 409, 500) },
     },
     handler: async (request) => ({ files: await opts.memory.listFiles(callerOf(request).agent) }),
   })
@@ -79,7 +83,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       params: FileParams,
       querystring: FileWindowQuery,
       headers: AgentHeaders,
-      response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 422, 500) },
+      response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 409, 422, 500) },
     },
     handler: async (request, reply) => {
       const window = await opts.memory.readFile(callerOf(request).agent, request.params['*'], request.query)
@@ -104,7 +108,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: {
         200: FileWriteResult,
         201: FileWriteResult,
-        ...errorResponses(400, 401, 403, 404, 412, 413, 415, 500, 503),
+        ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 500, 503),
       },
     },
     handler: async (request, reply) => {
@@ -132,7 +136,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       headers: FileWriteHeaders,
       consumes: WRITE_MEDIA_TYPES,
       body: FileWriteBody,
-      response: { 200: FileWriteResult, ...errorResponses(400, 401, 403, 404, 412, 413, 415, 500, 503) },
+      response: { 200: FileWriteResult, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 500, 503) },
     },
     handler: async (request, reply) => {
       const content = contentOf(request.body)
@@ -151,7 +155,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       description: `${WRITE_RULES}${PATH_RULES}`,
       params: FileParams,
       headers: FileWriteHeaders,
-      response: { 200: FileDeleteResult, ...errorResponses(400, 401, 403, 404, 412, 500, 503) },
+      response: { 200: FileDeleteResult, ...errorResponses(400, 401, 403, 404, 409, 412, 500, 503) },
     },
     handler: async (request) => {
       const pre = preconditions(request.headers)

@@ -17,13 +17,15 @@ export const flushRoutes: FastifyPluginAsyncZod<{
       summary: 'Append notes to the day file before compaction, indexed before the answer',
       description:
         "Appends the notes to the acting agent's memory/<date>.md under a heading " +
-        '"## HH:MM:SS · agent A · session S" (A: agentId, else the acting agent unless it is main) in one write, ' +
+        '"## HH:MM:SS · agent A · session S" (A: the acting agent; for main only when agentId is "main") in one write, ' +
         'fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. ' +
         'With flushId, a retry appends nothing twice (also across restarts and midnight). ' +
-        'An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current.',
+        'An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current. ' +
+        'A body agentId naming another agent than the acting one is 403 AGENT_FORBIDDEN (nothing is appended). ' +
+        'A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT.',
       body: FlushRequest,
       headers: AgentHeaders,
-      response: { 200: FlushResult, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
+      response: { 200: FlushResult, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503) },
     },
     // No body at all means an empty flush; Fastify hands the validator null.
     preValidation: async (request) => {

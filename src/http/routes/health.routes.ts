@@ -1,12 +1,12 @@
 /** GET /health (liveness: the process answers) and GET /ready (index open, first sync done and ok). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import type { IndexingService } from '../../indexing/indexing-service.js'
+import type { AgentSpace } from '../../agents/agent-space.js'
 import { Health, Ready } from '../schemas/health.schema.js'
 import { isAuthenticated } from '../plugins/auth.js'
 
 export const healthRoutes: FastifyPluginAsyncZod<{
   /** The main agent's readiness: other agents open on demand and do not hold up readiness. */
-  readiness: IndexingService['readiness']
+  readiness: AgentSpace['readiness']
   startedAt: number
 }> = async (app, opts) => {
   app.get('/health', {
@@ -26,7 +26,8 @@ export const healthRoutes: FastifyPluginAsyncZod<{
       tags: ['ops'],
       summary: 'Readiness',
       description:
-        "200 when the main agent's index is open and its first sync has finished without error, 503 otherwise " +
+        "200 when the main agent's index is open, its first sync has finished without error and its workspace is " +
+        'still the folder it opened, 503 otherwise ' +
         '(same body). Other agents open on their first request and do not hold up readiness. Answers ' +
         'orchestrator probes without a token, with `checks` only for a request that carries one.',
       // The token is optional here: with one, the answer has details.
@@ -34,7 +35,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{
       response: { 200: Ready, 503: Ready },
     },
     handler: async (request, reply) => {
-      const ready = opts.readiness()
+      const ready = await opts.readiness()
       return reply.code(ready.ready ? 200 : 503).send(isAuthenticated(request) ? ready : { ready: ready.ready })
     },
   })

@@ -15,7 +15,7 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       summary: 'Index status',
       description: "The acting agent's index.",
       headers: AgentHeaders,
-      response: { 200: IndexStatus, ...errorResponses(400, 401, 403, 404, 500) },
+      response: { 200: IndexStatus, ...errorResponses(400, 401, 403, 404, 409, 500) },
     },
     handler: async (request) => {
       const { agent, principal } = callerOf(request)

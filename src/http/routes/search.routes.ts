@@ -36,10 +36,12 @@ export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (a
         'score = 0.7·vectorScore + 0.3·textScore over the sides that ran, then optionally reranked. ' +
         'A failing or slow embedder or reranker degrades the answer (degraded.vector / degraded.rerank) ' +
         'instead of failing it, except for mode "vector". Searches the acting agent\'s memory (X-Mnemo-Agent) and ' +
-        'the team memory when one is configured, merged by score; each result says its space.',
+        'the team memory when one is configured, merged by score; each result says its space. An agent with a token ' +
+        "but no memory yet searches the team memory only. A folder replaced after it was opened (the agent's, or the " +
+        "team's when it is searched) is refused with 409 PATH_CHANGED.",
       body: SearchRequest,
       headers: AgentHeaders,
-      response: { 200: SearchResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 502, 503, 504) },
+      response: { 200: SearchResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 500, 502, 503, 504) },
     },
     handler: (request) => opts.memory.search(callerOf(request).agent, request.body),
   })

@@ -26,7 +26,9 @@ export const PathPrefix = z
   .min(1)
   .max(1024)
   .refine((v) => checkRelPath(v.endsWith('/') ? v.slice(0, -1) : v).kind === 'ok', {
-    message: 'must be a workspace-relative path without "..", "." or empty segments, backslashes or control characters',
+    message:
+      'must be a workspace-relative path without "..", "." or empty segments, backslashes or control characters, ' +
+      'in well-formed Unicode',
   })
 
 /** Boolean query-string flag: the words `true` and `false`. */

@@ -22,7 +22,10 @@ export const FlushFields = z.strictObject({
     .refine(isCalendarDate, 'must be a calendar date')
     .optional()
     .describe('Day file to append to (default: today in the server time zone)'),
-  agentId: Label.optional().describe('Named in the entry heading'),
+  agentId: Label.optional().describe(
+    'The acting agent (the heading always names it; main only when this says "main"): any other name is 403 ' +
+      'AGENT_FORBIDDEN',
+  ),
   sessionId: Label.optional().describe('Named in the entry heading'),
   flushId: z
     .string()

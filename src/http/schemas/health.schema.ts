@@ -11,6 +11,9 @@ export const Ready = z
         index: z.enum(['open', 'closed']),
         initialSync: z.enum(['pending', 'done']),
         lastSync: z.enum(['none', 'ok', 'failed']),
+        folder: z
+          .enum(['held', 'replaced'])
+          .describe('replaced: MNEMO_WORKSPACE was replaced after start (a symlink or another folder): refused'),
       })
       .optional()
       .describe('What readiness waits for; shown when the request carries a token (or none is configured)'),

@@ -62,6 +62,19 @@ export const IndexStatus = z
     keywordTokenizer: z.string().describe('Analyzer version and FTS5 tokenizer'),
     dirty: z.boolean().describe('Changes seen on disk (or requested) that no sync has picked up yet'),
     watching: z.boolean().describe('The file watcher is running (MNEMO_WATCH)'),
+    watch: z
+      .object({
+        state: z
+          .enum(['watching', 'off', 'restarting', 'rescanning'])
+          .describe(
+            'watching: changes on disk are seen at once; off: MNEMO_WATCH=false (or no folder yet); restarting: ' +
+              'the watcher failed and restarts after a pause; rescanning: no inotify watch was left, so the folder ' +
+              'is rescanned every rescanEveryMs instead (and watched again once watches are free)',
+          ),
+        reason: z.string().optional().describe('Why the watcher is not running (an error code)'),
+        rescanEveryMs: z.number().int().optional().describe('Period of the rescans while rescanning, in ms'),
+      })
+      .describe('How changes made on disk are noticed'),
     syncing: z.boolean(),
     rebuilding: z.boolean(),
     queued: z.boolean().describe('Another sync will run after the current one'),

@@ -1,0 +1,130 @@
+/**
+ * Wiring of the agents (part of the composition root, SPEC §8): main's space, the team's,
+ * the folders under MNEMO_AGENTS_DIR, the registry that opens agents on demand, and the
+ * gateway requests go through. Main and the team are always open; other agents open on
+ * their first request.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Config } from '../config/config.js'
+import type { SearchService } from '../search/search-service.js'
+import { MAIN_AGENT } from '../shared/agent-id.js'
+import type { Logger } from '../shared/logger.js'
+import { indexOpenError } from '../store/data-dir.js'
+import { peekIndexCounts } from '../store/index-peek.js'
+import { createAgentGateway } from './agent-gateway.js'
+import { AGENT_FOLDER, createAgentFolders } from './agent-folders.js'
+import { createAgentRegistry } from './agent-registry.js'
+import { createAgentSpace, type AgentSpace, type SharedResources, type SpaceDef } from './agent-space.js'
+import { emptySpace } from './empty-space.js'
+
+/** Index files of the agents (other than main's index.sqlite) and of the team, in MNEMO_DATA_DIR. */
+export const agentIndexPath = (dataDir: string, id: string): string => path.join(dataDir, 'agents', `${id}.sqlite`)
+export const teamIndexPath = (dataDir: string): string => path.join(dataDir, 'team.sqlite')
+
+/** A folder as a real path, created when missing. */
+function realDir(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true })
+  return fs.realpathSync(dir)
+}
+
+export type AgentsDeps = {
+  config: Pick<Config, 'workspace' | 'agents'> & { index: Pick<Config['index'], 'dataDir' | 'dbPath' | 'maxFileBytes'> }
+  shared: SharedResources
+  search: Pick<SearchService, 'search'>
+  log: Logger
+  now?: () => number
+}
+
+export function createAgents(deps: AgentsDeps) {
+  const { config, shared } = deps
+  const { dataDir } = config.index
+  // Extra paths and session transcripts are main's; other agents and the team have the
+  // plain layout (MEMORY.md, memory/).
+  const plain = { sessionsDir: undefined, extraPaths: [], extraPathsWritable: false }
+  const mainDef: SpaceDef = {
+    name: MAIN_AGENT,
+    space: 'agent',
+    root: realDir(config.workspace.root),
+    what: 'workspace (MNEMO_WORKSPACE)',
+    dbPath: config.index.dbPath,
+    sessionsDir: config.workspace.sessionsDir,
+    extraPaths: config.workspace.extraPaths,
+    extraPathsWritable: config.workspace.extraPathsWritable,
+    readOnly: false,
+  }
+  let main: AgentSpace
+  try {
+    main = createAgentSpace(mainDef, shared)
+  } catch (err) {
+    throw indexOpenError(mainDef.dbPath, err)
+  }
+  const { teamDir } = config.agents
+  const team =
+    teamDir === undefined
+      ? null
+      : createAgentSpace(
+          {
+            ...plain,
+            name: 'team',
+            space: 'team',
+            root: realDir(teamDir),
+            what: 'team folder (MNEMO_TEAM_DIR)',
+            dbPath: teamIndexPath(dataDir),
+            readOnly: !config.agents.teamWritable,
+          },
+          shared,
+        )
+  const log = deps.log.child({ module: 'agents' })
+  const registry = createAgentRegistry({
+    main,
+    folders: createAgentFolders({
+      dirReal: config.agents.dir === undefined ? null : realDir(config.agents.dir),
+      maxAgents: config.agents.maxAgents,
+      log,
+    }),
+    known: new Set([...config.agents.tokens.keys()].filter((id) => id !== MAIN_AGENT)),
+    empty: (id) =>
+      emptySpace(id, { embedding: shared.embedding, cache: shared.cache, maxFileBytes: config.index.maxFileBytes }),
+    maxOpen: config.agents.maxOpen,
+    open: (id, folder, onFolderReplaced) =>
+      createAgentSpace(
+        {
+          ...plain,
+          name: id,
+          space: 'agent',
+          root: folder.root,
+          what: AGENT_FOLDER,
+          expect: folder.identity,
+          onFolderReplaced,
+          dbPath: agentIndexPath(dataDir, id),
+          readOnly: false,
+        },
+        shared,
+      ),
+    peek: (id) => ({ ...peekIndexCounts(agentIndexPath(dataDir, id)), lastSync: null }),
+    log,
+    ...(deps.now && { now: deps.now }),
+  })
+  const gateway = createAgentGateway({ registry, team, search: deps.search, maxFileBytes: config.index.maxFileBytes })
+
+  return {
+    main,
+    gateway,
+    /** Agents open now besides main (never more than MNEMO_MAX_OPEN_AGENTS). */
+    openAgents: registry.openCount,
+    /** Open spaces (main, the team, agents) that rescan because no inotify watch was left. */
+    rescanning: (): number =>
+      [main, team, ...registry.openSpaces()].filter((s) => s?.watchState().state === 'rescanning').length,
+    /** Starts main's and the team's watchers and start-up syncs (resolves once the watchers are ready). */
+    async start(): Promise<void> {
+      await Promise.all([main.start(), team?.start()])
+    },
+    /** Closes every agent, main and the team. */
+    async close(): Promise<void> {
+      await Promise.all([registry.close(), main.close(), team?.close()])
+    },
+  }
+}
+
+export type Agents = ReturnType<typeof createAgents>

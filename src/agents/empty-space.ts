@@ -1,0 +1,68 @@
+/**
+ * What an agent that has a token but no folder yet reads as (SPEC §8): an empty memory. It
+ * searches nothing of its own (the team's memory still answers), lists and reads no file,
+ * deletes nothing, and its index status is empty; its first accepted write creates its
+ * folder (the registry opens a real space for writes). Nothing here touches the disk.
+ */
+import { checkSourcePath, type FileService } from '../files/file-service.js'
+import type { FlushService } from '../files/flush-service.js'
+import { createMemoryPaths } from '../files/memory-paths.js'
+import { preconditionHolds, type Precondition } from '../files/preconditions.js'
+import { checkNewFileWrite, checkWritablePath, type WriteService } from '../files/write-service.js'
+import { createIndexingService, type IndexingServiceDeps } from '../indexing/indexing-service.js'
+import { emptySyncResult } from '../indexing/sync-result.js'
+import type { SearchTarget } from '../search/search-service.js'
+import { appError } from '../shared/errors.js'
+import type { AgentSpace } from './agent-space.js'
+
+/** The parts of a space requests use: a real one, or an agent's empty one. */
+export type SpaceView = Pick<AgentSpace, 'name' | 'files' | 'writes' | 'flush' | 'indexing'> & {
+  /** What searches of this space read; null: nothing. */
+  target: SearchTarget | null
+}
+
+/** Which paths an agent other than main has (agent-space.ts gives them this layout). */
+export const PLAIN_LAYOUT = createMemoryPaths({ extraPaths: [] })
+
+export type EmptySpaceDeps = Pick<IndexingServiceDeps, 'embedding' | 'cache'> & { maxFileBytes: number }
+
+/** The empty memory of agent `name`. */
+export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
+  /** A write that needs the file (If-Match) finds none; others never reach an empty space. */
+  function writeNeedingFile(raw: string, mode: 'replace' | 'append', content: string, pre: Precondition): never {
+    checkWritablePath(raw, PLAIN_LAYOUT)
+    checkNewFileWrite(mode, content, deps.maxFileBytes)
+    if (!preconditionHolds(pre, null))
+      throw appError('PRECONDITION_FAILED', undefined, { details: { currentSha256: null } })
+    throw appError('AGENT_NOT_FOUND', `No agent "${name}": it has no memory yet (its first write creates it)`)
+  }
+  const files: FileService = {
+    list: () => [],
+    read: async (raw) => {
+      const check = checkSourcePath(raw, PLAIN_LAYOUT, { workspace: '', sessions: null })
+      return check.kind === 'invalid' ? check : { kind: 'not-found' }
+    },
+  }
+  const writes: WriteService = {
+    put: async (raw, content, pre) => writeNeedingFile(raw, 'replace', content, pre),
+    append: async (raw, content, pre) => writeNeedingFile(raw, 'append', content, pre),
+    remove: async (raw) => {
+      checkWritablePath(raw, PLAIN_LAYOUT)
+      throw appError('FILE_NOT_FOUND')
+    },
+  }
+  // Only a flush without notes reaches here (one with notes creates the agent): it has nothing to sync.
+  const flush: FlushService = { flush: async () => ({ indexed: true, drained: true }) }
+  const indexing = createIndexingService({
+    store: { counts: () => [], isOpen: () => true, pendingVectorCount: () => 0 },
+    coordinator: {
+      request: async (opts) => emptySyncResult(opts.full, opts.reason),
+      status: () => ({ syncing: false, rebuilding: false, queued: false, completedSyncs: 0, lastSync: null }),
+    },
+    syncWorker: { status: () => ({ watching: false, watch: { state: 'off' }, dirty: false, changesSeen: 0 }) },
+    progress: () => null,
+    embedding: deps.embedding,
+    cache: deps.cache,
+  })
+  return { name, target: null, files, writes, flush, indexing }
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { isOutsideSources, watchSources, type Watcher } from './watcher.js'
+
+/** Inotify watches this process holds (Linux). */
+function inotifyWatches(): number {
+  let watches = 0
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue
+      watches += fs
+        .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('inotify wd:')).length
+    } catch {
+      // Closed while looking.
+    }
+  }
+  return watches
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 10))
+  expect(check()).toBe(true)
+}
+
+let root: string
+let watcher: Watcher | null = null
+beforeEach(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-watcher-')))
+})
+afterEach(async () => {
+  await watcher?.close()
+  watcher = null
+  fs.rmSync(root, { recursive: true, force: true })
+})
+
+describe('watchSources', () => {
+  it.skipIf(!fs.existsSync('/proc/self/fd'))(
+    'watches source folders only, one watch each, however many files they hold',
+    async () => {
+      fs.mkdirSync(path.join(root, 'memory/projects'), { recursive: true })
+      fs.mkdirSync(path.join(root, 'src/deep'), { recursive: true })
+      fs.mkdirSync(path.join(root, 'memory/.obsidian'))
+      for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(root, `memory/2026-01-${i}.md`), 'x\n')
+      const before = inotifyWatches()
+      const changed: string[] = []
+      watcher = await watchSources(
+        { root, scanRoots: ['MEMORY.md', 'memory'], sessions: null },
+        { onChange: (p) => changed.push(p), onError: (err) => changed.push(`error ${String(err)}`) },
+      )
+      // The root, memory/ and memory/projects/: not src/, not the hidden folder, no file.
+      expect(inotifyWatches() - before).toBe(3)
+
+      fs.appendFileSync(path.join(root, 'memory/2026-01-3.md'), 'more\n')
+      await until(() => changed.includes(path.join(root, 'memory/2026-01-3.md')))
+      fs.mkdirSync(path.join(root, 'memory/new'))
+      await until(() => inotifyWatches() - before === 4)
+      fs.writeFileSync(path.join(root, 'memory/new/a.md'), 'a\n')
+      await until(() => changed.includes(path.join(root, 'memory/new/a.md')))
+      fs.rmSync(path.join(root, 'memory/new'), { recursive: true })
+      await until(() => inotifyWatches() - before === 3)
+      fs.writeFileSync(path.join(root, 'src/deep/code.ts'), 'x\n')
+      fs.writeFileSync(path.join(root, 'memory/.tmp.md'), 'x\n')
+      fs.writeFileSync(path.join(root, 'MEMORY.md'), 'x\n')
+      await until(() => changed.includes(path.join(root, 'MEMORY.md')))
+      expect(changed.filter((p) => p.includes('src') || p.includes('.tmp') || p.startsWith('error'))).toEqual([])
+    },
+  )
+})
+
+describe('isOutsideSources', () => {
+  it.each([
+    ['', false],
+    ['memory', false],
+    ['memory/a/b.md', false],
+    ['MEMORY.md', false],
+    ['notes', true],
+    ['memory/.hidden/a.md', true],
+    ['src/memory', true],
+  ])('%j is outside: %j', (rel, outside) => {
+    expect(isOutsideSources(rel, ['MEMORY.md', 'memory'])).toBe(outside)
+  })
+})
