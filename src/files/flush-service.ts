@@ -19,7 +19,7 @@ import type { InFlight } from '../shared/in-flight.js'
 import type { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import { createLru } from '../shared/lru.js'
-import { decodeText, splitLines } from '../text/lines.js'
+import { countLines, countNewlines, decodeText, splitLines } from '../text/lines.js'
 import {
   appendToFile,
   readIfExists,
@@ -31,7 +31,7 @@ import {
 import { FLUSH_MARKER, hasFlushMarker, hasNul, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
 import { MEMORY_DIR } from './memory-paths.js'
 import type { MakeFolder } from './workspace-fs.js'
-import { countLines, indexWritten } from './write-service.js'
+import { indexWritten } from './write-service.js'
 
 /** Day files whose state is remembered; others are read again when flushed to. */
 const DAY_FILE_CACHE = 16
@@ -82,12 +82,6 @@ export function previousDate(date: string): string {
   const d = new Date(`${date}T12:00:00Z`)
   d.setUTCDate(d.getUTCDate() - 1)
   return d.toISOString().slice(0, 10)
-}
-
-function countNewlines(bytes: Uint8Array): number {
-  let n = 0
-  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) n++
-  return n
 }
 
 /**

@@ -7,13 +7,14 @@
  * wrote. If indexing fails the change is still on disk (reported as indexed: false, and
  * the next sync indexes it): the file is the source of truth.
  */
+import { createHash } from 'node:crypto'
 import { sha256 } from '../indexing/hashing.js'
 import { appError, isAppError } from '../shared/errors.js'
 import type { InFlight } from '../shared/in-flight.js'
 import type { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import { checkRelPath } from '../shared/safe-path.js'
-import { decodeText, splitLines } from '../text/lines.js'
+import { countLines, countLinesIn, countNewlines, decodeText } from '../text/lines.js'
 import { hasFlushMarker, hasNul, introducesMarker, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
 import {
   appendToFile,
@@ -56,9 +57,6 @@ export type WriteServiceDeps = {
   makeFolder: MakeFolder
   log: Logger
 }
-
-/** Line count of a text under the shared line model (lines.ts). */
-export const countLines = (text: string): number => splitLines(text).length
 
 /**
  * Bytes to add so that `text` starts on a new line of a file whose current content ends
@@ -198,26 +196,31 @@ export function createWriteService(deps: WriteServiceDeps) {
     return deps.inFlight.run(async () => {
       const written = await locked(rel, true, async (target) => {
         const file = target as WriteTarget
-        const current = await readIfExists(file)
+        const current = (await readIfExists(file)) ?? null
         checkPrecondition(precondition, current)
-        const before = current?.toString('utf8') ?? ''
         const text = lineBreakBefore(current) + (content.endsWith('\n') ? content : `${content}\n`)
         const added = Buffer.from(text, 'utf8')
         checkSize((current?.length ?? 0) + added.length, deps.maxFileBytes)
         await appendToFile(file, added, deps.port)
-        const all = Buffer.concat([current ?? Buffer.alloc(0), added])
-        const startLine = countLines(before + lineBreakBefore(current)) + 1
-        return { all, startLine, created: current === null }
+        // Counted and hashed in place: a day file of megabytes is not copied or decoded.
+        const before = current ?? Buffer.alloc(0)
+        return {
+          startLine: countLinesIn(before) + 1,
+          // `added` ends with a newline, so the file's lines are its newlines.
+          totalLines: countNewlines(before) + countNewlines(added),
+          sha256: createHash('sha256').update(before).update(added).digest('hex'),
+          sizeBytes: before.length + added.length,
+          created: current === null,
+        }
       })
-      const totalLines = countLines(written.all.toString('utf8'))
       const indexed = await index(rel)
       return {
         path: rel,
-        sha256: sha256(written.all),
-        sizeBytes: written.all.length,
-        totalLines,
+        sha256: written.sha256,
+        sizeBytes: written.sizeBytes,
+        totalLines: written.totalLines,
         startLine: written.startLine,
-        endLine: totalLines,
+        endLine: written.totalLines,
         created: written.created,
         indexed,
       }

@@ -6,7 +6,7 @@
 import type { Config } from '../config/config.js'
 import { indexTokens } from '../text/analyzer.js'
 import { createLru } from '../shared/lru.js'
-import { splitLines } from '../text/lines.js'
+import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../store/chunks-repo.js'
 import { chunkMarkdown } from './chunker.js'
 import { embedInputHash } from './embed-input.js'
@@ -87,7 +87,7 @@ export async function prepareFile(
       sha256: input.sha256,
       sizeBytes: input.sizeBytes,
       mtimeMs: input.mtimeMs,
-      lineCount: splitLines(input.text).length,
+      lineCount: countLines(input.text),
       chunkCount: chunks.length,
       indexedAtMs: input.indexedAtMs,
       readSeq: input.readSeq,

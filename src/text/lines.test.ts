@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeText, splitLines } from './lines.js'
+import { countLines, countLinesIn, decodeText, splitLines } from './lines.js'
 
 describe('splitLines', () => {
   it.each([
@@ -14,6 +14,16 @@ describe('splitLines', () => {
   ])('splits %j into %j', (text, lines) => {
     expect(splitLines(text)).toEqual(lines)
   })
+})
+
+describe('countLines and countLinesIn', () => {
+  it.each(['', 'a', 'a\n', 'a\nb', 'a\r\nb\r\n', 'a\n\nb', '\n', 'a\n\n', '模型\n升级', '模型\n升级\n'])(
+    'count %j as splitLines does, from text and from bytes',
+    (text) => {
+      expect(countLines(text)).toBe(splitLines(text).length)
+      expect(countLinesIn(Buffer.from(text, 'utf8'))).toBe(splitLines(text).length)
+    },
+  )
 })
 
 describe('decodeText', () => {
