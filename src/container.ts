@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { createAdmission } from './admission/admission.js'
 import { createAgentGateway } from './agents/agent-gateway.js'
 import { MAIN_AGENT } from './shared/agent-id.js'
 import { createAgentRegistry } from './agents/agent-registry.js'
@@ -65,6 +66,8 @@ export type ContainerOverrides = ProviderDeps & {
   watcherFactory?: WatcherFactory
   /** Replaces the file system calls of writes (tests fill the disk). */
   writePort?: WritePort
+  /** An extra overload signal (true: shed requests with 503 OVERLOADED); tests drive shedding with it. */
+  pressureProbe?: () => boolean
 }
 
 /** A folder as a real path, created when missing. */
@@ -106,8 +109,12 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
           log: log.child({ module: 'search-pool' }),
         })
       : null
+  const admission = createAdmission(config.admission, { pressureProbe: overrides.pressureProbe })
   // Index gauges read main's status at scrape time, once main exists.
-  const metrics = createMetrics({ indexSnapshot: async () => main.indexing.status() })
+  const metrics = createMetrics({
+    indexSnapshot: async () => main.indexing.status(),
+    admissionSnapshot: admission.snapshot,
+  })
   const shared: SharedResources = {
     config,
     log,
@@ -202,6 +209,8 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       foreground: shared.foreground,
       /** Prometheus metrics (GET /metrics). */
       metrics,
+      /** Per-agent request slots, the body budget and the shedding settings. */
+      admission,
     },
     /** Agents open now besides main (for tests and benchmarks). */
     openAgents: registry.openCount,

@@ -23,7 +23,10 @@ import {
 
 export type FilesRoutesOptions = {
   memory: Pick<AgentGateway, 'listFiles' | 'readFile' | 'put' | 'append' | 'remove'>
-  /** Largest body a write accepts, in bytes (room for JSON escaping of a maximal file). */
+  /**
+   * Largest body a write accepts, in bytes: MNEMO_MAX_FILE_BYTES, what a file may hold. A
+   * JSON `{content}` body's escaping counts against it; text/markdown writes a file up to it.
+   */
   writeBodyLimitBytes: number
 }
 
@@ -63,7 +66,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       summary: 'List indexed files',
       description: "The acting agent's indexed files, then the team's (paths under team/).",
       headers: AgentHeaders,
-      response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 500) },
+      response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 429, 500, 503) },
     },
     handler: async (request) => ({ files: await opts.memory.listFiles(callerOf(request).agent) }),
   })
@@ -79,7 +82,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       params: FileParams,
       querystring: FileWindowQuery,
       headers: AgentHeaders,
-      response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 422, 500) },
+      response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 422, 429, 500, 503) },
     },
     handler: async (request, reply) => {
       const window = await opts.memory.readFile(callerOf(request).agent, request.params['*'], request.query)
@@ -104,7 +107,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: {
         200: FileWriteResult,
         201: FileWriteResult,
-        ...errorResponses(400, 401, 403, 404, 412, 413, 415, 500, 503),
+        ...errorResponses(400, 401, 403, 404, 412, 413, 415, 429, 500, 503),
       },
     },
     handler: async (request, reply) => {
@@ -132,7 +135,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       headers: FileWriteHeaders,
       consumes: WRITE_MEDIA_TYPES,
       body: FileWriteBody,
-      response: { 200: FileWriteResult, ...errorResponses(400, 401, 403, 404, 412, 413, 415, 500, 503) },
+      response: { 200: FileWriteResult, ...errorResponses(400, 401, 403, 404, 412, 413, 415, 429, 500, 503) },
     },
     handler: async (request, reply) => {
       const content = contentOf(request.body)
@@ -151,7 +154,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       description: `${WRITE_RULES}${PATH_RULES}`,
       params: FileParams,
       headers: FileWriteHeaders,
-      response: { 200: FileDeleteResult, ...errorResponses(400, 401, 403, 404, 412, 500, 503) },
+      response: { 200: FileDeleteResult, ...errorResponses(400, 401, 403, 404, 412, 429, 500, 503) },
     },
     handler: async (request) => {
       const pre = preconditions(request.headers)

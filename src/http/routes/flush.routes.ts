@@ -23,7 +23,7 @@ export const flushRoutes: FastifyPluginAsyncZod<{
         'An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current.',
       body: FlushRequest,
       headers: AgentHeaders,
-      response: { 200: FlushResult, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 503) },
+      response: { 200: FlushResult, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500, 503) },
     },
     // No body at all means an empty flush; Fastify hands the validator null.
     preValidation: async (request) => {

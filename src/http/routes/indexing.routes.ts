@@ -15,7 +15,7 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       summary: 'Index status',
       description: "The acting agent's index.",
       headers: AgentHeaders,
-      response: { 200: IndexStatus, ...errorResponses(400, 401, 403, 404, 500) },
+      response: { 200: IndexStatus, ...errorResponses(400, 401, 403, 404, 429, 500, 503) },
     },
     handler: async (request) => {
       const { agent, principal } = callerOf(request)
@@ -36,7 +36,11 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       querystring: IndexQuery,
       body: IndexRequest,
       headers: AgentHeaders,
-      response: { 200: IndexStatus, 202: IndexStatus, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 500) },
+      response: {
+        200: IndexStatus,
+        202: IndexStatus,
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
+      },
     },
     // `POST /index` with no body at all means "defaults"; Fastify hands the validator null.
     preValidation: async (request) => {

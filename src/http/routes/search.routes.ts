@@ -39,7 +39,7 @@ export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (a
         'the team memory when one is configured, merged by score; each result says its space.',
       body: SearchRequest,
       headers: AgentHeaders,
-      response: { 200: SearchResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 500, 502, 503, 504) },
+      response: { 200: SearchResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 500, 502, 503, 504) },
     },
     handler: (request) => opts.memory.search(callerOf(request).agent, request.body),
   })
