@@ -168,7 +168,7 @@ export interface paths {
         put?: never;
         /**
          * MCP over Streamable HTTP (JSON-RPC)
-         * @description The Model Context Protocol for agent runtimes: tools memory_search, memory_get, memory_write and memory_flush, acting for the agent of the token and X-Mnemo-Agent. Stateless: send each JSON-RPC message with POST and "Accept: application/json, text/event-stream"; answers are JSON. Protocol errors are JSON-RPC errors; tool failures are results with isError and the error code in their text.
+         * @description The Model Context Protocol for agent runtimes: tools memory_search, memory_get, memory_write and memory_flush, acting for the agent of the token and X-Mnemo-Agent. Stateless: send each JSON-RPC message with POST and "Accept: application/json, text/event-stream"; answers are JSON. A batch holds at most MNEMO_MCP_MAX_BATCH (20) messages, and its tool calls run one after another. Protocol errors are JSON-RPC errors; tool failures are results with isError and the error code in their text.
          */
         post: operations["callMcp"];
         delete?: never;
@@ -312,7 +312,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -380,7 +380,7 @@ export interface components {
             startLine: number;
             /** @description Last line of the chunk, inclusive */
             endLine: number;
-            /** @description Up to 700 characters of the chunk, around the best-matching line */
+            /** @description Up to 700 characters of the chunk, around the best-matching line; shorter or empty past the answer's snippet budget (snippetsShortened) */
             snippet: string;
             /** @description Final score in [0, 1], comparable across queries: textScore by keyword, the weighted mean of textScore and vectorScore in hybrid, rerankScore when reranked, times the decay with halfLifeDays. Results are sorted by it (mmr may reorder) */
             score: number;
@@ -400,6 +400,8 @@ export interface components {
              * @enum {string}
              */
             mode: "hybrid" | "keyword" | "vector";
+            /** @description Results whose snippet was shortened or left empty to keep the answer within MNEMO_SNIPPET_BYTES_PER_SEARCH (64 KiB of snippets); their lines are readable with GET /files. Absent when none was */
+            snippetsShortened?: number;
             /** @description Present when a configured stage failed and the search fell back */
             degraded?: {
                 /** @description Why the vector side did not run (embedder failed or timed out) */
@@ -483,7 +485,7 @@ export interface components {
             /** @description The flushId had already landed: nothing was appended */
             replayed?: boolean;
         };
-        /** @description A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600) */
+        /** @description A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600: empty, repeated ids, more than MNEMO_MCP_MAX_BATCH messages) */
         JsonRpcError: {
             /** @enum {string} */
             jsonrpc: "2.0";
@@ -722,6 +724,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -740,7 +751,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -817,8 +828,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -902,8 +931,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1019,6 +1066,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1028,7 +1084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1136,6 +1192,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1145,7 +1210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1229,6 +1294,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1238,7 +1312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1328,6 +1402,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1337,7 +1420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1405,8 +1488,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1522,8 +1623,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1569,8 +1688,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1650,6 +1787,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getHealth: {
@@ -1690,7 +1845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ready"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
                 headers: {
                     [name: string]: unknown;

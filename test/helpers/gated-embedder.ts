@@ -14,7 +14,7 @@ function unit(): Float32Array {
 }
 
 export function createGatedEmbedder() {
-  let gate: Deferred | null = null
+  let gate: Deferred<void> | null = null
   let started = 0
   let inFlight = 0
   let maxInFlight = 0
