@@ -58,6 +58,22 @@ describe('load shedding', () => {
     expect(logs.filter((line) => line.includes('refusing requests with 503 OVERLOADED'))).toHaveLength(1)
   })
 
+  it('sheds by event-loop delay past MNEMO_SHED_EVENT_LOOP_DELAY_MS while /health still answers', async () => {
+    t = await buildTestApp({ corpus: true, sync: false, env: { MNEMO_SHED_EVENT_LOOP_DELAY_MS: '1' } })
+    /** Holds the event loop (the app runs in this process), as a runaway synchronous job would. */
+    const block = (ms: number) => {
+      const until = performance.now() + ms
+      while (performance.now() < until);
+    }
+    const shed = await waitFor(async () => {
+      block(300)
+      const res = await search()
+      return res.statusCode === 503 ? res : undefined
+    })
+    expect(shed.json()).toMatchObject({ code: 'OVERLOADED', message: expect.stringContaining('eventLoopDelay') })
+    expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
+  })
+
   it('sheds by heap in use past MNEMO_SHED_HEAP_FRACTION of the heap limit', async () => {
     // A threshold below any real heap: the first sample finds it exceeded.
     t = await buildTestApp({ corpus: true, sync: false, env: { MNEMO_SHED_HEAP_FRACTION: '0.000001' } })
