@@ -8,7 +8,9 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config/config.js'
 import type { Container } from './container.js'
 import { browserPolicy } from './http/browser-guard.js'
+import { registerAdmission } from './http/plugins/admission.js'
 import { registerAuth } from './http/plugins/auth.js'
+import { registerLoadShedding } from './http/plugins/load-shedding.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
 import { mcpRoutes } from './mcp/mcp.routes.js'
 import { replyToClientError } from './http/plugins/client-errors.js'
@@ -60,6 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
   })
   const { services } = container
+  // Before auth: an overloaded process refuses work as cheaply as it can.
+  await registerLoadShedding(app, { admission: services.admission, metrics: services.metrics, log: deps.logger })
   const browsers = browserPolicy({
     listenHost: config.server.host,
     allowedHosts: config.server.allowedHosts,
@@ -71,18 +75,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metricsPublic: config.server.metricsPublic,
     browsers,
   })
+  registerAdmission(app, { admission: services.admission, metrics: services.metrics })
   await registerSwagger(app)
   registerHttpMetrics(app, services.metrics)
 
   const { memory } = services
-  // A file of MNEMO_MAX_FILE_BYTES fits a write body even with JSON escaping (at most doubling it).
-  const writeBodyLimitBytes = Math.max(config.server.bodyLimitBytes, 2 * config.index.maxFileBytes)
+  // Each route takes the body it can use (docs/decisions.md, "Body limits"): a file write or
+  // a flush what a file may hold, the JSON routes MNEMO_BODY_LIMIT_BYTES (the default).
+  const fileBodyLimitBytes = config.index.maxFileBytes
   await app.register(searchRoutes, { memory, foreground: services.foreground })
-  await app.register(filesRoutes, { memory, writeBodyLimitBytes })
-  await app.register(flushRoutes, { memory, bodyLimitBytes: writeBodyLimitBytes })
+  await app.register(filesRoutes, { memory, writeBodyLimitBytes: fileBodyLimitBytes })
+  await app.register(flushRoutes, { memory, bodyLimitBytes: fileBodyLimitBytes })
   await app.register(indexingRoutes, { memory })
   await app.register(agentsRoutes, { memory })
-  await app.register(mcpRoutes, { memory, foreground: services.foreground, bodyLimitBytes: writeBodyLimitBytes })
+  await app.register(mcpRoutes, {
+    memory,
+    foreground: services.foreground,
+    bodyLimitBytes: config.server.bodyLimitBytes,
+    maxBatch: config.admission.mcpMaxBatch,
+  })
   await app.register(healthRoutes, { readiness: services.readiness, startedAt })
   app.addHook('onClose', async () => container.close())
   return app

@@ -7,6 +7,7 @@
  * close() closes the agents, the shared pool and the providers in reverse order.
  */
 import path from 'node:path'
+import { createAdmission } from './admission/admission.js'
 import { createAgents } from './agents/agents-module.js'
 import type { SharedResources } from './agents/agent-space.js'
 import { createTokenAuth } from './agents/token-auth.js'
@@ -62,6 +63,8 @@ export type ContainerOverrides = ProviderDeps & {
   watchFallback?: { rescanMs: number; retryMs: number }
   /** Replaces the file system calls of writes (tests fill the disk). */
   writePort?: WritePort
+  /** An extra overload signal (true: shed requests with 503 OVERLOADED); tests drive shedding with it. */
+  pressureProbe?: () => boolean
 }
 
 export function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
@@ -98,10 +101,12 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
         })
       : null
   const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
-  // Gauges read main's status and the open spaces at scrape time, once they exist.
+  const admission = createAdmission(config.admission, { pressureProbe: overrides.pressureProbe })
+  // Gauges read main's status, the open spaces and admission at scrape time, once they exist.
   const metrics = createMetrics({
     indexSnapshot: async () => agents.main.indexing.status(),
     spacesSnapshot: () => ({ open: agents.openAgents(), rescanning: agents.rescanning() }),
+    admissionSnapshot: admission.snapshot,
   })
   const shared: SharedResources = {
     config,
@@ -160,6 +165,8 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       foreground: shared.foreground,
       /** Prometheus metrics (GET /metrics). */
       metrics,
+      /** Per-agent request slots, the body budget and the shedding settings. */
+      admission,
     },
     /** Agents open now besides main (for tests and benchmarks). */
     openAgents: agents.openAgents,

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Request durations by route and status, search stage durations, searches by mode, degraded stages, provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), event-loop lag and process metrics. Needs the token like other routes unless MNEMO_METRICS_PUBLIC=true.
+         * @description Request durations by route and status, search stage durations, searches by mode, degraded stages, provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), requests refused by admission control and requests waiting for an agent slot, body bytes in flight, event-loop lag and process metrics. Needs the token like other routes unless MNEMO_METRICS_PUBLIC=true.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -75,17 +75,17 @@ export interface paths {
         get: operations["readFile"];
         /**
          * Create or replace a memory file (atomic)
-         * @description Writes a temp file, fsyncs it and renames it over the file, so readers and crashes see the old content or the new, never a mix. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
+         * @description Writes a temp file, fsyncs it and renames it over the file, so readers and crashes see the old content or the new, never a mix. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. A full disk → 507 STORAGE_FULL, the file left as it was. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
          */
         put: operations["writeFile"];
         /**
          * Append lines to a memory file (created when missing)
-         * @description Appends whole lines in one write, then fsyncs: a newline is added before the text when the file does not end with one, and after it when the text does not. startLine/endLine name the appended lines. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
+         * @description Appends whole lines in one write, then fsyncs: a newline is added before the text when the file does not end with one, and after it when the text does not. startLine/endLine name the appended lines. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. A full disk → 507 STORAGE_FULL, the file left as it was. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
          */
         post: operations["appendFile"];
         /**
          * Delete a memory file and its chunks
-         * @description Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
+         * @description Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. A full disk → 507 STORAGE_FULL, the file left as it was. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
          */
         delete: operations["deleteFile"];
         options?: never;
@@ -128,7 +128,7 @@ export interface paths {
         put?: never;
         /**
          * Run a sync now
-         * @description Syncs the acting agent's index. Incremental by default (files whose SHA-256 changed; deleted files are dropped). {"full": true} re-chunks every file. Requests during a running sync coalesce into one follow-up sync; a second full re-index while one is running or queued gets 409 INDEX_BUSY. Without ?wait=true the answer is 202 at once.
+         * @description Syncs the acting agent's index. Incremental by default (files whose SHA-256 changed; deleted files are dropped). {"full": true} re-chunks every file. Requests during a running sync coalesce into one follow-up sync; a second full re-index while one is running or queued gets 409 INDEX_BUSY. Without ?wait=true the answer is 202 at once. With it, 507 STORAGE_FULL says the index volume ran out of room (the files are unchanged; deleting some frees room and the next sync catches up).
          */
         post: operations["triggerIndex"];
         delete?: never;
@@ -168,7 +168,7 @@ export interface paths {
         put?: never;
         /**
          * MCP over Streamable HTTP (JSON-RPC)
-         * @description The Model Context Protocol for agent runtimes: tools memory_search, memory_get, memory_write and memory_flush, acting for the agent of the token and X-Mnemo-Agent. Stateless: send each JSON-RPC message with POST and "Accept: application/json, text/event-stream"; answers are JSON. Protocol errors are JSON-RPC errors; tool failures are results with isError and the error code in their text.
+         * @description The Model Context Protocol for agent runtimes: tools memory_search, memory_get, memory_write and memory_flush, acting for the agent of the token and X-Mnemo-Agent. Stateless: send each JSON-RPC message with POST and "Accept: application/json, text/event-stream"; answers are JSON. A batch holds at most MNEMO_MCP_MAX_BATCH (20) messages, and its tool calls run one after another. Protocol errors are JSON-RPC errors; tool failures are results with isError and the error code in their text.
          */
         post: operations["callMcp"];
         delete?: never;
@@ -312,7 +312,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -380,7 +380,7 @@ export interface components {
             startLine: number;
             /** @description Last line of the chunk, inclusive */
             endLine: number;
-            /** @description Up to 700 characters of the chunk, around the best-matching line */
+            /** @description Up to 700 characters of the chunk, around the best-matching line; shorter or empty past the answer's snippet budget (snippetsShortened) */
             snippet: string;
             /** @description Final score in [0, 1], comparable across queries: textScore by keyword, the weighted mean of textScore and vectorScore in hybrid, rerankScore when reranked, times the decay with halfLifeDays. Results are sorted by it (mmr may reorder) */
             score: number;
@@ -400,6 +400,8 @@ export interface components {
              * @enum {string}
              */
             mode: "hybrid" | "keyword" | "vector";
+            /** @description Results whose snippet was shortened or left empty to keep the answer within MNEMO_SNIPPET_BYTES_PER_SEARCH (64 KiB of snippets); their lines are readable with GET /files. Absent when none was */
+            snippetsShortened?: number;
             /** @description Present when a configured stage failed and the search fell back */
             degraded?: {
                 /** @description Why the vector side did not run (embedder failed or timed out) */
@@ -483,7 +485,7 @@ export interface components {
             /** @description The flushId had already landed: nothing was appended */
             replayed?: boolean;
         };
-        /** @description A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600) */
+        /** @description A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600: empty, repeated ids, more than MNEMO_MCP_MAX_BATCH messages) */
         JsonRpcError: {
             /** @enum {string} */
             jsonrpc: "2.0";
@@ -748,6 +750,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -766,7 +777,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -852,8 +863,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -946,8 +975,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1072,6 +1119,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1081,8 +1137,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: STORAGE_FULL) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1198,6 +1263,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1207,8 +1281,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: STORAGE_FULL) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1300,6 +1383,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1309,8 +1401,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: STORAGE_FULL) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1408,6 +1509,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
                 headers: {
@@ -1417,8 +1527,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: STORAGE_FULL) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1494,8 +1613,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1611,8 +1748,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: STORAGE_FULL) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1658,8 +1822,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1739,6 +1921,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: AGENT_BUSY) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getHealth: {
@@ -1779,7 +1979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ready"];
                 };
             };
-            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, EMBEDDING_UNAVAILABLE) */
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
             503: {
                 headers: {
                     [name: string]: unknown;

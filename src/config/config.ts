@@ -11,8 +11,24 @@ export type Config = Readonly<{
     allowedHosts: readonly string[]
     /** Without a token: origins of pages allowed to call the API. */
     allowedOrigins: readonly string[]
+    /** Body limit of the JSON routes (/search, /index, /mcp), in bytes. */
     bodyLimitBytes: number
     requestTimeoutMs: number
+  }>
+  /** Admission control (src/http/plugins/admission.ts). */
+  admission: Readonly<{
+    /** Requests of one agent in progress at once. */
+    agentMaxConcurrent: number
+    /** How long a request waits for a slot of its agent, in ms. */
+    agentQueueMs: number
+    /** Mean event-loop delay that sheds requests, in ms; 0 = off. */
+    shedEventLoopDelayMs: number
+    /** Share of the V8 heap limit in use that sheds requests; 0 = off. */
+    shedHeapFraction: number
+    /** Request-body bytes in flight across all requests. */
+    maxBodyBytesInFlight: number
+    /** JSON-RPC messages in one /mcp batch. */
+    mcpMaxBatch: number
   }>
   workspace: Readonly<{
     /** Absolute path of the workspace directory. */
@@ -51,6 +67,8 @@ export type Config = Readonly<{
     maxResults: number
     minScore: number
     snippetMaxChars: number
+    /** UTF-8 bytes of snippets one search answer carries in all. */
+    snippetBytesPerSearch: number
     workers: number
     vectorWeight: number
     textWeight: number

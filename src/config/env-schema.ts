@@ -70,10 +70,30 @@ export const envSchema = z
       'Serve /metrics without the API token (for a Prometheus that cannot send one)',
     ),
     MNEMO_BODY_LIMIT_BYTES: envVar(int(1024, 256 * MIB).default(MIB)).describe(
-      'Largest accepted request body, in bytes',
+      'Largest request body of the JSON routes (/search, /index, /mcp), in bytes; file writes and /flush take up to MNEMO_MAX_FILE_BYTES',
     ),
     MNEMO_REQUEST_TIMEOUT_MS: envVar(int(1000, 600_000).default(30_000)).describe(
       'Time limit for receiving a whole request, in ms',
+    ),
+    // Admission control (docs/decisions.md, "Admission control"): one agent cannot take the
+    // whole process, and an overloaded process refuses work instead of missing its probes.
+    MNEMO_AGENT_MAX_CONCURRENT: envVar(int(1, 10_000).default(8)).describe(
+      'Requests of one agent in progress at once (every route but /health, /ready, /metrics and the docs)',
+    ),
+    MNEMO_AGENT_QUEUE_MS: envVar(int(0, 60_000).default(1000)).describe(
+      'How long a request past MNEMO_AGENT_MAX_CONCURRENT waits for its agent (first come, first served) before 429 AGENT_BUSY, in ms',
+    ),
+    MNEMO_SHED_EVENT_LOOP_DELAY_MS: envVar(int(0, 60_000).default(100)).describe(
+      'Mean event-loop delay over 0.5 s above which requests get 503 OVERLOADED (/health, /ready, /metrics still answer), in ms; 0: off',
+    ),
+    MNEMO_SHED_HEAP_FRACTION: envVar(num(0, 1).default(0.9)).describe(
+      'Share of the V8 heap limit in use above which requests get 503 OVERLOADED; 0: off',
+    ),
+    MNEMO_MAX_BODY_BYTES_IN_FLIGHT: envVar(int(1024, 16 * 1024 * MIB).default(64 * MIB)).describe(
+      'Request-body bytes all requests together may be receiving or holding at once (declared Content-Length, or the route limit for chunked bodies); past it 503 OVERLOADED',
+    ),
+    MNEMO_MCP_MAX_BATCH: envVar(int(1, 1000).default(20)).describe(
+      'Most JSON-RPC messages in one /mcp batch; larger batches get a JSON-RPC error -32600 (HTTP 400)',
     ),
     MNEMO_LOG_LEVEL: envVar(
       z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -179,6 +199,9 @@ export const envSchema = z
     MNEMO_SNIPPET_MAX_CHARS: envVar(int(80, 10_000).default(700)).describe(
       'Longest snippet in a search result, in characters',
     ),
+    MNEMO_SNIPPET_BYTES_PER_SEARCH: envVar(int(1024, 64 * MIB).default(64 * 1024)).describe(
+      'Snippet bytes (UTF-8) one search answer carries in all; past it snippets are shortened or left empty, and snippetsShortened says how many',
+    ),
   })
   .superRefine((env, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
@@ -187,6 +210,13 @@ export const envSchema = z
     }
     if (env.MNEMO_SEARCH_VECTOR_WEIGHT + env.MNEMO_SEARCH_TEXT_WEIGHT === 0) {
       issue('MNEMO_SEARCH_VECTOR_WEIGHT', 'and MNEMO_SEARCH_TEXT_WEIGHT cannot both be 0')
+    }
+    const largestBody = Math.max(env.MNEMO_BODY_LIMIT_BYTES, env.MNEMO_MAX_FILE_BYTES)
+    if (env.MNEMO_MAX_BODY_BYTES_IN_FLIGHT < largestBody) {
+      issue(
+        'MNEMO_MAX_BODY_BYTES_IN_FLIGHT',
+        `must be at least the largest body a route accepts (${largestBody} bytes: MNEMO_BODY_LIMIT_BYTES, MNEMO_MAX_FILE_BYTES)`,
+      )
     }
     if (env.MNEMO_EMBED_PROVIDER === 'openai' && !env.MNEMO_EMBED_BASE_URL) {
       issue('MNEMO_EMBED_BASE_URL', 'is required when MNEMO_EMBED_PROVIDER=openai')

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       maxResults: 6,
       minScore: 0.35,
       snippetMaxChars: 700,
+      snippetBytesPerSearch: 65536,
       workers: 2,
       vectorWeight: 0.7,
       textWeight: 0.3,

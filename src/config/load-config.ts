@@ -136,6 +136,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       bodyLimitBytes: e.MNEMO_BODY_LIMIT_BYTES,
       requestTimeoutMs: e.MNEMO_REQUEST_TIMEOUT_MS,
     },
+    admission: {
+      agentMaxConcurrent: e.MNEMO_AGENT_MAX_CONCURRENT,
+      agentQueueMs: e.MNEMO_AGENT_QUEUE_MS,
+      shedEventLoopDelayMs: e.MNEMO_SHED_EVENT_LOOP_DELAY_MS,
+      shedHeapFraction: e.MNEMO_SHED_HEAP_FRACTION,
+      maxBodyBytesInFlight: e.MNEMO_MAX_BODY_BYTES_IN_FLIGHT,
+      mcpMaxBatch: e.MNEMO_MCP_MAX_BATCH,
+    },
     workspace: {
       root,
       extraPaths,
@@ -163,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       maxResults: e.MNEMO_SEARCH_MAX_RESULTS,
       minScore: e.MNEMO_SEARCH_MIN_SCORE,
       snippetMaxChars: e.MNEMO_SNIPPET_MAX_CHARS,
+      snippetBytesPerSearch: e.MNEMO_SNIPPET_BYTES_PER_SEARCH,
       workers: e.MNEMO_SEARCH_WORKERS,
       vectorWeight: e.MNEMO_SEARCH_VECTOR_WEIGHT,
       textWeight: e.MNEMO_SEARCH_TEXT_WEIGHT,

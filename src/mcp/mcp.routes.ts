@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { AgentGateway } from '../agents/agent-gateway.js'
-import { createLocalBackend } from './memory-backend.js'
+import { createLocalBackend, serialBackend } from './memory-backend.js'
 import { checkJsonRpcBody } from './json-rpc-body.js'
 import { createMemoryMcpServer } from './memory-tools.js'
 import type { Foreground } from '../shared/foreground.js'
@@ -20,7 +20,10 @@ import { API_VERSION } from '../http/plugins/swagger.js'
 export type McpRoutesOptions = {
   memory: Pick<AgentGateway, 'search' | 'readFile' | 'append' | 'flush'>
   foreground: Pick<Foreground, 'enter'>
+  /** Body limit, in bytes (MNEMO_BODY_LIMIT_BYTES). */
   bodyLimitBytes: number
+  /** Most JSON-RPC messages in one batch (MNEMO_MCP_MAX_BATCH). */
+  maxBatch: number
 }
 
 const JsonRpcMessage = z
@@ -38,7 +41,9 @@ const JsonRpcErrorBody = z
     error: z.object({ code: z.number().int(), message: z.string() }),
     id: z.null(),
   })
-  .describe('A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600)')
+  .describe(
+    'A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600: empty, repeated ids, more than MNEMO_MCP_MAX_BATCH messages)',
+  )
   .meta({ id: 'JsonRpcError' })
 
 const NOT_ALLOWED = {
@@ -67,7 +72,8 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
       description:
         'The Model Context Protocol for agent runtimes: tools memory_search, memory_get, memory_write and ' +
         'memory_flush, acting for the agent of the token and X-Mnemo-Agent. Stateless: send each JSON-RPC ' +
-        'message with POST and "Accept: application/json, text/event-stream"; answers are JSON. Protocol errors ' +
+        'message with POST and "Accept: application/json, text/event-stream"; answers are JSON. A batch holds at ' +
+        'most MNEMO_MCP_MAX_BATCH (20) messages, and its tool calls run one after another. Protocol errors ' +
         'are JSON-RPC errors; tool failures are results with isError and the error code in their text.',
       headers: AgentHeaders,
       consumes: ['application/json'],
@@ -78,25 +84,27 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
         200: z.unknown().describe('The JSON-RPC answer (a response, or a batch of them)'),
         202: z.unknown().describe('Accepted: a notification or a response, which need no answer'),
         400: z.union([ErrorBody, JsonRpcErrorBody]),
-        ...errorResponses(401, 403, 413),
+        ...errorResponses(401, 403, 413, 429, 503),
       },
     },
     handler: async (request, reply) => {
       // A body that is not JSON is the transport's to refuse when it is not sent as JSON (415).
       let parsedBody: unknown
       if (isJson(request.headers['content-type'])) {
-        const body = checkJsonRpcBody(typeof request.body === 'string' ? request.body : '')
+        const body = checkJsonRpcBody(typeof request.body === 'string' ? request.body : '', opts.maxBatch)
         if (body.kind === 'error') return reply.code(400).send(body.error)
         parsedBody = body.message
       }
       const { agent } = callerOf(request)
-      const backend = createLocalBackend(opts.memory, agent, opts.foreground)
+      const gone = new AbortController()
+      const backend = serialBackend(createLocalBackend(opts.memory, agent, opts.foreground), gone.signal)
       const server = createMemoryMcpServer(backend, { version: API_VERSION, log: request.log })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       // The transport writes the answer itself.
       reply.hijack()
       reply.raw.setHeader('x-request-id', request.id)
       reply.raw.on('close', () => {
+        gone.abort()
         void transport.close()
         void server.close()
       })

@@ -23,6 +23,41 @@ export interface MemoryBackend {
   flush(input: FlushInput): Promise<FlushResult>
 }
 
+/** A tool call not run because its request's client had left (nobody reads its answer). */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('The client closed the request; the call did not run')
+    this.name = 'ClientGoneError'
+  }
+}
+
+/**
+ * The backend with its calls run one after another, never at once: a batch of tool calls in
+ * one /mcp request (the transport dispatches them together) then costs one request's worth
+ * of work at a time, like the agent's other requests (admission control, issue 16). Once
+ * `gone` is aborted (the client left) calls not yet started fail instead of running.
+ */
+export function serialBackend(backend: MemoryBackend, gone: AbortSignal): MemoryBackend {
+  let tail: Promise<unknown> = Promise.resolve()
+  const serial =
+    <I, O>(fn: (input: I) => Promise<O>) =>
+    (input: I): Promise<O> => {
+      const run = tail.then(() => {
+        if (gone.aborted) throw new ClientGoneError()
+        return fn(input)
+      })
+      // The next call waits for this one to settle, whether it succeeds or fails.
+      tail = run.catch(() => undefined)
+      return run
+    }
+  return {
+    search: serial((input: SearchInput) => backend.search(input)),
+    get: serial((input: GetInput) => backend.get(input)),
+    write: serial((input: WriteInput) => backend.write(input)),
+    flush: serial((input: FlushInput) => backend.flush(input)),
+  }
+}
+
 /** The service itself, acting as `agent`; searches count as in progress for background indexing. */
 export function createLocalBackend(
   memory: Pick<AgentGateway, 'search' | 'readFile' | 'append' | 'flush'>,

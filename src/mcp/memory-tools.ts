@@ -17,7 +17,7 @@ import { RemoteError } from './http-backend.js'
 
 /** Where unexpected tool failures are logged (the request's logger). */
 type ErrorLog = { error(obj: object, msg: string): void }
-import type { MemoryBackend } from './memory-backend.js'
+import { ClientGoneError, type MemoryBackend } from './memory-backend.js'
 import { flushText, getText, searchText, writeText } from './tool-text.js'
 
 const SEARCH = `Search your long-term memory: notes saved in earlier sessions (MEMORY.md, daily logs memory/YYYY-MM-DD.md, and team memory under team/ when there is one).
@@ -56,6 +56,7 @@ const FlushInput = z
  */
 function knownFailure(err: unknown): { code: string; message: string } | null {
   if (err instanceof RemoteError) return { code: err.code, message: err.message }
+  if (err instanceof ClientGoneError) return { code: 'CLIENT_GONE', message: err.message }
   if (isAppError(err)) return err.code === 'INTERNAL' ? null : { code: err.code, message: err.message }
   const fsError = codeOfFsError(err)
   return fsError ? { code: fsError.code, message: fsError.message ?? ERROR_CODES[fsError.code].message } : null

@@ -29,6 +29,13 @@ describe('MCP tool text', () => {
     expect(citation(path, from, to)).toBe(expected)
   })
 
+  it('says how many passages were shortened to keep the answer small', () => {
+    const res = { ...response([hit('memory/a.md', 1, 2)]), snippetsShortened: 3 }
+    expect(searchText('db', res)).toContain(
+      '(3 passages shortened to keep this answer small; read them with memory_get.)',
+    )
+  })
+
   it('lists search hits best first with citations, scores and the team label', () => {
     const text = searchText('db', response([hit('memory/a.md', 1, 2), hit('team/MEMORY.md', 5, 5, 'team')]))
     expect(text).toBe(

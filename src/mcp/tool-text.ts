@@ -13,11 +13,15 @@ export const citation = (path: string, startLine: number, endLine: number): stri
   endLine > startLine ? `${path}#L${startLine}-L${endLine}` : `${path}#L${startLine}`
 
 export function searchText(query: string, res: SearchResponse): string {
-  const notes = res.degraded
+  const degraded = res.degraded
     ? `\n(Degraded: ${Object.entries(res.degraded)
         .map(([stage, why]) => `${stage} search unavailable, ${why}`)
         .join('; ')})`
     : ''
+  const shortened = res.snippetsShortened
+    ? `\n(${res.snippetsShortened} passages shortened to keep this answer small; read them with memory_get.)`
+    : ''
+  const notes = degraded + shortened
   if (res.results.length === 0) {
     return `No memory matches "${query}": nothing relevant is remembered.${notes}`
   }

@@ -5,6 +5,7 @@
  * thousands); per-index gauges are the main agent's.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { AdmissionSnapshot } from '../admission/admission.js'
 import type { SyncOutcome } from '../indexing/sync-coordinator.js'
 import { VECTORS_REBUILDING } from '../search/search-service.js'
 import type { SearchResponse } from '../search/types.js'
@@ -30,8 +31,15 @@ export type SpacesSnapshot = {
   rescanning: number
 }
 
+/** Why a request was refused before it ran (admission control). */
+export type RejectReason = 'agent_busy' | 'overloaded' | 'body_budget'
+
 export function createMetrics(
-  opts: { indexSnapshot?: () => Promise<IndexSnapshot>; spacesSnapshot?: () => SpacesSnapshot } = {},
+  opts: {
+    indexSnapshot?: () => Promise<IndexSnapshot>
+    spacesSnapshot?: () => SpacesSnapshot
+    admissionSnapshot?: () => AdmissionSnapshot
+  } = {},
 ) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'mnemo_' })
@@ -103,6 +111,37 @@ export function createMetrics(
     registers: [registry],
   })
 
+  const rejected = new Counter({
+    name: 'mnemo_requests_rejected_total',
+    help: 'Requests refused before they ran: agent_busy (429, the agent had too many in progress), overloaded (503, event-loop delay or heap), body_budget (503, too many body bytes in flight)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  })
+  const snippetsShortened = new Counter({
+    name: 'mnemo_search_snippets_shortened_total',
+    help: 'Snippets shortened or left empty to keep a search answer within MNEMO_SNIPPET_BYTES_PER_SEARCH',
+    registers: [registry],
+  })
+  const admission = opts.admissionSnapshot
+  if (admission) {
+    const gauge = (name: string, help: string, read: (s: AdmissionSnapshot) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read(admission()))
+        },
+      })
+    gauge('mnemo_agent_requests_waiting', 'Requests waiting for a slot of their agent', (s) => s.waiting)
+    gauge('mnemo_agent_requests_in_progress', 'Requests holding a slot of their agent', (s) => s.inProgress)
+    gauge(
+      'mnemo_request_body_bytes_in_flight',
+      'Request-body bytes reserved by requests in progress (MNEMO_MAX_BODY_BYTES_IN_FLIGHT)',
+      (s) => s.bodyBytes,
+    )
+  }
+
   const snapshot = opts.indexSnapshot
   if (snapshot) {
     const gauge = (name: string, help: string, read: (s: IndexSnapshot) => number | null) =>
@@ -157,6 +196,7 @@ export function createMetrics(
         if (stage === 'total' || res.timingsMs[stage] > 0) searchStage.observe({ stage }, res.timingsMs[stage] / 1000)
       }
       searches.inc({ mode: res.mode, answered: String(res.results.length > 0) })
+      if (res.snippetsShortened) snippetsShortened.inc(res.snippetsShortened)
       if (res.degraded?.vector) degraded.inc({ stage: 'vector' })
       if (res.degraded?.rerank) degraded.inc({ stage: 'rerank' })
       // A degraded vector stage while an index is rebuilt is no provider failure.
@@ -186,6 +226,8 @@ export function createMetrics(
       watcherRestarted: () => watcherRestarts.inc(),
     },
     flushed: (replayed: boolean) => flushes.inc({ replayed: String(replayed) }),
+    /** Counts a request refused by admission control. */
+    rejected: (reason: RejectReason) => rejected.inc({ reason }),
   }
 }
 

@@ -4,7 +4,8 @@
  * parallel through their index readers, merge each space's candidates (merge.ts), rank the
  * spaces' lists together by score, drop near-duplicate ranges, rerank the head
  * (rerank-step.ts), decay old day files (recency.ts, opt-in), apply minScore, take
- * maxResults (in MMR order when asked, mmr.ts), cut snippets. Scores are absolute
+ * maxResults (in MMR order when asked, mmr.ts), cut snippets within the answer's snippet
+ * budget (snippet-budget.ts), yielding to the event loop between them. Scores are absolute
  * (scores.ts), so minScore means the same for every query. A vector or rerank stage
  * that fails degrades the answer — keyword results, `degraded` set, a warning logged —
  * unless the request asked for vector search alone.
@@ -27,6 +28,8 @@ import { globalChunkId, MAX_SPACES, spacePathPrefix } from './search-spaces.js'
 import { mmrOrder } from './mmr.js'
 import { decayFactor } from './recency.js'
 import { buildSnippet } from './snippet.js'
+import { createSnippetBudget } from './snippet-budget.js'
+import { createSlicer } from '../shared/async.js'
 import type { SearchHit, SearchMode, SearchRequest, SearchResponse } from './types.js'
 import type { VectorHit } from './vector-search.js'
 
@@ -59,6 +62,20 @@ export type SearchServiceDeps = {
 }
 
 type Candidate = Merged<KeywordHit | VectorHit> & { space: Space; rerankScore?: number }
+
+/**
+ * Most candidates MMR chooses among. Its cost grows with pool × results (each pick compares
+ * every candidate left with the one picked), and each candidate's text is analysed first on
+ * the main thread: 400 candidates for 100 results took 140 ms in one piece. 100 leaves every
+ * request of up to 25 results (pool = 4 × maxResults) exactly as before.
+ */
+export const MMR_MAX_POOL = 100
+/**
+ * Main-thread work between yields while snippets and MMR terms are built, in ms: a search of
+ * 100 results analyses 100 chunk texts (~40 ms), which should not hold up /health or another
+ * agent's request in one piece.
+ */
+const SLICE_MS = 8
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 1000) / 1000
 
@@ -216,29 +233,34 @@ export function createSearchService(deps: SearchServiceDeps) {
     }
     const passing = ranked.filter((h) => h.score >= minScore)
     // MMR picks from the candidates a plain search would fetch for this many results.
-    const pool = (req.mmr ?? settings.mmr) ? passing.slice(0, maxResults * settings.candidateMultiplier) : []
+    const poolSize = Math.min(maxResults * settings.candidateMultiplier, Math.max(MMR_MAX_POOL, maxResults))
+    const pool = (req.mmr ?? settings.mmr) ? passing.slice(0, poolSize) : []
     const wanted = pool.length > 0 ? pool : passing.slice(0, maxResults)
     const missing = wanted.filter((h) => !texts.has(h.id)).map((h) => h.id)
     if (missing.length > 0) for (const [id, text] of await textsOf(allTargets, missing)) texts.set(id, text)
-    const top =
-      pool.length > 0
-        ? mmrOrder(
-            pool,
-            pool.map((h) => new Set(indexTokens(texts.get(h.id) ?? ''))),
-            req.mmrLambda ?? settings.mmrLambda,
-            maxResults,
-          )
-        : wanted
+    const slicer = createSlicer(SLICE_MS)
+    const poolTerms: Set<string>[] = []
+    for (const h of pool) {
+      await slicer.maybeYield()
+      poolTerms.push(new Set(indexTokens(texts.get(h.id) ?? '')))
+    }
+    const top = pool.length > 0 ? mmrOrder(pool, poolTerms, req.mmrLambda ?? settings.mmrLambda, maxResults) : wanted
+    const snippetTerms = terms.length > 0 ? terms : queryTerms(req.query)
+    const budget = createSnippetBudget(settings.snippetBytesPerSearch)
     const results: SearchHit[] = []
     for (const hit of top) {
       const text = texts.get(hit.id)
       // A chunk replaced by a sync between the two reads is no longer in the index.
       if (text === undefined) continue
+      await slicer.maybeYield()
+      let snippet = ''
+      if (budget.exhausted()) budget.skip()
+      else snippet = budget.fit(buildSnippet(text, snippetTerms, settings.snippetMaxChars))
       results.push({
         path: hit.path,
         startLine: hit.startLine,
         endLine: hit.endLine,
-        snippet: buildSnippet(text, terms.length > 0 ? terms : queryTerms(req.query), settings.snippetMaxChars),
+        snippet,
         score: roundScore(hit.score),
         textScore: roundScore(hit.textScore),
         vectorScore: roundScore(hit.vectorScore),
@@ -251,6 +273,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     return {
       results,
       mode,
+      ...(budget.shortened() > 0 ? { snippetsShortened: budget.shortened() } : {}),
       ...(degraded.vector || degraded.rerank ? { degraded } : {}),
       usage,
       timingsMs: timings,

@@ -47,6 +47,11 @@ export type SearchResponse = {
   results: SearchHit[]
   /** The mode that actually ran (a hybrid request without an embedder runs as keyword). */
   mode: SearchMode
+  /**
+   * Results whose snippet was shortened or left empty to keep the answer within
+   * MNEMO_SNIPPET_BYTES_PER_SEARCH; absent when none was.
+   */
+  snippetsShortened?: number
   degraded?: { vector?: string; rerank?: string }
   usage: { embeddingTokens: number; rerankTokens: number }
   timingsMs: { keyword: number; embed: number; vector: number; rerank: number; total: number }

@@ -53,6 +53,11 @@ export const ERROR_CODES = {
     message: 'Requests addressed to this host name are not served without a token (MNEMO_ALLOWED_HOSTS)',
   },
   FILE_TOO_LARGE: { status: 422, message: 'The file is larger than MNEMO_MAX_FILE_BYTES and is not served' },
+  AGENT_BUSY: {
+    status: 429,
+    message:
+      'This agent has too many requests in progress (MNEMO_AGENT_MAX_CONCURRENT); retry after Retry-After seconds',
+  },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   SYNC_FAILED: { status: 500, message: 'The sync failed; GET /index shows the last outcome' },
@@ -60,6 +65,7 @@ export const ERROR_CODES = {
   STORAGE_FULL: { status: 507, message: 'No space left on the device: nothing was written' },
   INDEX_UNAVAILABLE: { status: 503, message: 'The index is not open' },
   SHUTTING_DOWN: { status: 503, message: 'The service is shutting down' },
+  OVERLOADED: { status: 503, message: 'The service is overloaded; retry after Retry-After seconds' },
   EMBEDDING_UNAVAILABLE: { status: 503, message: 'No embedding provider is available for vector search' },
   PROVIDER_TIMEOUT: { status: 504, message: 'The embedding or rerank provider did not answer in time' },
 } as const satisfies Record<string, { status: number; message: string }>

@@ -48,6 +48,9 @@ export async function buildTestApp(
         MNEMO_LOG_LEVEL: 'silent',
         MNEMO_INDEX_ON_START: 'false',
         MNEMO_WATCH: 'false',
+        // The app shares its event loop with the test runner (transforms, other tests), whose
+        // delays are not the service's load: shedding by delay is tested on its own.
+        MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
         ...opts.env,
       },
       ws.base,

@@ -85,7 +85,8 @@ describe('agent lifecycle', () => {
   })
 
   it('lands 8 agents × 50 concurrent flushes in 8 separate day files, none lost, none crossed', async () => {
-    t = await buildAgentsApp()
+    // All 50 of each agent in progress at once (one agent's limit would queue or refuse most of them).
+    t = await buildAgentsApp({ env: { MNEMO_AGENT_MAX_CONCURRENT: '50' } })
     const ids = Array.from({ length: 8 }, (_, i) => `agent-${i}`)
     const flushes = ids.flatMap((agent) =>
       Array.from({ length: 50 }, (_, n) =>

@@ -109,7 +109,8 @@ describe('POST /files/* (append)', () => {
   })
 
   it('keeps every one of 50 concurrent appends to one file whole, each at the lines it was told', async () => {
-    const t = await start()
+    // All 50 in progress at once (one agent's limit would queue or refuse most of them).
+    const t = await start({ MNEMO_AGENT_MAX_CONCURRENT: '50' })
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => write(t, 'POST', 'memory/busy.md', `entry ${i} begins\nentry ${i} ends\n`)),
     )

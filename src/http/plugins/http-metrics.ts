@@ -22,7 +22,8 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
       summary: 'Prometheus metrics',
       description:
         'Request durations by route and status, search stage durations, searches by mode, degraded stages, ' +
-        'provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), event-loop lag ' +
+        'provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), requests refused by ' +
+        'admission control and requests waiting for an agent slot, body bytes in flight, event-loop lag ' +
         'and process metrics. Needs the token like other routes unless MNEMO_METRICS_PUBLIC=true.',
       produces: ['text/plain'],
       response: {

@@ -15,7 +15,7 @@ export const agentsRoutes: FastifyPluginAsyncZod<{ memory: Pick<AgentGateway, 'a
         'main and every agent folder in MNEMO_AGENTS_DIR with its files, chunks, whether its index is open, and ' +
         'its last sync; and the team index. Needs the admin token (MNEMO_API_TOKEN) when tokens are configured: ' +
         'an agent token gets 403 AGENT_FORBIDDEN.',
-      response: { 200: AgentList, ...errorResponses(401, 403, 500) },
+      response: { 200: AgentList, ...errorResponses(401, 403, 429, 500, 503) },
     },
     preHandler: async (request) => requireAdmin(request),
     handler: async () => opts.memory.agents(),

@@ -23,7 +23,10 @@ import {
 
 export type FilesRoutesOptions = {
   memory: Pick<AgentGateway, 'listFiles' | 'readFile' | 'put' | 'append' | 'remove'>
-  /** Largest body a write accepts, in bytes (room for JSON escaping of a maximal file). */
+  /**
+   * Largest body a write accepts, in bytes: MNEMO_MAX_FILE_BYTES, what a file may hold. A
+   * JSON `{content}` body's escaping counts against it; text/markdown writes a file up to it.
+   */
   writeBodyLimitBytes: number
 }
 
@@ -40,7 +43,8 @@ const WRITE_RULES =
   'MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. ' +
   'Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a ' +
   'folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. ' +
-  'If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. '
+  'If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. ' +
+  'A full disk → 507 STORAGE_FULL, the file left as it was. '
 
 function preconditions(headers: {
   'if-match'?: string | undefined
@@ -67,7 +71,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       summary: 'List indexed files',
       description: "The acting agent's indexed files, then the team's (paths under team/).",
       headers: AgentHeaders,
-      response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 409, 500) },
+      response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 409, 429, 500, 503) },
     },
     handler: async (request) => ({ files: await opts.memory.listFiles(callerOf(request).agent) }),
   })
@@ -83,7 +87,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       params: FileParams,
       querystring: FileWindowQuery,
       headers: AgentHeaders,
-      response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 409, 422, 500) },
+      response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 500, 503) },
     },
     handler: async (request, reply) => {
       const window = await opts.memory.readFile(callerOf(request).agent, request.params['*'], request.query)
@@ -108,7 +112,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: {
         200: FileWriteResult,
         201: FileWriteResult,
-        ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 500, 503),
+        ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 503, 507),
       },
     },
     handler: async (request, reply) => {
@@ -136,7 +140,10 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       headers: FileWriteHeaders,
       consumes: WRITE_MEDIA_TYPES,
       body: FileWriteBody,
-      response: { 200: FileWriteResult, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 500, 503) },
+      response: {
+        200: FileWriteResult,
+        ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 503, 507),
+      },
     },
     handler: async (request, reply) => {
       const content = contentOf(request.body)
@@ -155,7 +162,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       description: `${WRITE_RULES}${PATH_RULES}`,
       params: FileParams,
       headers: FileWriteHeaders,
-      response: { 200: FileDeleteResult, ...errorResponses(400, 401, 403, 404, 409, 412, 500, 503) },
+      response: { 200: FileDeleteResult, ...errorResponses(400, 401, 403, 404, 409, 412, 429, 500, 503, 507) },
     },
     handler: async (request) => {
       const pre = preconditions(request.headers)

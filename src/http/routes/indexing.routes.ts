@@ -15,7 +15,7 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       summary: 'Index status',
       description: "The acting agent's index.",
       headers: AgentHeaders,
-      response: { 200: IndexStatus, ...errorResponses(400, 401, 403, 404, 409, 500) },
+      response: { 200: IndexStatus, ...errorResponses(400, 401, 403, 404, 409, 429, 500, 503) },
     },
     handler: async (request) => {
       const { agent, principal } = callerOf(request)
@@ -32,11 +32,17 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
         "Syncs the acting agent's index. Incremental by default (files whose SHA-256 changed; deleted files are " +
         'dropped). {"full": true} re-chunks ' +
         'every file. Requests during a running sync coalesce into one follow-up sync; a second full re-index ' +
-        'while one is running or queued gets 409 INDEX_BUSY. Without ?wait=true the answer is 202 at once.',
+        'while one is running or queued gets 409 INDEX_BUSY. Without ?wait=true the answer is 202 at once. ' +
+        'With it, 507 STORAGE_FULL says the index volume ran out of room (the files are unchanged; deleting some ' +
+        'frees room and the next sync catches up).',
       querystring: IndexQuery,
       body: IndexRequest,
       headers: AgentHeaders,
-      response: { 200: IndexStatus, 202: IndexStatus, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 500) },
+      response: {
+        200: IndexStatus,
+        202: IndexStatus,
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 503, 507),
+      },
     },
     // `POST /index` with no body at all means "defaults"; Fastify hands the validator null.
     preValidation: async (request) => {

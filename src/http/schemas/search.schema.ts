@@ -76,7 +76,11 @@ export const SearchHit = z
     path: z.string().describe('Workspace-relative POSIX path; team memory under team/'),
     startLine: z.number().int().describe('First line of the chunk, 1-based'),
     endLine: z.number().int().describe('Last line of the chunk, inclusive'),
-    snippet: z.string().describe('Up to 700 characters of the chunk, around the best-matching line'),
+    snippet: z
+      .string()
+      .describe(
+        "Up to 700 characters of the chunk, around the best-matching line; shorter or empty past the answer's snippet budget (snippetsShortened)",
+      ),
     score: z
       .number()
       .describe(
@@ -98,6 +102,13 @@ export const SearchResponse = z
   .object({
     results: z.array(SearchHit),
     mode: z.enum(['hybrid', 'keyword', 'vector']).describe('The mode that actually ran'),
+    snippetsShortened: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'Results whose snippet was shortened or left empty to keep the answer within MNEMO_SNIPPET_BYTES_PER_SEARCH (64 KiB of snippets); their lines are readable with GET /files. Absent when none was',
+      ),
     degraded: z
       .object({
         vector: z.string().optional().describe('Why the vector side did not run (embedder failed or timed out)'),

@@ -1,0 +1,126 @@
+/**
+ * Honest body limits (issue 16) over real sockets: each route takes what it can use (file
+ * writes and /flush a file's worth, JSON routes MNEMO_BODY_LIMIT_BYTES), a declared length
+ * over it is refused before a byte of the body is sent, and the bytes in flight across all
+ * requests are capped, with nothing leaked when uploads are abandoned.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { rawSocket } from '../helpers/raw-socket.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+const FILE_BYTES = 65536
+const JSON_BYTES = 16384
+
+let t: TestApp
+let base: string
+let port: number
+afterEach(async () => {
+  await t.close()
+})
+
+async function listening(env: Record<string, string> = {}) {
+  t = await buildTestApp({
+    env: {
+      MNEMO_MAX_FILE_BYTES: String(FILE_BYTES),
+      MNEMO_BODY_LIMIT_BYTES: String(JSON_BYTES),
+      MNEMO_MAX_BODY_BYTES_IN_FLIGHT: String(FILE_BYTES),
+      ...env,
+    },
+  })
+  await t.app.listen({ host: '127.0.0.1', port: 0 })
+  port = (t.app.server.address() as { port: number }).port
+  base = `http://127.0.0.1:${port}`
+}
+
+const send = (method: string, url: string, body: string, contentType = 'application/json') =>
+  fetch(`${base}${url}`, { method, headers: { 'content-type': contentType }, body })
+
+async function bodyBytesInFlight(): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text()
+  return Number(/^mnemo_request_body_bytes_in_flight (\d+)/m.exec(text)?.[1])
+}
+
+describe('body limits per route', () => {
+  it.each([
+    ['PUT', '/files/memory/big.md', FILE_BYTES + 1, FILE_BYTES],
+    ['POST', '/files/memory/big.md', FILE_BYTES + 1, FILE_BYTES],
+    ['POST', '/flush', FILE_BYTES + 1, FILE_BYTES],
+    ['POST', '/search', JSON_BYTES + 1, JSON_BYTES],
+    ['POST', '/index', JSON_BYTES + 1, JSON_BYTES],
+    ['POST', '/mcp', JSON_BYTES + 1, JSON_BYTES],
+  ])('refuses %s %s declaring %i bytes with 413 before the body is sent', async (method, url, declared, limit) => {
+    await listening()
+    const socket = rawSocket(port)
+    // Headers only: the answer must come without a byte of the body.
+    socket.send(method, url, { 'content-type': 'application/json', 'content-length': declared })
+    const res = await socket.response()
+    expect(res.status).toBe(413)
+    expect(res.headers.connection).toBe('close')
+    expect(JSON.parse(res.body)).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `The body (${declared} bytes) is larger than this route accepts (${limit} bytes)`,
+    })
+    await socket.closed
+    expect(await bodyBytesInFlight()).toBe(0)
+  })
+
+  it('takes a file write and a flush of a file’s worth, above the JSON routes’ limit', async () => {
+    await listening()
+    const markdown = `${'- a note about the billing service and its Postgres database\n'.repeat(1092)}`.slice(
+      0,
+      FILE_BYTES,
+    )
+    expect(Buffer.byteLength(markdown)).toBe(FILE_BYTES)
+    expect((await send('PUT', '/files/memory/full.md', markdown, 'text/markdown')).status).toBe(201)
+    // As JSON the escaping and the {"content": …} wrapper count against the same limit.
+    const asJson = await send('PUT', '/files/memory/full.md', JSON.stringify({ content: markdown }))
+    expect(asJson.status).toBe(413)
+    const notes = JSON.stringify({ content: markdown.slice(0, 3 * JSON_BYTES) })
+    expect(Buffer.byteLength(notes)).toBeGreaterThan(JSON_BYTES)
+    expect((await send('POST', '/flush', notes)).status).toBe(200)
+    expect((await send('POST', '/search', JSON.stringify({ query: 'x'.repeat(4000) }))).status).toBe(200)
+  })
+})
+
+describe('request-body bytes in flight', () => {
+  it('refuses a body that does not fit with 503 OVERLOADED, and frees an abandoned upload’s bytes', async () => {
+    await listening()
+    const stalled = rawSocket(port)
+    stalled.send(
+      'PUT',
+      '/files/memory/slow.md',
+      { 'content-type': 'text/markdown', 'content-length': 40_000 },
+      '- the start of a body that never ends\n',
+    )
+    await waitFor(async () => ((await bodyBytesInFlight()) === 40_000 ? true : undefined))
+
+    const body = '- a note\n'.repeat(4000)
+    const refused = await send('PUT', '/files/memory/other.md', body, 'text/markdown')
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(await refused.json()).toMatchObject({ code: 'OVERLOADED', message: /MNEMO_MAX_BODY_BYTES_IN_FLIGHT/ })
+    // A body the budget still has room for goes through.
+    expect((await send('POST', '/search', JSON.stringify({ query: 'note' }))).status).toBe(200)
+
+    stalled.destroy()
+    await waitFor(async () => ((await bodyBytesInFlight()) === 0 ? true : undefined))
+    expect((await send('PUT', '/files/memory/other.md', body, 'text/markdown')).status).toBe(201)
+    expect(await bodyBytesInFlight()).toBe(0)
+    const metrics = await (await fetch(`${base}/metrics`)).text()
+    expect(metrics).toMatch(/^mnemo_requests_rejected_total\{reason="body_budget"\} 1$/m)
+  })
+
+  it('reserves a chunked body at its route’s limit, and frees it when the body ends', async () => {
+    await listening()
+    const chunked = rawSocket(port)
+    chunked.send('PUT', '/files/memory/chunked.md', { 'content-type': 'text/markdown', 'transfer-encoding': 'chunked' })
+    await waitFor(async () => ((await bodyBytesInFlight()) === FILE_BYTES ? true : undefined))
+    expect((await send('POST', '/search', JSON.stringify({ query: 'note' }))).status).toBe(503)
+    const text = '- sent in chunks\n'
+    chunked.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`)
+    expect((await chunked.response()).status).toBe(201)
+    await waitFor(async () => ((await bodyBytesInFlight()) === 0 ? true : undefined))
+    chunked.destroy()
+  })
+})

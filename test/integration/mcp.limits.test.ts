@@ -1,0 +1,62 @@
+/**
+ * /mcp under load (issue 16): a batch over MNEMO_MCP_MAX_BATCH is refused with a JSON-RPC
+ * error, and the tool calls of one request run one after another, never at once.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { createGatedEmbedder } from '../helpers/gated-embedder.js'
+
+let t: TestApp
+afterEach(async () => {
+  await t.close()
+})
+
+async function listening(env: Record<string, string>, embedder = createGatedEmbedder()) {
+  t = await buildTestApp({ corpus: true, env, overrides: { embedder: embedder.provider } })
+  await t.app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = t.app.server.address() as { port: number }
+  const post = (body: unknown) =>
+    fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    })
+  return { post, embedder }
+}
+
+const searchCall = (id: number, query: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'memory_search', arguments: { query } },
+})
+
+describe('/mcp batches', () => {
+  it('refuses a batch over MNEMO_MCP_MAX_BATCH with JSON-RPC error -32600 and runs none of it', async () => {
+    const { post, embedder } = await listening({ MNEMO_MCP_MAX_BATCH: '3' })
+    const res = await post([1, 2, 3, 4].map((id) => searchCall(id, `query ${id}`)))
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: a batch of 4 messages; at most 3 (MNEMO_MCP_MAX_BATCH)' },
+    })
+    expect(embedder.started()).toBe(0)
+    const fits = await post([1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/list' })))
+    expect(fits.status).toBe(200)
+    expect(await fits.json()).toHaveLength(3)
+  })
+
+  it('runs the tool calls of one batch one after another and answers every one', async () => {
+    const { post, embedder } = await listening({})
+    const queries = ['qwen-max model', 'Postgres 16', 'travel plans', 'search index', 'deploy friday']
+    const res = await post(queries.map((query, i) => searchCall(i + 1, query)))
+    expect(res.status).toBe(200)
+    const answers = (await res.json()) as { id: number; result: { isError?: boolean } }[]
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4, 5])
+    for (const answer of answers) expect(answer.result.isError).toBeFalsy()
+    // Each search embeds its query, held for a moment: together they would overlap.
+    expect(embedder.started()).toBe(queries.length)
+    expect(embedder.maxInFlight()).toBe(1)
+  })
+})
