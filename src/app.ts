@@ -13,6 +13,7 @@ import { registerAuth } from './http/plugins/auth.js'
 import { registerLoadShedding } from './http/plugins/load-shedding.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
 import { mcpRoutes } from './mcp/mcp.routes.js'
+import { MAX_RESULTS } from './http/schemas/search.schema.js'
 import { replyToClientError } from './http/plugins/client-errors.js'
 import { registerErrorHandler, replyWithError } from './http/plugins/error-handler.js'
 import { createRequestLogController } from './http/plugins/request-log.js'
@@ -93,6 +94,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     foreground: services.foreground,
     bodyLimitBytes: config.server.bodyLimitBytes,
     maxBatch: config.admission.mcpMaxBatch,
+    budget: {
+      results: MAX_RESULTS,
+      snippetBytes: config.search.snippetBytesPerSearch,
+      defaultResults: config.search.maxResults,
+    },
   })
   await app.register(healthRoutes, { readiness: services.readiness, startedAt })
   app.addHook('onClose', async () => container.close())

@@ -172,9 +172,13 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     openAgents: agents.openAgents,
     /**
      * Starts background work of main and the team: watchers (resolves once they are ready)
-     * and start-up syncs (not awaited; /ready reports main's). Other agents start when opened.
+     * and start-up syncs (not awaited; /ready reports main's), and the periodic look at the
+     * heap (memory-reclaimer.ts). Other agents start when opened.
      */
-    start: () => agents.start(),
+    async start(): Promise<void> {
+      reclaimer.start()
+      await agents.start()
+    },
     /**
      * Shutdown: closes the agents (stop watching, let in-flight writes finish, cancel syncs
      * and rebuilds between batches, close indexes), then the search workers, the cache and

@@ -90,35 +90,41 @@ export const PHASES: Phase[] = [
   },
   {
     name: 'mcp-flood',
-    what: 'ten MCP requests, each a batch of 100 memory_search calls (maxResults 100, 4,000-character queries)',
+    what:
+      'ten MCP requests, each a batch of 100 memory_search calls (maxResults 100, 4,000-character queries); ' +
+      'then ten batches of 20, the most a batch may hold',
     before: ({ agentsDir }) => writeCorpus(path.join(agentsDir, 'mallory'), 20, 20, 9),
     attack: async (ctx) => {
-      const words = makeQueries(400, 5).join(' ')
-      const query = words.slice(0, 4000)
-      const batch = Array.from({ length: 100 }, (_, id) => ({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { name: 'memory_search', arguments: { query, maxResults: 100, minScore: 0 } },
-      }))
-      const body = JSON.stringify(batch)
-      const statuses = await Promise.all(
-        Array.from({ length: 10 }, async () => {
-          const res = await fetch(`${ctx.server.baseUrl}/mcp`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${TOKENS.mallory}`,
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-            },
-            body,
-            signal: AbortSignal.timeout(300_000),
-          }).catch(() => null)
-          await res?.text()
-          return res?.status
-        }),
-      )
-      return `/mcp ${tally(statuses)}`
+      const query = makeQueries(400, 5).join(' ').slice(0, 4000)
+      const batch = (calls: number) =>
+        JSON.stringify(
+          Array.from({ length: calls }, (_, id) => ({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'memory_search', arguments: { query, maxResults: 100, minScore: 0 } },
+          })),
+        )
+      const flood = async (calls: number) => {
+        const body = batch(calls)
+        return Promise.all(
+          Array.from({ length: 10 }, async () => {
+            const res = await fetch(`${ctx.server.baseUrl}/mcp`, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${TOKENS.mallory}`,
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+              },
+              body,
+              signal: AbortSignal.timeout(300_000),
+            }).catch(() => null)
+            await res?.text()
+            return res?.status
+          }),
+        )
+      }
+      return `/mcp ×100: ${tally(await flood(100))}; ×20: ${tally(await flood(20))}`
     },
   },
   {

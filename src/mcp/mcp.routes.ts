@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { AgentGateway } from '../agents/agent-gateway.js'
-import { createLocalBackend, serialBackend } from './memory-backend.js'
+import { createLocalBackend, serialBackend, sharedBudget, type RequestBudget } from './memory-backend.js'
 import { checkJsonRpcBody } from './json-rpc-body.js'
 import { createMemoryMcpServer } from './memory-tools.js'
 import type { Foreground } from '../shared/foreground.js'
@@ -24,6 +24,17 @@ export type McpRoutesOptions = {
   bodyLimitBytes: number
   /** Most JSON-RPC messages in one batch (MNEMO_MCP_MAX_BATCH). */
   maxBatch: number
+  /** What one request may answer in all: the searches of a batch share it. */
+  budget: RequestBudget
+}
+
+/** How many memory_search calls a parsed body holds (at least 1, for a budget's share). */
+function searchCalls(body: unknown): number {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body]
+  return messages.filter((m) => {
+    const msg = m as { method?: unknown; params?: { name?: unknown } } | null
+    return msg?.method === 'tools/call' && msg.params?.name === 'memory_search'
+  }).length
 }
 
 const JsonRpcMessage = z
@@ -97,7 +108,8 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
       }
       const { agent } = callerOf(request)
       const gone = new AbortController()
-      const backend = serialBackend(createLocalBackend(opts.memory, agent, opts.foreground), gone.signal)
+      const local = createLocalBackend(opts.memory, agent, opts.foreground)
+      const backend = serialBackend(sharedBudget(local, opts.budget, searchCalls(parsedBody)), gone.signal)
       const server = createMemoryMcpServer(backend, { version: API_VERSION, log: request.log })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       // The transport writes the answer itself.

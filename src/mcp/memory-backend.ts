@@ -10,7 +10,13 @@ import type { WriteResult } from '../files/write-service.js'
 import type { SearchResponse } from '../search/types.js'
 import type { Foreground } from '../shared/foreground.js'
 
-export type SearchInput = { query: string; maxResults?: number | undefined; minScore?: number | undefined }
+export type SearchInput = {
+  query: string
+  maxResults?: number | undefined
+  minScore?: number | undefined
+  /** Set by sharedBudget only (not a tool argument). */
+  snippetBytes?: number | undefined
+}
 export type GetInput = { path: string; from?: number | undefined; lines?: number | undefined }
 export type WriteInput = { path: string; content: string }
 export type FlushInput = Pick<FlushRequest, 'content' | 'entries' | 'sessionId' | 'flushId'>
@@ -55,6 +61,38 @@ export function serialBackend(backend: MemoryBackend, gone: AbortSignal): Memory
     get: serial((input: GetInput) => backend.get(input)),
     write: serial((input: WriteInput) => backend.write(input)),
     flush: serial((input: FlushInput) => backend.flush(input)),
+  }
+}
+
+/** What one /mcp request may answer in all, however many calls its batch holds. */
+export type RequestBudget = {
+  /** Search results (the most one REST search returns: 100). */
+  results: number
+  /** Bytes of snippets (MNEMO_SNIPPET_BYTES_PER_SEARCH). */
+  snippetBytes: number
+  /** Results of a search that does not say (MNEMO_SEARCH_MAX_RESULTS). */
+  defaultResults: number
+}
+
+/**
+ * The backend with the searches of one batch sharing one request's budget: each of the
+ * batch's `searches` returns at most its share of the results and of the snippet bytes. A
+ * batch of 20 searches asking for 100 results each would otherwise answer 2,000 results and
+ * megabytes of JSON, serialised in one piece on the main thread (issue 16); a lone search
+ * keeps the whole budget.
+ */
+export function sharedBudget(backend: MemoryBackend, budget: RequestBudget, searches: number): MemoryBackend {
+  const share = Math.max(1, searches)
+  const results = Math.max(1, Math.floor(budget.results / share))
+  const snippetBytes = Math.floor(budget.snippetBytes / share)
+  return {
+    ...backend,
+    search: (input) =>
+      backend.search({
+        ...input,
+        maxResults: Math.min(input.maxResults ?? budget.defaultResults, results),
+        snippetBytes,
+      }),
   }
 }
 

@@ -2,10 +2,13 @@
  * IndexReader over a pool of worker threads shared by every agent's index: each worker
  * holds read-only SQLite connections to the index files it is asked about (WAL lets them
  * read while the main thread writes). Searches then use every core and never hold the main
- * event loop, which keeps serving /health, writes and syncs. A call goes to the worker with
- * the fewest calls in flight. A worker that dies is replaced; while none is alive, or when a
- * worker cannot open an index, calls run on the main thread's own store (logged), so a
- * broken pool degrades to slower searches, never to failed ones.
+ * event loop, which keeps serving /health, writes and syncs. Calls wait in one queue per
+ * index file, taken from in turn (fair-queue.ts), and go to the worker with the fewest
+ * calls in flight, at most IN_FLIGHT_PER_WORKER each: an agent with many heavy searches in
+ * flight waits behind its own, never every other agent behind it (issue 16). A worker that
+ * dies is replaced; while none is alive, or when a worker cannot open an index, calls run on
+ * the main thread's own store (logged), so a broken pool degrades to slower searches, never
+ * to failed ones.
  *
  * The workers also checkpoint the indexes' write-ahead logs (checkpoint), off the main thread.
  *
@@ -19,9 +22,15 @@ import type { Logger } from '../shared/logger.js'
 import type { IndexReader, ReaderOps } from './index-reader.js'
 import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './reader-protocol.js'
 import { checkpointWal } from '../store/wal-checkpoint.js'
+import { createFairQueue } from './fair-queue.js'
 
 /** A worker that dies sooner than this after starting is not replaced again (ms). */
 const MIN_WORKER_LIFETIME_MS = 5000
+/**
+ * Calls a worker is given at once: two keep it busy across a message's round trip; more
+ * would let the queue's turns come late.
+ */
+const IN_FLIGHT_PER_WORKER = 2
 
 /** A request before the pool numbers it (Omit distributed over the union). */
 type Call = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never
@@ -72,6 +81,12 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   const warnedUnopened = new Set<string>()
   /** Per index file being swapped: calls for it wait until the gate opens. */
   const gates = new Map<string, { promise: Promise<void>; open: () => void }>()
+  /** Calls not yet given to a worker, per index file. */
+  const queue = createFairQueue<Pending>()
+  /** Calls given to workers and not answered yet, per index file. */
+  const inFlight = new Map<string, number>()
+  /** Resolved whenever a call is answered (drained() waits on them). */
+  let answered: (() => void)[] = []
 
   function start(): Slot {
     warnedNoWorker = false
@@ -82,6 +97,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
       const call = slot.pending.get(msg.id)
       if (!call) return
       slot.pending.delete(msg.id)
+      done(call)
       if (msg.ok) call.resolve(msg.value)
       else if (msg.unopened) {
         if (!warnedUnopened.has(call.msg.dbPath)) {
@@ -93,24 +109,30 @@ export function createReaderPool(deps: ReaderPoolDeps) {
         }
         runLocal(call)
       } else call.reject(toError(msg))
+      dispatch()
     })
     slot.worker.on('error', (err) => deps.log.error({ err }, 'search worker failed'))
     slot.worker.on('exit', (code) => {
       const index = slots.indexOf(slot)
       if (index >= 0) slots.splice(index, 1)
       if (closing) {
-        for (const p of slot.pending.values()) p.reject(new Error('the search pool is closed'))
+        for (const p of slot.pending.values()) {
+          done(p)
+          p.reject(new Error('the search pool is closed'))
+        }
         return
       }
       const shortLived = Date.now() - slot.startedAt < MIN_WORKER_LIFETIME_MS
       deps.log.error({ code, replaced: !shortLived, live: slots.length }, 'search worker exited')
       if (!shortLived) slots.push(start())
-      // Reads are idempotent: what the dead worker had not answered is asked again elsewhere.
-      // A close needs no answer from a worker that is gone.
+      // Reads are idempotent: what the dead worker had not answered is asked again elsewhere,
+      // first in its queue. A close needs no answer from a worker that is gone.
       for (const p of slot.pending.values()) {
+        done(p)
         if (p.msg.op === 'close') p.resolve(null)
-        else call(p.msg, p.local).then(p.resolve, p.reject)
+        else queue.putBack(p.msg.dbPath, p)
       }
+      dispatch()
     })
     return slot
   }
@@ -125,31 +147,66 @@ export function createReaderPool(deps: ReaderPoolDeps) {
 
   for (let i = 0; i < deps.size; i++) slots.push(start())
 
-  function send<T>(slot: Slot, msg: Call, local: () => T): Promise<T> {
+  /** Gives `p` to `slot`. */
+  function post(slot: Slot, p: Pending): void {
     const id = ++nextId
-    return new Promise<T>((resolve, reject) => {
-      slot.pending.set(id, { msg, local, resolve: resolve as (v: unknown) => void, reject })
-      slot.worker.postMessage({ ...msg, id })
-    })
+    slot.pending.set(id, p)
+    inFlight.set(p.msg.dbPath, (inFlight.get(p.msg.dbPath) ?? 0) + 1)
+    slot.worker.postMessage({ ...p.msg, id })
+  }
+
+  /** `p` was answered (or its worker died). */
+  function done(p: Pending): void {
+    const n = (inFlight.get(p.msg.dbPath) ?? 1) - 1
+    if (n > 0) inFlight.set(p.msg.dbPath, n)
+    else inFlight.delete(p.msg.dbPath)
+    const waiting = answered
+    answered = []
+    waiting.forEach((resolve) => resolve())
+  }
+
+  /** Gives queued calls, in turn, to workers with room; runs them here while no worker is alive. */
+  function dispatch(): void {
+    for (;;) {
+      if (slots.length === 0) {
+        for (let p = queue.take(); p; p = queue.take()) runLocal(p)
+        return
+      }
+      const slot = slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best))
+      if (slot.pending.size >= IN_FLIGHT_PER_WORKER) return
+      const p = queue.take()
+      if (!p) return
+      post(slot, p)
+    }
   }
 
   async function call<T>(msg: Call, local: () => T): Promise<T> {
     for (let gate = gates.get(msg.dbPath); gate; gate = gates.get(msg.dbPath)) await gate.promise
-    const slot = slots.reduce<Slot | undefined>(
-      (best, s) => (!best || s.pending.size < best.pending.size ? s : best),
-      undefined,
-    )
-    if (!slot) {
+    if (slots.length === 0) {
       if (!warnedNoWorker) deps.log.warn('no search worker alive: searching on the main thread')
       warnedNoWorker = true
       return local()
     }
-    return send(slot, msg, local)
+    return new Promise<T>((resolve, reject) => {
+      queue.push(msg.dbPath, { msg, local, resolve: resolve as (v: unknown) => void, reject })
+      dispatch()
+    })
   }
 
-  /** Closes every worker's connection to `dbPath` once the calls they already have are answered. */
-  const closeEverywhere = (dbPath: string) =>
-    Promise.all(slots.map((slot) => send(slot, { op: 'close', dbPath }, () => null))).then(() => undefined)
+  /** Resolves once no call for `dbPath` is queued or in flight. */
+  async function drained(dbPath: string): Promise<void> {
+    while (queue.has(dbPath) || inFlight.has(dbPath)) await new Promise<void>((resolve) => answered.push(resolve))
+  }
+
+  /** Sends `msg` to `slot` at once, past the queue (closing connections). */
+  const direct = (slot: Slot, msg: Call): Promise<unknown> =>
+    new Promise((resolve, reject) => post(slot, { msg, local: () => null, resolve, reject }))
+
+  /** Closes every worker's connection to `dbPath` once the calls for it are answered. */
+  async function closeEverywhere(dbPath: string): Promise<void> {
+    await drained(dbPath)
+    await Promise.all(slots.map((slot) => direct(slot, { op: 'close', dbPath })))
+  }
 
   /** The reader of one index file; `fallback` answers on the main thread when no worker can. */
   function forIndex(dbPath: string, fallback: ReaderOps): IndexReader {
@@ -200,6 +257,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
     liveWorkers: () => slots.length,
     async close(): Promise<void> {
       closing = true
+      for (let p = queue.take(); p; p = queue.take()) p.reject(new Error('the search pool is closed'))
       await Promise.all(slots.map((s) => s.worker.terminate()))
     },
   }

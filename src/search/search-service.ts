@@ -246,7 +246,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     }
     const top = pool.length > 0 ? mmrOrder(pool, poolTerms, req.mmrLambda ?? settings.mmrLambda, maxResults) : wanted
     const snippetTerms = terms.length > 0 ? terms : queryTerms(req.query)
-    const budget = createSnippetBudget(settings.snippetBytesPerSearch)
+    const budget = createSnippetBudget(req.snippetBytes ?? settings.snippetBytesPerSearch)
     const results: SearchHit[] = []
     for (const hit of top) {
       const text = texts.get(hit.id)

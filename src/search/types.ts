@@ -7,6 +7,11 @@ export type SearchMode = 'hybrid' | 'keyword' | 'vector'
 export type SearchRequest = {
   query: string
   maxResults?: number | undefined
+  /**
+   * Bytes of snippets the answer may carry (default MNEMO_SNIPPET_BYTES_PER_SEARCH). Not a
+   * request field: the calls of one MCP batch share one request's budget (memory-backend.ts).
+   */
+  snippetBytes?: number | undefined
   minScore?: number | undefined
   mode?: SearchMode | undefined
   rerank?: boolean | undefined

@@ -1,6 +1,6 @@
 import { pino } from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createMemoryReclaimer } from './memory-reclaimer.js'
+import { createMemoryReclaimer, isCollectionDue } from './memory-reclaimer.js'
 
 const MB = 1024 * 1024
 afterEach(() => {
@@ -40,6 +40,41 @@ describe('memory reclaimer', () => {
     release()
     vi.advanceTimersByTime(100)
     expect(collect).toHaveBeenCalledTimes(1)
+  })
+
+  it.each([
+    [{ running: 0, utilization: 0.01, heapUsed: 100 * MB, baseline: 40 * MB }, true],
+    [{ running: 1, utilization: 0.01, heapUsed: 100 * MB, baseline: 40 * MB }, false],
+    [{ running: 0, utilization: 0.5, heapUsed: 100 * MB, baseline: 40 * MB }, false],
+    [{ running: 0, utilization: 0.01, heapUsed: 60 * MB, baseline: 40 * MB }, false],
+  ])('at a periodic look, decides %j → %s', (state, due) => {
+    expect(isCollectionDue(state)).toBe(due)
+  })
+
+  it('collects at a periodic look once the service is quiet and the heap has grown', () => {
+    vi.useFakeTimers()
+    const collect = vi.fn()
+    let heap = 50 * MB
+    let busy = 0.6
+    const r = createMemoryReclaimer({
+      collect: () => {
+        collect()
+        heap = 50 * MB
+      },
+      heapUsed: () => heap,
+      utilization: () => busy,
+      log: pino({ level: 'silent' }),
+    })
+    r.start()
+    heap = 120 * MB
+    vi.advanceTimersByTime(10_000)
+    expect(collect).not.toHaveBeenCalled()
+    busy = 0.01
+    vi.advanceTimersByTime(10_000)
+    expect(collect).toHaveBeenCalledTimes(1)
+    vi.advanceTimersByTime(30_000)
+    expect(collect).toHaveBeenCalledTimes(1)
+    r.close()
   })
 
   it('runs nothing after close', () => {

@@ -5,12 +5,33 @@
  * been processed, a full collection runs `idleMs` after the last of them, and V8 then
  * returns the emptied pages to the system.
  *
+ * Garbage left by other bursts (a flood of refused uploads, a batch of huge searches) is
+ * caught by a look every 10 s: once the service is quiet (its event loop busy under 5 % of
+ * the last period) and the heap has grown by 32 MiB since the last collection, one runs.
+ *
  * A full collection pauses the process (about 20–60 ms for a heap of a few hundred MB), so
- * it only runs after big work, once no indexing pass has been running for `idleMs`.
+ * it only runs after big work, once no indexing pass has been running for `idleMs`, or when
+ * the service is quiet anyway.
  */
+import { performance } from 'node:perf_hooks'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import type { Logger } from './logger.js'
+
+/** How often the heap is looked at, in ms. */
+const CHECK_MS = 10_000
+/** Heap growth since the last collection that is worth one once the service is quiet, in bytes. */
+const HEAP_GROWTH_BYTES = 32 * 1024 * 1024
+/** Event-loop utilization (share of the last period spent working) below which the service is quiet. */
+const QUIET_UTILIZATION = 0.05
+
+/**
+ * Whether a collection is due at a periodic look: nothing running, the service quiet, and
+ * enough garbage (heap grown since the last collection) to be worth a pause.
+ */
+export function isCollectionDue(s: { running: number; utilization: number; heapUsed: number; baseline: number }) {
+  return s.running === 0 && s.utilization < QUIET_UTILIZATION && s.heapUsed - s.baseline >= HEAP_GROWTH_BYTES
+}
 
 /** Runs V8's full garbage collection, or null where it cannot be reached. */
 function exposeGc(): (() => void) | null {
@@ -31,6 +52,9 @@ export function createMemoryReclaimer(opts: {
   idleMs?: number
   /** The collection (default: V8's full garbage collection; tests count calls). */
   collect?: () => void
+  /** Heap in use, in bytes, and event-loop utilization since the last look (tests pin them). */
+  heapUsed?: () => number
+  utilization?: () => number
   log: Logger
 }) {
   const minBytes = opts.minBytes ?? 4 * 1024 * 1024
@@ -39,6 +63,19 @@ export function createMemoryReclaimer(opts: {
   let pending = 0
   let running = 0
   let timer: NodeJS.Timeout | null = null
+  let looking: NodeJS.Timeout | null = null
+  const heapUsed = opts.heapUsed ?? (() => process.memoryUsage().heapUsed)
+  let lastElu = performance.eventLoopUtilization()
+  const utilization =
+    opts.utilization ??
+    (() => {
+      const now = performance.eventLoopUtilization()
+      const since = performance.eventLoopUtilization(now, lastElu)
+      lastElu = now
+      return since.utilization
+    })
+  /** Heap in use after the last collection (or at start). */
+  let baseline = heapUsed()
 
   function schedule(): void {
     if (timer) clearTimeout(timer)
@@ -52,14 +89,20 @@ export function createMemoryReclaimer(opts: {
     gc ??= exposeGc()
     if (!gc) return
     const started = performance.now()
-    const before = process.memoryUsage().heapUsed
+    const before = heapUsed()
     gc()
-    const freedMb = Math.round((before - process.memoryUsage().heapUsed) / 1048576)
+    baseline = heapUsed()
+    const freedMb = Math.round((before - baseline) / 1048576)
     opts.log.debug(
       { freedMb, durationMs: Math.round(performance.now() - started), workBytes: pending },
       'memory reclaimed',
     )
     pending = 0
+  }
+
+  function look(): void {
+    if (timer) return
+    if (isCollectionDue({ running, utilization: utilization(), heapUsed: heapUsed(), baseline })) collect()
   }
 
   return {
@@ -79,9 +122,16 @@ export function createMemoryReclaimer(opts: {
         if (running === 0 && pending >= minBytes) schedule()
       }
     },
+    /** Starts the periodic look at the heap. */
+    start(): void {
+      looking ??= setInterval(look, CHECK_MS)
+      looking.unref()
+    },
     close(): void {
       if (timer) clearTimeout(timer)
+      if (looking) clearInterval(looking)
       timer = null
+      looking = null
     },
   }
 }

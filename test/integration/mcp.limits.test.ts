@@ -1,6 +1,7 @@
 /**
  * /mcp under load (issue 16): a batch over MNEMO_MCP_MAX_BATCH is refused with a JSON-RPC
- * error, and the tool calls of one request run one after another, never at once.
+ * error, the tool calls of one request run one after another, never at once, and the
+ * searches of one request share one request's results and snippet bytes.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
@@ -24,12 +25,14 @@ async function listening(env: Record<string, string>, embedder = createGatedEmbe
   return { post, embedder }
 }
 
-const searchCall = (id: number, query: string) => ({
+const searchCall = (id: number, query: string, more: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
   id,
   method: 'tools/call',
-  params: { name: 'memory_search', arguments: { query } },
+  params: { name: 'memory_search', arguments: { query, ...more } },
 })
+
+type SearchAnswer = { id: number; result: { structuredContent: { results: { snippet: string }[] } } }
 
 describe('/mcp batches', () => {
   it('refuses a batch over MNEMO_MCP_MAX_BATCH with JSON-RPC error -32600 and runs none of it', async () => {
@@ -58,5 +61,29 @@ describe('/mcp batches', () => {
     // Each search embeds its query, held for a moment: together they would overlap.
     expect(embedder.started()).toBe(queries.length)
     expect(embedder.maxInFlight()).toBe(1)
+  })
+
+  it('shares one request’s results and snippet bytes among the searches of a batch', async () => {
+    const { post } = await listening({ MNEMO_SNIPPET_BYTES_PER_SEARCH: '2000' })
+    // Sixty sections: sixty chunks holding the query's words.
+    t.ws.write(
+      'memory/notes.md',
+      Array.from({ length: 60 }, (_, i) => `## Note ${i}\n- the memory model, part ${i}\n`).join('\n'),
+    )
+    await t.sync()
+    const everything = { maxResults: 100, minScore: 0 }
+    const alone = (await (await post(searchCall(1, 'the a of memory model', everything))).json()) as SearchAnswer
+    const aloneResults = alone.result.structuredContent.results
+    expect(aloneResults.length).toBeGreaterThan(25)
+    expect(aloneResults.reduce((n, r) => n + Buffer.byteLength(r.snippet), 0)).toBeLessThanOrEqual(2000)
+
+    const batch = (await (
+      await post([1, 2, 3, 4].map((id) => searchCall(id, 'the a of memory model', everything)))
+    ).json()) as SearchAnswer[]
+    for (const answer of batch) {
+      const results = answer.result.structuredContent.results
+      expect(results.length).toBe(25)
+      expect(results.reduce((n, r) => n + Buffer.byteLength(r.snippet), 0)).toBeLessThanOrEqual(500)
+    }
   })
 })

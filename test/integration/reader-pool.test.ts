@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createReaderOps } from '../../src/search/index-reader.js'
+import { createReaderOps, type IndexReader } from '../../src/search/index-reader.js'
 import { createReaderPool } from '../../src/search/reader-pool.js'
 import { createIndexStore } from '../../src/store/index-store.js'
 import { queryTerms } from '../../src/text/analyzer.js'
@@ -110,6 +110,31 @@ describe('searches in worker threads', () => {
       }
       await readers[1]!.close()
       expect((await readers[1]!.keyword(req)).map((h) => h.path)).toEqual(['memory/other.md'])
+    } finally {
+      await pool.close()
+      for (const s of stores) s.close()
+    }
+  })
+
+  it("take calls from each index file in turn: one agent's queue of searches does not hold back another's", async () => {
+    const a = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const b = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    apps.push(a, b)
+    const stores = [a, b].map((x) => createIndexStore({ dbPath: path.join(x.ws.dataDir, 'index.sqlite') }))
+    const pool = createReaderPool({ size: 1, shards: 1, maxConnections: 2, log: pino({ level: 'silent' }) })
+    try {
+      const [busy, other] = stores.map((s) => pool.forIndex(s.dbPath, createReaderOps(s))) as [IndexReader, IndexReader]
+      const req = { terms: queryTerms('redis cache staging'), limit: 50, filters: {} }
+      // Warm both connections, so the order below is the queue's, not the opening's.
+      await Promise.all([busy.keyword(req), other.keyword(req)])
+      const order: string[] = []
+      const many = Array.from({ length: 12 }, (_, i) => busy.keyword(req).then(() => void order.push(`busy ${i}`)))
+      const one = other.keyword(req).then(() => void order.push('other'))
+      await Promise.all([...many, one])
+      // One worker takes two calls at a time, then the files take turns: the other file's
+      // call is answered fourth at the latest, not thirteenth.
+      expect(order.indexOf('other')).toBeLessThanOrEqual(3)
+      expect(order.filter((o) => o.startsWith('busy'))).toEqual(Array.from({ length: 12 }, (_, i) => `busy ${i}`))
     } finally {
       await pool.close()
       for (const s of stores) s.close()

@@ -2,6 +2,9 @@
 import { z } from 'zod'
 import { PathPrefix } from './common.schema.js'
 
+/** Most results one search answers (and one /mcp request, however many calls its batch holds). */
+export const MAX_RESULTS = 100
+
 export const Source = z.enum(['memory', 'sessions']).meta({ id: 'Source' })
 
 export const Space = z
@@ -16,7 +19,7 @@ export const SearchRequest = z
       .number()
       .int()
       .min(1)
-      .max(100)
+      .max(MAX_RESULTS)
       .optional()
       .describe('Results to return (default MNEMO_SEARCH_MAX_RESULTS, 6)'),
     minScore: z

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { createFairQueue } from './fair-queue.js'
+
+const drain = (q: ReturnType<typeof createFairQueue<string>>) => {
+  const out: string[] = []
+  for (let item = q.take(); item !== undefined; item = q.take()) out.push(item)
+  return out
+}
+
+describe('fair queue', () => {
+  it.each([
+    [
+      'one key keeps its order',
+      [
+        ['a', 'a1'],
+        ['a', 'a2'],
+        ['a', 'a3'],
+      ],
+      ['a1', 'a2', 'a3'],
+    ],
+    [
+      'a key with many items does not hold back the others',
+      [
+        ['m', 'm1'],
+        ['m', 'm2'],
+        ['m', 'm3'],
+        ['m', 'm4'],
+        ['a', 'a1'],
+        ['b', 'b1'],
+        ['a', 'a2'],
+      ],
+      ['m1', 'a1', 'b1', 'm2', 'a2', 'm3', 'm4'],
+    ],
+  ] as const)('%s', (_name, pushes, taken) => {
+    const q = createFairQueue<string>()
+    for (const [key, item] of pushes) q.push(key, item)
+    expect(drain(q)).toEqual(taken)
+    expect(q.has()).toBe(false)
+  })
+
+  it('puts an item back at the front of its key, and says which keys have work', () => {
+    const q = createFairQueue<string>()
+    q.push('a', 'a1')
+    q.push('b', 'b1')
+    expect(q.take()).toBe('a1')
+    expect(q.has('a')).toBe(false)
+    q.putBack('a', 'a1')
+    q.push('a', 'a2')
+    expect(q.has('a')).toBe(true)
+    expect(drain(q)).toEqual(['b1', 'a1', 'a2'])
+  })
+})
