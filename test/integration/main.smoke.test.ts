@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
 import { waitFor } from '../helpers/wait-for.js'
@@ -59,4 +61,45 @@ describe('main (the process entry)', () => {
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })
+})
+
+/** A `node` older than 22 on this machine (PATH, /usr/bin, /usr/local/bin), if there is one. */
+function oldNode(): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/bin', '/usr/local/bin']
+  for (const dir of dirs) {
+    const bin = path.join(dir, 'node')
+    if (!dir || !fs.existsSync(bin)) continue
+    const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim()
+    if (Number(/^v(\d+)\./.exec(version)?.[1]) < 22) return bin
+  }
+  return undefined
+}
+
+const OLD_NODE = oldNode()
+const TSX_LOADER = pathToFileURL(path.resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href
+
+describe.skipIf(OLD_NODE === undefined)('on Node.js older than 22', () => {
+  it.each([['src/main.ts'], ['src/cli.ts']])(
+    '%s says which Node it needs in one line and exits 1, before better-sqlite3 loads',
+    (entry) => {
+      const node = OLD_NODE as string
+      const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-old-node-'))
+      try {
+        const out = spawnSync(node, ['--import', TSX_LOADER, path.resolve(import.meta.dirname, '../..', entry)], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', MNEMO_PORT: '0' },
+          encoding: 'utf8',
+          timeout: 30_000,
+        })
+        expect(out.signal).toBeNull()
+        expect(out.status).toBe(1)
+        expect(out.stderr).toBe(`mnemo needs Node.js 22 or newer; this is ${version}\n`)
+        // Nothing was started: no index was created.
+        expect(fs.existsSync(path.join(dir, '.mnemo'))).toBe(false)
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  )
 })
