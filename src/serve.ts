@@ -5,6 +5,8 @@
  */
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config/load-config.js'
+import { isLoopbackHost } from './config/loopback.js'
+import { unknownVariables, unknownVariableWarning } from './config/unknown-variables.js'
 import { createContainer } from './container.js'
 import { probeEmbeddingDims } from './providers/probe-dims.js'
 import { ensureWorkspace } from './files/workspace-init.js'
@@ -27,6 +29,15 @@ async function main(): Promise<void> {
     throw err
   }
   const logger = createLogger(config.log)
+  for (const unknown of unknownVariables(process.env)) {
+    logger.warn({ variable: unknown.name, suggestion: unknown.suggestion }, unknownVariableWarning(unknown))
+  }
+  if (!isLoopbackHost(config.server.host) && !config.server.apiToken && config.agents.tokens.size === 0) {
+    logger.warn(
+      { host: config.server.host },
+      'listening beyond loopback without a token (MNEMO_ALLOW_NO_TOKEN=true): anyone who can reach this port is admin over every agent',
+    )
+  }
   config = await probeEmbeddingDims(config)
   if (config.embedding.probedDims !== undefined) {
     logger.info({ dims: config.embedding.probedDims }, 'learnt the embedding dimensions from the server')

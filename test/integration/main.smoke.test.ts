@@ -26,6 +26,35 @@ describe('main (the process entry)', () => {
     expect(proc.err()).toContain('MNEMO_INDEX_ON_START')
   })
 
+  it('refuses to listen beyond loopback without a token, naming the token variable and the opt-out', async () => {
+    const proc = start({ MNEMO_HOST: '0.0.0.0' }, os.tmpdir())
+    expect(await proc.exited).toBe(1)
+    expect(proc.err()).toContain('MNEMO_API_TOKEN: needed because MNEMO_HOST=0.0.0.0')
+    expect(proc.err()).toContain('MNEMO_ALLOW_NO_TOKEN=true')
+  })
+
+  it('warns about unknown MNEMO_* variables by name (never their value) and about no token when allowed', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-main-')))
+    try {
+      const proc = start(
+        { MNEMO_HOST: '0.0.0.0', MNEMO_ALLOW_NO_TOKEN: 'true', MNEMO_API_TOKN: 'typo-secret-0123456789' },
+        dir,
+      )
+      await proc.url()
+      const warnings = proc
+        .out()
+        .split('\n')
+        .filter((line) => line.includes('"level":40'))
+        .map((line) => (JSON.parse(line) as { msg: string }).msg)
+      expect(warnings).toContain('unknown setting MNEMO_API_TOKN is ignored: did you mean MNEMO_API_TOKEN?')
+      expect(warnings.filter((w) => w.startsWith('unknown setting'))).toHaveLength(1)
+      expect(warnings.some((w) => w.startsWith('listening beyond loopback without a token'))).toBe(true)
+      expect(proc.out()).not.toContain('typo-secret')
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('refuses to start on a data folder it cannot use, naming the variable and the path', async () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-main-')))
     try {
