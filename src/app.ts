@@ -72,7 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     browsers,
   })
   await registerSwagger(app)
-  registerHttpMetrics(app, services.metrics)
+  registerHttpMetrics(app, services.metrics, { metricsPublic: config.server.metricsPublic })
 
   const { memory } = services
   // A file of MNEMO_MAX_FILE_BYTES fits a write body even with JSON escaping (at most doubling it).

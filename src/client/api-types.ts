@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Request durations by route and status, search stage durations, searches by mode, degraded stages, provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), event-loop lag and process metrics. Needs the token like other routes unless MNEMO_METRICS_PUBLIC=true.
+         * @description Request durations by route and status, search stage durations, searches by mode, degraded stages, provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), event-loop lag and process metrics. Needs the admin token (an agent token gets 403 AGENT_FORBIDDEN) unless MNEMO_METRICS_PUBLIC=true.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -634,6 +634,15 @@ export interface operations {
             };
             /** @description Error (`code`: UNAUTHORIZED) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -67,7 +67,7 @@ export const envSchema = z
       'Serve /docs and /openapi.json without the API token (they hold no data)',
     ),
     MNEMO_METRICS_PUBLIC: envVar(bool(false)).describe(
-      'Serve /metrics without the API token (for a Prometheus that cannot send one)',
+      'Serve /metrics without a token (for a Prometheus that cannot send one); otherwise it needs the admin token',
     ),
     MNEMO_BODY_LIMIT_BYTES: envVar(int(1024, 256 * MIB).default(MIB)).describe(
       'Largest accepted request body, in bytes',
