@@ -3,6 +3,7 @@
  * from the environment, logger, container, app, listen, signals. With main.ts the only
  * module besides config/ that touches `process`.
  */
+import os from 'node:os'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config/load-config.js'
 import { isLoopbackHost } from './config/loopback.js'
@@ -11,6 +12,7 @@ import { createContainer } from './container.js'
 import { probeEmbeddingDims } from './providers/probe-dims.js'
 import { ensureWorkspace } from './files/workspace-init.js'
 import { createLogger } from './shared/logger.js'
+import { lockDataDir } from './store/data-dir-lock.js'
 
 /** Graceful shutdown budget before the process exits anyway, in ms. */
 const SHUTDOWN_TIMEOUT_MS = 10_000
@@ -38,6 +40,12 @@ async function main(): Promise<void> {
       'listening beyond loopback without a token (MNEMO_ALLOW_NO_TOKEN=true): anyone who can reach this port is admin over every agent',
     )
   }
+  // Before anything opens an index: a second process on this data dir stops here.
+  const lock = lockDataDir(config.index.dataDir, {
+    pid: process.pid,
+    host: os.hostname(),
+    since: new Date().toISOString(),
+  })
   config = await probeEmbeddingDims(config)
   if (config.embedding.probedDims !== undefined) {
     logger.info({ dims: config.embedding.probedDims }, 'learnt the embedding dimensions from the server')
@@ -65,7 +73,10 @@ async function main(): Promise<void> {
     const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS)
     sweep.unref()
     app.close().then(
-      () => process.exit(0),
+      () => {
+        lock.release()
+        process.exit(0)
+      },
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed')
         process.exit(1)

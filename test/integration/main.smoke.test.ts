@@ -68,6 +68,26 @@ describe('main (the process entry)', () => {
     }
   })
 
+  it('lets one process use a data dir: a second exits naming the holder; a SIGKILLed holder lets go', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-main-')))
+    try {
+      const holder = start({}, dir)
+      await holder.ready()
+      const second = start({}, dir)
+      expect(await second.exited).toBe(1)
+      expect(second.err()).toContain(`MNEMO_DATA_DIR: ${path.join(dir, '.mnemo')} is in use by another mnemo process`)
+      expect(second.err()).toContain(`(pid ${holder.child.pid} on host ${os.hostname()}, since 20`)
+      // The holder is untouched, and no cleanup is needed after it is killed.
+      expect((await fetch(`${await holder.url()}/ready`)).status).toBe(200)
+      holder.kill('SIGKILL')
+      await holder.exited
+      const third = start({}, dir)
+      expect((await fetch(`${await third.ready()}/health`)).status).toBe(200)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('creates a missing workspace with an example MEMORY.md, serves it, and stops on SIGTERM', async () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-main-')))
     try {
