@@ -15,6 +15,7 @@ import { createAgentSpace, type AgentSpace, type SharedResources, type SpaceDef 
 import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
 import { nodeWritePort, type WritePort } from './files/file-writer.js'
+import { workspaceAccess } from './files/workspace-access.js'
 import { indexIdentity } from './indexing/index-identity.js'
 import { createTermCache } from './indexing/prepare-file.js'
 import type { RebuildStage } from './indexing/rebuild.js'
@@ -196,8 +197,11 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       memory: instrumentGateway(createAgentGateway({ registry, team, search }), metrics),
       /** Who a request is, from its token. */
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
-      /** The main agent's readiness (GET /ready). */
-      readiness: main.indexing.readiness,
+      /** The main agent's readiness (GET /ready), and whether its workspace can be written. */
+      async readiness() {
+        const index = main.indexing.readiness()
+        return { ...index, checks: { ...index.checks, workspace: await workspaceAccess(config.workspace.root) } }
+      },
       /** Searches in progress, which background indexing gives way to. */
       foreground: shared.foreground,
       /** Prometheus metrics (GET /metrics). */

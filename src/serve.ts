@@ -10,6 +10,7 @@ import { isLoopbackHost } from './config/loopback.js'
 import { unknownVariables, unknownVariableWarning } from './config/unknown-variables.js'
 import { createContainer } from './container.js'
 import { probeEmbeddingDims } from './providers/probe-dims.js'
+import { workspaceAccess } from './files/workspace-access.js'
 import { ensureWorkspace } from './files/workspace-init.js'
 import { createLogger } from './shared/logger.js'
 import { lockDataDir } from './store/data-dir-lock.js'
@@ -52,6 +53,13 @@ async function main(): Promise<void> {
   }
   if (ensureWorkspace(config.workspace.root)) {
     logger.info({ workspace: config.workspace.root }, 'created workspace with an example MEMORY.md')
+  }
+  if ((await workspaceAccess(config.workspace.root)) === 'read-only') {
+    logger.warn(
+      { workspace: config.workspace.root, uid: process.getuid?.(), gid: process.getgid?.() },
+      'this process may not write the workspace: writes will answer 403 PERMISSION_DENIED (reads and search work); ' +
+        'give the folder to this uid/gid (GET /ready: checks.workspace)',
+    )
   }
   const container = createContainer(config, logger)
   const app = await buildApp({ config, logger, container })

@@ -203,7 +203,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 when the main agent's index is open and its first sync has finished without error, 503 otherwise (same body). Other agents open on their first request and do not hold up readiness. Answers orchestrator probes without a token, with `checks` only for a request that carries one.
+         * @description 200 when the main agent's index is open and its first sync has finished without error, 503 otherwise (same body). Other agents open on their first request and do not hold up readiness. Answers orchestrator probes without a token, with `checks` only for a request that carries one. `checks.workspace: read-only` (the service may not write the workspace folder) does not make it unready: reads and search work, writes answer 403 PERMISSION_DENIED.
          */
         get: operations["getReady"];
         put?: never;
@@ -509,6 +509,11 @@ export interface components {
                 initialSync: "pending" | "done";
                 /** @enum {string} */
                 lastSync: "none" | "ok" | "failed";
+                /**
+                 * @description Whether the service may write the workspace; read-only: writes answer 403, reads and search work
+                 * @enum {string}
+                 */
+                workspace: "writable" | "read-only";
             };
         };
         LastSync: {

@@ -107,7 +107,10 @@ describe('web pages, without a token', () => {
       expect(probe.json()).toEqual({ ready: true })
     }
     const detailed = await t.app.inject({ method: 'GET', url: '/ready', headers: { authorization: `Bearer ${TOKEN}` } })
-    expect(detailed.json()).toEqual({ ready: true, checks: { index: 'open', initialSync: 'done', lastSync: 'ok' } })
+    expect(detailed.json()).toEqual({
+      ready: true,
+      checks: { index: 'open', initialSync: 'done', lastSync: 'ok', workspace: 'writable' },
+    })
   })
 
   it('refuse requests addressed to another host name (DNS rebinding) with 421, probes excepted', async () => {

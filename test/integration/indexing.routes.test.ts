@@ -186,11 +186,14 @@ describe('GET /health and GET /ready', () => {
     expect(notReady.statusCode).toBe(503)
     expect(notReady.json()).toEqual({
       ready: false,
-      checks: { index: 'open', initialSync: 'pending', lastSync: 'none' },
+      checks: { index: 'open', initialSync: 'pending', lastSync: 'none', workspace: 'writable' },
     })
     await t.sync()
     const ready = await t.app.inject({ method: 'GET', url: '/ready' })
     expect(ready.statusCode).toBe(200)
-    expect(ready.json()).toEqual({ ready: true, checks: { index: 'open', initialSync: 'done', lastSync: 'ok' } })
+    expect(ready.json()).toEqual({
+      ready: true,
+      checks: { index: 'open', initialSync: 'done', lastSync: 'ok', workspace: 'writable' },
+    })
   })
 })

@@ -11,6 +11,9 @@ export const Ready = z
         index: z.enum(['open', 'closed']),
         initialSync: z.enum(['pending', 'done']),
         lastSync: z.enum(['none', 'ok', 'failed']),
+        workspace: z
+          .enum(['writable', 'read-only'])
+          .describe('Whether the service may write the workspace; read-only: writes answer 403, reads and search work'),
       })
       .optional()
       .describe('What readiness waits for; shown when the request carries a token (or none is configured)'),
