@@ -17,6 +17,8 @@ RUN npm run build \
 
 FROM node:24-bookworm-slim
 WORKDIR /app
+# Listening beyond loopback, the service refuses to start without a token: give it one
+# (MNEMO_API_TOKEN_FILE=/run/secrets/..., see docker-compose.yml and docs/deploy.md).
 ENV MNEMO_HOST=0.0.0.0 \
     MNEMO_PORT=8787 \
     MNEMO_WORKSPACE=/data/workspace \
