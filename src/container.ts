@@ -9,6 +9,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createAgentGateway } from './agents/agent-gateway.js'
+import { createEmbeddingWiring } from './embedding-wiring.js'
 import { MAIN_AGENT } from './shared/agent-id.js'
 import { createAgentRegistry } from './agents/agent-registry.js'
 import { createAgentSpace, type AgentSpace, type SharedResources, type SpaceDef } from './agents/agent-space.js'
@@ -16,15 +17,12 @@ import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
 import { nodeWritePort, type WritePort } from './files/file-writer.js'
 import { workspaceAccess } from './files/workspace-access.js'
-import { indexIdentity } from './indexing/index-identity.js'
 import { createTermCache } from './indexing/prepare-file.js'
 import type { RebuildStage } from './indexing/rebuild.js'
-import { createVectorizer } from './indexing/vectorizer.js'
 import { watchSources, type WatcherFactory } from './indexing/watcher.js'
-import { createEmbeddingProvider, createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
+import { createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
 import type { EmbeddingProvider, RerankProvider } from './providers/types.js'
 import { createLocalReader, createReaderOps } from './search/index-reader.js'
-import { createQueryEmbedder } from './search/query-embedder.js'
 import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
 import { createMetrics } from './metrics/metrics.js'
@@ -33,11 +31,8 @@ import { createForeground } from './shared/foreground.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
 import { ensureDataDir, indexOpenError } from './store/data-dir.js'
-import { createEmbeddingCache } from './store/embedding-cache.js'
 import { peekIndexCounts } from './store/index-peek.js'
 import { loadSqliteVec } from './store/sqlite-vec.js'
-import { chooseVectorBackend } from './store/vector-backend.js'
-import { VECTOR_SHARDS } from './store/vector-schema.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
@@ -76,33 +71,27 @@ function realDir(dir: string): string {
 
 export function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
   ensureDataDir(config.index.dataDir)
-  const embedder =
-    overrides.embedder !== undefined ? overrides.embedder : createEmbeddingProvider(config.embedding, overrides)
   const reranker =
     overrides.reranker !== undefined
       ? overrides.reranker
       : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
   const loadVectorExtension = overrides.loadVectorExtension ?? loadSqliteVec
-  const vectors = embedder && {
-    backend: chooseVectorBackend(config.embedding.vectorBackend, loadVectorExtension, log),
-    dims: embedder.dims,
-    shards: VECTOR_SHARDS,
-  }
-  const embedding = embedder &&
-    vectors && { provider: embedder.id, model: embedder.model, dims: embedder.dims, backend: vectors.backend }
-  const cache = embedder?.cacheable
-    ? createEmbeddingCache({
-        dbPath: path.join(config.index.dataDir, EMBEDDING_CACHE_FILE),
-        maxEntries: config.embedding.cacheMaxEntries,
-        ...(overrides.now && { now: overrides.now }),
-      })
-    : null
+  const embedding = createEmbeddingWiring({
+    config,
+    log: log.child({ module: 'embedding' }),
+    cachePath: path.join(config.index.dataDir, EMBEDDING_CACHE_FILE),
+    loadVectorExtension,
+    embedder: overrides.embedder,
+    providerDeps: overrides,
+    now: overrides.now,
+  })
+  const { cache } = embedding
   // Main and the team are always open besides the agents the registry keeps.
   const pool =
     config.search.workers > 0
       ? createReaderPool({
           size: config.search.workers,
-          shards: vectors?.shards ?? 1,
+          shards: embedding.shards,
           maxConnections: config.agents.maxOpen + 2,
           log: log.child({ module: 'search-pool' }),
         })
@@ -112,20 +101,9 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   const shared: SharedResources = {
     config,
     log,
-    vectors,
-    loadVectorExtension,
-    identity: indexIdentity(config.chunking, embedding),
     embedding,
+    loadVectorExtension,
     cache,
-    vectorizer:
-      embedder &&
-      createVectorizer({
-        provider: embedder,
-        cache,
-        batchSize: config.embedding.batchSize,
-        batchTokens: config.embedding.batchTokens,
-        concurrency: config.embedding.concurrency,
-      }),
     termCache: createTermCache(TERM_CACHE.chunks, TERM_CACHE.chars),
     foreground: createForeground(),
     readerFor: (store) => (pool ? pool.forIndex(store.dbPath, createReaderOps(store)) : createLocalReader(store)),
@@ -183,7 +161,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     ...(overrides.now && { now: overrides.now }),
   })
   const search = createSearchService({
-    embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
+    embedder: embedding.queryEmbedder,
     reranker,
     settings: config.search,
     rerank: config.rerank,
@@ -198,9 +176,10 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       /** Who a request is, from its token. */
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
       /** The main agent's readiness (GET /ready), and whether its workspace can be written. */
-      async readiness() {
+      readiness: async () => {
         const index = main.indexing.readiness()
-        return { ...index, checks: { ...index.checks, workspace: await workspaceAccess(config.workspace.root) } }
+        const workspace = await workspaceAccess(config.workspace.root)
+        return { ...index, checks: { ...index.checks, workspace, embedder: embedding.status().state } }
       },
       /** Searches in progress, which background indexing gives way to. */
       foreground: shared.foreground,
@@ -214,6 +193,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
      * and start-up syncs (not awaited; /ready reports main's). Other agents start when opened.
      */
     async start(): Promise<void> {
+      embedding.start()
       await Promise.all([main.start(), team?.start()])
     },
     /**
@@ -223,9 +203,9 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
      */
     async close(): Promise<void> {
       await Promise.all([registry.close(), main.close(), team?.close()])
+      await embedding.close()
       await pool?.close()
       cache?.close()
-      await embedder?.close?.()
       await reranker?.close?.()
     },
   }

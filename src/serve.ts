@@ -47,10 +47,8 @@ async function main(): Promise<void> {
     host: os.hostname(),
     since: new Date().toISOString(),
   })
-  config = await probeEmbeddingDims(config)
-  if (config.embedding.probedDims !== undefined) {
-    logger.info({ dims: config.embedding.probedDims }, 'learnt the embedding dimensions from the server')
-  }
+  // Never fails: a model server that does not answer yet leaves the service in keyword mode.
+  config = await probeEmbeddingDims(config, { log: logger })
   if (ensureWorkspace(config.workspace.root)) {
     logger.info({ workspace: config.workspace.root }, 'created workspace with an example MEMORY.md')
   }

@@ -23,7 +23,6 @@ import type { SyncResult } from '../indexing/sync-result.js'
 import { createSyncCoordinator, type SyncOutcome } from '../indexing/sync-coordinator.js'
 import { createSyncWorker } from '../indexing/sync-worker.js'
 import type { WatcherFactory } from '../indexing/watcher.js'
-import type { Vectorizer } from '../indexing/vectorizer.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
 import type { IndexReader } from '../search/index-reader.js'
 import type { SearchTarget } from '../search/search-service.js'
@@ -34,7 +33,7 @@ import { createKeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import type { Db } from '../store/database.js'
 import { createIndexStore, type IndexStore } from '../store/index-store.js'
-import type { VectorConfig } from '../store/vector-schema.js'
+import type { EmbeddingWiring } from '../embedding-wiring.js'
 
 /**
  * Longest wait for searches in progress before a reopened space starts its watcher and
@@ -62,14 +61,14 @@ export type SpaceDef = {
 export type SharedResources = {
   config: Pick<Config, 'chunking' | 'sync'> & { index: Pick<Config['index'], 'maxFileBytes' | 'indexOnStart'> }
   log: Logger
-  /** How vectors are stored (null: keyword only). */
-  vectors: VectorConfig
+  /**
+   * The vector layout, index identity and vectorizer every index uses, read at each use:
+   * they change when an embedding provider that was pending at start is bound
+   * (embedding-wiring.ts), which each space answers with the sync that rebuilds it.
+   */
+  embedding: Pick<EmbeddingWiring, 'vectors' | 'identity' | 'vectorizer' | 'status' | 'onBound'>
   loadVectorExtension: (db: Db) => void
-  /** The settings every index is built with (index-identity.ts). */
-  identity: string
-  embedding: IndexingServiceDeps['embedding']
   cache: IndexingServiceDeps['cache']
-  vectorizer: Pick<Vectorizer, 'vectorize'> | null
   termCache: TermCache
   foreground: Foreground
   /** The reader searches use for a store (the shared worker pool, or the store itself). */
@@ -99,14 +98,19 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
   }
   const existed = fs.existsSync(def.dbPath)
   const openIndex = (dbPath: string, scratch = false) =>
-    createIndexStore({ dbPath, vectors: shared.vectors, loadVectorExtension: shared.loadVectorExtension, scratch })
+    createIndexStore({
+      dbPath,
+      vectors: shared.embedding.vectors,
+      loadVectorExtension: shared.loadVectorExtension,
+      scratch,
+    })
   const store = openIndex(def.dbPath)
   if (store.recreated)
     log.warn('the index was written by another version: it was deleted and will be rebuilt from the files')
   // A new or emptied index simply takes the current settings; one built with other
   // settings keeps serving until its rebuild is swapped in.
   if (store.getMeta('identity') === undefined && store.listFiles().length === 0) {
-    store.transaction((repo) => repo.setMeta('identity', shared.identity))
+    store.transaction((repo) => repo.setMeta('identity', shared.embedding.identity()))
   }
   const memoryPaths = createMemoryPaths({
     extraPaths: def.extraPaths,
@@ -125,7 +129,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     termCache: shared.termCache,
     chunking: config.chunking,
     maxFileBytes: config.index.maxFileBytes,
-    vectorizer: shared.vectorizer,
+    vectorizer: shared.embedding.vectorizer,
     log: log.child({ module: 'indexer' }),
     ...(shared.now && { now: shared.now }),
   })
@@ -135,7 +139,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     openIndex: (dbPath) => openIndex(dbPath, true),
     indexer,
     targets,
-    identity: shared.identity,
+    identity: shared.embedding.identity,
     readers: reader,
     foreground: shared.foreground,
     log: log.child({ module: 'rebuild' }),
@@ -144,7 +148,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
   const coordinator = createSyncCoordinator({
     sync: (reason, signal, urgent) => indexer.sync({ full: false, reason, signal, urgent }),
     rebuild: rebuilder.rebuild,
-    stale: () => store.getMeta('identity') !== shared.identity,
+    stale: () => store.getMeta('identity') !== shared.embedding.identity(),
     log: log.child({ module: 'sync' }),
     ...(shared.observer && { onOutcome: shared.observer.syncEnded }),
   })
@@ -176,7 +180,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     coordinator,
     syncWorker,
     progress: indexer.progress,
-    embedding: shared.embedding,
+    embedding: shared.embedding.status,
     cache: shared.cache,
   })
   const target: SearchTarget = {
@@ -188,6 +192,14 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     onSearch: syncWorker.onSearch,
   }
   let starting: Promise<void> | null = null
+  // A provider bound late changes the identity: the next sync after the running work
+  // rebuilds the index with vectors (sync-coordinator.ts, stale).
+  const stopListening = shared.embedding.onBound(() => {
+    void coordinator
+      .idle()
+      .then(() => coordinator.request({ full: false, reason: 'embedding provider answered' }))
+      .catch(() => undefined)
+  })
 
   /**
    * Removes temp files of interrupted writes, under each target's write lock (so writes may
@@ -264,6 +276,7 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
      * index. Idempotent.
      */
     async close(): Promise<void> {
+      stopListening()
       await starting
       await syncWorker.stop()
       await inFlight.close()

@@ -514,6 +514,11 @@ export interface components {
                  * @enum {string}
                  */
                 workspace: "writable" | "read-only";
+                /**
+                 * @description pending: the embedding server has not answered yet; keyword search works meanwhile (GET /index)
+                 * @enum {string}
+                 */
+                embedder: "none" | "ready" | "pending";
             };
         };
         LastSync: {
@@ -570,6 +575,15 @@ export interface components {
                 provider: string;
                 model: string | null;
                 dims: number | null;
+                /**
+                 * @description pending: the server of a model whose dimensions mnemo must ask has not answered yet; searches run by keyword (degraded.vector says why) and it is asked again in the background, 1 s after a failure, doubling to every 60 s. Once it answers, the index is rebuilt with vectors
+                 * @enum {string}
+                 */
+                state: "none" | "ready" | "pending";
+                /** @description While pending: why the last probe failed */
+                error?: string;
+                /** @description While pending: when the server is asked next (ISO 8601) */
+                nextProbeAt?: string;
             };
             /**
              * @description How vectors are searched: sqlite-vec, or scan (exact in-memory fallback when the extension does not load)

@@ -130,7 +130,7 @@ export const envSchema = z
       'Embedding model (openai default: text-embedding-3-small)',
     ),
     MNEMO_EMBED_DIMENSIONS: envVar(int(1, 8192).optional()).describe(
-      'Vector dimensions; also sent to the API. Unset: known for common models, else asked of the server at start-up',
+      'Vector dimensions; also sent to the API. Unset: known for common models, else asked of the server (keyword search until it answers)',
     ),
     MNEMO_EMBED_BATCH_SIZE: envVar(int(1, 2048).default(64)).describe('Most texts per embedding request'),
     MNEMO_EMBED_BATCH_TOKENS: envVar(int(100, 1_000_000).default(8000)).describe(

@@ -39,24 +39,23 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const ws = opts.ws ?? createTempWorkspace({ corpus: opts.corpus ?? false })
-  // As main.ts does: asks an unknown embedding model for its dimensions.
-  const config = await probeEmbeddingDims(
-    loadConfig(
-      {
-        MNEMO_WORKSPACE: ws.root,
-        MNEMO_DATA_DIR: ws.dataDir,
-        MNEMO_LOG_LEVEL: 'silent',
-        MNEMO_INDEX_ON_START: 'false',
-        MNEMO_WATCH: 'false',
-        ...opts.env,
-      },
-      ws.base,
-    ),
+  const loaded = loadConfig(
+    {
+      MNEMO_WORKSPACE: ws.root,
+      MNEMO_DATA_DIR: ws.dataDir,
+      MNEMO_LOG_LEVEL: 'silent',
+      MNEMO_INDEX_ON_START: 'false',
+      MNEMO_WATCH: 'false',
+      ...opts.env,
+    },
+    ws.base,
   )
   const logs = opts.logs
   const logger = logs
     ? createLogger({ level: 'debug' }, { write: (line) => void logs.push(line) })
-    : createLogger(config.log)
+    : createLogger(loaded.log)
+  // As serve.ts does: asks an unknown embedding model for its dimensions.
+  const config = await probeEmbeddingDims(loaded, { log: logger })
   const container = createContainer(config, logger, opts.overrides)
   const app = await buildApp({ config, logger, container })
   const headers = config.server.apiToken ? { authorization: `Bearer ${config.server.apiToken}` } : {}
