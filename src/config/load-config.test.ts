@@ -223,6 +223,13 @@ describe('the admin token and token files', () => {
     expect(issues).not.toContain('sEcReT')
   })
 
+  it('never repeats the value of any variable in a message (any of them may be a secret)', () => {
+    const env = Object.fromEntries(Object.keys(envSchema.shape).map((name) => [name, 'sEcReT-value']))
+    const issues = issuesOf(env)
+    expect(issues.length).toBeGreaterThan(30)
+    expect(issues.join('\n')).not.toContain('sEcReT')
+  })
+
   it('refuses to listen beyond loopback without any token, naming the token and the opt-out', () => {
     const issues = issuesOf({ MNEMO_HOST: '0.0.0.0' }).join('\n')
     expect(issues).toContain('MNEMO_API_TOKEN: needed because MNEMO_HOST=0.0.0.0 is reachable from other machines')
