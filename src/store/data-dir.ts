@@ -1,6 +1,6 @@
 /**
  * MNEMO_DATA_DIR at start-up: created when missing, and a folder the service cannot write
- * stops start-up with a message that names the variable and the path (main.ts prints the
+ * stops start-up with a message that names the variable and the path (serve.ts prints the
  * message of a CONFIG_INVALID error as it prints a bad setting).
  */
 import fs from 'node:fs'
