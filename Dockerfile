@@ -17,6 +17,8 @@ RUN npm run build \
 
 FROM node:24-bookworm-slim
 WORKDIR /app
+# Listening beyond loopback, the service refuses to start without a token: give it one
+# (MNEMO_API_TOKEN_FILE=/run/secrets/..., see docker-compose.yml and docs/deploy.md).
 # MALLOC_MMAP_THRESHOLD_: glibc serves allocations of 128 KiB and more (a file being
 # indexed, a request body) from their own mappings and returns them when freed; by default
 # it raises that threshold after the first free and keeps such memory for good (docs/deploy.md).

@@ -44,6 +44,7 @@ export default tseslint.config(
     ignores: [
       'src/config/**',
       'src/main.ts',
+      'src/serve.ts',
       'src/mcp-stdio.ts',
       'src/cli-client.ts',
       'src/healthcheck.ts',

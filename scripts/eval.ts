@@ -53,19 +53,22 @@ function readQueries(file: string): Query[] {
 /** Indexes one workspace and answers its queries through the HTTP API. */
 async function runWorkspace(workspace: string, queries: Query[], atDefaults = false): Promise<Map<string, Hit[]>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-eval-'))
-  const config = await probeEmbeddingDims(
-    loadConfig(
-      {
-        MNEMO_WORKSPACE: workspace,
-        MNEMO_DATA_DIR: dataDir,
-        MNEMO_LOG_LEVEL: 'warn',
-        MNEMO_INDEX_ON_START: 'false',
-        ...extraEnv,
-      },
-      process.cwd(),
-    ),
+  const loaded = loadConfig(
+    {
+      MNEMO_WORKSPACE: workspace,
+      MNEMO_DATA_DIR: dataDir,
+      MNEMO_LOG_LEVEL: 'warn',
+      MNEMO_INDEX_ON_START: 'false',
+      ...extraEnv,
+    },
+    process.cwd(),
   )
-  const logger = createLogger(config.log)
+  const logger = createLogger(loaded.log)
+  const config = await probeEmbeddingDims(loaded, { log: logger })
+  // The service would start in keyword mode; an evaluation of it would measure the wrong thing.
+  if (config.embedding.probeError !== undefined) {
+    throw new Error(`the embedding server did not answer: ${config.embedding.probeError}`)
+  }
   const container = createContainer(config, logger)
   const app = await buildApp({ config, logger, container })
   const out = new Map<string, Hit[]>()

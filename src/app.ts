@@ -78,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   registerAdmission(app, { admission: services.admission, metrics: services.metrics })
   await registerSwagger(app)
-  registerHttpMetrics(app, services.metrics)
+  registerHttpMetrics(app, services.metrics, { metricsPublic: config.server.metricsPublic })
 
   const { memory } = services
   // Each route takes the body it can use (docs/decisions.md, "Body limits"): a file write or

@@ -1,7 +1,7 @@
 /**
  * `mnemo search|get|index|flush`: one call to a running mnemo over REST, through a client
  * typed by the OpenAPI document (src/client/api-types.ts, openapi-fetch). Where and as
- * whom: MNEMO_URL, MNEMO_TOKEN, MNEMO_AGENT, MNEMO_TIMEOUT_MS (client-config.ts). Prints
+ * whom: MNEMO_URL, MNEMO_TOKEN (or _FILE), MNEMO_AGENT, MNEMO_TIMEOUT_MS (client-config.ts). Prints
  * text for people, or the JSON answer with --json; exits 1 with `CODE: message` on an error.
  */
 import { parseArgs } from 'node:util'
@@ -61,7 +61,7 @@ export async function runClientCommand(command: string, argv: string[]): Promise
       'flush-id': { type: 'string' },
     },
   })
-  const config = loadClientConfig(process.env)
+  const config = loadClientConfig(process.env, process.cwd())
   const headers: Record<string, string> = {}
   if (config.token) headers.authorization = `Bearer ${config.token}`
   if (config.agent) headers['x-mnemo-agent'] = config.agent

@@ -4,6 +4,8 @@
  * speaks MCP over stdio to a running service (mcp-stdio.ts); `search`, `get`, `index` and
  * `flush` make one call to a running service (cli-client.ts).
  */
+import { nodeVersionProblem } from './node-version.js'
+
 const CLIENT_COMMANDS = new Set(['search', 'get', 'index', 'flush'])
 
 const USAGE = `usage: mnemo [serve]   run the memory service (settings: MNEMO_* variables, see .env.example)
@@ -14,6 +16,12 @@ const USAGE = `usage: mnemo [serve]   run the memory service (settings: MNEMO_* 
 async function usage(): Promise<string> {
   const { CLIENT_USAGE } = await import('./cli-client.js')
   return USAGE + CLIENT_USAGE
+}
+
+const problem = nodeVersionProblem(process.version)
+if (problem) {
+  process.stderr.write(`${problem}\n`)
+  process.exit(1)
 }
 
 const command = process.argv[2] ?? 'serve'

@@ -10,18 +10,17 @@ import path from 'node:path'
 import { createAdmission } from './admission/admission.js'
 import { createAgents } from './agents/agents-module.js'
 import type { SharedResources } from './agents/agent-space.js'
+import { createEmbeddingWiring } from './embedding-wiring.js'
 import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
 import { nodeWritePort, type WritePort } from './files/file-writer.js'
-import { indexIdentity } from './indexing/index-identity.js'
+import { workspaceAccess } from './files/workspace-access.js'
 import { createTermCache } from './indexing/prepare-file.js'
 import type { RebuildStage } from './indexing/rebuild.js'
-import { createVectorizer } from './indexing/vectorizer.js'
 import { watchSources, type WatcherFactory } from './indexing/watcher.js'
-import { createEmbeddingProvider, createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
+import { createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
 import type { EmbeddingProvider, RerankProvider } from './providers/types.js'
 import { createLocalReader, createReaderOps } from './search/index-reader.js'
-import { createQueryEmbedder } from './search/query-embedder.js'
 import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
 import { createMetrics } from './metrics/metrics.js'
@@ -32,10 +31,7 @@ import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
 import { ensureDataDir } from './store/data-dir.js'
-import { createEmbeddingCache } from './store/embedding-cache.js'
 import { loadSqliteVec } from './store/sqlite-vec.js'
-import { chooseVectorBackend } from './store/vector-backend.js'
-import { VECTOR_SHARDS } from './store/vector-schema.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
@@ -69,33 +65,27 @@ export type ContainerOverrides = ProviderDeps & {
 
 export function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
   ensureDataDir(config.index.dataDir)
-  const embedder =
-    overrides.embedder !== undefined ? overrides.embedder : createEmbeddingProvider(config.embedding, overrides)
   const reranker =
     overrides.reranker !== undefined
       ? overrides.reranker
       : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
   const loadVectorExtension = overrides.loadVectorExtension ?? loadSqliteVec
-  const vectors = embedder && {
-    backend: chooseVectorBackend(config.embedding.vectorBackend, loadVectorExtension, log),
-    dims: embedder.dims,
-    shards: VECTOR_SHARDS,
-  }
-  const embedding = embedder &&
-    vectors && { provider: embedder.id, model: embedder.model, dims: embedder.dims, backend: vectors.backend }
-  const cache = embedder?.cacheable
-    ? createEmbeddingCache({
-        dbPath: path.join(config.index.dataDir, EMBEDDING_CACHE_FILE),
-        maxEntries: config.embedding.cacheMaxEntries,
-        ...(overrides.now && { now: overrides.now }),
-      })
-    : null
+  const embedding = createEmbeddingWiring({
+    config,
+    log: log.child({ module: 'embedding' }),
+    cachePath: path.join(config.index.dataDir, EMBEDDING_CACHE_FILE),
+    loadVectorExtension,
+    embedder: overrides.embedder,
+    providerDeps: overrides,
+    now: overrides.now,
+  })
+  const { cache } = embedding
   // Main and the team are always open besides the agents the registry keeps.
   const pool =
     config.search.workers > 0
       ? createReaderPool({
           size: config.search.workers,
-          shards: vectors?.shards ?? 1,
+          shards: embedding.shards,
           maxConnections: config.agents.maxOpen + 2,
           log: log.child({ module: 'search-pool' }),
         })
@@ -111,20 +101,9 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   const shared: SharedResources = {
     config,
     log,
-    vectors,
-    loadVectorExtension,
-    identity: indexIdentity(config.chunking, embedding),
     embedding,
+    loadVectorExtension,
     cache,
-    vectorizer:
-      embedder &&
-      createVectorizer({
-        provider: embedder,
-        cache,
-        batchSize: config.embedding.batchSize,
-        batchTokens: config.embedding.batchTokens,
-        concurrency: config.embedding.concurrency,
-      }),
     termCache: createTermCache(TERM_CACHE.chunks, TERM_CACHE.chars),
     reclaimer,
     turns: createTurns(),
@@ -144,7 +123,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     observer: metrics.observer,
   }
   const search = createSearchService({
-    embedder: embedder && createQueryEmbedder({ provider: embedder, timeoutMs: config.embedding.queryTimeoutMs }),
+    embedder: embedding.queryEmbedder,
     reranker,
     settings: config.search,
     rerank: config.rerank,
@@ -159,8 +138,12 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
       memory: instrumentGateway(agents.gateway, metrics),
       /** Who a request is, from its token. */
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
-      /** The main agent's readiness (GET /ready). */
-      readiness: () => agents.main.readiness(),
+      /** The main agent's readiness (GET /ready), whether its workspace can be written, the embedder's state. */
+      readiness: async () => {
+        const main = await agents.main.readiness()
+        const workspace = await workspaceAccess(config.workspace.root)
+        return { ...main, checks: { ...main.checks, workspace, embedder: embedding.status().state } }
+      },
       /** Searches in progress, which background indexing gives way to. */
       foreground: shared.foreground,
       /** Prometheus metrics (GET /metrics). */
@@ -172,11 +155,13 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     openAgents: agents.openAgents,
     /**
      * Starts background work of main and the team: watchers (resolves once they are ready)
-     * and start-up syncs (not awaited; /ready reports main's), and the periodic look at the
-     * heap (memory-reclaimer.ts). Other agents start when opened.
+     * and start-up syncs (not awaited; /ready reports main's), the periodic look at the heap
+     * (memory-reclaimer.ts) and, when the embedding server did not answer at start, the
+     * background probe (embedding-wiring.ts). Other agents start when opened.
      */
     async start(): Promise<void> {
       reclaimer.start()
+      embedding.start()
       await agents.start()
     },
     /**
@@ -186,10 +171,10 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
      */
     async close(): Promise<void> {
       await agents.close()
+      await embedding.close()
       await pool?.close()
       reclaimer.close()
       cache?.close()
-      await embedder?.close?.()
       await reranker?.close?.()
     },
   }

@@ -1,74 +1,12 @@
 /**
- * Process entry: config from the environment, logger, container, app, listen, signals.
- * The only module besides config/ that touches `process`.
+ * Process entry of the service: checks the Node.js version before anything loads a native
+ * module (node-version.ts), then runs the service (serve.ts), loaded only after the check.
  */
-import { buildApp } from './app.js'
-import { ConfigError, loadConfig } from './config/load-config.js'
-import { createContainer } from './container.js'
-import { probeEmbeddingDims } from './providers/probe-dims.js'
-import { ensureWorkspace } from './files/workspace-init.js'
-import { createLogger } from './shared/logger.js'
+import { nodeVersionProblem } from './node-version.js'
 
-/** Graceful shutdown budget before the process exits anyway, in ms. */
-const SHUTDOWN_TIMEOUT_MS = 10_000
-/** How often idle keep-alive connections are closed during shutdown, in ms. */
-const IDLE_SWEEP_MS = 50
-
-async function main(): Promise<void> {
-  let config
-  try {
-    config = loadConfig(process.env, process.cwd())
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`mnemo: ${err.message}\n`)
-      process.exit(1)
-    }
-    throw err
-  }
-  const logger = createLogger(config.log)
-  config = await probeEmbeddingDims(config)
-  if (config.embedding.probedDims !== undefined) {
-    logger.info({ dims: config.embedding.probedDims }, 'learnt the embedding dimensions from the server')
-  }
-  if (ensureWorkspace(config.workspace.root)) {
-    logger.info({ workspace: config.workspace.root }, 'created workspace with an example MEMORY.md')
-  }
-  const container = createContainer(config, logger)
-  const app = await buildApp({ config, logger, container })
-  await app.listen({ host: config.server.host, port: config.server.port })
-  await container.start()
-
-  let closing = false
-  const shutdown = (signal: string) => {
-    if (closing) return
-    closing = true
-    logger.info({ signal }, 'shutting down')
-    const timer = setTimeout(() => {
-      logger.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out')
-      process.exit(1)
-    }, SHUTDOWN_TIMEOUT_MS)
-    timer.unref()
-    // The server stops accepting and lets requests in progress finish; their keep-alive
-    // connections then sit idle, and would hold the close open until they time out.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS)
-    sweep.unref()
-    app.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed')
-        process.exit(1)
-      },
-    )
-  }
-  process.on('SIGTERM', () => shutdown('SIGTERM'))
-  process.on('SIGINT', () => shutdown('SIGINT'))
-}
-
-main().catch((err: unknown) => {
-  // Settings that only prove wrong when used (a model directory, the vector extension)
-  // are reported like configuration errors: the message names the variable.
-  const isConfigProblem = (err as { code?: unknown } | null)?.code === 'CONFIG_INVALID'
-  const text = err instanceof Error ? (isConfigProblem ? err.message : (err.stack ?? err.message)) : String(err)
-  process.stderr.write(`mnemo: failed to start: ${text}\n`)
+const problem = nodeVersionProblem(process.version)
+if (problem) {
+  process.stderr.write(`${problem}\n`)
   process.exit(1)
-})
+}
+await import('./serve.js')

@@ -20,7 +20,7 @@ const log = {
 
 let config
 try {
-  config = loadClientConfig(process.env)
+  config = loadClientConfig(process.env, process.cwd())
 } catch (err) {
   process.stderr.write(`mnemo mcp: ${err instanceof ConfigError ? err.message : String(err)}\n`)
   process.exit(1)

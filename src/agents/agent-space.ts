@@ -27,7 +27,6 @@ import type { SyncResult } from '../indexing/sync-result.js'
 import { createSyncCoordinator, type SyncOutcome } from '../indexing/sync-coordinator.js'
 import { createSyncWorker } from '../indexing/sync-worker.js'
 import type { WatcherFactory } from '../indexing/watcher.js'
-import type { Vectorizer } from '../indexing/vectorizer.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
 import type { IndexReader } from '../search/index-reader.js'
 import type { SearchTarget } from '../search/search-service.js'
@@ -40,7 +39,7 @@ import type { Logger } from '../shared/logger.js'
 import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
 import type { Db } from '../store/database.js'
 import { createIndexStore, type IndexStore } from '../store/index-store.js'
-import type { VectorConfig } from '../store/vector-schema.js'
+import type { EmbeddingWiring } from '../embedding-wiring.js'
 
 /**
  * Longest wait for searches in progress before a reopened space starts its watcher and
@@ -77,14 +76,14 @@ export type SharedResources = {
     agents: Pick<Config['agents'], 'maxFolders'>
   }
   log: Logger
-  /** How vectors are stored (null: keyword only). */
-  vectors: VectorConfig
+  /**
+   * The vector layout, index identity and vectorizer every index uses, read at each use:
+   * they change when an embedding provider that was pending at start is bound
+   * (embedding-wiring.ts), which each space answers with the sync that rebuilds it.
+   */
+  embedding: Pick<EmbeddingWiring, 'vectors' | 'identity' | 'vectorizer' | 'status' | 'onBound'>
   loadVectorExtension: (db: Db) => void
-  /** The settings every index is built with (index-identity.ts). */
-  identity: string
-  embedding: IndexingServiceDeps['embedding']
   cache: IndexingServiceDeps['cache']
-  vectorizer: Pick<Vectorizer, 'vectorize'> | null
   termCache: TermCache
   /** Gives memory back after big indexing work (shared/memory-reclaimer.ts). */
   reclaimer?: Pick<MemoryReclaimer, 'worked' | 'hold'>
@@ -149,7 +148,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
   const openIndex = (dbPath: string, scratch = false) =>
     createIndexStore({
       dbPath,
-      vectors: shared.vectors,
+      vectors: shared.embedding.vectors,
       loadVectorExtension: shared.loadVectorExtension,
       scratch,
       ...(shared.checkpoint && { checkpoint: shared.checkpoint }),
@@ -168,7 +167,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
   // A new or emptied index simply takes the current settings; one built with other
   // settings keeps serving until its rebuild is swapped in.
   if (store.getMeta('identity') === undefined && store.listFiles().length === 0) {
-    store.transaction((repo) => repo.setMeta('identity', shared.identity))
+    store.transaction((repo) => repo.setMeta('identity', shared.embedding.identity()))
   }
   const memoryPaths = createMemoryPaths({
     extraPaths: def.extraPaths,
@@ -194,7 +193,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
     turns: shared.turns,
     chunking: config.chunking,
     maxFileBytes: config.index.maxFileBytes,
-    vectorizer: shared.vectorizer,
+    vectorizer: shared.embedding.vectorizer,
     log: log.child({ module: 'indexer' }),
     ...(shared.now && { now: shared.now }),
   })
@@ -204,7 +203,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
     openIndex: (dbPath) => openIndex(dbPath, true),
     indexer,
     targets,
-    identity: shared.identity,
+    identity: shared.embedding.identity,
     readers: reader,
     foreground: shared.foreground,
     log: log.child({ module: 'rebuild' }),
@@ -213,7 +212,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
   const coordinator = createSyncCoordinator({
     sync: (reason, signal, urgent) => indexer.sync({ full: false, reason, signal, urgent }),
     rebuild: rebuilder.rebuild,
-    stale: () => store.getMeta('identity') !== shared.identity,
+    stale: () => store.getMeta('identity') !== shared.embedding.identity(),
     log: log.child({ module: 'sync' }),
     ...(shared.observer && { onOutcome: shared.observer.syncEnded }),
   })
@@ -255,7 +254,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
     coordinator,
     syncWorker,
     progress: indexer.progress,
-    embedding: shared.embedding,
+    embedding: shared.embedding.status,
     cache: shared.cache,
   })
   const target: SearchTarget = {
@@ -267,6 +266,14 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
     onSearch: syncWorker.onSearch,
   }
   let starting: Promise<void> | null = null
+  // A provider bound late changes the identity: the next sync after the running work
+  // rebuilds the index with vectors (sync-coordinator.ts, stale).
+  const stopListening = shared.embedding.onBound(() => {
+    void coordinator
+      .idle()
+      .then(() => coordinator.request({ full: false, reason: 'embedding provider answered' }))
+      .catch(() => undefined)
+  })
 
   /**
    * Removes temp files of interrupted writes, under each target's write lock (so writes may
@@ -360,6 +367,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
      * index. Idempotent.
      */
     async close(): Promise<void> {
+      stopListening()
       await starting
       await syncWorker.stop()
       await inFlight.close()

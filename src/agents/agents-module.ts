@@ -85,7 +85,11 @@ export function createAgents(deps: AgentsDeps) {
     }),
     known: new Set([...config.agents.tokens.keys()].filter((id) => id !== MAIN_AGENT)),
     empty: (id) =>
-      emptySpace(id, { embedding: shared.embedding, cache: shared.cache, maxFileBytes: config.index.maxFileBytes }),
+      emptySpace(id, {
+        embedding: shared.embedding.status,
+        cache: shared.cache,
+        maxFileBytes: config.index.maxFileBytes,
+      }),
     maxOpen: config.agents.maxOpen,
     open: (id, folder, onFolderReplaced) =>
       createAgentSpace(

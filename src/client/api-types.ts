@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Request durations by route and status, search stage durations, searches by mode, degraded stages, provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), requests refused by admission control and requests waiting for an agent slot, body bytes in flight, event-loop lag and process metrics. Needs the token like other routes unless MNEMO_METRICS_PUBLIC=true.
+         * @description Request durations by route and status, search stage durations, searches by mode, degraded stages, provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), requests refused by admission control and requests waiting for an agent slot, body bytes in flight, event-loop lag and process metrics. Needs the admin token (an agent token gets 403 AGENT_FORBIDDEN) unless MNEMO_METRICS_PUBLIC=true.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -203,7 +203,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 when the main agent's index is open, its first sync has finished without error and its workspace is still the folder it opened, 503 otherwise (same body). Other agents open on their first request and do not hold up readiness. Answers orchestrator probes without a token, with `checks` only for a request that carries one.
+         * @description 200 when the main agent's index is open, its first sync has finished without error and its workspace is still the folder it opened, 503 otherwise (same body). Other agents open on their first request and do not hold up readiness. Answers orchestrator probes without a token, with `checks` only for a request that carries one. `checks.workspace: read-only` (the service may not write the workspace folder) does not make it unready: reads and search work, writes answer 403 PERMISSION_DENIED.
          */
         get: operations["getReady"];
         put?: never;
@@ -516,6 +516,16 @@ export interface components {
                  * @enum {string}
                  */
                 folder: "held" | "replaced";
+                /**
+                 * @description Whether the service may write the workspace; read-only: writes answer 403, reads and search work
+                 * @enum {string}
+                 */
+                workspace: "writable" | "read-only";
+                /**
+                 * @description pending: the embedding server has not answered yet; keyword search works meanwhile (GET /index)
+                 * @enum {string}
+                 */
+                embedder: "none" | "ready" | "pending";
             };
         };
         LastSync: {
@@ -572,6 +582,15 @@ export interface components {
                 provider: string;
                 model: string | null;
                 dims: number | null;
+                /**
+                 * @description pending: the server of a model whose dimensions mnemo must ask has not answered yet; searches run by keyword (degraded.vector says why) and it is asked again in the background, 1 s after a failure, doubling to every 60 s. Once it answers, the index is rebuilt with vectors
+                 * @enum {string}
+                 */
+                state: "none" | "ready" | "pending";
+                /** @description While pending: why the last probe failed */
+                error?: string;
+                /** @description While pending: when the server is asked next (ISO 8601) */
+                nextProbeAt?: string;
             };
             /**
              * @description How vectors are searched: sqlite-vec, or scan (exact in-memory fallback when the extension does not load)
@@ -653,6 +672,15 @@ export interface operations {
             };
             /** @description Error (`code`: UNAUTHORIZED) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

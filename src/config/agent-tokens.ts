@@ -1,13 +1,21 @@
 /**
- * Agent tokens (SPEC §8): `id:token` pairs from MNEMO_AGENT_TOKENS (comma-separated) and
- * MNEMO_AGENT_TOKENS_FILE (one per line, `#` comments). A token is split from its id at
- * the first `:`, so a token may itself contain `:`. Problems are reported with the source
- * they come from, never with the token itself.
+ * Token rules (SPEC §7, §8) and agent tokens: `id:token` pairs from MNEMO_AGENT_TOKENS
+ * (comma-separated) or MNEMO_AGENT_TOKENS_FILE (one per line, `#` comments). A token is
+ * split from its id at the first `:`, so a token may itself contain `:`. Problems are
+ * reported with the source and entry number they come from, never with a token, nor with
+ * text that could be one (an entry without `:`, or whatever stands where the id should).
  */
 import { isAgentId } from '../shared/agent-id.js'
 
 /** Shortest accepted token: shorter ones are guessable (16 characters of a random base64 ≈ 96 bits). */
 export const MIN_TOKEN_CHARS = 16
+
+/** What is wrong with a token (admin or agent), in words that do not repeat it; null when nothing. */
+export function tokenProblem(token: string): string | null {
+  if (token.length < MIN_TOKEN_CHARS) return `is shorter than ${MIN_TOKEN_CHARS} characters`
+  if (/\s/.test(token)) return 'contains whitespace'
+  return null
+}
 
 /** Adds `id:token` entries from `text` to `into`, pushing one issue per bad entry. */
 export function parseAgentTokens(
@@ -24,14 +32,16 @@ export function parseAgentTokens(
       if (entry === '' || entry.startsWith('#')) return
       const where = `${source}: entry ${i + 1}`
       const colon = entry.indexOf(':')
-      const id = colon < 0 ? entry : entry.slice(0, colon).trim()
-      const token = colon < 0 ? '' : entry.slice(colon + 1).trim()
-      if (!isAgentId(id)) issues.push(`${where}: "${id}" is not an agent id (a-z 0-9 _ -, up to 63)`)
-      else if (token.length < MIN_TOKEN_CHARS)
-        issues.push(`${where}: the token of "${id}" is shorter than ${MIN_TOKEN_CHARS} characters`)
-      else if (/\s/.test(token)) issues.push(`${where}: the token of "${id}" contains whitespace`)
+      if (colon < 0) {
+        issues.push(`${where}: is not of the form id:token`)
+        return
+      }
+      const id = entry.slice(0, colon).trim()
+      const problem = tokenProblem(entry.slice(colon + 1).trim())
+      if (!isAgentId(id)) issues.push(`${where}: what stands before ":" is not an agent id (a-z 0-9 _ -, up to 63)`)
+      else if (problem) issues.push(`${where}: the token of "${id}" ${problem}`)
       else if (into.has(id)) issues.push(`${where}: "${id}" has a token already`)
-      else into.set(id, token)
+      else into.set(id, entry.slice(colon + 1).trim())
     })
 }
 

@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadClientConfig } from './client-config.js'
 import { ConfigError } from './load-config.js'
@@ -36,5 +39,21 @@ describe('loadClientConfig (mnemo mcp)', () => {
     expect(caught).toBeInstanceOf(ConfigError)
     expect((caught as Error).message).toContain(expected)
     expect((caught as Error).message).not.toContain('s3cret')
+  })
+})
+
+describe('MNEMO_TOKEN_FILE', () => {
+  it('reads the token from a secret file, without its trailing newline', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-client-'))
+    try {
+      fs.writeFileSync(path.join(dir, 'token'), 'tok-0123456789abcdef\r\n')
+      expect(loadClientConfig({ MNEMO_TOKEN_FILE: 'token' }, dir).token).toBe('tok-0123456789abcdef')
+      expect(() => loadClientConfig({ MNEMO_TOKEN_FILE: 'token', MNEMO_TOKEN: 'tok-0123456789abcdef' }, dir)).toThrow(
+        'MNEMO_TOKEN: set either MNEMO_TOKEN or MNEMO_TOKEN_FILE, not both',
+      )
+      expect(() => loadClientConfig({ MNEMO_TOKEN_FILE: 'missing' }, dir)).toThrow('MNEMO_TOKEN_FILE: cannot read')
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

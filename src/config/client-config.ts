@@ -6,6 +6,7 @@
 import { z } from 'zod'
 import { AGENT_ID_PATTERN } from '../shared/agent-id.js'
 import { ConfigError } from './load-config.js'
+import { readSecretFile } from './token-settings.js'
 
 const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v)
 
@@ -24,6 +25,11 @@ export const clientEnvSchema = z.object({
   MNEMO_TOKEN: z
     .preprocess(unsetIfEmpty, z.string().optional())
     .describe('Bearer token: the agent token (or the admin token with MNEMO_AGENT)'),
+  MNEMO_TOKEN_FILE: z
+    .preprocess(unsetIfEmpty, z.string().optional())
+    .describe(
+      'File holding the token (a Docker or Kubernetes secret; one trailing newline ignored); not with MNEMO_TOKEN',
+    ),
   MNEMO_AGENT: z
     .preprocess(unsetIfEmpty, z.string().regex(AGENT_ID_PATTERN, 'must be an agent id').optional())
     .describe('Agent to act for (default: the token’s agent, or main)'),
@@ -34,15 +40,25 @@ export const clientEnvSchema = z.object({
 
 export type ClientConfig = { url: string; token: string | undefined; agent: string | undefined; timeoutMs: number }
 
-export function loadClientConfig(env: Record<string, string | undefined>): ClientConfig {
+/** `cwd`: where a relative MNEMO_TOKEN_FILE is looked for. */
+export function loadClientConfig(env: Record<string, string | undefined>, cwd = '.'): ClientConfig {
   const parsed = clientEnvSchema.safeParse(env)
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`))
   }
   const e = parsed.data
+  const issues: string[] = []
+  if (e.MNEMO_TOKEN !== undefined && e.MNEMO_TOKEN_FILE !== undefined) {
+    issues.push('MNEMO_TOKEN: set either MNEMO_TOKEN or MNEMO_TOKEN_FILE, not both')
+  }
+  const token =
+    e.MNEMO_TOKEN_FILE === undefined
+      ? e.MNEMO_TOKEN
+      : readSecretFile('MNEMO_TOKEN_FILE', e.MNEMO_TOKEN_FILE, cwd, issues)
+  if (issues.length > 0) throw new ConfigError(issues)
   return {
     url: e.MNEMO_URL.replace(/\/+$/, ''),
-    token: e.MNEMO_TOKEN,
+    token,
     agent: e.MNEMO_AGENT,
     timeoutMs: e.MNEMO_TIMEOUT_MS,
   }

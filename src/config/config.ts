@@ -86,8 +86,13 @@ export type Config = Readonly<{
     apiKey: string | undefined
     model: string | undefined
     dims: number | undefined
-    /** Dimensions learnt from the server at start-up (probe-dims.ts); never sent in requests. */
+    /**
+     * Dimensions learnt from the server at start-up, or remembered from an earlier start
+     * (probe-dims.ts); never sent in requests.
+     */
     probedDims?: number | undefined
+    /** Why this start's dimensions probe failed: the container keeps asking in the background. */
+    probeError?: string | undefined
     batchSize: number
     batchTokens: number
     concurrency: number

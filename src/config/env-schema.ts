@@ -33,7 +33,13 @@ export const envSchema = z
       'Comma-separated extra files or folders to index, inside the workspace (relative or absolute)',
     ),
     MNEMO_API_TOKEN: envVar(z.string().optional()).describe(
-      'Admin token: when set, every route except /health requires "Authorization: Bearer <token>"; it may act for any agent',
+      'Admin token (16+ characters, no whitespace): when set, every route except /health requires "Authorization: Bearer <token>"; it may act for any agent',
+    ),
+    MNEMO_API_TOKEN_FILE: envVar(z.string().optional()).describe(
+      'File holding the admin token (a Docker or Kubernetes secret); one trailing newline is ignored. Not with MNEMO_API_TOKEN',
+    ),
+    MNEMO_ALLOW_NO_TOKEN: envVar(bool(false)).describe(
+      'Start without any token although MNEMO_HOST is not a loopback address (anyone who can reach the port is admin)',
     ),
     MNEMO_AGENTS_DIR: envVar(z.string().optional()).describe(
       'Folder of further agents, one sub-folder per agent id (<dir>/<id>/MEMORY.md, memory/); unset: only "main"',
@@ -55,7 +61,7 @@ export const envSchema = z
       'Agent tokens as id:token,id:token: a request with one acts as that agent only (never logged)',
     ),
     MNEMO_AGENT_TOKENS_FILE: envVar(z.string().optional()).describe(
-      'File of agent tokens, one id:token per line (# comments); merged with MNEMO_AGENT_TOKENS',
+      'File of agent tokens, one id:token per line (# comments). Not with MNEMO_AGENT_TOKENS',
     ),
     MNEMO_ALLOWED_HOSTS: envVar(z.string().optional()).describe(
       'Without a token: host names besides localhost that requests may be addressed to (comma-separated), e.g. the compose service name',
@@ -67,7 +73,7 @@ export const envSchema = z
       'Serve /docs and /openapi.json without the API token (they hold no data)',
     ),
     MNEMO_METRICS_PUBLIC: envVar(bool(false)).describe(
-      'Serve /metrics without the API token (for a Prometheus that cannot send one)',
+      'Serve /metrics without a token (for a Prometheus that cannot send one); otherwise it needs the admin token',
     ),
     MNEMO_BODY_LIMIT_BYTES: envVar(int(1024, 256 * MIB).default(MIB)).describe(
       'Largest request body of the JSON routes (/search, /index, /mcp), in bytes; file writes and /flush take up to MNEMO_MAX_FILE_BYTES',
@@ -150,7 +156,7 @@ export const envSchema = z
       'Embedding model (openai default: text-embedding-3-small)',
     ),
     MNEMO_EMBED_DIMENSIONS: envVar(int(1, 8192).optional()).describe(
-      'Vector dimensions; also sent to the API. Unset: known for common models, else asked of the server at start-up',
+      'Vector dimensions; also sent to the API. Unset: known for common models, else asked of the server (keyword search until it answers)',
     ),
     MNEMO_EMBED_BATCH_SIZE: envVar(int(1, 2048).default(64)).describe('Most texts per embedding request'),
     MNEMO_EMBED_BATCH_TOKENS: envVar(int(100, 1_000_000).default(8000)).describe(

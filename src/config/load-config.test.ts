@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { envSchema } from './env-schema.js'
 import { ConfigError, loadConfig } from './load-config.js'
 
@@ -109,25 +109,19 @@ describe('agent settings', () => {
     })
   })
 
-  it('reads agent tokens from the variable and the file, splitting each at its first colon', () => {
+  it('reads agent tokens from the variable or the file, splitting each at its first colon', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-tokens-'))
     try {
       fs.writeFileSync(path.join(dir, 'tokens'), `# agents\n\nb:${tokenB}:with-colon\r\n`)
-      const config = loadConfig(
-        {
-          MNEMO_AGENTS_DIR: 'agents',
-          MNEMO_TEAM_DIR: 'team',
-          MNEMO_AGENT_TOKENS: ` a:${tokenA} ,`,
-          MNEMO_AGENT_TOKENS_FILE: path.join(dir, 'tokens'),
-        },
+      const fromFile = loadConfig(
+        { MNEMO_AGENTS_DIR: 'agents', MNEMO_TEAM_DIR: 'team', MNEMO_AGENT_TOKENS_FILE: path.join(dir, 'tokens') },
         cwd,
       )
-      expect(config.agents.dir).toBe('/srv/app/agents')
-      expect(config.agents.teamDir).toBe('/srv/app/team')
-      expect([...config.agents.tokens]).toEqual([
-        ['a', tokenA],
-        ['b', `${tokenB}:with-colon`],
-      ])
+      expect(fromFile.agents.dir).toBe('/srv/app/agents')
+      expect(fromFile.agents.teamDir).toBe('/srv/app/team')
+      expect([...fromFile.agents.tokens]).toEqual([['b', `${tokenB}:with-colon`]])
+      const fromVariable = loadConfig({ MNEMO_AGENTS_DIR: 'agents', MNEMO_AGENT_TOKENS: ` a:${tokenA} ,` }, cwd)
+      expect([...fromVariable.agents.tokens]).toEqual([['a', tokenA]])
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
@@ -145,7 +139,7 @@ describe('agent settings', () => {
   })
 
   it.each([
-    [{ MNEMO_AGENT_TOKENS: `Bad:${tokenA}` }, 'entry 1: "Bad" is not an agent id'],
+    [{ MNEMO_AGENT_TOKENS: `Bad:${tokenA}` }, 'entry 1: what stands before ":" is not an agent id'],
     [{ MNEMO_AGENT_TOKENS: 'main:short' }, 'shorter than 16 characters'],
     [{ MNEMO_AGENT_TOKENS: `main:${tokenA},main:${tokenB}` }, '"main" has a token already'],
     [{ MNEMO_AGENTS_DIR: 'a', MNEMO_AGENT_TOKENS: `a:${tokenA},b:${tokenA}` }, 'have the same token'],
@@ -163,5 +157,96 @@ describe('agent settings', () => {
     const issues = issuesOf(env)
     expect(issues.join('\n')).toContain(expected)
     expect(issues.join('\n')).not.toContain(tokenA)
+  })
+})
+
+describe('the admin token and token files', () => {
+  const admin = 'admin-token-0123456789'
+  let dir: string
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-secret-'))
+  })
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const secretFile = (text: string) => {
+    const file = path.join(dir, 'secret')
+    fs.writeFileSync(file, text)
+    return file
+  }
+
+  it.each([
+    ['no newline', admin],
+    ['a trailing \\n', `${admin}\n`],
+    ['a trailing \\r\\n', `${admin}\r\n`],
+  ])('reads MNEMO_API_TOKEN_FILE with %s as the token itself', (_, text) => {
+    expect(loadConfig({ MNEMO_API_TOKEN_FILE: secretFile(text) }, cwd).server.apiToken).toBe(admin)
+  })
+
+  it('reads MNEMO_AGENT_TOKENS_FILE ending in a newline', () => {
+    const config = loadConfig({ MNEMO_AGENT_TOKENS_FILE: secretFile(`main:${admin}\n`) }, cwd)
+    expect([...config.agents.tokens]).toEqual([['main', admin]])
+  })
+
+  it.each([
+    [{ MNEMO_API_TOKEN: 'short-token' }, 'MNEMO_API_TOKEN: the admin token is shorter than 16 characters'],
+    [{ MNEMO_API_TOKEN: 'admin token 0123456789' }, 'MNEMO_API_TOKEN: the admin token contains whitespace'],
+    [{ MNEMO_API_TOKEN: admin, MNEMO_API_TOKEN_FILE: 'secret' }, 'set either MNEMO_API_TOKEN or MNEMO_API_TOKEN_FILE'],
+    [
+      { MNEMO_AGENT_TOKENS: `main:${admin}`, MNEMO_AGENT_TOKENS_FILE: 'tokens' },
+      'set either MNEMO_AGENT_TOKENS or MNEMO_AGENT_TOKENS_FILE',
+    ],
+    [{ MNEMO_API_TOKEN_FILE: '/nonexistent/secret' }, 'MNEMO_API_TOKEN_FILE: cannot read /nonexistent/secret (ENOENT)'],
+  ])('refuses %j', (env, expected) => {
+    expect(issuesOf(env).join('\n')).toContain(expected)
+  })
+
+  it('refuses a token file with more than one trailing newline (whitespace), without printing the token', () => {
+    const issues = issuesOf({ MNEMO_API_TOKEN_FILE: secretFile(`${admin}\n\n`) }).join('\n')
+    expect(issues).toContain('MNEMO_API_TOKEN_FILE: the admin token contains whitespace')
+    expect(issues).not.toContain(admin)
+  })
+
+  // Every message about a bad token, for every way of giving one: none may print the token.
+  const secret = 'sEcReT-0123456789-sEcReT'
+  it.each([
+    [{ MNEMO_API_TOKEN: 'sEcReT' }],
+    [{ MNEMO_API_TOKEN: `${secret} x` }],
+    [{ MNEMO_API_TOKEN: secret, MNEMO_API_TOKEN_FILE: 'x' }],
+    [{ MNEMO_AGENT_TOKENS: secret }],
+    [{ MNEMO_AGENT_TOKENS: `${secret}:main` }],
+    [{ MNEMO_AGENT_TOKENS: `main:sEcReT` }],
+    [{ MNEMO_AGENT_TOKENS: `main:${secret} x` }],
+    [{ MNEMO_AGENT_TOKENS: `main:${secret},main:${secret}` }],
+    [{ MNEMO_AGENTS_DIR: 'a', MNEMO_AGENT_TOKENS: `a:${secret},b:${secret}` }],
+    [{ MNEMO_API_TOKEN: secret, MNEMO_AGENT_TOKENS: `main:${secret}` }],
+    [{ MNEMO_AGENT_TOKENS: `main:${secret}`, MNEMO_AGENT_TOKENS_FILE: 'x' }],
+    [{ MNEMO_AGENT_TOKENS: `ops:${secret}` }],
+    [{ MNEMO_HOST: '0.0.0.0', MNEMO_API_TOKEN: 'sEcReT' }],
+  ])('never prints a token: %j', (env) => {
+    const issues = issuesOf(env).join('\n')
+    expect(issues).not.toContain('sEcReT')
+  })
+
+  it('never repeats the value of any variable in a message (any of them may be a secret)', () => {
+    const env = Object.fromEntries(Object.keys(envSchema.shape).map((name) => [name, 'sEcReT-value']))
+    const issues = issuesOf(env)
+    expect(issues.length).toBeGreaterThan(30)
+    expect(issues.join('\n')).not.toContain('sEcReT')
+  })
+
+  it('refuses to listen beyond loopback without any token, naming the token and the opt-out', () => {
+    const issues = issuesOf({ MNEMO_HOST: '0.0.0.0' }).join('\n')
+    expect(issues).toContain('MNEMO_API_TOKEN: needed because MNEMO_HOST=0.0.0.0 is reachable from other machines')
+    expect(issues).toContain('MNEMO_ALLOW_NO_TOKEN=true')
+  })
+
+  it.each([
+    [{ MNEMO_HOST: '0.0.0.0', MNEMO_ALLOW_NO_TOKEN: 'true' }],
+    [{ MNEMO_HOST: '0.0.0.0', MNEMO_API_TOKEN: admin }],
+    [{ MNEMO_HOST: '::', MNEMO_AGENT_TOKENS: `main:${admin}` }],
+    [{ MNEMO_HOST: 'localhost' }],
+    [{ MNEMO_HOST: '::1' }],
+    [{ MNEMO_HOST: '127.0.0.2' }],
+  ])('starts with %j', (env) => {
+    expect(() => loadConfig(env, cwd)).not.toThrow()
   })
 })

@@ -6,9 +6,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
-import { checkDistinctTokens, parseAgentTokens } from './agent-tokens.js'
 import type { Config } from './config.js'
-import { envSchema, type Env } from './env-schema.js'
+import { envSchema } from './env-schema.js'
+import { isLoopbackHost } from './loopback.js'
+import { loadAdminToken, loadAgentTokens } from './token-settings.js'
 
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID'
@@ -49,24 +50,6 @@ function parseExtraPaths(raw: string | undefined, root: string, issues: string[]
     out.push(toPosix(rel))
   }
   return [...new Set(out)]
-}
-
-/** Agent tokens from the variable and the file, checked; a missing or unreadable file is an issue. */
-function loadAgentTokens(e: Env, cwd: string, issues: string[]): Map<string, string> {
-  const tokens = new Map<string, string>()
-  if (e.MNEMO_AGENT_TOKENS) parseAgentTokens(e.MNEMO_AGENT_TOKENS, /,/, 'MNEMO_AGENT_TOKENS', tokens, issues)
-  if (e.MNEMO_AGENT_TOKENS_FILE) {
-    const file = path.resolve(cwd, e.MNEMO_AGENT_TOKENS_FILE)
-    let text = ''
-    try {
-      text = fs.readFileSync(file, 'utf8')
-    } catch (err) {
-      issues.push(`MNEMO_AGENT_TOKENS_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`)
-    }
-    parseAgentTokens(text, /\r?\n/, 'MNEMO_AGENT_TOKENS_FILE', tokens, issues)
-  }
-  checkDistinctTokens(tokens, e.MNEMO_API_TOKEN, issues)
-  return tokens
 }
 
 /** A folder's real path when it exists (symlinks resolved), else the path as given. */
@@ -115,7 +98,15 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   const agentsDir = e.MNEMO_AGENTS_DIR && path.resolve(cwd, e.MNEMO_AGENTS_DIR)
   const teamDir = e.MNEMO_TEAM_DIR && path.resolve(cwd, e.MNEMO_TEAM_DIR)
   checkSeparateFolders(root, agentsDir, teamDir, issues)
-  const agentTokens = loadAgentTokens(e, cwd, issues)
+  const apiToken = loadAdminToken(e, cwd, issues)
+  const agentTokens = loadAgentTokens(e, apiToken, cwd, issues)
+  // Safe by default (SPEC §7): beyond loopback, no token would make anyone on the network admin.
+  if (!isLoopbackHost(e.MNEMO_HOST) && apiToken === undefined && agentTokens.size === 0 && !e.MNEMO_ALLOW_NO_TOKEN) {
+    issues.push(
+      `MNEMO_API_TOKEN: needed because MNEMO_HOST=${e.MNEMO_HOST} is reachable from other machines; set it ` +
+        '(or MNEMO_API_TOKEN_FILE, or agent tokens), or set MNEMO_ALLOW_NO_TOKEN=true to serve without a token',
+    )
+  }
   if (agentsDir === undefined && [...agentTokens.keys()].some((id) => id !== MAIN_AGENT)) {
     issues.push('MNEMO_AGENT_TOKENS: agents other than "main" need MNEMO_AGENTS_DIR')
   }
@@ -128,7 +119,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     server: {
       host: e.MNEMO_HOST,
       port: e.MNEMO_PORT,
-      apiToken: e.MNEMO_API_TOKEN,
+      apiToken,
       docsPublic: e.MNEMO_DOCS_PUBLIC,
       metricsPublic: e.MNEMO_METRICS_PUBLIC,
       allowedHosts: list(e.MNEMO_ALLOWED_HOSTS),

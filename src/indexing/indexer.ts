@@ -27,8 +27,8 @@ export type IndexerDeps = {
   readSeq: ReadSequence
   /** Searches in progress, which background passes give way to. */
   foreground: Pick<Foreground, 'whenIdle'>
-  /** Null when no embedding provider is configured. */
-  vectorizer: Pick<Vectorizer, 'vectorize'> | null
+  /** The vectorizer now (null while no embedding provider is bound), asked at each use. */
+  vectorizer: () => Pick<Vectorizer, 'vectorize'> | null
   roots: SourceRoots
   /** Analysed terms of chunks by path and content (shared by every agent's indexer). */
   termCache: TermCache
@@ -46,7 +46,9 @@ export function createIndexer(deps: IndexerDeps) {
   const ctx = {
     readSeq: deps.readSeq,
     foreground: deps.foreground,
-    vectorizer: deps.vectorizer,
+    get vectorizer() {
+      return deps.vectorizer()
+    },
     chunking: deps.chunking,
     maxFileBytes: deps.maxFileBytes,
     termCache: deps.termCache,

@@ -2,6 +2,7 @@
  * The indexing facade the routes use: request a sync, read the status (SPEC §5) and the
  * readiness verdict. It owns no state of its own beyond remembering the first sync.
  */
+import type { EmbedderStatus } from '../providers/types.js'
 import type { SyncProgress } from './sync-progress.js'
 import { FTS_TOKENIZER } from '../store/schema.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
@@ -22,8 +23,8 @@ export type IndexingServiceDeps = {
   syncWorker: Pick<SyncWorker, 'status'>
   /** The full pass running now (indexer.ts), or null. */
   progress: () => SyncProgress | null
-  /** The embedding provider and vector backend in use; null for keyword only. */
-  embedding: { provider: string; model: string; dims: number; backend: 'sqlite-vec' | 'scan' } | null
+  /** The embedder now: in use, pending (waiting for its server at start-up) or none. */
+  embedding: () => EmbedderStatus
   cache: Pick<EmbeddingCache, 'size'> | null
 }
 
@@ -40,7 +41,7 @@ export function syncOutcome(last: LastSync) {
 }
 
 export function createIndexingService(deps: IndexingServiceDeps) {
-  const { store, coordinator, embedding } = deps
+  const { store, coordinator } = deps
 
   /**
    * Starts or joins a sync. It rejects with the client's error when it was refused (a 4xx:
@@ -62,6 +63,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
   }
 
   function status() {
+    const embedding = deps.embedding()
     const sources = { memory: { files: 0, chunks: 0 }, sessions: { files: 0, chunks: 0 } }
     for (const row of store.counts()) sources[row.source] = { files: row.files, chunks: row.chunks }
     const sync = coordinator.status()
@@ -71,11 +73,17 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       files: sources.memory.files + sources.sessions.files,
       chunks: sources.memory.chunks + sources.sessions.chunks,
       sources,
-      embedding: embedding
-        ? { provider: embedding.provider, model: embedding.model, dims: embedding.dims }
-        : { provider: 'none', model: null, dims: null },
-      vectorBackend: embedding?.backend ?? ('none' as const),
-      vectorsPending: embedding ? store.pendingVectorCount() : 0,
+      embedding: {
+        provider: embedding.provider,
+        model: embedding.model,
+        dims: embedding.dims,
+        state: embedding.state,
+        ...(embedding.error === undefined ? {} : { error: embedding.error }),
+        ...(embedding.nextProbeAt === undefined ? {} : { nextProbeAt: embedding.nextProbeAt }),
+      },
+      vectorBackend: embedding.backend,
+      // Pending: every chunk waits for the provider.
+      vectorsPending: embedding.state === 'none' ? 0 : store.pendingVectorCount(),
       keywordTokenizer: `${ANALYZER_VERSION}; fts5 ${FTS_TOKENIZER}`,
       dirty: worker.dirty || sync.queued,
       watching: worker.watching,

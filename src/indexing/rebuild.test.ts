@@ -31,7 +31,7 @@ describe('rebuild', () => {
       },
       indexer: { sync: async () => emptySyncResult(true, 'test') },
       targets: { add: () => undefined, remove: () => undefined },
-      identity: 'x',
+      identity: () => 'x',
       readers: { suspend: async () => undefined, resume: () => undefined },
       foreground: createForeground(),
       log: pino({ level: 'silent' }),

@@ -34,8 +34,11 @@ export type RebuilderDeps = {
   openIndex: (dbPath: string) => IndexStore
   indexer: Pick<Indexer, 'sync'>
   targets: Pick<WriteTargets, 'add' | 'remove'>
-  /** The identity written into the new index (index-identity.ts). */
-  identity: string
+  /**
+   * The settings the new index is built with (index-identity.ts), read when it is opened
+   * with the vector layout of the same moment and written into it when it is complete.
+   */
+  identity: () => string
   /** Readers of the live file, closed around the swap. */
   readers: { suspend(): Promise<void>; resume(): void }
   /** Searches in progress, which the final merging gives way to. */
@@ -74,6 +77,7 @@ export function createRebuilder(deps: RebuilderDeps) {
     const tempPath = rebuildPath(deps.live.dbPath)
     removeIndexFiles(tempPath)
     let temp: IndexStore
+    const identity = deps.identity()
     try {
       temp = deps.openIndex(tempPath)
     } catch (err) {
@@ -86,7 +90,7 @@ export function createRebuilder(deps: RebuilderDeps) {
     try {
       const result = await deps.indexer.sync({ full: true, reason, into: temp, signal })
       const catchUp = await deps.indexer.sync({ full: false, reason: `${reason} (catch-up)`, into: temp, signal })
-      temp.transaction((repo) => repo.setMeta('identity', deps.identity))
+      temp.transaction((repo) => repo.setMeta('identity', identity))
       // Leaves the new index as merged as FTS5's own merging would, in small steps.
       while (temp.mergeStep()) {
         signal.throwIfAborted()

@@ -26,6 +26,20 @@ export interface EmbeddingProvider {
   close?(): Promise<void>
 }
 
+/** What GET /index and /ready say about the embedder (embedding-wiring.ts). */
+export type EmbedderStatus = {
+  /** none: keyword only by configuration; pending: waiting for the server to answer the probe. */
+  state: 'none' | 'ready' | 'pending'
+  provider: string
+  model: string | null
+  dims: number | null
+  backend: 'sqlite-vec' | 'scan' | 'none'
+  /** Why it is pending: the last probe's failure. */
+  error?: string
+  /** When the next probe is due (ISO 8601). */
+  nextProbeAt?: string
+}
+
 export type RerankResult = { scores: number[]; tokens: number }
 
 export interface RerankProvider {

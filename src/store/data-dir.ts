@@ -1,12 +1,13 @@
 /**
  * MNEMO_DATA_DIR at start-up: created when missing, and a folder the service cannot write
- * stops start-up with a message that names the variable and the path (main.ts prints the
+ * stops start-up with a message that names the variable and the path (serve.ts prints the
  * message of a CONFIG_INVALID error as it prints a bad setting).
  */
 import fs from 'node:fs'
 import { publicErrorMessage } from '../shared/public-error.js'
 
-const settingError = (message: string, cause: unknown) =>
+/** A start-up error reported like a bad setting: serve.ts prints its message alone. */
+export const settingError = (message: string, cause: unknown) =>
   Object.assign(new Error(message, { cause }), { code: 'CONFIG_INVALID' })
 
 export function ensureDataDir(dataDir: string): void {

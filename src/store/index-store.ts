@@ -23,8 +23,12 @@ export type IndexStoreOptions = {
   dbPath: string
   /** Open an existing index read-only (search workers); its vector config is read from it. */
   readonly?: boolean
-  /** How vectors should be stored (writer only; null: no embeddings). */
-  vectors?: VectorConfig
+  /**
+   * How vectors should be stored (writer only; null: no embeddings). A function is asked
+   * at each use: the layout may change while the service runs (an embedding provider bound
+   * late), and this index then stores no vectors until a rebuild of the new layout replaces it.
+   */
+  vectors?: VectorConfig | (() => VectorConfig)
   /** Loads sqlite-vec into a connection; called when a vector table needs it. */
   loadVectorExtension?: (db: Db) => void
   /** A rebuild's new index: no WAL and no syncs until closeForSwap (database.ts). */
@@ -81,9 +85,13 @@ type Opened = {
  * schema version, whose vector table cannot be opened, or that is not a database at all, is
  * deleted and created anew: the index is a cache of the workspace files.
  */
+/** The vector layout the writer should store now. */
+const wantedVectors = (opts: IndexStoreOptions): VectorConfig =>
+  typeof opts.vectors === 'function' ? opts.vectors() : (opts.vectors ?? null)
+
 function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
   fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true })
-  const wanted = opts.vectors ?? null
+  const wanted = wantedVectors(opts)
   for (let attempt = 0; ; attempt++) {
     let db: Db
     try {
@@ -222,7 +230,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
      * Whether the index's vectors match the configured layout. False while an index built
      * for other embedding settings serves until its rebuild is swapped in.
      */
-    storesVectors: (): boolean => state.storesVectors,
+    storesVectors: (): boolean => state.storesVectors && sameVectorConfig(state.vectors, wantedVectors(opts)),
     isOpen: () => open,
     /** Increases whenever the index changed (commits, swaps, or others' commits for a reader). */
     generation,

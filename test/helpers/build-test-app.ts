@@ -39,27 +39,26 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const ws = opts.ws ?? createTempWorkspace({ corpus: opts.corpus ?? false })
-  // As main.ts does: asks an unknown embedding model for its dimensions.
-  const config = await probeEmbeddingDims(
-    loadConfig(
-      {
-        MNEMO_WORKSPACE: ws.root,
-        MNEMO_DATA_DIR: ws.dataDir,
-        MNEMO_LOG_LEVEL: 'silent',
-        MNEMO_INDEX_ON_START: 'false',
-        MNEMO_WATCH: 'false',
-        // The app shares its event loop with the test runner (transforms, other tests), whose
-        // delays are not the service's load: shedding by delay is tested on its own.
-        MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
-        ...opts.env,
-      },
-      ws.base,
-    ),
+  const loaded = loadConfig(
+    {
+      MNEMO_WORKSPACE: ws.root,
+      MNEMO_DATA_DIR: ws.dataDir,
+      MNEMO_LOG_LEVEL: 'silent',
+      MNEMO_INDEX_ON_START: 'false',
+      MNEMO_WATCH: 'false',
+      // The app shares its event loop with the test runner (transforms, other tests), whose
+      // delays are not the service's load: shedding by delay is tested on its own.
+      MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
+      ...opts.env,
+    },
+    ws.base,
   )
   const logs = opts.logs
   const logger = logs
     ? createLogger({ level: 'debug' }, { write: (line) => void logs.push(line) })
-    : createLogger(config.log)
+    : createLogger(loaded.log)
+  // As serve.ts does: asks an unknown embedding model for its dimensions.
+  const config = await probeEmbeddingDims(loaded, { log: logger })
   const container = createContainer(config, logger, opts.overrides)
   const app = await buildApp({ config, logger, container })
   const headers = config.server.apiToken ? { authorization: `Bearer ${config.server.apiToken}` } : {}

@@ -19,7 +19,17 @@ export type ScriptedAnswer = {
 
 export type Recorded = { url: string; headers: http.IncomingHttpHeaders; body: unknown }
 
-export async function startScriptedServer(script: ScriptedAnswer[]) {
+/** A TCP port on 127.0.0.1 that nothing listens on now (a server that is down). */
+export async function freePort(): Promise<number> {
+  const probe = http.createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address() as AddressInfo
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  return port
+}
+
+/** `port`: listen there (a server that comes up where a client already looks); default any free one. */
+export async function startScriptedServer(script: ScriptedAnswer[], opts: { port?: number } = {}) {
   const requests: Recorded[] = []
   const server = http.createServer((req, res) => {
     let raw = ''
@@ -38,7 +48,7 @@ export async function startScriptedServer(script: ScriptedAnswer[]) {
       else send()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,

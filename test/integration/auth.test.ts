@@ -109,7 +109,14 @@ describe('web pages, without a token', () => {
     const detailed = await t.app.inject({ method: 'GET', url: '/ready', headers: { authorization: `Bearer ${TOKEN}` } })
     expect(detailed.json()).toEqual({
       ready: true,
-      checks: { index: 'open', initialSync: 'done', lastSync: 'ok', folder: 'held' },
+      checks: {
+        index: 'open',
+        initialSync: 'done',
+        lastSync: 'ok',
+        workspace: 'writable',
+        embedder: 'none',
+        folder: 'held',
+      },
     })
   })
 

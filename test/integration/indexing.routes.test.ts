@@ -186,14 +186,28 @@ describe('GET /health and GET /ready', () => {
     expect(notReady.statusCode).toBe(503)
     expect(notReady.json()).toEqual({
       ready: false,
-      checks: { index: 'open', initialSync: 'pending', lastSync: 'none', folder: 'held' },
+      checks: {
+        index: 'open',
+        initialSync: 'pending',
+        lastSync: 'none',
+        workspace: 'writable',
+        embedder: 'none',
+        folder: 'held',
+      },
     })
     await t.sync()
     const ready = await t.app.inject({ method: 'GET', url: '/ready' })
     expect(ready.statusCode).toBe(200)
     expect(ready.json()).toEqual({
       ready: true,
-      checks: { index: 'open', initialSync: 'done', lastSync: 'ok', folder: 'held' },
+      checks: {
+        index: 'open',
+        initialSync: 'done',
+        lastSync: 'ok',
+        workspace: 'writable',
+        embedder: 'none',
+        folder: 'held',
+      },
     })
   })
 })

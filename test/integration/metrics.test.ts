@@ -103,10 +103,45 @@ describe('GET /metrics', () => {
     expect(sample(page, 'mnemo_provider_errors_total', { kind: 'embedding', use: 'index' })).toBe(1)
   })
 
+  it('is the admin token’s: an agent token gets 403 AGENT_FORBIDDEN, no token 401', async () => {
+    const agent = 'alice-token-0123456789'
+    const t = await buildTestApp({
+      env: { MNEMO_API_TOKEN: TOKEN, MNEMO_AGENT_TOKENS: `main:${agent}` },
+      sync: false,
+    })
+    apps.push(t)
+    const get = (token?: string) =>
+      t.app.inject({ method: 'GET', url: '/metrics', headers: token ? { authorization: `Bearer ${token}` } : {} })
+    const asAgent = await get(agent)
+    expect(asAgent.statusCode).toBe(403)
+    expect(asAgent.json()).toMatchObject({ code: 'AGENT_FORBIDDEN' })
+    expect(asAgent.body).not.toContain('mnemo_')
+    expect((await get()).statusCode).toBe(401)
+    const asAdmin = await get(TOKEN)
+    expect(asAdmin.statusCode).toBe(200)
+    expect(asAdmin.body).toContain('mnemo_http_request_duration_seconds')
+  })
+
+  it('needs no token when none is configured (loopback)', async () => {
+    const t = await buildTestApp({ sync: false })
+    apps.push(t)
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' })
+    expect(res.statusCode).toBe(200)
+  })
+
   it('is open without a token only with MNEMO_METRICS_PUBLIC=true, and counts flushes', async () => {
-    const t = await buildTestApp({ env: { MNEMO_API_TOKEN: TOKEN, MNEMO_METRICS_PUBLIC: 'true' } })
+    const agent = 'alice-token-0123456789'
+    const t = await buildTestApp({
+      env: { MNEMO_API_TOKEN: TOKEN, MNEMO_AGENT_TOKENS: `main:${agent}`, MNEMO_METRICS_PUBLIC: 'true' },
+    })
     apps.push(t)
     const auth = { authorization: `Bearer ${TOKEN}` }
+    const asAgent = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${agent}` },
+    })
+    expect(asAgent.statusCode).toBe(200)
     for (let i = 0; i < 2; i++) {
       const flushed = await t.app.inject({
         method: 'POST',

@@ -77,3 +77,41 @@ describe('files the service may not read', () => {
     expect(inPrivate).toMatchObject({ status: 403, body: { code: 'PERMISSION_DENIED' } })
   })
 })
+
+describe('a workspace the service may not write', () => {
+  it.skipIf(!asRoot)('is a warning at start and /ready checks.workspace, not a silent 403 on every write', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-perm-')))
+    dirs.push(dir)
+    const ws = path.join(dir, 'workspace')
+    fs.mkdirSync(path.join(ws, 'memory'), { recursive: true })
+    fs.writeFileSync(path.join(ws, 'MEMORY.md'), '# Facts\nThe heron nests by the mill pond.\n')
+    // The data dir is the service's; the workspace stays root's (a root-owned volume).
+    fs.chmodSync(dir, 0o755)
+    fs.mkdirSync(path.join(dir, 'data'))
+    fs.chownSync(path.join(dir, 'data'), NOBODY.uid, NOBODY.gid)
+
+    const proc = startService({ MNEMO_WORKSPACE: ws, MNEMO_DATA_DIR: path.join(dir, 'data') }, dir, NOBODY)
+    services.push(proc)
+    const url = await proc.ready()
+    const ready = await fetch(`${url}/ready`)
+    expect(ready.status).toBe(200)
+    expect(await ready.json()).toMatchObject({ ready: true, checks: { workspace: 'read-only' } })
+    const warning = proc
+      .out()
+      .split('\n')
+      .find((line) => line.includes('may not write the workspace'))
+    expect(JSON.parse(warning ?? '{}')).toMatchObject({ level: 40, workspace: ws, uid: NOBODY.uid })
+    const search = await fetch(`${url}/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'heron mill pond' }),
+    })
+    expect(((await search.json()) as { results: { path: string }[] }).results[0]?.path).toBe('MEMORY.md')
+    const write = await fetch(`${url}/files/memory/2026-03-01.md`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/markdown' },
+      body: '- a note',
+    })
+    expect(write.status).toBe(403)
+  })
+})

@@ -14,6 +14,12 @@ export const Ready = z
         folder: z
           .enum(['held', 'replaced'])
           .describe('replaced: MNEMO_WORKSPACE was replaced after start (a symlink or another folder): refused'),
+        workspace: z
+          .enum(['writable', 'read-only'])
+          .describe('Whether the service may write the workspace; read-only: writes answer 403, reads and search work'),
+        embedder: z
+          .enum(['none', 'ready', 'pending'])
+          .describe('pending: the embedding server has not answered yet; keyword search works meanwhile (GET /index)'),
       })
       .optional()
       .describe('What readiness waits for; shown when the request carries a token (or none is configured)'),

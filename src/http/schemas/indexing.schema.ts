@@ -52,6 +52,15 @@ export const IndexStatus = z
       provider: z.string().describe('Embedding provider in use ("none": keyword only)'),
       model: z.string().nullable(),
       dims: z.number().int().nullable(),
+      state: z
+        .enum(['none', 'ready', 'pending'])
+        .describe(
+          'pending: the server of a model whose dimensions mnemo must ask has not answered yet; searches run by ' +
+            'keyword (degraded.vector says why) and it is asked again in the background, 1 s after a failure, ' +
+            'doubling to every 60 s. Once it answers, the index is rebuilt with vectors',
+        ),
+      error: z.string().optional().describe('While pending: why the last probe failed'),
+      nextProbeAt: z.string().optional().describe('While pending: when the server is asked next (ISO 8601)'),
     }),
     vectorBackend: z
       .enum(['none', 'sqlite-vec', 'scan'])
