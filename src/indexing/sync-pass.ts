@@ -67,14 +67,7 @@ export type SyncOptions = {
 /** What a sync needs of an index. */
 export type IndexTarget = Pick<
   IndexStore,
-  | 'transaction'
-  | 'applyChanges'
-  | 'mergeStep'
-  | 'storesVectors'
-  | 'listFiles'
-  | 'getFile'
-  | 'pendingVectors'
-  | 'pendingVectorCount'
+  'transaction' | 'applyChanges' | 'storesVectors' | 'listFiles' | 'getFile' | 'pendingVectors' | 'pendingVectorCount'
 >
 
 /**
@@ -179,13 +172,6 @@ export function startPass(
       )
     }
     for (const target of writeTo()) await target.applyChanges({ replace: w, touch: t }, steps)
-    // A rebuild's index merges its FTS5 segments in small steps, one per commit.
-    if (background) {
-      for (const target of writeTo()) {
-        await slicer.yield()
-        target.mergeStep()
-      }
-    }
   }
 
   const gone: Gone[] = []

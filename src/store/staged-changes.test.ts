@@ -198,4 +198,23 @@ describe('staged changes', () => {
     await again.store.applyChanges({ replace: [version('memory/big.md', 'gamma', n, 3)] }, steps())
     expect(visibleWords(again.store)).toEqual(new Map([['gamma', n]]))
   })
+
+  it("keeps a rebuild's scratch index merged while a big file is written in many commits", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-staged-'))
+    dirs.push(dir)
+    const dbPath = path.join(dir, 'index.sqlite')
+    const store = createIndexStore({ dbPath, scratch: true })
+    const db = openDatabase(dbPath, { readonly: true })
+    closers.push(() => {
+      db.close()
+      store.close()
+    })
+    // Every commit adds an FTS5 segment; a scratch index does not merge them by itself, so
+    // without a merge step per commit this file would leave about 40 of them.
+    const commits = 40
+    await store.applyChanges({ replace: [version('memory/big.md', 'alpha', commits * PER_TRANSACTION, 1)] }, steps())
+    const segments = db.prepare<[], { n: number }>('SELECT COUNT(DISTINCT segid) AS n FROM chunks_fts_idx').get()?.n
+    expect(segments).toBeGreaterThan(0)
+    expect(segments).toBeLessThan(commits / 4)
+  })
 })
