@@ -71,6 +71,16 @@ describe('queryTerms', () => {
     const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ')
     expect(queryTerms(long)).toHaveLength(MAX_QUERY_TERMS)
   })
+
+  it('takes the terms of a long Chinese query from its start, reading on while it needs more', () => {
+    // 4,000 characters whose start alone holds far more than MAX_QUERY_TERMS distinct bigrams.
+    const varied = Array.from({ length: 4000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 37) % 5000))).join('')
+    expect(queryTerms(varied)).toEqual(queryTerms(varied.slice(0, 200)))
+    expect(queryTerms(varied)).toHaveLength(MAX_QUERY_TERMS)
+    // Five distinct bigrams repeated past the first window: the terms after it still count.
+    const repeated = `${'数据库迁移'.repeat(100)}周五完成备份`
+    expect(queryTerms(repeated)).toEqual(expect.arrayContaining(['数据', '移数', '完成', '备份']))
+  })
 })
 
 describe('analyseQuery names', () => {

@@ -22,6 +22,13 @@ const MAX_COMPOUND_PARTS = 6
 const MAX_TOKEN_CHARS = 64
 /** Cap on query terms so a pasted page cannot make one search walk the whole index. */
 export const MAX_QUERY_TERMS = 48
+/**
+ * Characters of a Chinese run a query segments at a time, in UTF-16 units. Word
+ * segmentation (ICU's dictionary) is the costly step of analysing a query; a window of 256
+ * characters yields far more than MAX_QUERY_TERMS bigrams, after which the rest of the query
+ * cannot change its terms. A mixed 4,000-character query: 2.3 ms → 0.2 ms on the main thread.
+ */
+const CJK_QUERY_WINDOW = 256
 
 const CONNECTOR = /[-_.:/@+#]/
 /** Splits camelCase and PascalCase: getUserName → get|User|Name, HTTPServer → HTTP|Server. */
@@ -127,6 +134,17 @@ export function* termRuns(text: string): Generator<{ at: number; terms: string[]
   }
 }
 
+/** `text` in pieces of about `size` UTF-16 units, never splitting a surrogate pair. */
+function* windows(text: string, size: number): Generator<string> {
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(text.length, at + size)
+    const unit = text.charCodeAt(end)
+    if (end < text.length && unit >= 0xdc00 && unit <= 0xdfff) end++
+    yield text.slice(at, end)
+    at = end
+  }
+}
+
 /** CJK sub-runs of a query run, split at function words and question words. */
 function cjkQueryRuns(run: string): string[] {
   const runs: string[] = []
@@ -169,18 +187,29 @@ export function analyseQuery(query: string): QueryAnalysis {
   const content: string[] = []
   const fallback: string[] = []
   const named = new Set<string>()
+  // Once MAX_QUERY_TERMS distinct content terms are found, the rest of the query is not read
+  // (nor can a later capitalised repeat of a kept term make it a name).
+  const distinct = new Set<string>()
+  const addContent = (term: string) => {
+    content.push(term)
+    distinct.add(term)
+  }
   for (const match of text.matchAll(TEXT_RUN)) {
+    if (distinct.size >= MAX_QUERY_TERMS) break
     const [, cjk, word] = match
     if (word !== undefined) {
       const name = isName(word, text, match.index)
       for (const w of wordTerms(word)) {
         fallback.push(w.term)
-        if (!w.stop) content.push(w.term)
+        if (!w.stop) addContent(w.term)
         if (name) named.add(w.term)
       }
     } else if (cjk !== undefined) {
       fallback.push(...bigrams(cjk))
-      for (const run of cjkQueryRuns(cjk)) content.push(...bigrams(run))
+      for (const piece of windows(cjk, CJK_QUERY_WINDOW)) {
+        if (distinct.size >= MAX_QUERY_TERMS) break
+        for (const run of cjkQueryRuns(piece)) for (const term of bigrams(run)) addContent(term)
+      }
     }
   }
   const terms = [...new Set(content.length > 0 ? content : fallback)].slice(0, MAX_QUERY_TERMS)
