@@ -2,24 +2,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { inotifyWatches } from '../../test/helpers/proc-handles.js'
 import { isOutsideSources, watchSources, type Watcher } from './watcher.js'
-
-/** Inotify watches this process holds (Linux). */
-function inotifyWatches(): number {
-  let watches = 0
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue
-      watches += fs
-        .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
-        .split('\n')
-        .filter((l) => l.startsWith('inotify wd:')).length
-    } catch {
-      // Closed while looking.
-    }
-  }
-  return watches
-}
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 10))

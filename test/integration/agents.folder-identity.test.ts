@@ -6,10 +6,10 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { startSwapper } from '../helpers/folder-swapper.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const ALICE = 'alice-token-0123456789abcdef'
@@ -222,38 +222,3 @@ describe('the team folder or the workspace replaced after start', () => {
     expect((await app.app.inject({ method: 'GET', url: '/files/MEMORY.md' })).statusCode).toBe(200)
   })
 })
-
-/**
- * Swaps `<dir>/<name>` with the symlink `<dir>/<name>.link` in a loop on a real thread until
- * told to stop, as fast as it can.
- */
-function startSwapper(dir: string, name: string): { stop(): Promise<number> } {
-  const worker = new Worker(
-    `
-    const fs = require('node:fs')
-    const { workerData, parentPort } = require('node:worker_threads')
-    const p = (n) => workerData.dir + '/' + workerData.name + n
-    let stop = false
-    let swaps = 0
-    parentPort.on('message', () => (stop = true))
-    const step = (from, to) => { try { fs.renameSync(p(from), p(to)) } catch {} }
-    const loop = () => {
-      for (let i = 0; i < 200 && !stop; i++) {
-        step('', '.real'); step('.link', ''); step('', '.link'); step('.real', '')
-        swaps++
-      }
-      if (stop) parentPort.postMessage(swaps)
-      else setImmediate(loop)
-    }
-    loop()
-    `,
-    { eval: true, workerData: { dir, name } },
-  )
-  return {
-    stop: () =>
-      new Promise((resolve) => {
-        worker.once('message', (swaps: number) => void worker.terminate().then(() => resolve(swaps)))
-        worker.postMessage('stop')
-      }),
-  }
-}

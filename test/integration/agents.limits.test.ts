@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { inotifyWatches, openFds } from '../helpers/proc-handles.js'
 
 let t: AgentsApp
 afterEach(() => t.close())
@@ -144,25 +145,6 @@ describe('MNEMO_MAX_FOLDERS_PER_AGENT', () => {
     expect((await put('memory/e/z.md')).json()).toMatchObject({ code: 'FOLDER_LIMIT' })
   })
 })
-
-/** Inotify watches this process holds (Linux: the "inotify wd:" lines of its inotify descriptors). */
-function inotifyWatches(): number {
-  let watches = 0
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue
-      watches += fs
-        .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
-        .split('\n')
-        .filter((l) => l.startsWith('inotify wd:')).length
-    } catch {
-      // Closed while looking: not held any more.
-    }
-  }
-  return watches
-}
-
-const openFds = () => fs.readdirSync('/proc/self/fd').length
 
 describe('opening many agents at once', () => {
   it.skipIf(!fs.existsSync('/proc/self/fd'))(

@@ -5,47 +5,15 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { startSwapper } from '../helpers/folder-swapper.js'
 
 const SWAP_MS = 4000
 const SECRET = 'ZEBRAFISH-OUTSIDE-7731'
 
 let t: TestApp
 afterEach(() => t.close())
-
-/** Swaps `<memory>/sub` with the symlink `<memory>/sub.link` in a loop until told to stop. */
-function startSwapper(memory: string): { stop(): Promise<number> } {
-  const worker = new Worker(
-    `
-    const fs = require('node:fs')
-    const { workerData, parentPort } = require('node:worker_threads')
-    const p = (n) => workerData.memory + '/' + n
-    let stop = false
-    let swaps = 0
-    parentPort.on('message', () => (stop = true))
-    const step = (from, to) => { try { fs.renameSync(p(from), p(to)) } catch {} }
-    const loop = () => {
-      for (let i = 0; i < 200 && !stop; i++) {
-        step('sub', 'sub.real'); step('sub.link', 'sub'); step('sub', 'sub.link'); step('sub.real', 'sub')
-        swaps++
-      }
-      if (stop) parentPort.postMessage(swaps)
-      else setImmediate(loop)
-    }
-    loop()
-    `,
-    { eval: true, workerData: { memory } },
-  )
-  return {
-    stop: () =>
-      new Promise((resolve) => {
-        worker.once('message', (swaps: number) => void worker.terminate().then(() => resolve(swaps)))
-        worker.postMessage('stop')
-      }),
-  }
-}
 
 describe('a folder swapped for a symlink during requests', () => {
   it('never lets a read, a write, a sync or a search reach outside the workspace', async () => {
@@ -66,7 +34,7 @@ describe('a folder swapped for a symlink during requests', () => {
       statuses.push(status)
       if (body.includes(SECRET)) leaks.push(what)
     }
-    const swapper = startSwapper(t.ws.abs('memory'))
+    const swapper = startSwapper(t.ws.abs('memory'), 'sub')
     const until = Date.now() + SWAP_MS
     let round = 0
     while (Date.now() < until) {
