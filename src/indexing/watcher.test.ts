@@ -55,6 +55,43 @@ describe('watchSources', () => {
   )
 })
 
+describe('watchSources under a storm of renames', () => {
+  it.skipIf(!fs.existsSync('/proc/self/fd'))(
+    'ends watching the folder that is in place once a folder swapped with a symlink thousands of times settles',
+    async () => {
+      const memory = path.join(root, 'memory')
+      fs.mkdirSync(path.join(memory, 'sub'), { recursive: true })
+      fs.mkdirSync(path.join(root, 'elsewhere'))
+      fs.symlinkSync(path.join(root, 'elsewhere'), path.join(memory, 'sub.link'))
+      const before = inotifyWatches()
+      const changed: string[] = []
+      watcher = await watchSources(
+        { root, scanRoots: ['MEMORY.md', 'memory'], sessions: null },
+        { onChange: (p) => changed.push(p), onError: (err) => changed.push(`error ${String(err)}`) },
+      )
+      expect(inotifyWatches() - before).toBe(3)
+      const move = (from: string, to: string) => fs.renameSync(path.join(memory, from), path.join(memory, to))
+      for (let round = 0; round < 3; round++) {
+        // Each step lands in the watcher's event queue before the previous step's lstat answers.
+        for (let i = 0; i < 500; i++) {
+          move('sub', 'sub.real')
+          move('sub.link', 'sub')
+          move('sub', 'sub.link')
+          move('sub.real', 'sub')
+        }
+        await new Promise((r) => setImmediate(r))
+      }
+      // The real folder is back in place: watched again (root, memory, memory/sub), the symlink not entered.
+      await until(() => inotifyWatches() - before === 3)
+      fs.writeFileSync(path.join(memory, 'sub/after.md'), 'x\n')
+      await until(() => changed.includes(path.join(memory, 'sub/after.md')))
+      expect(changed).toContain(path.join(memory, 'sub/after.md'))
+      expect(inotifyWatches() - before).toBe(3)
+      expect(changed.filter((p) => p.startsWith('error') || p.includes('elsewhere'))).toEqual([])
+    },
+  )
+})
+
 describe('isOutsideSources', () => {
   it.each([
     ['', false],
