@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `mnemo` command: `mnemo` or `mnemo serve` runs the service (main.ts); `mnemo mcp`
+ * The `mnemo` command: `mnemo` or `mnemo serve` runs the service (serve.ts); `mnemo mcp`
  * speaks MCP over stdio to a running service (mcp-stdio.ts); `search`, `get`, `index` and
  * `flush` make one call to a running service (cli-client.ts).
  */
@@ -25,7 +25,8 @@ if (problem) {
 }
 
 const command = process.argv[2] ?? 'serve'
-if (command === 'serve') await import('./main.js')
+// The Node.js version is checked above, as main.ts would.
+if (command === 'serve') await import('./serve.js')
 else if (command === 'mcp') await import('./mcp-stdio.js')
 else if (CLIENT_COMMANDS.has(command)) {
   const { clientMain } = await import('./cli-client.js')

@@ -6,7 +6,7 @@
 import os from 'node:os'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config/load-config.js'
-import { isLoopbackHost } from './config/loopback.js'
+import { openWithoutToken } from './config/loopback.js'
 import { unknownVariables, unknownVariableWarning } from './config/unknown-variables.js'
 import { createContainer } from './container.js'
 import { probeEmbeddingDims } from './providers/probe-dims.js'
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   for (const unknown of unknownVariables(process.env)) {
     logger.warn({ variable: unknown.name, suggestion: unknown.suggestion }, unknownVariableWarning(unknown))
   }
-  if (!isLoopbackHost(config.server.host) && !config.server.apiToken && config.agents.tokens.size === 0) {
+  if (openWithoutToken(config.server.host, config.server.apiToken, config.agents.tokens.size)) {
     logger.warn(
       { host: config.server.host },
       'listening beyond loopback without a token (MNEMO_ALLOW_NO_TOKEN=true): anyone who can reach this port is admin over every agent',

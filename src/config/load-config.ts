@@ -8,7 +8,7 @@ import path from 'node:path'
 import { MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
 import type { Config } from './config.js'
 import { envSchema } from './env-schema.js'
-import { isLoopbackHost } from './loopback.js'
+import { openWithoutToken } from './loopback.js'
 import { loadAdminToken, loadAgentTokens } from './token-settings.js'
 
 export class ConfigError extends Error {
@@ -101,7 +101,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   const apiToken = loadAdminToken(e, cwd, issues)
   const agentTokens = loadAgentTokens(e, apiToken, cwd, issues)
   // Safe by default (SPEC §7): beyond loopback, no token would make anyone on the network admin.
-  if (!isLoopbackHost(e.MNEMO_HOST) && apiToken === undefined && agentTokens.size === 0 && !e.MNEMO_ALLOW_NO_TOKEN) {
+  if (openWithoutToken(e.MNEMO_HOST, apiToken, agentTokens.size) && !e.MNEMO_ALLOW_NO_TOKEN) {
     issues.push(
       `MNEMO_API_TOKEN: needed because MNEMO_HOST=${e.MNEMO_HOST} is reachable from other machines; set it ` +
         '(or MNEMO_API_TOKEN_FILE, or agent tokens), or set MNEMO_ALLOW_NO_TOKEN=true to serve without a token',

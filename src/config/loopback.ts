@@ -8,3 +8,11 @@ export function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase()
   return h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
 }
+
+/**
+ * Whether the service would answer other machines with no token at all: refused at start-up
+ * unless MNEMO_ALLOW_NO_TOKEN=true, and warned about when it is.
+ */
+export function openWithoutToken(host: string, apiToken: string | undefined, agentTokens: number): boolean {
+  return !isLoopbackHost(host) && apiToken === undefined && agentTokens === 0
+}

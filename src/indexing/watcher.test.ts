@@ -21,6 +21,16 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true })
 })
 
+/** Watches the workspace's memory sources; the list fills with every change (and error) reported. */
+async function watchMemory(): Promise<string[]> {
+  const changed: string[] = []
+  watcher = await watchSources(
+    { root, scanRoots: ['MEMORY.md', 'memory'], sessions: null },
+    { onChange: (p) => changed.push(p), onError: (err) => changed.push(`error ${String(err)}`) },
+  )
+  return changed
+}
+
 describe('watchSources', () => {
   it.skipIf(!fs.existsSync('/proc/self/fd'))(
     'watches source folders only, one watch each, however many files they hold',
@@ -30,11 +40,7 @@ describe('watchSources', () => {
       fs.mkdirSync(path.join(root, 'memory/.obsidian'))
       for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(root, `memory/2026-01-${i}.md`), 'x\n')
       const before = inotifyWatches()
-      const changed: string[] = []
-      watcher = await watchSources(
-        { root, scanRoots: ['MEMORY.md', 'memory'], sessions: null },
-        { onChange: (p) => changed.push(p), onError: (err) => changed.push(`error ${String(err)}`) },
-      )
+      const changed = await watchMemory()
       // The root, memory/ and memory/projects/: not src/, not the hidden folder, no file.
       expect(inotifyWatches() - before).toBe(3)
 
@@ -64,11 +70,7 @@ describe('watchSources under a storm of renames', () => {
       fs.mkdirSync(path.join(root, 'elsewhere'))
       fs.symlinkSync(path.join(root, 'elsewhere'), path.join(memory, 'sub.link'))
       const before = inotifyWatches()
-      const changed: string[] = []
-      watcher = await watchSources(
-        { root, scanRoots: ['MEMORY.md', 'memory'], sessions: null },
-        { onChange: (p) => changed.push(p), onError: (err) => changed.push(`error ${String(err)}`) },
-      )
+      const changed = await watchMemory()
       expect(inotifyWatches() - before).toBe(3)
       const move = (from: string, to: string) => fs.renameSync(path.join(memory, from), path.join(memory, to))
       for (let round = 0; round < 3; round++) {

@@ -184,35 +184,30 @@ export type QueryAnalysis = { terms: string[]; names: boolean[] }
  */
 export function analyseQuery(query: string): QueryAnalysis {
   const text = query.normalize('NFKC')
-  const content: string[] = []
+  // Content terms in query order, each once. Once MAX_QUERY_TERMS are found, the rest of the
+  // query is not read (nor can a later capitalised repeat of a kept term make it a name).
+  const content = new Set<string>()
   const fallback: string[] = []
   const named = new Set<string>()
-  // Once MAX_QUERY_TERMS distinct content terms are found, the rest of the query is not read
-  // (nor can a later capitalised repeat of a kept term make it a name).
-  const distinct = new Set<string>()
-  const addContent = (term: string) => {
-    content.push(term)
-    distinct.add(term)
-  }
   for (const match of text.matchAll(TEXT_RUN)) {
-    if (distinct.size >= MAX_QUERY_TERMS) break
+    if (content.size >= MAX_QUERY_TERMS) break
     const [, cjk, word] = match
     if (word !== undefined) {
       const name = isName(word, text, match.index)
       for (const w of wordTerms(word)) {
         fallback.push(w.term)
-        if (!w.stop) addContent(w.term)
+        if (!w.stop) content.add(w.term)
         if (name) named.add(w.term)
       }
     } else if (cjk !== undefined) {
       fallback.push(...bigrams(cjk))
       for (const piece of windows(cjk, CJK_QUERY_WINDOW)) {
-        if (distinct.size >= MAX_QUERY_TERMS) break
-        for (const run of cjkQueryRuns(piece)) for (const term of bigrams(run)) addContent(term)
+        if (content.size >= MAX_QUERY_TERMS) break
+        for (const run of cjkQueryRuns(piece)) for (const term of bigrams(run)) content.add(term)
       }
     }
   }
-  const terms = [...new Set(content.length > 0 ? content : fallback)].slice(0, MAX_QUERY_TERMS)
+  const terms = [...(content.size > 0 ? content : new Set(fallback))].slice(0, MAX_QUERY_TERMS)
   return { terms, names: terms.map((t) => named.has(t)) }
 }
 
