@@ -6,10 +6,10 @@
  * must be a regular file with one link. Lookups return a union; the route maps it to a status.
  */
 import path from 'node:path'
-import { sha256 } from '../indexing/hashing.js'
+import { sha256 } from '../domain/hashing.js'
 import { checkRelPath, resolveInside } from '../shared/safe-path.js'
 import type { IndexStore } from '../store/index-store.js'
-import type { Source } from '../store/chunks-repo.js'
+import type { Source } from '../domain/chunks.js'
 import { decodeText, splitLines } from '../text/lines.js'
 import type { MemoryPaths } from './memory-paths.js'
 import { readWorkspaceFile } from './workspace-fs.js'

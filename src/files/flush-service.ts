@@ -29,7 +29,7 @@ import {
   type WriteTarget,
 } from './file-writer.js'
 import { FLUSH_MARKER, hasFlushMarker, hasNul, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
-import { MEMORY_DIR } from './memory-paths.js'
+import { MEMORY_DIR } from '../domain/layout.js'
 import type { MakeFolder } from './workspace-fs.js'
 import { indexWritten } from './write-service.js'
 

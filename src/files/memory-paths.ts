@@ -6,10 +6,7 @@
  * starting with `.`) are never sources. The scanner, the watcher and the file API all ask
  * this one policy, including which sources the write API may change.
  */
-export const MEMORY_FILE = 'MEMORY.md'
-export const MEMORY_DIR = 'memory'
-/** Paths of session transcripts start with this segment, whatever folder they live in. */
-export const SESSIONS_PREFIX = 'sessions'
+import { MEMORY_DIR, MEMORY_FILE, SESSIONS_PREFIX } from '../domain/layout.js'
 
 const isMarkdown = (rel: string) => rel.toLowerCase().endsWith('.md')
 const hasHiddenSegment = (rel: string) => rel.split('/').some((s) => s.startsWith('.'))

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { MEMORY_DIR } from './memory-paths.js'
+import { MEMORY_DIR } from '../domain/layout.js'
 
 export type WorkspaceAccess = 'writable' | 'read-only'
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { MEMORY_DIR, MEMORY_FILE } from './memory-paths.js'
+import { MEMORY_DIR, MEMORY_FILE } from '../domain/layout.js'
 
 const EXAMPLE_MEMORY = `# MEMORY.md
 

@@ -8,7 +8,7 @@
  * the next sync indexes it): the file is the source of truth.
  */
 import { createHash } from 'node:crypto'
-import { sha256 } from '../indexing/hashing.js'
+import { sha256 } from '../domain/hashing.js'
 import { appError, isAppError } from '../shared/errors.js'
 import type { InFlight } from '../shared/in-flight.js'
 import type { KeyedMutex } from '../shared/keyed-mutex.js'

@@ -8,10 +8,11 @@
 import type { Dirent } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { SESSIONS_PREFIX, type MemoryPaths } from '../files/memory-paths.js'
+import { SESSIONS_PREFIX } from '../domain/layout.js'
+import type { MemoryPaths } from '../files/memory-paths.js'
 import { appError } from '../shared/errors.js'
 import { isInside } from '../shared/safe-path.js'
-import type { Source } from '../store/chunks-repo.js'
+import type { Source } from '../domain/chunks.js'
 
 export type ScannedFile = {
   /** Workspace-relative POSIX path (transcripts: `sessions/<path in the folder>`). */

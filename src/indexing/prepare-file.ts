@@ -7,7 +7,7 @@ import type { Config } from '../config/config.js'
 import { indexTokens } from '../text/analyzer.js'
 import { createLru } from '../shared/lru.js'
 import { countLines } from '../text/lines.js'
-import type { ChunkInput, FileRecord, Source } from '../store/chunks-repo.js'
+import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
 import { chunkMarkdown } from './chunker.js'
 import { embedInputHash } from './embed-input.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dot } from './vectors.js'
+import { dot } from '../domain/vectors.js'
 import { createHashEmbeddings, hashEmbed } from './hash-embeddings.js'
 
 const sim = (a: string, b: string) => dot(hashEmbed(a, 256), hashEmbed(b, 256))

@@ -9,7 +9,7 @@ import { modelDims, modelPooling, modelPrefixes, readModelDir } from './onnx-mod
 import { ProviderError } from './provider-error.js'
 import { configureRuntime, loadTransformers, type LoadTransformers } from './transformers-runtime.js'
 import type { EmbeddingProvider } from './types.js'
-import { normalizeVector } from './vectors.js'
+import { normalizeVector } from '../domain/vectors.js'
 
 export type OnnxEmbeddingsOptions = {
   modelDir: string

@@ -7,7 +7,7 @@ import { z } from 'zod'
 import { defaultHttpDeps, postJson, type HttpDeps } from './http-json.js'
 import { ProviderError } from './provider-error.js'
 import type { EmbeddingBatch, EmbeddingProvider } from './types.js'
-import { normalizeVector, vectorProblem } from './vectors.js'
+import { normalizeVector, vectorProblem } from '../domain/vectors.js'
 
 export const OPENAI_DEFAULT_MODEL = 'text-embedding-3-small'
 

@@ -5,7 +5,8 @@
  * SQLite work; network calls (embedders, rerankers) stay with the caller.
  */
 import type { IndexStore } from '../store/index-store.js'
-import { createKeywordSearch, type KeywordFilters, type KeywordHit } from './keyword-search.js'
+import type { ChunkFilters } from '../domain/chunks.js'
+import { createKeywordSearch, type KeywordHit } from './keyword-search.js'
 import { createVectorSearch, type VectorHit } from './vector-search.js'
 
 export type KeywordRequest = {
@@ -13,12 +14,12 @@ export type KeywordRequest = {
   /** Whether each term was written as a name (analyzer.ts analyseQuery); default none. */
   names?: boolean[] | undefined
   limit: number
-  filters: KeywordFilters
+  filters: ChunkFilters
 }
 export type VectorRequest = {
   vector: Float32Array
   limit: number
-  filters: KeywordFilters
+  filters: ChunkFilters
   /** Search only these shards (the pool splits a search over its workers); default all. */
   shards?: number[] | undefined
 }

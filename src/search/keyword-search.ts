@@ -5,7 +5,8 @@
  * divided by the query's IDF mass) from the terms stored with each chunk.
  */
 import type { IndexStore } from '../store/index-store.js'
-import type { ChunkHead, KeywordQuery, KeywordRow } from '../store/search-repo.js'
+import type { ChunkFilters, ChunkHead } from '../domain/chunks.js'
+import type { KeywordRow } from '../store/search-repo.js'
 import { countTerm } from './bm25.js'
 import { buildFtsQuery } from './fts-query.js'
 import { planKeywordQuery, type TermStat } from './keyword-plan.js'
@@ -22,8 +23,6 @@ export const HEADING_WEIGHT = 2
  * exact search while halving search time on 10,000 chunks (BENCHMARKS.md).
  */
 export const POSTING_BUDGET = 1000
-
-export type KeywordFilters = Pick<KeywordQuery, 'pathPrefix' | 'source' | 'excludeMemoryFile'>
 
 /** A chunk and its absolute textScore (scores.ts), in [0, 1), higher is better. */
 export type KeywordHit = ChunkHead & { textScore: number }
@@ -60,7 +59,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   function search(
     terms: readonly string[],
     limit: number,
-    filters: KeywordFilters,
+    filters: ChunkFilters,
     names: readonly boolean[] = [],
   ): KeywordHit[] {
     if (terms.length === 0) return []

@@ -12,7 +12,7 @@
  */
 import type { Config } from '../config/config.js'
 import type { RerankProvider } from '../providers/types.js'
-import { isZeroVector } from '../providers/vectors.js'
+import { isZeroVector } from '../domain/vectors.js'
 import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { analyseQuery, indexTokens, queryTerms } from '../text/analyzer.js'

@@ -1,5 +1,5 @@
 /** Search request and response types of the service layer (SPEC §3). */
-import type { Source } from '../store/chunks-repo.js'
+import type { Source } from '../domain/chunks.js'
 import type { Space } from '../shared/agent-id.js'
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector'

@@ -5,11 +5,10 @@
  * index (dims × 4 bytes per chunk) and every change reloads it, so it suits small and
  * medium workspaces. vectorScore = 1 − cosine distance, clamped to [0, 1].
  */
-import { dot } from '../providers/vectors.js'
+import { dot } from '../domain/vectors.js'
 import type { IndexStore } from '../store/index-store.js'
-import type { ChunkHead } from '../store/search-repo.js'
-import { shardOf, type VectorFilters } from '../store/vector-repo.js'
-import { passesFilters } from './vector-filter.js'
+import { passesFilters, type ChunkFilters, type ChunkHead } from '../domain/chunks.js'
+import { shardOf } from '../store/vector-repo.js'
 
 /** A chunk found by vector search, with its similarity in [0, 1]. */
 export type VectorHit = ChunkHead & { vectorScore: number }
@@ -44,7 +43,7 @@ export function createVectorSearch(
   function scan(
     vector: Float32Array,
     limit: number,
-    filters: VectorFilters,
+    filters: ChunkFilters,
     shards: ReadonlySet<number> | null,
   ): VectorHit[] {
     const { heads, matrix, dims } = load()
@@ -70,7 +69,7 @@ export function createVectorSearch(
   function search(
     vector: Float32Array,
     limit: number,
-    filters: VectorFilters,
+    filters: ChunkFilters,
     shards?: readonly number[],
   ): VectorHit[] {
     if (!store.vectors || limit <= 0) return []

@@ -4,28 +4,10 @@
  * chunk-rows.ts). Statements are prepared once per connection; snake_case columns are
  * mapped to camelCase here only.
  */
+import type { ChunkInput, FileRecord, PendingChunk, Source } from '../domain/chunks.js'
 import { createChunkRows, type ChunkRef } from './chunk-rows.js'
 import type { Db } from './database.js'
 import type { VectorRepo } from './vector-repo.js'
-
-export type Source = 'memory' | 'sessions'
-
-export type FileRecord = {
-  path: string
-  source: Source
-  sha256: string
-  sizeBytes: number
-  mtimeMs: number
-  lineCount: number
-  chunkCount: number
-  indexedAtMs: number
-  /**
-   * When the file was read, in process-wide read order (indexing/read-sequence.ts). Several
-   * writers (syncs, the write API, a rebuild) may index one file at once; the row from the
-   * latest read wins and an older read's write is dropped.
-   */
-  readSeq: number
-}
 
 /** A chunk row as replaceFile compares it. */
 type StoredChunk = ChunkRef & { startLine: number; endLine: number; contentHash: string }
@@ -36,34 +18,6 @@ export type ReplacePlan = { added: ChunkInput[]; removed: ChunkRef[] }
 /** Chunks with the same key have the same row content (terms derive from lines, hash and path). */
 export const chunkKey = (c: { startLine: number; endLine: number; contentHash: string }): string =>
   `${c.startLine}:${c.endLine}:${c.contentHash}`
-
-export type ChunkInput = {
-  startLine: number
-  endLine: number
-  text: string
-  /** Enclosing headings joined with " / ". */
-  headings: string
-  /** SHA-256 of the text the chunk is embedded from (the embedding cache key). */
-  contentHash: string
-  /** Analysed terms of the chunk text, space-separated (text/analyzer.ts). */
-  bodyTerms: string
-  /** Analysed terms of the enclosing headings and the file path. */
-  headingTerms: string
-  /** Number of terms in both columns (BM25's document length). */
-  tokenCount: number
-  /** The chunk's embedding; absent while the provider has not produced it. */
-  vector?: Float32Array | undefined
-}
-
-/** A chunk still waiting for its vector. */
-export type PendingChunk = {
-  id: number
-  path: string
-  source: Source
-  text: string
-  headings: string
-  contentHash: string
-}
 
 type FileRow = {
   path: string

@@ -11,29 +11,16 @@
  * any more; only then do the queries check each row's visibility (schema.ts), so a search
  * sees every file whole, its old chunks or its new ones, at no cost the rest of the time.
  */
-import { MEMORY_FILE } from '../files/memory-paths.js'
-import type { Source } from './chunks-repo.js'
+import type { ChunkFilters, ChunkHead, Source } from '../domain/chunks.js'
+import { MEMORY_FILE } from '../domain/layout.js'
 import type { Db } from './database.js'
 
-export type KeywordQuery = {
+export type KeywordQuery = ChunkFilters & {
   /** An FTS5 MATCH expression built by search/fts-query.ts, never raw user text. */
   match: string
   limit: number
   /** BM25 weight of the heading column relative to the body (1.0). */
   headingWeight: number
-  pathPrefix?: string | undefined
-  source?: Source | undefined
-  excludeMemoryFile?: boolean | undefined
-}
-
-/** Where a chunk is, and its BM25 length; what search needs for every candidate. */
-export type ChunkHead = {
-  id: number
-  path: string
-  source: Source
-  startLine: number
-  endLine: number
-  tokenCount: number
 }
 
 /** A candidate: its head, FTS5 bm25() (negative, lower is better) and, when asked, its terms. */

@@ -16,7 +16,8 @@
 import { yieldToEventLoop } from '../shared/async.js'
 import { createKeyedMutex } from '../shared/keyed-mutex.js'
 import type { ChunkRef } from './chunk-rows.js'
-import type { ChunkInput, ChunksRepo, FileRecord, ReplacePlan } from './chunks-repo.js'
+import type { ChunkInput, FileRecord } from '../domain/chunks.js'
+import type { ChunksRepo, ReplacePlan } from './chunks-repo.js'
 
 /**
  * Analysed terms of the chunks inserted or deleted per transaction (with their FTS5 rows):

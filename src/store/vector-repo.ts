@@ -4,17 +4,11 @@
  * combination, so sqlite-vec applies them during the scan and `k` rows that pass come back
  * however many chunks the filters exclude.
  */
-import { MEMORY_FILE } from '../files/memory-paths.js'
-import { isZeroVector } from '../providers/vectors.js'
-import type { Source } from './chunks-repo.js'
+import { MEMORY_FILE } from '../domain/layout.js'
+import { isZeroVector } from '../domain/vectors.js'
+import type { ChunkFilters, Source } from '../domain/chunks.js'
 import type { Db } from './database.js'
 import type { VectorConfig } from './vector-schema.js'
-
-export type VectorFilters = {
-  pathPrefix?: string | undefined
-  source?: Source | undefined
-  excludeMemoryFile?: boolean | undefined
-}
 
 /** Upper bound of a prefix range: every string starting with `prefix` sorts below it. */
 const prefixEnd = (prefix: string) => `${prefix}\u{10FFFF}`
@@ -39,7 +33,7 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
   }
   const knnStatements = new Map<string, ReturnType<Db['prepare']>>()
 
-  function knnStatement(filters: VectorFilters, sharded: boolean) {
+  function knnStatement(filters: ChunkFilters, sharded: boolean) {
     const parts = [
       filters.source ? 's' : '',
       filters.pathPrefix ? 'p' : '',
@@ -85,7 +79,7 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
     knn: (
       vector: Float32Array,
       k: number,
-      filters: VectorFilters,
+      filters: ChunkFilters,
       shard?: number,
     ): { id: number; distance: number }[] => {
       if (!vec0) throw new Error('knn needs the sqlite-vec backend')

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { WriteResult } from '../../src/files/write-service.js'
-import { sha256 } from '../../src/indexing/hashing.js'
+import { sha256 } from '../../src/domain/hashing.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { rawRequest } from '../helpers/raw-request.js'
 

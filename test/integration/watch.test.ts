@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ContainerOverrides } from '../../src/container.js'
-import { sha256 } from '../../src/indexing/hashing.js'
+import { sha256 } from '../../src/domain/hashing.js'
 import { watchSources, type WatcherFactory } from '../../src/indexing/watcher.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { waitFor } from '../helpers/wait-for.js'

@@ -1,0 +1,78 @@
+/**
+ * What an index holds, in the terms every layer speaks: files, their chunks and the
+ * filters a search applies. Storage engines (src/store) persist these; indexing produces
+ * them; search ranks them. No engine's column names or types appear here.
+ */
+import { MEMORY_FILE } from './layout.js'
+
+export type Source = 'memory' | 'sessions'
+
+export type FileRecord = {
+  path: string
+  source: Source
+  sha256: string
+  sizeBytes: number
+  mtimeMs: number
+  lineCount: number
+  chunkCount: number
+  indexedAtMs: number
+  /**
+   * When the file was read, in process-wide read order (indexing/read-sequence.ts). Several
+   * writers (syncs, the write API, a rebuild) may index one file at once; the row from the
+   * latest read wins and an older read's write is dropped.
+   */
+  readSeq: number
+}
+
+export type ChunkInput = {
+  startLine: number
+  endLine: number
+  text: string
+  /** Enclosing headings joined with " / ". */
+  headings: string
+  /** SHA-256 of the text the chunk is embedded from (the embedding cache key). */
+  contentHash: string
+  /** Analysed terms of the chunk text, space-separated (text/analyzer.ts). */
+  bodyTerms: string
+  /** Analysed terms of the enclosing headings and the file path. */
+  headingTerms: string
+  /** Number of terms in both columns (BM25's document length). */
+  tokenCount: number
+  /** The chunk's embedding; absent while the provider has not produced it. */
+  vector?: Float32Array | undefined
+}
+
+/** A chunk still waiting for its vector. */
+export type PendingChunk = {
+  id: number
+  path: string
+  source: Source
+  text: string
+  headings: string
+  contentHash: string
+}
+
+/** Where a chunk is, and its BM25 length; what search needs for every candidate. */
+export type ChunkHead = {
+  id: number
+  path: string
+  source: Source
+  startLine: number
+  endLine: number
+  tokenCount: number
+}
+
+/** Which chunks a search considers. */
+export type ChunkFilters = {
+  pathPrefix?: string | undefined
+  source?: Source | undefined
+  /** Scope "shared": leave long-term memory (MEMORY.md) out. */
+  excludeMemoryFile?: boolean | undefined
+}
+
+/** The filters as a predicate on a chunk's path and source (pure). */
+export function passesFilters(chunk: { path: string; source: string }, filters: ChunkFilters): boolean {
+  if (filters.source && chunk.source !== filters.source) return false
+  if (filters.pathPrefix && !chunk.path.startsWith(filters.pathPrefix)) return false
+  return !(filters.excludeMemoryFile && chunk.path === MEMORY_FILE)
+}
