@@ -1,11 +1,11 @@
 /**
  * The read side of the index as the search service sees it: asynchronous, so the same
  * service runs over an in-process store (createLocalReader) or a pool of worker threads
- * that each hold a read-only connection (reader-pool.ts). Everything here is synchronous
- * SQLite work; network calls (embedders, rerankers) stay with the caller.
+ * that each hold a read-only connection (reader-pool.ts). Everything here is index work;
+ * network calls (embedders, rerankers) stay with the caller.
  */
-import type { IndexStore } from '../store/index-store.js'
 import type { ChunkFilters } from '../domain/chunks.js'
+import type { SpaceReads } from '../store/port.js'
 import { createKeywordSearch, type KeywordHit } from './keyword-search.js'
 import { createVectorSearch, type VectorHit } from './vector-search.js'
 
@@ -38,41 +38,25 @@ export interface IndexReader {
   close(): Promise<void>
 }
 
-export type ReaderStore = Pick<
-  IndexStore,
-  | 'keyword'
-  | 'anyMatch'
-  | 'partial'
-  | 'docFreqs'
-  | 'corpusStats'
-  | 'chunkTexts'
-  | 'chunkHeads'
-  | 'vectors'
-  | 'knn'
-  | 'allVectors'
-  | 'generation'
->
-
-/** The operations behind IndexReader, synchronously, over one store. */
-export function createReaderOps(store: ReaderStore) {
+/** The operations behind IndexReader over one store's reads (store/port.ts). */
+export function createReaderOps(store: SpaceReads) {
   const keyword = createKeywordSearch({ store })
   const vector = createVectorSearch(store)
   return {
-    keyword: (req: KeywordRequest): KeywordHit[] => keyword.search(req.terms, req.limit, req.filters, req.names),
-    vector: (req: VectorRequest): VectorHit[] => vector.search(req.vector, req.limit, req.filters, req.shards),
-    texts: (ids: number[]): Map<number, string> => store.chunkTexts(ids),
+    keyword: (req: KeywordRequest): Promise<KeywordHit[]> =>
+      keyword.search(req.terms, req.limit, req.filters, req.names),
+    vector: (req: VectorRequest): Promise<VectorHit[]> => vector.search(req.vector, req.limit, req.filters, req.shards),
+    texts: async (ids: number[]): Promise<Map<number, string>> => store.chunkTexts(ids),
   }
 }
 
 export type ReaderOps = ReturnType<typeof createReaderOps>
 
-/** Reads on the caller's thread (MNEMO_SEARCH_WORKERS=0). */
-export function createLocalReader(store: ReaderStore): IndexReader {
+/** Reads on the caller's thread (MNEMO_SEARCH_WORKERS=0, or an engine read over the network). */
+export function createLocalReader(store: SpaceReads): IndexReader {
   const ops = createReaderOps(store)
   return {
-    keyword: async (req) => ops.keyword(req),
-    vector: async (req) => ops.vector(req),
-    texts: async (ids) => ops.texts(ids),
+    ...ops,
     // The caller's store is the writer itself, which the swap reopens.
     suspend: async () => undefined,
     resume: () => undefined,

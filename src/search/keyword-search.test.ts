@@ -52,8 +52,8 @@ describe('keyword search planning', () => {
         docFreqs.every((df) => df < rows / 2),
         query,
       ).toBe(true)
-      const a = exact.search(terms, 50, {})
-      const b = new Map(split.search(terms, 50, {}).map((h) => [h.id, h.textScore]))
+      const a = await exact.search(terms, 50, {})
+      const b = new Map((await split.search(terms, 50, {})).map((h) => [h.id, h.textScore]))
       expect(a.length).toBeGreaterThan(3)
       for (const hit of a) {
         if (b.has(hit.id)) expect(b.get(hit.id), `${query} #${hit.id}`).toBeCloseTo(hit.textScore, 9)

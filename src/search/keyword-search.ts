@@ -1,14 +1,13 @@
 /**
- * Keyword retrieval: BM25 over FTS5, planned by document frequency (keyword-plan.ts).
- * Phase 1 lets FTS5 rank the rows matching the selective terms; phase 2 scores those
- * candidates on every query term (scores.ts: an absolute textScore, BM25 with Lucene's IDF
- * divided by the query's IDF mass) from the terms stored with each chunk.
+ * Keyword retrieval: BM25 over the store's keyword index, planned by document frequency
+ * (keyword-plan.ts). Phase 1 lets the engine rank the chunks matching the selective terms;
+ * phase 2 scores those candidates on every query term (scores.ts: an absolute textScore,
+ * BM25 with Lucene's IDF divided by the query's IDF mass) from the terms stored with each
+ * chunk. One implementation for every engine (store/port.ts).
  */
-import type { IndexStore } from '../store/index-store.js'
 import type { ChunkFilters, ChunkHead } from '../domain/chunks.js'
-import type { KeywordRow } from '../store/search-repo.js'
+import type { CorpusStats, KeywordCandidate, KeywordIndex } from '../store/port.js'
 import { countTerm } from './bm25.js'
-import { buildFtsQuery } from './fts-query.js'
 import { planKeywordQuery, type TermStat } from './keyword-plan.js'
 import { matchShare, termMatch, termWeight, textScoreOf } from './scores.js'
 
@@ -28,7 +27,7 @@ export const POSTING_BUDGET = 1000
 export type KeywordHit = ChunkHead & { textScore: number }
 
 export type KeywordSearchDeps = {
-  store: Pick<IndexStore, 'keyword' | 'anyMatch' | 'docFreqs' | 'corpusStats' | 'partial'>
+  store: KeywordIndex
   headingWeight?: number
   postingBudget?: number
 }
@@ -39,13 +38,18 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   const postingBudget = deps.postingBudget ?? POSTING_BUDGET
 
   /** Scores each candidate on every query term, from the terms stored with it. */
-  function score(rows: KeywordRow[], stats: readonly TermStat[], names: readonly boolean[]): KeywordHit[] {
-    const { rows: corpusRows, avgTokens } = store.corpusStats()
+  function score(
+    rows: KeywordCandidate[],
+    corpus: CorpusStats,
+    stats: readonly TermStat[],
+    names: readonly boolean[],
+  ): KeywordHit[] {
+    const { rows: corpusRows, avgTokens } = corpus
     const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
     return rows.map((row) => {
       const tfs = stats.map(({ term, docFreq }) => {
         if (docFreq === 0) return 0
-        const freq = countTerm(row.bodyTerms ?? '', term) + headingWeight * countTerm(row.headingTerms ?? '', term)
+        const freq = countTerm(row.bodyTerms, term) + headingWeight * countTerm(row.headingTerms, term)
         return termMatch(freq, row.tokenCount, avgTokens)
       })
       return withoutTerms(row, textScoreOf(matchShare(idfs, tfs)))
@@ -56,39 +60,39 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
    * The best `limit` chunks for the analysed query terms, best first. FTS5 picks the
    * candidates (BM25 over the selective terms); every candidate is then scored on all terms.
    */
-  function search(
+  async function search(
     terms: readonly string[],
     limit: number,
     filters: ChunkFilters,
     names: readonly boolean[] = [],
-  ): KeywordHit[] {
+  ): Promise<KeywordHit[]> {
     if (terms.length === 0) return []
-    const docFreqs = store.docFreqs(terms)
+    const [docFreqs, corpus, partial] = await Promise.all([store.docFreqs(terms), store.corpusStats(), store.partial()])
     const stats = terms.map((term, i) => ({ term, docFreq: docFreqs[i] as number }))
     // While a big file is staged, document frequencies count chunks no search can see, and
     // a plan from them could rank with a term only invisible chunks hold: rank exactly.
-    const plan = planKeywordQuery(stats, store.corpusStats().rows, store.partial() ? Infinity : postingBudget)
+    const plan = planKeywordQuery(stats, corpus.rows, partial ? Infinity : postingBudget)
     const base = { headingWeight, ...filters, limit }
     switch (plan.kind) {
       case 'empty':
         return []
       case 'noise': {
         // No term tells chunks apart: the newest matches, ranked by their scores.
-        const match = buildFtsQuery(plan.noise.map((n) => n.term)) as string
-        return best(score(store.anyMatch({ ...base, match }), stats, names), limit)
+        const rows = await store.newestMatches({ ...base, terms: plan.noise.map((n) => n.term) })
+        return best(score(rows, corpus, stats, names), limit)
       }
       case 'ranked': {
-        const match = buildFtsQuery(plan.selective) as string
         // The candidates are already several times the results wanted (search-service.ts),
         // so re-scoring them needs no extra headroom.
-        const rows = store.keyword({ ...base, match }, { withTerms: true })
+        const rows = await store.candidates({ ...base, terms: plan.selective })
         if (rows.length < limit && plan.common.length > 0) {
           // Too few rows hold a selective term: fill up with rows holding only common terms.
           const seen = new Set(rows.map((r) => r.id))
-          const commonMatch = buildFtsQuery(plan.common.map((c) => c.term)) as string
-          rows.push(...store.anyMatch({ ...base, match: commonMatch }).filter((r) => !seen.has(r.id)))
+          const common = plan.common.map((c) => c.term)
+          const more = await store.newestMatches({ ...base, terms: common })
+          rows.push(...more.filter((r) => !seen.has(r.id)))
         }
-        return best(score(rows, stats, names), limit)
+        return best(score(rows, corpus, stats, names), limit)
       }
     }
   }
@@ -100,7 +104,7 @@ function best(hits: KeywordHit[], limit: number): KeywordHit[] {
   return hits.sort((a, b) => b.textScore - a.textScore || a.id - b.id).slice(0, limit)
 }
 
-function withoutTerms(row: KeywordRow, textScore: number): KeywordHit {
+function withoutTerms(row: KeywordCandidate, textScore: number): KeywordHit {
   return {
     id: row.id,
     path: row.path,

@@ -180,7 +180,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
     }
   }
 
-  async function call<T>(msg: Call, local: () => T): Promise<T> {
+  async function call<T>(msg: Call, local: () => T | Promise<T>): Promise<T> {
     for (let gate = gates.get(msg.dbPath); gate; gate = gates.get(msg.dbPath)) await gate.promise
     if (slots.length === 0) {
       if (!warnedNoWorker) deps.log.warn('no search worker alive: searching on the main thread')

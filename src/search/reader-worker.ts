@@ -53,13 +53,13 @@ function answer(msg: WorkerRequest): unknown {
   }
 }
 
-port.on('message', (msg: WorkerRequest) => {
-  let reply: WorkerReply
+/** Answers one call; every error travels back (an open failure marked as such). */
+async function reply(msg: WorkerRequest): Promise<WorkerReply> {
   try {
-    reply = { id: msg.id, ok: true, value: answer(msg) }
+    return { id: msg.id, ok: true, value: await answer(msg) }
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown }
-    reply = {
+    return {
       id: msg.id,
       ok: false,
       code: typeof e.code === 'string' ? e.code : undefined,
@@ -67,6 +67,7 @@ port.on('message', (msg: WorkerRequest) => {
       ...(err instanceof OpenError ? { unopened: true } : {}),
     }
   }
-  port.postMessage(reply)
-})
+}
+
+port.on('message', (msg: WorkerRequest) => void reply(msg).then((r) => port.postMessage(r)))
 port.postMessage({ ready: true })

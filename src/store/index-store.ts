@@ -14,6 +14,9 @@ import { openDatabase, type Db } from './database.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
 import { createStagedChanges, type FileChanges, type StepOptions } from './staged-changes.js'
+import type { CorpusStats, VectorIndex } from './port.js'
+import { createScanIndex } from './scan-index.js'
+import { createVec0Index } from './vec0-index.js'
 import { createVolumeSpace } from './volume-space.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
 import { ensureVectorTable, sameVectorConfig, storedVectorConfig, type VectorConfig } from './vector-schema.js'
@@ -40,9 +43,6 @@ export type IndexStoreOptions = {
    */
   checkpoint?: (dbPath: string) => Promise<unknown>
 }
-
-/** BM25 corpus statistics: chunk count and mean terms per chunk (both columns). */
-export type CorpusStats = { rows: number; avgTokens: number }
 
 /** Distinct terms whose document frequency is remembered per generation. */
 const DOC_FREQ_CACHE_SIZE = 50_000
@@ -137,32 +137,37 @@ function openReader(opts: IndexStoreOptions): Opened {
   return { db, vectors, storesVectors: false }
 }
 
-/** The repositories over one connection. */
-function bind(opened: Opened) {
+/** Finds nothing: an index without vectors. */
+const NO_VECTORS: VectorIndex = { nearest: () => [] }
+
+/** The repositories over one connection; `generation` tells when the index changed. */
+function bind(opened: Opened, generation: () => number) {
   const vectorRepo: VectorRepo = createVectorRepo(opened.db, opened.vectors)
-  return {
-    ...opened,
-    vectorRepo,
-    repo: createChunksRepo(opened.db, vectorRepo, opened.storesVectors),
-    reads: createSearchRepo(opened.db),
-  }
+  const reads = createSearchRepo(opened.db)
+  const { vectors } = opened
+  const heads = (ids: number[]) => reads.chunkHeads(ids)
+  const vectorIndex: VectorIndex = !vectors
+    ? NO_VECTORS
+    : vectors.backend === 'scan'
+      ? createScanIndex({ all: () => vectorRepo.all(), heads, generation, dims: vectors.dims, shards: vectors.shards })
+      : createVec0Index(vectorRepo, heads)
+  return { ...opened, repo: createChunksRepo(opened.db, vectorRepo, opened.storesVectors), reads, vectorIndex }
 }
 
 export function createIndexStore(opts: IndexStoreOptions) {
   const readonly = opts.readonly ?? false
   const first = readonly ? { ...openReader(opts), recreated: false } : openWriter(opts)
-  let state = bind(first)
+  let commits = 0
+  /** The writer counts its own commits; a reader asks SQLite whether others committed. */
+  const generation = (): number => (readonly ? (state.db.pragma('data_version', { simple: true }) as number) : commits)
+  let state = bind(first, generation)
   const setFtsOptions = (options: Record<string, number>) =>
     state.db.transaction(() => state.repo.setFtsOptions(options))()
   if (opts.scratch) setFtsOptions(SCRATCH_FTS)
   let open = true
-  let commits = 0
   let cachedGeneration = -1
   let corpus: CorpusStats | null = null
   const docFreqs = new Map<string, number>()
-
-  /** The writer counts its own commits; a reader asks SQLite whether others committed. */
-  const generation = (): number => (readonly ? (state.db.pragma('data_version', { simple: true }) as number) : commits)
 
   const space = createVolumeSpace(path.dirname(opts.dbPath))
   let checkpointing = false
@@ -269,13 +274,12 @@ export function createIndexStore(opts: IndexStoreOptions) {
     listFiles: () => state.repo.listFiles(),
     maxReadSeq: () => state.repo.maxReadSeq(),
     getFile: (filePath: string) => state.repo.getFile(filePath),
-    keyword: (...args: Parameters<SearchRepo['keyword']>) => state.reads.keyword(...args),
-    anyMatch: (...args: Parameters<SearchRepo['anyMatch']>) => state.reads.anyMatch(...args),
+    candidates: (...args: Parameters<SearchRepo['candidates']>) => state.reads.candidates(...args),
+    newestMatches: (...args: Parameters<SearchRepo['newestMatches']>) => state.reads.newestMatches(...args),
     partial: (): boolean => state.reads.partial(),
     chunkTexts: (...args: Parameters<SearchRepo['chunkTexts']>) => state.reads.chunkTexts(...args),
     chunkHeads: (...args: Parameters<SearchRepo['chunkHeads']>) => state.reads.chunkHeads(...args),
-    knn: (...args: Parameters<VectorRepo['knn']>) => state.vectorRepo.knn(...args),
-    allVectors: () => state.vectorRepo.all(),
+    nearest: (...args: Parameters<VectorIndex['nearest']>) => state.vectorIndex.nearest(...args),
     counts: () => state.repo.counts(),
     getMeta: (key: string) => state.repo.getMeta(key),
     pendingVectors: (limit: number) => state.repo.pendingVectors(limit),
@@ -324,7 +328,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
       } finally {
         // Reopens whichever index the file now holds: the new one, or the old one when the
         // rename failed.
-        state = bind(openWriter(opts))
+        state = bind(openWriter(opts), generation)
         commits++
         fs.close(oldFile, () => undefined)
       }

@@ -11,20 +11,14 @@
  * any more; only then do the queries check each row's visibility (schema.ts), so a search
  * sees every file whole, its old chunks or its new ones, at no cost the rest of the time.
  */
-import type { ChunkFilters, ChunkHead, Source } from '../domain/chunks.js'
+import type { ChunkHead, Source } from '../domain/chunks.js'
 import { MEMORY_FILE } from '../domain/layout.js'
+import { ftsMatch } from './fts-match.js'
+import type { KeywordCandidate, KeywordQuery } from './port.js'
 import type { Db } from './database.js'
 
-export type KeywordQuery = ChunkFilters & {
-  /** An FTS5 MATCH expression built by search/fts-query.ts, never raw user text. */
-  match: string
-  limit: number
-  /** BM25 weight of the heading column relative to the body (1.0). */
-  headingWeight: number
-}
-
-/** A candidate: its head, FTS5 bm25() (negative, lower is better) and, when asked, its terms. */
-export type KeywordRow = ChunkHead & { rank: number; bodyTerms?: string; headingTerms?: string }
+/** A candidate and FTS5's bm25() for it (negative, lower is better). */
+type KeywordRow = KeywordCandidate & { rank: number }
 
 type Params = {
   match: string
@@ -60,15 +54,13 @@ const unranked = (visibleOnly: boolean) => `SELECT c.id AS id, 0 AS rank
   WHERE chunks_fts MATCH @match AND ${FILTERS}${visibleOnly ? ` AND ${VISIBLE}` : ''}
   ORDER BY chunks_fts.rowid DESC LIMIT @limit`
 
-function outer(inner: string, withTerms: boolean): string {
-  const terms = withTerms ? ', c.body_terms AS bodyTerms, c.heading_terms AS headingTerms' : ''
-  return `SELECT c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine,
-      c.token_count AS tokenCount, f.rank${terms}
+const outer = (inner: string): string =>
+  `SELECT c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine,
+      c.token_count AS tokenCount, f.rank, c.body_terms AS bodyTerms, c.heading_terms AS headingTerms
     FROM (${inner}) f JOIN chunks c ON c.id = f.id ORDER BY f.rank, c.id`
-}
 
-const toParams = (q: KeywordQuery): Params => ({
-  match: q.match,
+const toParams = (q: KeywordQuery, match: string): Params => ({
+  match,
   limit: q.limit,
   headingWeight: q.headingWeight,
   pathPrefix: q.pathPrefix ?? null,
@@ -78,16 +70,13 @@ const toParams = (q: KeywordQuery): Params => ({
 
 export function createSearchRepo(db: Db) {
   const ranked = {
-    all: db.prepare<[Params], KeywordRow>(outer(RANKED_ALL, false)),
-    allWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_ALL, true)),
-    filtered: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED, false)),
-    filteredWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED, true)),
-    visible: db.prepare<[Params], KeywordRow>(outer(RANKED_VISIBLE, false)),
-    visibleWithTerms: db.prepare<[Params], KeywordRow>(outer(RANKED_VISIBLE, true)),
+    all: db.prepare<[Params], KeywordRow>(outer(RANKED_ALL)),
+    filtered: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED)),
+    visible: db.prepare<[Params], KeywordRow>(outer(RANKED_VISIBLE)),
   }
-  const anyMatch = {
-    all: db.prepare<[Params], KeywordRow>(outer(unranked(false), true)),
-    visible: db.prepare<[Params], KeywordRow>(outer(unranked(true), true)),
+  const newest = {
+    all: db.prepare<[Params], KeywordRow>(outer(unranked(false))),
+    visible: db.prepare<[Params], KeywordRow>(outer(unranked(true))),
   }
   const byIds = (columns: string, visibleOnly: boolean) =>
     `SELECT ${columns} FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))${visibleOnly ? ` AND ${VISIBLE}` : ''}`
@@ -107,15 +96,19 @@ export function createSearchRepo(db: Db) {
   )
 
   return {
-    /** The best `limit` matches by BM25, best first; with their terms when asked. */
-    keyword: (q: KeywordQuery, opts: { withTerms: boolean }): KeywordRow[] => {
-      const params = toParams(q)
+    /** The best `limit` matches by FTS5's BM25, best first. */
+    candidates: (q: KeywordQuery): KeywordRow[] => {
+      const match = ftsMatch(q.terms)
+      if (match === null) return []
+      const params = toParams(q, match)
       const filtered = params.pathPrefix !== null || params.source !== null || params.excludeMemoryFile === 1
-      const kind = partial() ? 'visible' : filtered ? 'filtered' : 'all'
-      return ranked[opts.withTerms ? (`${kind}WithTerms` as const) : kind].all(params)
+      return ranked[partial() ? 'visible' : filtered ? 'filtered' : 'all'].all(params)
     },
-    /** Up to `limit` of the newest matches with their terms, unranked (rank 0). */
-    anyMatch: (q: KeywordQuery): KeywordRow[] => anyMatch[partial() ? 'visible' : 'all'].all(toParams(q)),
+    /** Up to `limit` of the newest matches, unranked (rank 0). */
+    newestMatches: (q: KeywordQuery): KeywordRow[] => {
+      const match = ftsMatch(q.terms)
+      return match === null ? [] : newest[partial() ? 'visible' : 'all'].all(toParams(q, match))
+    },
     /** Heads of visible chunks by id (order not kept). */
     chunkHeads: (ids: readonly number[]): ChunkHead[] =>
       ids.length === 0 ? [] : chunkHeads[partial() ? 'visible' : 'all'].all(JSON.stringify(ids)),

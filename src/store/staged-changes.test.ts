@@ -66,7 +66,7 @@ function version(
 
 /** The words of the chunks a reader can find for `shared`, and how many of each. */
 function visibleWords(store: IndexStore): Map<string, number> {
-  const rows = store.keyword({ match: 'shared', limit: 100_000, headingWeight: 1 }, { withTerms: true })
+  const rows = store.candidates({ terms: ['shared'], limit: 100_000, headingWeight: 1 })
   const words = new Map<string, number>()
   for (const r of rows) {
     const word = (r.bodyTerms ?? '').split(' ')[1] as string

@@ -77,7 +77,7 @@ describe('searches in worker threads', () => {
       const reader = pool.forIndex(path.join(t.ws.base, 'missing.sqlite'), fallback)
       const req = { terms: queryTerms('redis cache'), limit: 5, filters: {} }
       const hits = await reader.keyword(req)
-      expect(hits).toEqual(fallback.keyword(req))
+      expect(hits).toEqual(await fallback.keyword(req))
       expect(hits.length).toBeGreaterThan(0)
       expect([...(await reader.texts([hits[0]!.id])).values()][0]).toContain('Redis')
       expect(pool.liveWorkers()).toBe(2)
@@ -101,11 +101,7 @@ describe('searches in worker threads', () => {
       // One connection per worker: each call for the other file closes the one it has.
       for (let round = 0; round < 3; round++) {
         const [hitsA, hitsB] = await Promise.all(readers.map((r) => r.keyword(req)))
-        expect(hitsA!.map((h) => h.path)).toEqual(
-          createReaderOps(stores[0]!)
-            .keyword(req)
-            .map((h) => h.path),
-        )
+        expect(hitsA!.map((h) => h.path)).toEqual((await createReaderOps(stores[0]!).keyword(req)).map((h) => h.path))
         expect(hitsB!.map((h) => h.path)).toEqual(['memory/other.md'])
       }
       await readers[1]!.close()

@@ -8,6 +8,6 @@
 const quote = (s: string) => `"${s.replaceAll('"', '""')}"`
 
 /** The MATCH expression, or null when there are no terms. */
-export function buildFtsQuery(terms: readonly string[]): string | null {
+export function ftsMatch(terms: readonly string[]): string | null {
   return terms.length === 0 ? null : terms.map(quote).join(' OR ')
 }

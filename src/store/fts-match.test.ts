@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { queryTerms } from '../text/analyzer.js'
-import { buildFtsQuery } from './fts-query.js'
+import { ftsMatch } from './fts-match.js'
 
-describe('buildFtsQuery', () => {
+describe('ftsMatch', () => {
   it.each([
     [[], null],
     [['qwen'], '"qwen"'],
@@ -10,7 +10,7 @@ describe('buildFtsQuery', () => {
     [['模型', '升级'], '"模型" OR "升级"'],
     [['a"b'], '"a""b"'],
   ])('builds %j → %j', (terms, expected) => {
-    expect(buildFtsQuery(terms)).toBe(expected)
+    expect(ftsMatch(terms)).toBe(expected)
   })
 
   it.each([
@@ -24,7 +24,7 @@ describe('buildFtsQuery', () => {
     'a + b',
     "'; DROP TABLE chunks; --",
   ])('never lets query syntax through: %j', (raw) => {
-    const match = buildFtsQuery(queryTerms(raw))
+    const match = ftsMatch(queryTerms(raw))
     if (match === null) return
     // Only quoted single terms joined by OR.
     expect(match).toMatch(/^"[^" ]+"( OR "[^" ]+")*$/)
