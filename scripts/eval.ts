@@ -69,7 +69,7 @@ async function runWorkspace(workspace: string, queries: Query[], atDefaults = fa
   if (config.embedding.probeError !== undefined) {
     throw new Error(`the embedding server did not answer: ${config.embedding.probeError}`)
   }
-  const container = createContainer(config, logger)
+  const container = await createContainer(config, logger)
   const app = await buildApp({ config, logger, container })
   const out = new Map<string, Hit[]>()
   try {

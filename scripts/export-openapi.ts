@@ -33,7 +33,7 @@ export async function renderOpenApi(): Promise<string> {
     fs.mkdirSync(path.join(tmp, 'workspace'))
     const config = loadConfig({ MNEMO_WORKSPACE: 'workspace', MNEMO_DATA_DIR: 'data', MNEMO_LOG_LEVEL: 'silent' }, tmp)
     const logger = createLogger(config.log)
-    const app = await buildApp({ config, logger, container: createContainer(config, logger) })
+    const app = await buildApp({ config, logger, container: await createContainer(config, logger) })
     await app.ready()
     const doc = JSON.stringify(app.swagger(), null, 2) + '\n'
     await app.close()

@@ -31,7 +31,9 @@ import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/database.js'
 import { ensureDataDir } from './store/data-dir.js'
+import { createSqliteEngine } from './store/sqlite-engine.js'
 import { loadSqliteVec } from './store/sqlite-vec.js'
+import { MAIN_AGENT } from './shared/agent-id.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
@@ -63,7 +65,7 @@ export type ContainerOverrides = ProviderDeps & {
   pressureProbe?: () => boolean
 }
 
-export function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
+export async function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
   ensureDataDir(config.index.dataDir)
   const reranker =
     overrides.reranker !== undefined
@@ -98,23 +100,32 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     spacesSnapshot: () => ({ open: agents.openAgents(), rescanning: agents.rescanning() }),
     admissionSnapshot: admission.snapshot,
   })
-  const shared: SharedResources = {
-    config,
-    log,
-    embedding,
+  const engine = createSqliteEngine({
+    dataDir: config.index.dataDir,
+    mainDbPath: config.index.dbPath,
+    mainAgent: MAIN_AGENT,
+    vectors: embedding.vectors,
     loadVectorExtension,
-    cache,
-    termCache: createTermCache(TERM_CACHE.chunks, TERM_CACHE.chars),
-    reclaimer,
-    turns: createTurns(),
-    foreground: createForeground(),
-    readerFor: (store) => (pool ? pool.forIndex(store.dbPath, createReaderOps(store)) : createLocalReader(store)),
     ...(pool && {
       checkpoint: (dbPath: string) =>
         pool
           .checkpoint(dbPath)
           .catch((err: unknown) => log.warn({ err, dbPath }, 'checkpointing the index log failed')),
     }),
+  })
+  const shared: SharedResources = {
+    config,
+    log,
+    embedding,
+    engine,
+    cache,
+    termCache: createTermCache(TERM_CACHE.chunks, TERM_CACHE.chars),
+    reclaimer,
+    turns: createTurns(),
+    foreground: createForeground(),
+    // Workers open a space's index file read-only; without them, reads run here.
+    readerFor: (store) =>
+      pool ? pool.forIndex(engine.fileOf(store.key), createReaderOps(store)) : createLocalReader(store),
     watcherFactory: overrides.watcherFactory ?? watchSources,
     ...(overrides.watchFallback && { watchFallback: overrides.watchFallback }),
     writePort: overrides.writePort ?? nodeWritePort,
@@ -130,7 +141,7 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
     log: log.child({ module: 'search' }),
     ...(overrides.now && { now: overrides.now }),
   })
-  const agents = createAgents({ config, shared, search, log, ...(overrides.now && { now: overrides.now }) })
+  const agents = await createAgents({ config, shared, search, log, ...(overrides.now && { now: overrides.now }) })
 
   return {
     services: {
@@ -180,4 +191,4 @@ export function createContainer(config: Config, log: Logger, overrides: Containe
   }
 }
 
-export type Container = ReturnType<typeof createContainer>
+export type Container = Awaited<ReturnType<typeof createContainer>>

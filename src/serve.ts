@@ -59,7 +59,7 @@ async function main(): Promise<void> {
         'give the folder to this uid/gid (GET /ready: checks.workspace)',
     )
   }
-  const container = createContainer(config, logger)
+  const container = await createContainer(config, logger)
   const app = await buildApp({ config, logger, container })
   await app.listen({ host: config.server.host, port: config.server.port })
   await container.start()

@@ -101,8 +101,12 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       return registry.use(agent, 'read', async (own) => {
         await team?.checkFolder()
         return [
-          ...own.files.list().map((f) => ({ ...f, space: 'agent' as const })),
-          ...(team?.files.list() ?? []).map((f) => ({ ...f, path: TEAM_PREFIX + f.path, space: 'team' as const })),
+          ...(await own.files.list()).map((f) => ({ ...f, space: 'agent' as const })),
+          ...((await team?.files.list()) ?? []).map((f) => ({
+            ...f,
+            path: TEAM_PREFIX + f.path,
+            space: 'team' as const,
+          })),
         ]
       })
     },
@@ -174,7 +178,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
      * agent writing a guessed text could otherwise tell from it whether another agent holds it.
      */
     indexStatus: (agent: string, opts: { admin: boolean }) =>
-      registry.use(agent, 'read', async (own) => withoutCacheSize(own.indexing.status(), opts.admin)),
+      registry.use(agent, 'read', async (own) => withoutCacheSize(await own.indexing.status(), opts.admin)),
     /**
      * Starts (or joins) a sync of the agent's index; with `wait`, answers once it is done.
      * Without, the outcome is in the status and the log.
@@ -184,15 +188,15 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
         const job = own.indexing.requestSync(opts)
         if (!opts.wait) {
           job.catch(() => undefined)
-          return { done: false, status: withoutCacheSize(own.indexing.status(), opts.admin) }
+          return { done: false, status: withoutCacheSize(await own.indexing.status(), opts.admin) }
         }
         await job
-        return { done: true, status: withoutCacheSize(own.indexing.status(), opts.admin) }
+        return { done: true, status: withoutCacheSize(await own.indexing.status(), opts.admin) }
       })
     },
     /** Every agent, and the team index (null without one). */
     async agents() {
-      return { agents: await registry.list(), team: team && spaceSummary(team) }
+      return { agents: await registry.list(), team: team && (await spaceSummary(team)) }
     },
   }
 }

@@ -24,6 +24,7 @@ import { appError, isAppError } from '../shared/errors.js'
 import { createLimiter } from '../shared/limiter.js'
 import type { Logger } from '../shared/logger.js'
 import { AGENT_FOLDER, type AgentFolders, type FoundFolder } from './agent-folders.js'
+import type { MaybePromise } from '../store/port.js'
 import type { AgentSpace } from './agent-space.js'
 import { spaceSummary, type AgentSummary } from './agent-summary.js'
 import type { SpaceView } from './empty-space.js'
@@ -52,9 +53,9 @@ export type AgentRegistryDeps = {
    * Builds the space of an agent over its folder (not started), checking it is the folder
    * `identity` names; `onFolderReplaced` is called when it is found replaced later.
    */
-  open: (id: string, folder: FoundFolder, onFolderReplaced: () => void) => AgentSpace
+  open: (id: string, folder: FoundFolder, onFolderReplaced: () => void) => Promise<AgentSpace>
   /** Reads what a closed agent's index holds, without opening it for writing. */
-  peek: (id: string) => AgentSummary
+  peek: (id: string) => MaybePromise<AgentSummary>
   log: Logger
   now?: () => number
 }
@@ -158,7 +159,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       const space = await opening.run(async () => {
         await yieldToEventLoop()
         if (closed) throw appError('SHUTTING_DOWN')
-        const built = deps.open(id, folder, () => revoke(entry))
+        const built = await deps.open(id, folder, () => revoke(entry))
         await yieldToEventLoop()
         return built
       })
@@ -249,12 +250,12 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   function close(entry: Entry): Promise<void> {
     if (entry.closing) return entry.closing
     const space = entry.space as AgentSpace
-    summaries.set(entry.id, spaceSummary(space))
     log.debug({ agent: entry.id }, 'closing agent')
     return settleClose(
       entry,
       closing.run(async () => {
         await yieldToEventLoop()
+        summaries.set(entry.id, await spaceSummary(space))
         await space.close()
       }),
     )
@@ -295,8 +296,8 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       const out = []
       for (const id of [...ids].sort()) {
         const space = id === MAIN_AGENT ? deps.main : entries.get(id)?.closing ? null : entries.get(id)?.space
-        if (space) out.push({ id, open: true, ...spaceSummary(space) })
-        else out.push({ id, open: false, ...(summaries.get(id) ?? deps.peek(id)) })
+        if (space) out.push({ id, open: true, ...(await spaceSummary(space)) })
+        else out.push({ id, open: false, ...(summaries.get(id) ?? (await deps.peek(id))) })
         // Reading closed agents' indexes is synchronous work: let requests in between.
         await yieldToEventLoop()
       }

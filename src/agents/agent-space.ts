@@ -22,8 +22,7 @@ import { createIndexer } from '../indexing/indexer.js'
 import { createIndexingService, type IndexingServiceDeps } from '../indexing/indexing-service.js'
 import { createPathIndexQueue } from '../indexing/path-index-queue.js'
 import type { TermCache } from '../indexing/prepare-file.js'
-import { createReadSequence } from '../indexing/read-sequence.js'
-import { createRebuilder, removeStaleRebuild, type RebuildStage } from '../indexing/rebuild.js'
+import { createRebuilder, type RebuildStage } from '../indexing/rebuild.js'
 import type { SyncResult } from '../indexing/sync-result.js'
 import { createSyncCoordinator, type SyncOutcome } from '../indexing/sync-coordinator.js'
 import { createSyncWorker } from '../indexing/sync-worker.js'
@@ -38,8 +37,7 @@ import { createInFlight } from '../shared/in-flight.js'
 import { createKeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
-import type { Db } from '../store/database.js'
-import { createIndexStore, type IndexStore } from '../store/index-store.js'
+import type { SpaceKey, SpaceStore, StorageEngine } from '../store/port.js'
 import type { EmbeddingWiring } from '../embedding-wiring.js'
 
 /**
@@ -61,7 +59,8 @@ export type SpaceDef = {
   expect?: FolderIdentity
   /** Told when the folder is found replaced after it was opened (the registry closes the space). */
   onFolderReplaced?: () => void
-  dbPath: string
+  /** Which index the engine opens for it. */
+  key: SpaceKey
   /** Session transcripts (the main agent's MNEMO_SESSIONS_DIR), if any. */
   sessionsDir: string | undefined
   extraPaths: readonly string[]
@@ -83,7 +82,8 @@ export type SharedResources = {
    * (embedding-wiring.ts), which each space answers with the sync that rebuilds it.
    */
   embedding: Pick<EmbeddingWiring, 'vectors' | 'identity' | 'vectorizer' | 'status' | 'onBound'>
-  loadVectorExtension: (db: Db) => void
+  /** Where indexes live (store/port.ts). */
+  engine: Pick<StorageEngine, 'openSpace' | 'keywordTokenizer' | 'locate' | 'peekCounts'>
   cache: IndexingServiceDeps['cache']
   termCache: TermCache
   /** Gives memory back after big indexing work (shared/memory-reclaimer.ts). */
@@ -91,10 +91,8 @@ export type SharedResources = {
   /** One indexing slice per turn of the event loop, across every space (shared/async.ts). */
   turns: Turns
   foreground: Foreground
-  /** The reader searches use for a store (the shared worker pool, or the store itself). */
-  readerFor: (store: IndexStore) => IndexReader
-  /** Checkpoints an index's write-ahead log off the main thread (the search workers), if any. */
-  checkpoint?: (dbPath: string) => Promise<unknown>
+  /** The reader searches use for a space's index (the shared worker pool, or the index itself). */
+  readerFor: (store: SpaceStore) => IndexReader
   watcherFactory: WatcherFactory
   /** Rescan and retry periods of spaces out of inotify watches (sync-worker.ts; tests shorten them). */
   watchFallback?: { rescanMs: number; retryMs: number }
@@ -122,7 +120,7 @@ function sessionsReal(dir: string | undefined): string | null {
  * Builds a space over its folder, held from here on; throws 409 PATH_CHANGED when the folder
  * is not the one `def.expect` names.
  */
-export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
+export async function createAgentSpace(def: SpaceDef, shared: SharedResources) {
   const log = shared.log.child({ [def.space === 'team' ? 'space' : 'agent']: def.name })
   const root = holdRoot(def.root, {
     what: def.what,
@@ -133,29 +131,29 @@ export function createAgentSpace(def: SpaceDef, shared: SharedResources) {
     },
   })
   try {
-    return buildSpace(def, shared, root, log)
+    return await buildSpace(def, shared, root, log)
   } catch (err) {
     root.close()
     throw err
   }
 }
 
-function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log: Logger) {
+async function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log: Logger) {
+  const store = await shared.engine.openSpace(def.key)
+  try {
+    return await wireSpace(def, shared, root, log, store)
+  } catch (err) {
+    await store.close()
+    throw err
+  }
+}
+
+async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log: Logger, store: SpaceStore) {
   const { config } = shared
-  if (removeStaleRebuild(def.dbPath)) {
+  if (store.repaired.staleRebuild) {
     log.warn('removed the half-built index of a rebuild that was interrupted; the previous index serves')
   }
-  const existed = fs.existsSync(def.dbPath)
-  const openIndex = (dbPath: string, scratch = false) =>
-    createIndexStore({
-      dbPath,
-      vectors: shared.embedding.vectors,
-      loadVectorExtension: shared.loadVectorExtension,
-      scratch,
-      ...(shared.checkpoint && { checkpoint: shared.checkpoint }),
-    })
-  const store = openIndex(def.dbPath)
-  if (store.recreated)
+  if (store.repaired.recreated)
     log.warn('the index was written by another version: it was deleted and will be rebuilt from the files')
   store.recovered.then(
     (paths) => {
@@ -167,8 +165,11 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
   )
   // A new or emptied index simply takes the current settings; one built with other
   // settings keeps serving until its rebuild is swapped in.
-  if (store.getMeta('identity') === undefined && store.listFiles().length === 0) {
-    store.transaction((repo) => repo.setMeta('identity', shared.embedding.identity()))
+  // The settings the index was built with, as of open and after each rebuild.
+  let builtWith = await store.getMeta('identity')
+  if (builtWith === undefined && (await store.listFiles()).length === 0) {
+    builtWith = shared.embedding.identity()
+    await store.setMeta('identity', builtWith)
   }
   const memoryPaths = createMemoryPaths({
     extraPaths: def.extraPaths,
@@ -186,7 +187,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
   const indexer = createIndexer({
     live: store,
     targets: targets.all,
-    readSeq: createReadSequence(store.maxReadSeq()),
+    readSeq: await store.readSequence(),
     foreground: shared.foreground,
     roots,
     termCache: shared.termCache,
@@ -201,7 +202,6 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
   const reader = shared.readerFor(store)
   const rebuilder = createRebuilder({
     live: store,
-    openIndex: (dbPath) => openIndex(dbPath, true),
     indexer,
     targets,
     identity: shared.embedding.identity,
@@ -212,8 +212,12 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
   })
   const coordinator = createSyncCoordinator({
     sync: (reason, signal, urgent) => indexer.sync({ full: false, reason, signal, urgent }),
-    rebuild: rebuilder.rebuild,
-    stale: () => store.getMeta('identity') !== shared.embedding.identity(),
+    rebuild: async (reason, signal) => {
+      const result = await rebuilder.rebuild(reason, signal)
+      builtWith = await store.getMeta('identity')
+      return result
+    },
+    stale: () => builtWith !== shared.embedding.identity(),
     log: log.child({ module: 'sync' }),
     ...(shared.observer && { onOutcome: shared.observer.syncEnded }),
   })
@@ -257,13 +261,14 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
     progress: indexer.progress,
     embedding: shared.embedding.status,
     cache: shared.cache,
+    keywordTokenizer: shared.engine.keywordTokenizer,
   })
   const target: SearchTarget = {
     space: def.space,
     pathPrefix: '',
     privateMemoryFile: def.space === 'agent',
     reader,
-    vectorsReady: store.storesVectors,
+    vectorsReady: () => store.storesVectors(),
     onSearch: syncWorker.onSearch,
   }
   let starting: Promise<void> | null = null
@@ -299,7 +304,7 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
     name: def.name,
     space: def.space,
     /** The index file did not exist before (or was of another version): it knows no file yet. */
-    fresh: !existed || store.recreated,
+    fresh: store.fresh,
     files: createFileService({
       root: root.dir,
       sessionsReal: roots.sessions,
@@ -374,10 +379,10 @@ function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot, log:
       await inFlight.close()
       await coordinator.stop()
       await reader.close()
-      store.close()
+      await store.close()
       root.close()
     },
   }
 }
 
-export type AgentSpace = ReturnType<typeof createAgentSpace>
+export type AgentSpace = Awaited<ReturnType<typeof createAgentSpace>>

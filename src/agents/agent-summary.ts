@@ -9,8 +9,8 @@ export type AgentSummary = {
   lastSync: ReturnType<typeof syncOutcome> | null
 }
 
-export function spaceSummary(space: Pick<AgentSpace, 'indexing'>): AgentSummary {
-  const { files, chunks } = space.indexing.status()
+export async function spaceSummary(space: Pick<AgentSpace, 'indexing'>): Promise<AgentSummary> {
+  const { files, chunks } = await space.indexing.status()
   const last = space.indexing.lastSync()
   return { files, chunks, lastSync: last && syncOutcome(last) }
 }

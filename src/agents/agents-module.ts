@@ -5,22 +5,16 @@
  * their first request.
  */
 import fs from 'node:fs'
-import path from 'node:path'
 import type { Config } from '../config/config.js'
 import type { SearchService } from '../search/search-service.js'
 import { MAIN_AGENT } from '../shared/agent-id.js'
 import type { Logger } from '../shared/logger.js'
 import { indexOpenError } from '../store/data-dir.js'
-import { peekIndexCounts } from '../store/index-peek.js'
 import { createAgentGateway } from './agent-gateway.js'
 import { AGENT_FOLDER, createAgentFolders } from './agent-folders.js'
 import { createAgentRegistry } from './agent-registry.js'
 import { createAgentSpace, type AgentSpace, type SharedResources, type SpaceDef } from './agent-space.js'
 import { emptySpace } from './empty-space.js'
-
-/** Index files of the agents (other than main's index.sqlite) and of the team, in MNEMO_DATA_DIR. */
-export const agentIndexPath = (dataDir: string, id: string): string => path.join(dataDir, 'agents', `${id}.sqlite`)
-export const teamIndexPath = (dataDir: string): string => path.join(dataDir, 'team.sqlite')
 
 /** A folder as a real path, created when missing. */
 function realDir(dir: string): string {
@@ -29,16 +23,16 @@ function realDir(dir: string): string {
 }
 
 export type AgentsDeps = {
-  config: Pick<Config, 'workspace' | 'agents'> & { index: Pick<Config['index'], 'dataDir' | 'dbPath' | 'maxFileBytes'> }
+  config: Pick<Config, 'workspace' | 'agents'> & { index: Pick<Config['index'], 'maxFileBytes'> }
   shared: SharedResources
   search: Pick<SearchService, 'search'>
   log: Logger
   now?: () => number
 }
 
-export function createAgents(deps: AgentsDeps) {
+export async function createAgents(deps: AgentsDeps) {
   const { config, shared } = deps
-  const { dataDir } = config.index
+  const { engine } = shared
   // Extra paths and session transcripts are main's; other agents and the team have the
   // plain layout (MEMORY.md, memory/).
   const plain = { sessionsDir: undefined, extraPaths: [], extraPathsWritable: false }
@@ -47,7 +41,7 @@ export function createAgents(deps: AgentsDeps) {
     space: 'agent',
     root: realDir(config.workspace.root),
     what: 'workspace (MNEMO_WORKSPACE)',
-    dbPath: config.index.dbPath,
+    key: { kind: 'agent', id: MAIN_AGENT },
     sessionsDir: config.workspace.sessionsDir,
     extraPaths: config.workspace.extraPaths,
     extraPathsWritable: config.workspace.extraPathsWritable,
@@ -55,22 +49,22 @@ export function createAgents(deps: AgentsDeps) {
   }
   let main: AgentSpace
   try {
-    main = createAgentSpace(mainDef, shared)
+    main = await createAgentSpace(mainDef, shared)
   } catch (err) {
-    throw indexOpenError(mainDef.dbPath, err)
+    throw indexOpenError(engine.locate(mainDef.key), err)
   }
   const { teamDir } = config.agents
   const team =
     teamDir === undefined
       ? null
-      : createAgentSpace(
+      : await createAgentSpace(
           {
             ...plain,
             name: 'team',
             space: 'team',
             root: realDir(teamDir),
             what: 'team folder (MNEMO_TEAM_DIR)',
-            dbPath: teamIndexPath(dataDir),
+            key: { kind: 'team' },
             readOnly: !config.agents.teamWritable,
           },
           shared,
@@ -88,6 +82,7 @@ export function createAgents(deps: AgentsDeps) {
       emptySpace(id, {
         embedding: shared.embedding.status,
         cache: shared.cache,
+        keywordTokenizer: engine.keywordTokenizer,
         maxFileBytes: config.index.maxFileBytes,
       }),
     maxOpen: config.agents.maxOpen,
@@ -101,12 +96,12 @@ export function createAgents(deps: AgentsDeps) {
           what: AGENT_FOLDER,
           expect: folder.identity,
           onFolderReplaced,
-          dbPath: agentIndexPath(dataDir, id),
+          key: { kind: 'agent', id },
           readOnly: false,
         },
         shared,
       ),
-    peek: (id) => ({ ...peekIndexCounts(agentIndexPath(dataDir, id)), lastSync: null }),
+    peek: async (id) => ({ ...(await engine.peekCounts({ kind: 'agent', id })), lastSync: null }),
     log,
     ...(deps.now && { now: deps.now }),
   })
@@ -131,4 +126,4 @@ export function createAgents(deps: AgentsDeps) {
   }
 }
 
-export type Agents = ReturnType<typeof createAgents>
+export type Agents = Awaited<ReturnType<typeof createAgents>>

@@ -24,7 +24,9 @@ export type SpaceView = Pick<AgentSpace, 'name' | 'files' | 'writes' | 'flush' |
 /** Which paths an agent other than main has (agent-space.ts gives them this layout). */
 export const PLAIN_LAYOUT = createMemoryPaths({ extraPaths: [] })
 
-export type EmptySpaceDeps = Pick<IndexingServiceDeps, 'embedding' | 'cache'> & { maxFileBytes: number }
+export type EmptySpaceDeps = Pick<IndexingServiceDeps, 'embedding' | 'cache' | 'keywordTokenizer'> & {
+  maxFileBytes: number
+}
 
 /** The empty memory of agent `name`. */
 export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
@@ -37,7 +39,7 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
     throw appError('AGENT_NOT_FOUND', `No agent "${name}": it has no memory yet (its first write creates it)`)
   }
   const files: FileService = {
-    list: () => [],
+    list: async () => [],
     read: async (raw) => {
       const check = checkSourcePath(raw, PLAIN_LAYOUT, { workspace: '', sessions: null })
       return check.kind === 'invalid' ? check : { kind: 'not-found' }
@@ -63,6 +65,7 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
     progress: () => null,
     embedding: deps.embedding,
     cache: deps.cache,
+    keywordTokenizer: deps.keywordTokenizer,
   })
   return { name, target: null, files, writes, flush, indexing }
 }

@@ -8,7 +8,7 @@
 import path from 'node:path'
 import { sha256 } from '../domain/hashing.js'
 import { checkRelPath, resolveInside } from '../shared/safe-path.js'
-import type { IndexStore } from '../store/index-store.js'
+import type { SpaceStore } from '../store/port.js'
 import type { Source } from '../domain/chunks.js'
 import { decodeText, splitLines } from '../text/lines.js'
 import type { MemoryPaths } from './memory-paths.js'
@@ -45,7 +45,7 @@ export type FileServiceDeps = {
   /** Real path of the sessions folder, or null when none is configured. */
   sessionsReal: string | null
   memoryPaths: Pick<MemoryPaths, 'classify'>
-  store: Pick<IndexStore, 'listFiles'>
+  store: Pick<SpaceStore, 'listFiles'>
   maxFileBytes: number
 }
 
@@ -100,8 +100,8 @@ export function createFileService(deps: FileServiceDeps) {
     }
   }
 
-  function list(): FileInfo[] {
-    return deps.store.listFiles().map((f) => ({
+  async function list(): Promise<FileInfo[]> {
+    return (await deps.store.listFiles()).map((f) => ({
       path: f.path,
       source: f.source,
       sizeBytes: f.sizeBytes,

@@ -14,7 +14,7 @@ import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import { scanSources, statSource, type SourceRoots } from './file-scanner.js'
 import type { TermCache } from './prepare-file.js'
-import type { ReadSequence } from './read-sequence.js'
+import type { ReadSequence } from '../store/port.js'
 import { startPass, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
 import type { SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
@@ -68,11 +68,11 @@ export function createIndexer(deps: IndexerDeps) {
     try {
       // Files missing from the scan are gone as of this moment: a file created and indexed
       // after it carries a newer read and is not deleted.
-      const scanSeq = deps.readSeq.next()
+      const scanSeq = await deps.readSeq.next()
       const scanned = await scanSources(deps.roots, pass.unreadable)
       pass.result.scanned = scanned.length
       pass.progress.files(scanned.length)
-      const known = new Map(base.listFiles().map((f) => [f.path, f]))
+      const known = new Map((await base.listFiles()).map((f) => [f.path, f]))
       for (const file of scanned) {
         const prev = known.get(file.rel)
         known.delete(file.rel)
@@ -92,9 +92,9 @@ export function createIndexer(deps: IndexerDeps) {
     const release = deps.reclaimer?.hold()
     try {
       for (const rel of new Set(paths)) {
-        const readSeq = deps.readSeq.next()
+        const readSeq = await deps.readSeq.next()
         const file = await statSource(deps.roots, rel, pass.unreadable)
-        const prev = deps.live.getFile(rel)
+        const prev = await deps.live.getFile(rel)
         pass.result.scanned++
         if (file) await pass.visit(file, prev, true)
         else pass.gone.push({ path: rel, readSeq, known: prev !== undefined })

@@ -4,9 +4,8 @@
  */
 import type { EmbedderStatus } from '../providers/types.js'
 import type { SyncProgress } from './sync-progress.js'
-import { FTS_TOKENIZER } from '../store/schema.js'
 import type { EmbeddingCache } from '../store/embedding-cache.js'
-import type { IndexStore } from '../store/index-store.js'
+import type { SpaceStore } from '../store/port.js'
 import { appError, codeOfFsError, isAppError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
@@ -18,7 +17,9 @@ import type { SyncWorker } from './sync-worker.js'
 const MAX_FILE_ERRORS_SHOWN = 20
 
 export type IndexingServiceDeps = {
-  store: Pick<IndexStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
+  store: Pick<SpaceStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
+  /** How the engine indexes keyword terms (StorageEngine.keywordTokenizer). */
+  keywordTokenizer: string
   coordinator: Pick<SyncCoordinator, 'request' | 'status'>
   syncWorker: Pick<SyncWorker, 'status'>
   /** The full pass running now (indexer.ts), or null. */
@@ -62,10 +63,11 @@ export function createIndexingService(deps: IndexingServiceDeps) {
     })
   }
 
-  function status() {
+  async function status() {
     const embedding = deps.embedding()
     const sources = { memory: { files: 0, chunks: 0 }, sessions: { files: 0, chunks: 0 } }
-    for (const row of store.counts()) sources[row.source] = { files: row.files, chunks: row.chunks }
+    for (const row of await store.counts()) sources[row.source] = { files: row.files, chunks: row.chunks }
+    const vectorsPending = embedding.state === 'none' ? 0 : await store.pendingVectorCount()
     const sync = coordinator.status()
     const worker = deps.syncWorker.status()
     const last = sync.lastSync
@@ -83,8 +85,8 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       },
       vectorBackend: embedding.backend,
       // Pending: every chunk waits for the provider.
-      vectorsPending: embedding.state === 'none' ? 0 : store.pendingVectorCount(),
-      keywordTokenizer: `${ANALYZER_VERSION}; fts5 ${FTS_TOKENIZER}`,
+      vectorsPending,
+      keywordTokenizer: `${ANALYZER_VERSION}; ${deps.keywordTokenizer}`,
       dirty: worker.dirty || sync.queued,
       watching: worker.watching,
       watch: worker.watch,

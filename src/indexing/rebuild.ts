@@ -1,47 +1,38 @@
 /**
- * Atomic full rebuild (SPEC §5): a complete index is built in a temp file next to the live
- * one while searches keep reading the live index, then swapped in (store.replaceWith).
- * While it builds, every change (syncs, API writes) is written to both indexes; a last
- * catch-up pass compares the new index with the files just before the swap. Any failure
- * before the swap, including a cancel at shutdown, deletes the temp file and leaves the
- * live index as it was; a process killed meanwhile leaves a temp file that the next start
- * deletes (removeStaleRebuild). The embedding cache is a separate file, so the rebuild
- * re-embeds only chunks it has never seen.
+ * Atomic full rebuild (SPEC §5): the engine begins a new index beside the live one
+ * (SpaceStore.beginRebuild) while searches keep reading the live index. While it builds,
+ * every change (syncs, API writes) is written to both indexes; a last catch-up pass compares
+ * the new index with the files just before the switch, and the engine then makes it the live
+ * one at once (commit). Any failure before, including a cancel at shutdown, aborts the new
+ * index and leaves the live one as it was. The embedding cache is kept apart from indexes,
+ * so the rebuild re-embeds only chunks it has never seen.
  */
 import { yieldToEventLoop } from '../shared/async.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
-import { removeIndexFiles, type IndexStore } from '../store/index-store.js'
+import type { RebuildTarget, SpaceStore } from '../store/port.js'
 import type { Indexer } from './indexer.js'
 import type { SyncResult } from './sync-result.js'
 import type { WriteTargets } from './write-targets.js'
 
-/** Longest wait for searches in progress between two final merge steps, in ms. */
-const MERGE_PAUSE_MS = 25
-
-/** The temp file a rebuild writes, next to the live index. */
-export const rebuildPath = (dbPath: string): string => `${dbPath}.rebuild`
-
-/** Deletes what a rebuild killed mid-way left behind. Returns whether there was anything. */
-export const removeStaleRebuild = (dbPath: string): boolean => removeIndexFiles(rebuildPath(dbPath))
+/** Longest wait for searches in progress between two steps of finishing the new index, in ms. */
+const FINISH_PAUSE_MS = 25
 
 /** Where the test hook is called. */
 export type RebuildStage = 'built' | 'swapping'
 
 export type RebuilderDeps = {
-  live: Pick<IndexStore, 'dbPath' | 'replaceWith' | 'settled' | 'isSettled'>
-  /** Opens a new scratch writer index at `dbPath` with the configured vector layout. */
-  openIndex: (dbPath: string) => IndexStore
+  live: Pick<SpaceStore, 'beginRebuild'>
   indexer: Pick<Indexer, 'sync'>
   targets: Pick<WriteTargets, 'add' | 'remove'>
   /**
-   * The settings the new index is built with (index-identity.ts), read when it is opened
+   * The settings the new index is built with (index-identity.ts), read when it is begun
    * with the vector layout of the same moment and written into it when it is complete.
    */
   identity: () => string
-  /** Readers of the live file, closed around the swap. */
+  /** Readers of the live index, which let go of it around the switch. */
   readers: { suspend(): Promise<void>; resume(): void }
-  /** Searches in progress, which the final merging gives way to. */
+  /** Searches in progress, which finishing the new index gives way to. */
   foreground: Pick<Foreground, 'whenIdle'>
   log: Logger
   /** Test hook awaited at each stage (failure injection, holding a rebuild open). */
@@ -49,58 +40,35 @@ export type RebuilderDeps = {
 }
 
 export function createRebuilder(deps: RebuilderDeps) {
-  /**
-   * Swaps `temp` in once neither index is in the middle of a change: a big file is written
-   * to an index in many transactions (staged-changes.ts), and a swap must not cut one off.
-   * The check and the swap run in one synchronous step after the readers are suspended.
-   */
-  async function swapWhenSettled(temp: IndexStore, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      await Promise.all([deps.live.settled(), temp.settled()])
-      signal.throwIfAborted()
-      await deps.readers.suspend()
-      try {
-        await deps.onStage?.('swapping')
-        if (deps.live.isSettled() && temp.isSettled()) {
-          deps.targets.remove(temp)
-          deps.live.replaceWith(temp)
-          return
-        }
-      } finally {
-        deps.readers.resume()
-      }
-    }
-  }
-
   async function rebuild(reason: string, signal: AbortSignal): Promise<SyncResult> {
     const started = performance.now()
-    const tempPath = rebuildPath(deps.live.dbPath)
-    removeIndexFiles(tempPath)
-    let temp: IndexStore
     const identity = deps.identity()
+    let next: RebuildTarget
     try {
-      temp = deps.openIndex(tempPath)
+      next = await deps.live.beginRebuild()
     } catch (err) {
-      // Opening can fail after creating the file (a full disk): leave nothing behind.
-      removeIndexFiles(tempPath)
       deps.log.warn({ err, reason }, 'rebuild could not start; the previous index keeps serving')
       throw err
     }
-    deps.targets.add(temp)
+    deps.targets.add(next)
     try {
-      const result = await deps.indexer.sync({ full: true, reason, into: temp, signal })
-      const catchUp = await deps.indexer.sync({ full: false, reason: `${reason} (catch-up)`, into: temp, signal })
-      temp.transaction((repo) => repo.setMeta('identity', identity))
-      // Leaves the new index as merged as FTS5's own merging would, in small steps.
-      while (temp.mergeStep()) {
-        signal.throwIfAborted()
+      const result = await deps.indexer.sync({ full: true, reason, into: next, signal })
+      const catchUp = await deps.indexer.sync({ full: false, reason: `${reason} (catch-up)`, into: next, signal })
+      await next.setMeta('identity', identity)
+      const between = async () => {
         await yieldToEventLoop()
-        await deps.foreground.whenIdle(MERGE_PAUSE_MS)
+        await deps.foreground.whenIdle(FINISH_PAUSE_MS)
       }
-      await temp.flushToDisk()
+      await next.finish({ between, signal })
       await deps.onStage?.('built')
       signal.throwIfAborted()
-      await swapWhenSettled(temp, signal)
+      const { onStage } = deps
+      await next.commit({
+        signal,
+        readers: deps.readers,
+        detach: () => deps.targets.remove(next),
+        onSwitch: onStage && (() => onStage('swapping')),
+      })
       return {
         ...result,
         indexed: result.indexed + catchUp.indexed,
@@ -112,9 +80,8 @@ export function createRebuilder(deps: RebuilderDeps) {
         durationMs: Math.round(performance.now() - started),
       }
     } catch (err) {
-      deps.targets.remove(temp)
-      temp.close()
-      removeIndexFiles(tempPath)
+      deps.targets.remove(next)
+      await next.abort()
       deps.log.warn({ err, reason }, 'rebuild abandoned; the previous index keeps serving')
       throw err
     }

@@ -14,15 +14,15 @@ import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
 import { publicErrorMessage } from '../shared/public-error.js'
-import type { FileRecord, PendingChunk } from '../domain/chunks.js'
-import type { IndexStore } from '../store/index-store.js'
+import type { FileRecord } from '../domain/chunks.js'
+import type { SpaceWriter, VectorPut } from '../store/port.js'
 import { decodeText } from '../text/lines.js'
 import { embedInput } from './embed-input.js'
 import { readWorkspaceFile } from '../files/workspace-fs.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
 import { sha256 } from '../domain/hashing.js'
 import { prepareFile, type PreparedFile, type TermCache } from './prepare-file.js'
-import type { ReadSequence } from './read-sequence.js'
+import type { ReadSequence } from '../store/port.js'
 import { transcriptText } from './transcript.js'
 import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
@@ -65,10 +65,7 @@ export type SyncOptions = {
 }
 
 /** What a sync needs of an index. */
-export type IndexTarget = Pick<
-  IndexStore,
-  'transaction' | 'applyChanges' | 'storesVectors' | 'listFiles' | 'getFile' | 'pendingVectors' | 'pendingVectorCount'
->
+export type IndexTarget = SpaceWriter
 
 /**
  * A file to drop from the index. `known`: the compared index had it (counted as deleted);
@@ -186,7 +183,7 @@ export function startPass(
   /** Reads `file` and queues it for writing unless it is unchanged. */
   async function visit(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<void> {
     opts.signal?.throwIfAborted()
-    const readSeq = ctx.readSeq.next()
+    const readSeq = await ctx.readSeq.next()
     if (file.sizeBytes > ctx.maxFileBytes) {
       result.skipped++
       log.warn(
@@ -272,7 +269,7 @@ export function startPass(
     if (withPending && ctx.vectorizer && base.storesVectors()) {
       progress.phase('embedding')
       await embedPending()
-      result.vectorsPending = base.pendingVectorCount()
+      result.vectorsPending = await base.pendingVectorCount()
     }
     result.durationMs = Math.round(performance.now() - started)
     return result
@@ -282,22 +279,18 @@ export function startPass(
   async function embedPending(): Promise<void> {
     while (!embedStopped) {
       opts.signal?.throwIfAborted()
-      const pending = base.pendingVectors(PENDING_BATCH)
+      const pending = await base.pendingVectors(PENDING_BATCH)
       if (pending.length === 0) return
-      const vectors: { chunk: PendingChunk; vector: Float32Array }[] = []
+      const vectors: VectorPut[] = []
       const stored = await embed(
         pending.map((chunk) => ({
           hash: chunk.contentHash,
           input: embedInput(chunk.headings, chunk.text),
-          set: (vector: Float32Array) => vectors.push({ chunk, vector }),
+          set: (vector: Float32Array) => vectors.push({ id: chunk.id, path: chunk.path, source: chunk.source, vector }),
         })),
       )
       for (let i = 0; i < vectors.length; i += VECTORS_PER_TRANSACTION) {
-        base.transaction((repo) => {
-          for (const { chunk, vector } of vectors.slice(i, i + VECTORS_PER_TRANSACTION)) {
-            repo.putVector(chunk.id, chunk.path, chunk.source, vector)
-          }
-        })
+        await base.putVectors(vectors.slice(i, i + VECTORS_PER_TRANSACTION))
         await steps.between()
       }
       if (stored === 0) return

@@ -13,8 +13,8 @@ import { createChunksRepo, type ChunksRepo } from './chunks-repo.js'
 import { openDatabase, type Db } from './database.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
-import { createStagedChanges, type FileChanges, type StepOptions } from './staged-changes.js'
-import type { CorpusStats, VectorIndex } from './port.js'
+import { createStagedChanges } from './staged-changes.js'
+import type { CorpusStats, FileChanges, SourceCounts, StepOptions, VectorIndex, VectorPut } from './port.js'
 import { createScanIndex } from './scan-index.js'
 import { createVec0Index } from './vec0-index.js'
 import { createVolumeSpace } from './volume-space.js'
@@ -280,8 +280,14 @@ export function createIndexStore(opts: IndexStoreOptions) {
     chunkTexts: (...args: Parameters<SearchRepo['chunkTexts']>) => state.reads.chunkTexts(...args),
     chunkHeads: (...args: Parameters<SearchRepo['chunkHeads']>) => state.reads.chunkHeads(...args),
     nearest: (...args: Parameters<VectorIndex['nearest']>) => state.vectorIndex.nearest(...args),
-    counts: () => state.repo.counts(),
+    counts: (): SourceCounts[] => state.repo.counts(),
     getMeta: (key: string) => state.repo.getMeta(key),
+    setMeta: (key: string, value: string): void => transaction((repo) => repo.setMeta(key, value)),
+    /** Stores vectors in one transaction (about 3 ms for 64 with sqlite-vec). */
+    putVectors: (items: readonly VectorPut[]): void =>
+      transaction((repo) => {
+        for (const { id, path: chunkPath, source, vector } of items) repo.putVector(id, chunkPath, source, vector)
+      }),
     pendingVectors: (limit: number) => state.repo.pendingVectors(limit),
     pendingVectorCount: () => state.repo.pendingVectorCount(),
     /** Chunks containing each term (from the FTS5 vocabulary), cached per generation. */

@@ -5,7 +5,7 @@
  * callers always await. Ranking (BM25 scores, merge, rerank) is not here: engines return
  * candidates and the statistics search/ needs to score them.
  */
-import type { ChunkFilters, ChunkHead } from '../domain/chunks.js'
+import type { ChunkFilters, ChunkHead, ChunkInput, FileRecord, PendingChunk, Source } from '../domain/chunks.js'
 
 export type MaybePromise<T> = T | Promise<T>
 
@@ -65,4 +65,116 @@ export interface KeywordIndex {
 export interface SpaceReads extends KeywordIndex, VectorIndex {
   /** Raw chunk texts by id; an id deleted meanwhile is absent. */
   chunkTexts(ids: readonly number[]): MaybePromise<Map<number, string>>
+}
+
+/** A file's new content: its record and all its chunks (unchanged ones are kept as they are). */
+export type FileChange = { record: FileRecord; chunks: ChunkInput[] }
+/** A file gone from the workspace, as of the read numbered `readSeq`. */
+export type Removal = { path: string; readSeq: number }
+/** Changes of several files, written together; each file is seen whole by every reader. */
+export type FileChanges = {
+  replace?: readonly FileChange[]
+  /** Unchanged content, new metadata (a touched mtime). */
+  touch?: readonly FileRecord[]
+  remove?: readonly Removal[]
+}
+export type StepOptions = {
+  /**
+   * Awaited between an engine's transactions: a yield, and for background work a wait for
+   * searches in progress.
+   */
+  between: () => Promise<void>
+  /** Stops between transactions (shutdown, a cancelled rebuild). */
+  signal?: AbortSignal | undefined
+}
+
+/** A chunk's vector to store. */
+export type VectorPut = { id: number; path: string; source: Source; vector: Float32Array }
+
+/** Files and chunks of one source. */
+export type SourceCounts = { source: Source; files: number; chunks: number }
+
+/** The write side of one index: what syncs, writes and rebuilds ask of it. */
+export interface SpaceWriter {
+  /**
+   * Writes files' changes. A change from an older read of a file than the index holds is
+   * dropped (FileRecord.readSeq), so concurrent passes may commit in any order.
+   */
+  applyChanges(changes: FileChanges, steps: StepOptions): Promise<void>
+  /** Stores chunks' vectors; a chunk deleted meanwhile gets none. */
+  putVectors(items: readonly VectorPut[]): MaybePromise<void>
+  setMeta(key: string, value: string): MaybePromise<void>
+  /** Whether the index stores vectors of the configured layout (else keyword only until rebuilt). */
+  storesVectors(): boolean
+  listFiles(): MaybePromise<FileRecord[]>
+  getFile(path: string): MaybePromise<FileRecord | undefined>
+  /** Up to `limit` chunks without a vector, oldest first. */
+  pendingVectors(limit: number): MaybePromise<PendingChunk[]>
+  pendingVectorCount(): MaybePromise<number>
+}
+
+/** Numbers file reads in the order they start (indexing/read-sequence.ts). */
+export interface ReadSequence {
+  /** The number of a read (or a deletion check) that starts now. */
+  next(): MaybePromise<number>
+}
+
+/** Which index: an agent's (main included) or the team's. */
+export type SpaceKey = { kind: 'agent'; id: string } | { kind: 'team' }
+
+/**
+ * A rebuild's new index, written beside the live one while searches read the live one:
+ * begin (SpaceStore.beginRebuild) → write (it is a write target) → finish → commit | abort.
+ */
+export interface RebuildTarget extends SpaceWriter {
+  /** Makes the new index complete and durable (merged, on disk) before the switch. */
+  finish(steps: StepOptions): Promise<void>
+  /**
+   * Makes the new index the live one at once, for every reader: a search sees the old
+   * index or the new one, never a mix. Waits until no change is half written to either.
+   */
+  commit(opts: RebuildCommit): Promise<void>
+  /** Drops the new index; the live one serves on as it was. */
+  abort(): MaybePromise<void>
+}
+
+export type RebuildCommit = {
+  signal: AbortSignal
+  /** Readers that hold the live index open and must let go around the switch (SQLite files). */
+  readers: { suspend(): Promise<void>; resume(): void }
+  /** Called at the switch, when no change is in flight: the rebuild stops being a write target. */
+  detach: () => void
+  /** Test hook awaited just before the switch. */
+  onSwitch?: (() => Promise<void>) | undefined
+}
+
+/** One space's index as the services use it. */
+export interface SpaceStore extends SpaceWriter, SpaceReads {
+  readonly key: SpaceKey
+  /** The index knew no file when opened (new, or recreated): its first sync is awaited. */
+  readonly fresh: boolean
+  /** What opening found and repaired, for the log. */
+  readonly repaired: { recreated: boolean; staleRebuild: boolean }
+  /** Settles changes a process that died left half-way; resolves with how many. */
+  readonly recovered: Promise<number>
+  isOpen(): boolean
+  getMeta(key: string): MaybePromise<string | undefined>
+  counts(): MaybePromise<SourceCounts[]>
+  /** The order of file reads for this index. */
+  readSequence(): MaybePromise<ReadSequence>
+  beginRebuild(): MaybePromise<RebuildTarget>
+  close(): MaybePromise<void>
+}
+
+/** Where indexes live: SQLite files in MNEMO_DATA_DIR, or one PostgreSQL database. */
+export interface StorageEngine<S extends SpaceStore = SpaceStore> {
+  readonly kind: 'sqlite' | 'postgres'
+  /** How keyword terms are indexed (GET /index keywordTokenizer). */
+  readonly keywordTokenizer: string
+  /** Opens a space's index, creating it when missing. */
+  openSpace(key: SpaceKey): MaybePromise<S>
+  /** Where a space's index is, for messages (a file path, a database and key). */
+  locate(key: SpaceKey): string
+  /** Files and chunks of a space's index without opening it (zeros when there is none). */
+  peekCounts(key: SpaceKey): MaybePromise<{ files: number; chunks: number }>
 }

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ChunkInput, FileRecord } from '../domain/chunks.js'
 import { openDatabase, type Db } from './database.js'
 import { createIndexStore, type IndexStore } from './index-store.js'
-import { MARKS_PER_TRANSACTION, TERMS_PER_TRANSACTION, type StepOptions } from './staged-changes.js'
+import type { StepOptions } from './port.js'
+import { MARKS_PER_TRANSACTION, TERMS_PER_TRANSACTION } from './staged-changes.js'
 
 const dirs: string[] = []
 const closers: (() => void)[] = []

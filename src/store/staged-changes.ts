@@ -16,8 +16,8 @@
 import { yieldToEventLoop } from '../shared/async.js'
 import { createKeyedMutex } from '../shared/keyed-mutex.js'
 import type { ChunkRef } from './chunk-rows.js'
-import type { ChunkInput, FileRecord } from '../domain/chunks.js'
 import type { ChunksRepo, ReplacePlan } from './chunks-repo.js'
+import type { FileChange, FileChanges, Removal, StepOptions } from './port.js'
 
 /**
  * Analysed terms of the chunks inserted or deleted per transaction (with their FTS5 rows):
@@ -29,23 +29,6 @@ export const TERMS_PER_TRANSACTION = 4000
 export const MARKS_PER_TRANSACTION = 512
 /** Unchanged files whose metadata is refreshed per transaction (one small row update each). */
 const TOUCHES_PER_TRANSACTION = 256
-
-export type FileChange = { record: FileRecord; chunks: ChunkInput[] }
-export type Removal = { path: string; readSeq: number }
-export type FileChanges = {
-  replace?: readonly FileChange[]
-  touch?: readonly FileRecord[]
-  remove?: readonly Removal[]
-}
-export type StepOptions = {
-  /** Awaited after each transaction: a yield, and for background work a wait for searches. */
-  between: () => Promise<void>
-  /**
-   * Stops between transactions (shutdown, a cancelled rebuild: the store is about to close).
-   * A staged change cut off this way stays in the staging table for recover().
-   */
-  signal?: AbortSignal | undefined
-}
 
 type Transaction = <T>(fn: (repo: ChunksRepo) => T) => T
 

@@ -59,7 +59,7 @@ export async function buildTestApp(
     : createLogger(loaded.log)
   // As serve.ts does: asks an unknown embedding model for its dimensions.
   const config = await probeEmbeddingDims(loaded, { log: logger })
-  const container = createContainer(config, logger, opts.overrides)
+  const container = await createContainer(config, logger, opts.overrides)
   const app = await buildApp({ config, logger, container })
   const headers = config.server.apiToken ? { authorization: `Bearer ${config.server.apiToken}` } : {}
 

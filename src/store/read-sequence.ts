@@ -4,13 +4,12 @@
  * highest number it has seen (chunks-repo.ts). A slow sync that read a file before an API
  * write can then never overwrite the write's newer chunks when it commits later. Numbers
  * continue from the highest one stored in the index, so they keep growing across restarts.
+ * An engine shared by several processes numbers reads in the database instead.
  */
-export function createReadSequence(start: number) {
-  let last = start
-  return {
-    /** The number of a read (or a deletion check) that starts now. */
-    next: (): number => ++last,
-  }
-}
+import type { ReadSequence } from './port.js'
 
-export type ReadSequence = ReturnType<typeof createReadSequence>
+/** Numbers reads in this process, after `start` (the highest number the index holds). */
+export function createReadSequence(start: number): ReadSequence {
+  let last = start
+  return { next: () => ++last }
+}

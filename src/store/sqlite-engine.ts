@@ -1,0 +1,66 @@
+/**
+ * The embedded engine (the default): every space's index is a SQLite file in
+ * MNEMO_DATA_DIR — main's `index.sqlite`, the team's `team.sqlite`, other agents'
+ * `agents/<id>.sqlite` (agent ids are safe file names, shared/agent-id.ts).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Db } from './database.js'
+import { createIndexStore } from './index-store.js'
+import { peekIndexCounts } from './index-peek.js'
+import type { SpaceKey, StorageEngine } from './port.js'
+import { FTS_TOKENIZER } from './schema.js'
+import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './sqlite-space.js'
+import type { VectorConfig } from './vector-schema.js'
+
+export type SqliteEngineOptions = {
+  dataDir: string
+  /** Main's index file (MNEMO_DATA_DIR/index.sqlite). */
+  mainDbPath: string
+  /** The main agent's id: its index is `mainDbPath`. */
+  mainAgent: string
+  /** How vectors should be stored now (index-store.ts `vectors`). */
+  vectors: () => VectorConfig
+  loadVectorExtension: (db: Db) => void
+  /** Checkpoints an index's write-ahead log off the main thread (the search workers), if any. */
+  checkpoint?: ((dbPath: string) => Promise<unknown>) | undefined
+}
+
+export function createSqliteEngine(opts: SqliteEngineOptions): StorageEngine<SqliteSpace> & {
+  fileOf: (key: SpaceKey) => string
+} {
+  const fileOf = (key: SpaceKey): string => {
+    if (key.kind === 'team') return path.join(opts.dataDir, 'team.sqlite')
+    if (key.id === opts.mainAgent) return opts.mainDbPath
+    return path.join(opts.dataDir, 'agents', `${key.id}.sqlite`)
+  }
+  const open = (dbPath: string, scratch: boolean) =>
+    createIndexStore({
+      dbPath,
+      vectors: opts.vectors,
+      loadVectorExtension: opts.loadVectorExtension,
+      scratch,
+      ...(opts.checkpoint && { checkpoint: opts.checkpoint }),
+    })
+
+  return {
+    kind: 'sqlite',
+    keywordTokenizer: `fts5 ${FTS_TOKENIZER}`,
+    /** The index file of a space. */
+    fileOf,
+    openSpace(key) {
+      const dbPath = fileOf(key)
+      const staleRebuild = removeStaleRebuild(dbPath)
+      const created = !fs.existsSync(dbPath)
+      return createSqliteSpace({
+        key,
+        store: open(dbPath, false),
+        openScratch: (p) => open(p, true),
+        created,
+        staleRebuild,
+      })
+    },
+    locate: fileOf,
+    peekCounts: (key) => peekIndexCounts(fileOf(key)),
+  }
+}
