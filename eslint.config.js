@@ -3,6 +3,11 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+const DRIVERS = ['better-sqlite3', 'sqlite-vec', 'pg', '@electric-sql/pglite'].map((name) => ({
+  name,
+  message: 'Database drivers are used inside src/store only.',
+}))
+
 export default tseslint.config(
   {
     ignores: [
@@ -62,6 +67,34 @@ export default tseslint.config(
     ignores: ['src/**/*.test.ts'],
     rules: {
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Database drivers stay inside the storage engines (src/store): the rest of the code
+    // speaks the storage port (store/port.ts).
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['src/store/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: DRIVERS }] },
+  },
+  {
+    // Services reach an engine only through the port; the composition root (container.ts)
+    // and the SQLite search workers (search/reader-*.ts) are the exceptions.
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/store/**',
+      'src/container.ts',
+      'src/search/reader-worker.ts',
+      'src/search/reader-pool.ts',
+      'src/**/*.test.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: DRIVERS,
+          patterns: [{ group: ['**/store/sqlite/*'], message: 'Use the storage port (src/store/port.ts).' }],
+        },
+      ],
     },
   },
   {

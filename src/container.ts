@@ -6,7 +6,6 @@
  * demand). It owns their lifecycle: start() runs the start-up sync of main and the team,
  * close() closes the agents, the shared pool and the providers in reverse order.
  */
-import path from 'node:path'
 import { createAdmission } from './admission/admission.js'
 import { createAgents } from './agents/agents-module.js'
 import type { SharedResources } from './agents/agent-space.js'
@@ -29,14 +28,12 @@ import { createTurns } from './shared/async.js'
 import { createForeground } from './shared/foreground.js'
 import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
 import type { Logger } from './shared/logger.js'
-import type { Db } from './store/database.js'
+import type { Db } from './store/sqlite/database.js'
 import { ensureDataDir } from './store/data-dir.js'
-import { createSqliteEngine } from './store/sqlite-engine.js'
-import { loadSqliteVec } from './store/sqlite-vec.js'
+import { createSqliteEngine } from './store/sqlite/engine.js'
+import { loadSqliteVec } from './store/sqlite/sqlite-vec.js'
 import { MAIN_AGENT } from './shared/agent-id.js'
 
-/** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
-export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
 /**
  * Analysed chunk terms remembered for all agents: at most 20,000 chunks and 4 million
  * characters of terms (about 8 MB; a full 400-token chunk's terms are about 3,000
@@ -71,27 +68,39 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     overrides.reranker !== undefined
       ? overrides.reranker
       : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
-  const loadVectorExtension = overrides.loadVectorExtension ?? loadSqliteVec
+  const workers = config.search.workers > 0
+  // The engine asks for the vector layout and the pool at use, once both exist.
+  const engine = createSqliteEngine({
+    dataDir: config.index.dataDir,
+    mainDbPath: config.index.dbPath,
+    mainAgent: MAIN_AGENT,
+    vectors: () => embedding.vectors(),
+    loadVectorExtension: overrides.loadVectorExtension ?? loadSqliteVec,
+    ...(workers && {
+      checkpoint: async (dbPath: string) =>
+        pool
+          ?.checkpoint(dbPath)
+          .catch((err: unknown) => log.warn({ err, dbPath }, 'checkpointing the index log failed')),
+    }),
+  })
   const embedding = createEmbeddingWiring({
     config,
     log: log.child({ module: 'embedding' }),
-    cachePath: path.join(config.index.dataDir, EMBEDDING_CACHE_FILE),
-    loadVectorExtension,
+    engine,
     embedder: overrides.embedder,
     providerDeps: overrides,
     now: overrides.now,
   })
   const { cache } = embedding
   // Main and the team are always open besides the agents the registry keeps.
-  const pool =
-    config.search.workers > 0
-      ? createReaderPool({
-          size: config.search.workers,
-          shards: embedding.shards,
-          maxConnections: config.agents.maxOpen + 2,
-          log: log.child({ module: 'search-pool' }),
-        })
-      : null
+  const pool = workers
+    ? createReaderPool({
+        size: config.search.workers,
+        shards: embedding.shards,
+        maxConnections: config.agents.maxOpen + 2,
+        log: log.child({ module: 'search-pool' }),
+      })
+    : null
   const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
   const admission = createAdmission(config.admission, { pressureProbe: overrides.pressureProbe })
   // Gauges read main's status, the open spaces and admission at scrape time, once they exist.
@@ -99,19 +108,6 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     indexSnapshot: async () => agents.main.indexing.status(),
     spacesSnapshot: () => ({ open: agents.openAgents(), rescanning: agents.rescanning() }),
     admissionSnapshot: admission.snapshot,
-  })
-  const engine = createSqliteEngine({
-    dataDir: config.index.dataDir,
-    mainDbPath: config.index.dbPath,
-    mainAgent: MAIN_AGENT,
-    vectors: embedding.vectors,
-    loadVectorExtension,
-    ...(pool && {
-      checkpoint: (dbPath: string) =>
-        pool
-          .checkpoint(dbPath)
-          .catch((err: unknown) => log.warn({ err, dbPath }, 'checkpointing the index log failed')),
-    }),
   })
   const shared: SharedResources = {
     config,
@@ -185,7 +181,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       await embedding.close()
       await pool?.close()
       reclaimer.close()
-      cache?.close()
+      await cache?.close()
       await reranker?.close?.()
     },
   }

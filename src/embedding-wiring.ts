@@ -20,17 +20,13 @@ import type { EmbedderStatus, EmbeddingProvider } from './providers/types.js'
 import { createQueryEmbedder } from './search/query-embedder.js'
 import { appError } from './shared/errors.js'
 import type { Logger } from './shared/logger.js'
-import type { Db } from './store/database.js'
-import { createEmbeddingCache } from './store/embedding-cache.js'
-import { chooseVectorBackend } from './store/vector-backend.js'
-import { VECTOR_SHARDS } from './store/vector-schema.js'
+import type { StorageEngine } from './store/port.js'
 
 export type EmbeddingWiringDeps = {
   config: Pick<Config, 'embedding' | 'chunking'> & { index: Pick<Config['index'], 'dataDir'> }
   log: Logger
-  /** The cache file (kept apart from the indexes so it survives rebuilds). */
-  cachePath: string
-  loadVectorExtension: (db: Db) => void
+  /** Where vectors and the embedding cache live. */
+  engine: Pick<StorageEngine, 'vectorLayout' | 'openEmbeddingCache' | 'schemaVersion'>
   /** Replaces the configured provider (tests; null: none). */
   embedder?: EmbeddingProvider | null | undefined
   providerDeps: ProviderDeps
@@ -50,15 +46,12 @@ export function createEmbeddingWiring(deps: EmbeddingWiringDeps) {
         ? null
         : createEmbeddingProvider(cfg, deps.providerDeps)
   const configured = initial !== null || late
-  const backend = configured ? chooseVectorBackend(cfg.vectorBackend, deps.loadVectorExtension, log) : null
+  const layout = configured ? deps.engine.vectorLayout(cfg.vectorBackend, log) : null
+  const backend = layout?.backend ?? null
   // A late provider is OpenAI-compatible, whose vectors are worth caching.
   const cache =
     (initial?.cacheable ?? late)
-      ? createEmbeddingCache({
-          dbPath: deps.cachePath,
-          maxEntries: cfg.cacheMaxEntries,
-          ...(deps.now && { now: deps.now }),
-        })
+      ? deps.engine.openEmbeddingCache({ maxEntries: cfg.cacheMaxEntries, now: deps.now })
       : null
 
   /** Everything derived from one provider (or none). */
@@ -67,9 +60,9 @@ export function createEmbeddingWiring(deps: EmbeddingWiringDeps) {
       backend && { provider: provider.id, model: provider.model, dims: provider.dims, backend }
     return {
       provider,
-      vectors: provider && backend && { backend, dims: provider.dims, shards: VECTOR_SHARDS },
+      vectors: provider && layout && { backend: layout.backend, dims: provider.dims, shards: layout.shards },
       embedding,
-      identity: indexIdentity(config.chunking, embedding),
+      identity: indexIdentity(deps.engine.schemaVersion, config.chunking, embedding),
       vectorizer:
         provider &&
         createVectorizer({
@@ -144,7 +137,7 @@ export function createEmbeddingWiring(deps: EmbeddingWiringDeps) {
   return {
     cache,
     /** Vector shards the search workers split vector searches over (1 without embeddings). */
-    shards: configured ? VECTOR_SHARDS : 1,
+    shards: layout?.shards ?? 1,
     /** The layout every index should store vectors in now (null: keyword only). */
     vectors: () => bound.vectors,
     /** The settings indexes are built with now (index-identity.ts). */

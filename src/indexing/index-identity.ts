@@ -5,12 +5,12 @@
  * chunks or vectors.
  */
 import type { Config } from '../config/config.js'
-import { SCHEMA_VERSION } from '../store/schema.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
 
-export function indexIdentity(chunking: Config['chunking'], embedding: object | null): string {
+/** `schema`: the engine's schema version (StorageEngine.schemaVersion). */
+export function indexIdentity(schema: number, chunking: Config['chunking'], embedding: object | null): string {
   return JSON.stringify({
-    schema: SCHEMA_VERSION,
+    schema,
     analyzer: ANALYZER_VERSION,
     chunkTokens: chunking.maxTokens,
     chunkOverlapTokens: chunking.overlapTokens,

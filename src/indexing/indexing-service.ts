@@ -4,7 +4,7 @@
  */
 import type { EmbedderStatus } from '../providers/types.js'
 import type { SyncProgress } from './sync-progress.js'
-import type { EmbeddingCache } from '../store/embedding-cache.js'
+import type { EmbeddingCache } from '../store/port.js'
 import type { SpaceStore } from '../store/port.js'
 import { appError, codeOfFsError, isAppError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
@@ -113,7 +113,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
           ...(last.result.embedError === undefined ? {} : { embedError: last.result.embedError }),
         }),
       },
-      embeddingCacheEntries: deps.cache?.size() ?? 0,
+      embeddingCacheEntries: (await deps.cache?.size()) ?? 0,
     }
   }
 

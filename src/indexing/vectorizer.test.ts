@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EmbeddingProvider } from '../providers/types.js'
-import { createEmbeddingCache } from '../store/embedding-cache.js'
+import { createEmbeddingCache } from '../store/sqlite/embedding-cache.js'
 import { createVectorizer, planBatches } from './vectorizer.js'
 
 const text = (n: number) => ({ input: 'x'.repeat(n * 4) })
@@ -123,30 +123,5 @@ describe('vectorizer', () => {
     }).vectorize(items('a'))
     expect(out.vectors).toEqual([undefined])
     expect(out.error).toMatchObject({ message: 'rec: expected 3 dimensions, got 2' })
-  })
-})
-
-describe('embedding cache', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-cache-'))
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-
-  it('keys by provider, model and hash, and drops the least recently used past its bound', () => {
-    let now = 1000
-    const cache = createEmbeddingCache({ dbPath: path.join(dir, 'c.sqlite'), maxEntries: 3, now: () => now })
-    const v = (x: number) => Float32Array.from([x, x])
-    cache.put('p', 'm', [
-      { hash: 'a', vector: v(1) },
-      { hash: 'b', vector: v(2) },
-      { hash: 'c', vector: v(3) },
-    ])
-    now = 2000
-    expect([...cache.get('p', 'm', ['a']).keys()]).toEqual(['a'])
-    expect(cache.get('p', 'other-model', ['a']).size).toBe(0)
-    now = 3000
-    cache.put('p', 'm', [{ hash: 'd', vector: v(4) }])
-    expect(cache.size()).toBe(3)
-    expect([...cache.get('p', 'm', ['a', 'b', 'c', 'd']).keys()].sort()).toEqual(['a', 'c', 'd'])
-    expect(Array.from(cache.get('p', 'm', ['d']).get('d') as Float32Array)).toEqual([4, 4])
-    cache.close()
   })
 })

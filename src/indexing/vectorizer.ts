@@ -9,7 +9,7 @@
 import { asProviderError, ProviderError } from '../providers/provider-error.js'
 import type { EmbeddingProvider } from '../providers/types.js'
 import { deferred, forEachWithConcurrency, yieldToEventLoop, type Deferred } from '../shared/async.js'
-import type { EmbeddingCache } from '../store/embedding-cache.js'
+import type { EmbeddingCache } from '../store/port.js'
 import { estimateTokens } from '../text/token-estimate.js'
 
 export type VectorizeItem = { hash: string; input: string }
@@ -86,7 +86,7 @@ export function createVectorizer(deps: VectorizerDeps) {
   async function vectorize(items: readonly VectorizeItem[], signal?: AbortSignal): Promise<VectorizeResult> {
     const byHash = new Map<string, Float32Array>()
     const cached = cache
-      ? cache.get(provider.id, cacheModel, [...new Set(items.map((i) => i.hash))])
+      ? await cache.get(provider.id, cacheModel, [...new Set(items.map((i) => i.hash))])
       : new Map<string, Float32Array>()
     for (const [hash, vector] of cached) byHash.set(hash, vector)
     const uncached = [...new Map(items.filter((i) => !byHash.has(i.hash)).map((i) => [i.hash, i])).values()]
@@ -152,7 +152,7 @@ export function createVectorizer(deps: VectorizerDeps) {
             vector: out.vectors[k] as Float32Array,
           }))
           for (const f of fresh) byHash.set(f.hash, f.vector)
-          cache?.put(provider.id, cacheModel, fresh)
+          await cache?.put(provider.id, cacheModel, fresh)
         } catch (err) {
           result.error ??= asProviderError(err, provider.id)
         }

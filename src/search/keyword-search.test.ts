@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { prepareFile } from '../indexing/prepare-file.js'
-import { createIndexStore } from '../store/index-store.js'
+import { createIndexStore } from '../store/sqlite/index-store.js'
 import { queryTerms } from '../text/analyzer.js'
 import { createKeywordSearch } from './keyword-search.js'
 

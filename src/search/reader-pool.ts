@@ -21,7 +21,7 @@ import { ERROR_CODES, appError, type ErrorCode } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import type { IndexReader, ReaderOps } from './index-reader.js'
 import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './reader-protocol.js'
-import { checkpointWal } from '../store/wal-checkpoint.js'
+import { checkpointWal } from '../store/sqlite/wal-checkpoint.js'
 import { createFairQueue } from './fair-queue.js'
 
 /** A worker that dies sooner than this after starting is not replaced again (ms). */

@@ -7,9 +7,9 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { createLru } from '../shared/lru.js'
-import { createIndexStore, type IndexStore } from '../store/index-store.js'
-import { loadSqliteVec } from '../store/sqlite-vec.js'
-import { checkpointWal } from '../store/wal-checkpoint.js'
+import { createIndexStore, type IndexStore } from '../store/sqlite/index-store.js'
+import { loadSqliteVec } from '../store/sqlite/sqlite-vec.js'
+import { checkpointWal } from '../store/sqlite/wal-checkpoint.js'
 import { createReaderOps, type ReaderOps } from './index-reader.js'
 import type { WorkerData, WorkerReply, WorkerRequest } from './reader-protocol.js'
 

@@ -5,9 +5,30 @@
  * callers always await. Ranking (BM25 scores, merge, rerank) is not here: engines return
  * candidates and the statistics search/ needs to score them.
  */
+import type { Logger } from '../shared/logger.js'
 import type { ChunkFilters, ChunkHead, ChunkInput, FileRecord, PendingChunk, Source } from '../domain/chunks.js'
 
 export type MaybePromise<T> = T | Promise<T>
+
+/** Where vectors live: sqlite-vec's vec0 tables, or float32 blobs searched by an exact scan. */
+export type VectorBackend = 'sqlite-vec' | 'scan'
+/** How an index stores vectors; null without an embedding provider. */
+export type VectorConfig = { backend: VectorBackend; dims: number; shards: number } | null
+/** MNEMO_VECTOR_BACKEND. */
+export type VectorPreference = 'auto' | VectorBackend
+
+/**
+ * Vectors by (provider, model, content hash), shared by every space and kept apart from
+ * indexes so they survive rebuilds: an unchanged chunk is never paid for twice.
+ */
+export interface EmbeddingCache {
+  /** Cached vectors for the hashes that have one; hits count as a use. */
+  get(provider: string, model: string, hashes: readonly string[]): MaybePromise<Map<string, Float32Array>>
+  put(provider: string, model: string, items: readonly { hash: string; vector: Float32Array }[]): MaybePromise<void>
+  /** Entries held now. */
+  size(): MaybePromise<number>
+  close(): MaybePromise<void>
+}
 
 /** A chunk found near a query vector: its head and cosine distance (0 = same direction). */
 export type Neighbour = ChunkHead & { distance: number }
@@ -169,6 +190,8 @@ export interface SpaceStore extends SpaceWriter, SpaceReads {
 /** Where indexes live: SQLite files in MNEMO_DATA_DIR, or one PostgreSQL database. */
 export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   readonly kind: 'sqlite' | 'postgres'
+  /** Version of the engine's schema: part of every index's identity (indexing/index-identity.ts). */
+  readonly schemaVersion: number
   /** How keyword terms are indexed (GET /index keywordTokenizer). */
   readonly keywordTokenizer: string
   /** Opens a space's index, creating it when missing. */
@@ -177,4 +200,11 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   locate(key: SpaceKey): string
   /** Files and chunks of a space's index without opening it (zeros when there is none). */
   peekCounts(key: SpaceKey): MaybePromise<{ files: number; chunks: number }>
+  /**
+   * Where vectors will live given MNEMO_VECTOR_BACKEND, and how many shards searches may
+   * split them into; throws a start-up error when the preference cannot be had.
+   */
+  vectorLayout(preference: VectorPreference, log: Logger): { backend: VectorBackend; shards: number }
+  /** The embedding cache, holding at most `maxEntries` (least recently used go first). */
+  openEmbeddingCache(opts: { maxEntries: number; now?: (() => number) | undefined }): EmbeddingCache
 }

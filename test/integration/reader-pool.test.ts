@@ -3,7 +3,7 @@ import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createReaderOps, type IndexReader } from '../../src/search/index-reader.js'
 import { createReaderPool } from '../../src/search/reader-pool.js'
-import { createIndexStore } from '../../src/store/index-store.js'
+import { createIndexStore } from '../../src/store/sqlite/index-store.js'
 import { queryTerms } from '../../src/text/analyzer.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 

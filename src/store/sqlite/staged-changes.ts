@@ -13,11 +13,11 @@
  * half-way. Staging rows left by a process that died are finished or undone when the index
  * opens (recover).
  */
-import { yieldToEventLoop } from '../shared/async.js'
-import { createKeyedMutex } from '../shared/keyed-mutex.js'
+import { yieldToEventLoop } from '../../shared/async.js'
+import { createKeyedMutex } from '../../shared/keyed-mutex.js'
 import type { ChunkRef } from './chunk-rows.js'
 import type { ChunksRepo, ReplacePlan } from './chunks-repo.js'
-import type { FileChange, FileChanges, Removal, StepOptions } from './port.js'
+import type { FileChange, FileChanges, Removal, StepOptions } from '../port.js'
 
 /**
  * Analysed terms of the chunks inserted or deleted per transaction (with their FTS5 rows):

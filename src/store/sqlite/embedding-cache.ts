@@ -1,7 +1,7 @@
 /**
- * Embedding cache: vectors keyed by (provider, model, content hash) in their own SQLite file
- * next to the index, so they survive index rebuilds and swaps and an unchanged chunk is
- * never paid for twice. Bounded: past `maxEntries`, the least recently used are deleted.
+ * The embedding cache (store/port.ts) in its own SQLite file next to the indexes, so it
+ * survives index rebuilds and swaps. Bounded: past `maxEntries`, the least recently used
+ * are deleted.
  */
 import type { Db } from './database.js'
 import { openDatabase } from './database.js'
@@ -83,4 +83,5 @@ export function createEmbeddingCache(opts: EmbeddingCacheOptions) {
   }
 }
 
-export type EmbeddingCache = ReturnType<typeof createEmbeddingCache>
+/** The SQLite cache answers synchronously; it is the port's EmbeddingCache. */
+export type SqliteEmbeddingCache = ReturnType<typeof createEmbeddingCache>

@@ -3,8 +3,8 @@
  * (vector-repo.ts), the shards' answers merged, then the heads of the chunks found, which
  * leaves out chunks not visible while a big file is staged.
  */
-import type { ChunkHead } from '../domain/chunks.js'
-import type { Neighbour, VectorIndex } from './port.js'
+import type { ChunkHead } from '../../domain/chunks.js'
+import type { Neighbour, VectorIndex } from '../port.js'
 import type { VectorRepo } from './vector-repo.js'
 
 export function createVec0Index(repo: Pick<VectorRepo, 'knn'>, heads: (ids: number[]) => ChunkHead[]): VectorIndex {

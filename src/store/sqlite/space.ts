@@ -7,7 +7,7 @@
  */
 import type { IndexStore } from './index-store.js'
 import { removeIndexFiles } from './index-store.js'
-import type { RebuildTarget, SpaceKey, SpaceStore, SpaceWriter, StepOptions } from './port.js'
+import type { RebuildTarget, SpaceKey, SpaceStore, SpaceWriter, StepOptions } from '../port.js'
 import { createReadSequence } from './read-sequence.js'
 
 /** The temp file a rebuild writes, next to the live index. */

@@ -14,12 +14,20 @@ import { openDatabase, type Db } from './database.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
 import { createStagedChanges } from './staged-changes.js'
-import type { CorpusStats, FileChanges, SourceCounts, StepOptions, VectorIndex, VectorPut } from './port.js'
+import type {
+  CorpusStats,
+  FileChanges,
+  SourceCounts,
+  StepOptions,
+  VectorConfig,
+  VectorIndex,
+  VectorPut,
+} from '../port.js'
 import { createScanIndex } from './scan-index.js'
 import { createVec0Index } from './vec0-index.js'
 import { createVolumeSpace } from './volume-space.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
-import { ensureVectorTable, sameVectorConfig, storedVectorConfig, type VectorConfig } from './vector-schema.js'
+import { ensureVectorTable, sameVectorConfig, storedVectorConfig } from './vector-schema.js'
 
 export type IndexStoreOptions = {
   /** Path of the SQLite file; the writer creates it and its directory when missing. */

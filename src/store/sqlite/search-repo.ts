@@ -11,10 +11,10 @@
  * any more; only then do the queries check each row's visibility (schema.ts), so a search
  * sees every file whole, its old chunks or its new ones, at no cost the rest of the time.
  */
-import type { ChunkHead, Source } from '../domain/chunks.js'
-import { MEMORY_FILE } from '../domain/layout.js'
+import type { ChunkHead, Source } from '../../domain/chunks.js'
+import { MEMORY_FILE } from '../../domain/layout.js'
 import { ftsMatch } from './fts-match.js'
-import type { KeywordCandidate, KeywordQuery } from './port.js'
+import type { KeywordCandidate, KeywordQuery } from '../port.js'
 import type { Db } from './database.js'
 
 /** A candidate and FTS5's bm25() for it (negative, lower is better). */

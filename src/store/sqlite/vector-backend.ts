@@ -4,19 +4,15 @@
  * sqlite-vec explicitly (MNEMO_VECTOR_BACKEND=sqlite-vec) makes a failed load a start-up error.
  */
 import Database from 'better-sqlite3'
-import type { Logger } from '../shared/logger.js'
+import type { Logger } from '../../shared/logger.js'
 import type { Db } from './database.js'
-import type { VectorBackend } from './vector-schema.js'
+import type { VectorBackend, VectorPreference } from '../port.js'
 
 export class VectorBackendError extends Error {
   readonly code = 'CONFIG_INVALID'
 }
 
-export function chooseVectorBackend(
-  preference: 'auto' | 'sqlite-vec' | 'scan',
-  load: (db: Db) => void,
-  log: Logger,
-): VectorBackend {
+export function chooseVectorBackend(preference: VectorPreference, load: (db: Db) => void, log: Logger): VectorBackend {
   if (preference === 'scan') return 'scan'
   const probe = new Database(':memory:')
   try {

@@ -8,10 +8,7 @@
  * of different models or sizes can never be mixed.
  */
 import type { Db } from './database.js'
-
-export type VectorBackend = 'sqlite-vec' | 'scan'
-/** How vectors are stored; null when no embedding provider is configured. */
-export type VectorConfig = { backend: VectorBackend; dims: number; shards: number } | null
+import type { VectorConfig } from '../port.js'
 
 /**
  * Vectors are split into this many shards (chunk id modulo shards, a vec0 partition key), so

@@ -4,7 +4,7 @@
  * chunk-rows.ts). Statements are prepared once per connection; snake_case columns are
  * mapped to camelCase here only.
  */
-import type { ChunkInput, FileRecord, PendingChunk, Source } from '../domain/chunks.js'
+import type { ChunkInput, FileRecord, PendingChunk, Source } from '../../domain/chunks.js'
 import { createChunkRows, type ChunkRef } from './chunk-rows.js'
 import type { Db } from './database.js'
 import type { VectorRepo } from './vector-repo.js'

@@ -4,9 +4,9 @@
  * but memory grows with the index and every change reloads it, so it suits small and
  * medium workspaces (the `scan` backend, when sqlite-vec cannot load).
  */
-import { passesFilters, type ChunkHead } from '../domain/chunks.js'
-import { dot } from '../domain/vectors.js'
-import type { Neighbour, VectorIndex } from './port.js'
+import { passesFilters, type ChunkHead } from '../../domain/chunks.js'
+import { dot } from '../../domain/vectors.js'
+import type { Neighbour, VectorIndex } from '../port.js'
 import { shardOf } from './vector-repo.js'
 
 export type ScanSource = {

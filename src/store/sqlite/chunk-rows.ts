@@ -3,7 +3,7 @@
  * on one connection: what chunks-repo.ts does to a whole file in one transaction, and what
  * staged-changes.ts spreads over many small ones. Not transactional by themselves.
  */
-import type { ChunkInput, FileRecord } from '../domain/chunks.js'
+import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import type { Db } from './database.js'
 import type { VectorRepo } from './vector-repo.js'
 

@@ -2,10 +2,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ChunkInput, FileRecord } from '../domain/chunks.js'
+import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import { openDatabase, type Db } from './database.js'
 import { createIndexStore, type IndexStore } from './index-store.js'
-import type { StepOptions } from './port.js'
+import type { StepOptions } from '../port.js'
 import { MARKS_PER_TRANSACTION, TERMS_PER_TRANSACTION } from './staged-changes.js'
 
 const dirs: string[] = []

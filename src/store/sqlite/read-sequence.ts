@@ -6,7 +6,7 @@
  * continue from the highest one stored in the index, so they keep growing across restarts.
  * An engine shared by several processes numbers reads in the database instead.
  */
-import type { ReadSequence } from './port.js'
+import type { ReadSequence } from '../port.js'
 
 /** Numbers reads in this process, after `start` (the highest number the index holds). */
 export function createReadSequence(start: number): ReadSequence {

@@ -4,11 +4,11 @@
  * combination, so sqlite-vec applies them during the scan and `k` rows that pass come back
  * however many chunks the filters exclude.
  */
-import { MEMORY_FILE } from '../domain/layout.js'
-import { isZeroVector } from '../domain/vectors.js'
-import type { ChunkFilters, Source } from '../domain/chunks.js'
+import { MEMORY_FILE } from '../../domain/layout.js'
+import { isZeroVector } from '../../domain/vectors.js'
+import type { ChunkFilters, Source } from '../../domain/chunks.js'
 import type { Db } from './database.js'
-import type { VectorConfig } from './vector-schema.js'
+import type { VectorConfig } from '../port.js'
 
 /** Upper bound of a prefix range: every string starting with `prefix` sorts below it. */
 const prefixEnd = (prefix: string) => `${prefix}\u{10FFFF}`

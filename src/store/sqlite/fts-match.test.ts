@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { queryTerms } from '../text/analyzer.js'
+import { queryTerms } from '../../text/analyzer.js'
 import { ftsMatch } from './fts-match.js'
 
 describe('ftsMatch', () => {

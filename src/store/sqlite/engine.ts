@@ -8,10 +8,16 @@ import path from 'node:path'
 import type { Db } from './database.js'
 import { createIndexStore } from './index-store.js'
 import { peekIndexCounts } from './index-peek.js'
-import type { SpaceKey, StorageEngine } from './port.js'
-import { FTS_TOKENIZER } from './schema.js'
-import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './sqlite-space.js'
-import type { VectorConfig } from './vector-schema.js'
+import { createEmbeddingCache } from './embedding-cache.js'
+import type { Logger } from '../../shared/logger.js'
+import type { SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
+import { FTS_TOKENIZER, SCHEMA_VERSION } from './schema.js'
+import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
+import { chooseVectorBackend } from './vector-backend.js'
+import { VECTOR_SHARDS } from './vector-schema.js'
+
+/** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
+export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
 
 export type SqliteEngineOptions = {
   dataDir: string
@@ -26,9 +32,7 @@ export type SqliteEngineOptions = {
   checkpoint?: ((dbPath: string) => Promise<unknown>) | undefined
 }
 
-export function createSqliteEngine(opts: SqliteEngineOptions): StorageEngine<SqliteSpace> & {
-  fileOf: (key: SpaceKey) => string
-} {
+export function createSqliteEngine(opts: SqliteEngineOptions) {
   const fileOf = (key: SpaceKey): string => {
     if (key.kind === 'team') return path.join(opts.dataDir, 'team.sqlite')
     if (key.id === opts.mainAgent) return opts.mainDbPath
@@ -43,12 +47,13 @@ export function createSqliteEngine(opts: SqliteEngineOptions): StorageEngine<Sql
       ...(opts.checkpoint && { checkpoint: opts.checkpoint }),
     })
 
-  return {
-    kind: 'sqlite',
+  const engine = {
+    kind: 'sqlite' as const,
+    schemaVersion: SCHEMA_VERSION,
     keywordTokenizer: `fts5 ${FTS_TOKENIZER}`,
     /** The index file of a space. */
     fileOf,
-    openSpace(key) {
+    openSpace(key: SpaceKey): SqliteSpace {
       const dbPath = fileOf(key)
       const staleRebuild = removeStaleRebuild(dbPath)
       const created = !fs.existsSync(dbPath)
@@ -61,6 +66,19 @@ export function createSqliteEngine(opts: SqliteEngineOptions): StorageEngine<Sql
       })
     },
     locate: fileOf,
-    peekCounts: (key) => peekIndexCounts(fileOf(key)),
+    peekCounts: (key: SpaceKey) => peekIndexCounts(fileOf(key)),
+    vectorLayout(preference: VectorPreference, log: Logger) {
+      const backend = chooseVectorBackend(preference, opts.loadVectorExtension, log)
+      return { backend, shards: VECTOR_SHARDS }
+    },
+    openEmbeddingCache: ({ maxEntries, now }: { maxEntries: number; now?: (() => number) | undefined }) =>
+      createEmbeddingCache({
+        dbPath: path.join(opts.dataDir, EMBEDDING_CACHE_FILE),
+        maxEntries,
+        ...(now && { now }),
+      }),
   }
+  return engine satisfies StorageEngine<SqliteSpace>
 }
+
+export type SqliteEngine = ReturnType<typeof createSqliteEngine>

@@ -1,0 +1,294 @@
+/**
+ * The storage port's contract (src/store/port.ts), run against every engine: what the
+ * services rely on, whatever holds the index. Each engine's test file calls
+ * describeStoragePort with a factory for a fresh engine.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ChunkInput, FileRecord } from '../../src/domain/chunks.js'
+import { normalizeVector } from '../../src/domain/vectors.js'
+import type { FileChange, SpaceKey, SpaceStore, StepOptions, StorageEngine } from '../../src/store/port.js'
+import { indexTokens } from '../../src/text/analyzer.js'
+
+export type EngineUnderTest = {
+  engine: StorageEngine
+  /** Closes the engine and removes what it wrote. */
+  dispose(): Promise<void>
+}
+
+/** Vector dimensions the engines under test are set up with. */
+export const DIMS = 4
+
+const STEPS: StepOptions = { between: async () => undefined }
+const MAIN: SpaceKey = { kind: 'agent', id: 'main' }
+
+/** A chunk of `text` at `line`, analysed as indexing does (without headings). */
+function chunk(text: string, line: number, vector?: number[]): ChunkInput {
+  const bodyTerms = indexTokens(text)
+  return {
+    startLine: line,
+    endLine: line,
+    text,
+    headings: '',
+    contentHash: `${line}:${text}`,
+    bodyTerms: bodyTerms.join(' '),
+    headingTerms: '',
+    tokenCount: bodyTerms.length,
+    ...(vector && { vector: normalizeVector(vector, DIMS) }),
+  }
+}
+
+function file(path: string, readSeq: number, texts: (string | [string, number[]])[]): FileChange {
+  const chunks = texts.map((t, i) => (typeof t === 'string' ? chunk(t, i + 1) : chunk(t[0], i + 1, t[1])))
+  const record: FileRecord = {
+    path,
+    source: 'memory',
+    sha256: `sha-${path}-${readSeq}`,
+    sizeBytes: 100,
+    mtimeMs: 1000,
+    lineCount: texts.length,
+    chunkCount: chunks.length,
+    indexedAtMs: 2000,
+    readSeq,
+  }
+  return { record, chunks }
+}
+
+/** The analysed term of one word (`redis` is indexed as `redi`). */
+const term = (word: string): string => indexTokens(word)[0] as string
+
+/** Paths of the keyword candidates for `query`, best first. */
+async function candidatePaths(store: SpaceStore, query: string): Promise<string[]> {
+  const rows = await store.candidates({ terms: indexTokens(query), limit: 10, headingWeight: 2 })
+  return rows.map((r) => r.path)
+}
+
+export function describeStoragePort(name: string, make: () => Promise<EngineUnderTest>): void {
+  describe(`storage port: ${name}`, () => {
+    const open: EngineUnderTest[] = []
+    afterEach(async () => {
+      for (const e of open.splice(0)) await e.dispose()
+    })
+    async function space(key: SpaceKey = MAIN): Promise<{ store: SpaceStore; engine: StorageEngine }> {
+      const under = await make()
+      open.push(under)
+      const store = await under.engine.openSpace(key)
+      return { store, engine: under.engine }
+    }
+
+    it('opens a new space empty and fresh, and keeps its meta values', async () => {
+      const { store } = await space()
+      expect(store.fresh).toBe(true)
+      expect(await store.listFiles()).toEqual([])
+      expect(await store.counts()).toEqual([])
+      expect(await store.getMeta('identity')).toBeUndefined()
+      await store.setMeta('identity', 'v1')
+      await store.setMeta('identity', 'v2')
+      expect(await store.getMeta('identity')).toBe('v2')
+    })
+
+    it('writes files and reads them back; a later read of a file replaces its chunks', async () => {
+      const { store } = await space()
+      await store.applyChanges({ replace: [file('memory/a.md', 1, ['redis cache notes', 'second line'])] }, STEPS)
+      expect((await store.getFile('memory/a.md'))?.chunkCount).toBe(2)
+      expect(await candidatePaths(store, 'redis')).toEqual(['memory/a.md'])
+      await store.applyChanges({ replace: [file('memory/a.md', 2, ['postgres notes'])] }, STEPS)
+      expect(await candidatePaths(store, 'redis')).toEqual([])
+      expect(await candidatePaths(store, 'postgres')).toEqual(['memory/a.md'])
+      expect(await store.counts()).toEqual([{ source: 'memory', files: 1, chunks: 1 }])
+    })
+
+    it('drops a change from a read older than the one it holds, for writes and deletions alike', async () => {
+      const { store } = await space()
+      await store.applyChanges({ replace: [file('memory/a.md', 5, ['newer text'])] }, STEPS)
+      await store.applyChanges({ replace: [file('memory/a.md', 3, ['older text'])] }, STEPS)
+      expect(await candidatePaths(store, 'older')).toEqual([])
+      await store.applyChanges({ remove: [{ path: 'memory/a.md', readSeq: 4 }] }, STEPS)
+      expect((await store.getFile('memory/a.md'))?.readSeq).toBe(5)
+      await store.applyChanges({ remove: [{ path: 'memory/a.md', readSeq: 6 }] }, STEPS)
+      expect(await store.getFile('memory/a.md')).toBeUndefined()
+      // The deletion is remembered: a read older than it cannot bring the file back.
+      await store.applyChanges({ replace: [file('memory/a.md', 5, ['newer text'])] }, STEPS)
+      expect(await store.getFile('memory/a.md')).toBeUndefined()
+      await store.applyChanges({ replace: [file('memory/a.md', 7, ['back again'])] }, STEPS)
+      expect(await candidatePaths(store, 'back')).toEqual(['memory/a.md'])
+    })
+
+    it('numbers reads after the highest number the index holds, across reopening', async () => {
+      const under = await make()
+      open.push(under)
+      const first = await under.engine.openSpace(MAIN)
+      const seq = await first.readSequence()
+      const a = await seq.next()
+      const b = await seq.next()
+      expect(b).toBeGreaterThan(a)
+      await first.applyChanges({ replace: [file('memory/a.md', b, ['text'])] }, STEPS)
+      await first.close()
+      const again = await under.engine.openSpace(MAIN)
+      expect(again.fresh).toBe(false)
+      expect(await (await again.readSequence()).next()).toBeGreaterThan(b)
+      await again.close()
+    })
+
+    it('gives keyword candidates ranked by BM25, filtered, with the statistics ranking needs', async () => {
+      const { store } = await space()
+      await store.applyChanges(
+        {
+          replace: [
+            file('memory/a.md', 1, ['redis redis cache eviction', 'unrelated words here']),
+            file('memory/b.md', 2, ['redis mentioned once among many other words in this line']),
+            file('MEMORY.md', 3, ['redis is our cache']),
+            file('memory/c.md', 4, ['部署 模型 升级']),
+          ],
+        },
+        STEPS,
+      )
+      const corpus = await store.corpusStats()
+      expect(corpus.rows).toBe(5)
+      expect(corpus.avgTokens).toBeGreaterThan(2)
+      expect(await store.docFreqs([term('redis'), term('cache'), term('absent')])).toEqual([3, 2, 0])
+      expect(await store.partial()).toBe(false)
+      const all = await store.candidates({ terms: [term('redis')], limit: 10, headingWeight: 2 })
+      expect(all.map((r) => r.path)).toEqual(['memory/a.md', 'MEMORY.md', 'memory/b.md'])
+      expect(all[0]).toMatchObject({
+        startLine: 1,
+        endLine: 1,
+        source: 'memory',
+        bodyTerms: expect.stringContaining(term('redis')),
+      })
+      expect(all[0]!.tokenCount).toBe(all[0]!.bodyTerms.split(' ').length)
+      expect(await candidatePaths(store, '模型升级')).toEqual(['memory/c.md'])
+      const limited = await store.candidates({ terms: [term('redis')], limit: 1, headingWeight: 2 })
+      expect(limited.map((r) => r.path)).toEqual(['memory/a.md'])
+      const filtered = await store.candidates({
+        terms: [term('redis')],
+        limit: 10,
+        headingWeight: 2,
+        excludeMemoryFile: true,
+        pathPrefix: 'memory/',
+      })
+      expect(filtered.map((r) => r.path)).toEqual(['memory/a.md', 'memory/b.md'])
+      const newest = await store.newestMatches({ terms: [term('redis')], limit: 2, headingWeight: 2 })
+      expect(newest).toHaveLength(2)
+      expect(await store.candidates({ terms: [], limit: 10, headingWeight: 2 })).toEqual([])
+      const texts = await store.chunkTexts(all.map((r) => r.id))
+      expect([...texts.values()]).toContain('redis is our cache')
+    })
+
+    it('treats query terms as data, never as query syntax', async () => {
+      const { store } = await space()
+      await store.applyChanges({ replace: [file('memory/a.md', 1, ['plain words'])] }, STEPS)
+      for (const term of ['"', 'a OR b', 'NEAR(x y)', "'; DROP TABLE files; --", '*', ':', '&|!']) {
+        expect(await store.candidates({ terms: [term], limit: 5, headingWeight: 2 })).toEqual([])
+      }
+      expect(await candidatePaths(store, 'plain')).toEqual(['memory/a.md'])
+    })
+
+    it('keeps chunks without a vector pending until their vectors are stored, then finds them nearest first', async () => {
+      const { store } = await space()
+      if (!store.storesVectors()) return
+      await store.applyChanges(
+        {
+          replace: [
+            file('memory/a.md', 1, [
+              ['north', [1, 0, 0, 0]],
+              ['east', [0, 1, 0, 0]],
+            ]),
+            file('memory/b.md', 2, ['no vector yet']),
+          ],
+        },
+        STEPS,
+      )
+      const pending = await store.pendingVectors(10)
+      expect(pending.map((p) => p.text)).toEqual(['no vector yet'])
+      expect(await store.pendingVectorCount()).toBe(1)
+      await store.putVectors(pending.map((p) => ({ ...p, vector: normalizeVector([0.9, 0.1, 0, 0], DIMS) })))
+      expect(await store.pendingVectorCount()).toBe(0)
+      const near = await store.nearest(normalizeVector([1, 0, 0, 0], DIMS), 2, {})
+      expect(near.map((n) => n.path)).toEqual(['memory/a.md', 'memory/b.md'])
+      expect(near[0]!.distance).toBeCloseTo(0, 5)
+      expect(near[1]!.distance).toBeGreaterThan(near[0]!.distance)
+      const onlyB = await store.nearest(normalizeVector([1, 0, 0, 0], DIMS), 5, { pathPrefix: 'memory/b' })
+      expect(onlyB.map((n) => n.path)).toEqual(['memory/b.md'])
+      await store.applyChanges({ remove: [{ path: 'memory/a.md', readSeq: 3 }] }, STEPS)
+      expect((await store.nearest(normalizeVector([1, 0, 0, 0], DIMS), 5, {})).map((n) => n.path)).toEqual([
+        'memory/b.md',
+      ])
+    })
+
+    it('rebuilds beside the live index: the live one serves until commit, then the new one does', async () => {
+      const { store } = await space()
+      await store.applyChanges({ replace: [file('memory/old.md', 1, ['legacy content'])] }, STEPS)
+      const next = await store.beginRebuild()
+      await next.applyChanges({ replace: [file('memory/new.md', 2, ['fresh content'])] }, STEPS)
+      await next.setMeta('identity', 'rebuilt')
+      await next.finish(STEPS)
+      expect(await candidatePaths(store, 'legacy')).toEqual(['memory/old.md'])
+      expect(await candidatePaths(store, 'fresh')).toEqual([])
+      let detached = false
+      await next.commit({
+        signal: new AbortController().signal,
+        readers: { suspend: async () => undefined, resume: () => undefined },
+        detach: () => (detached = true),
+      })
+      expect(detached).toBe(true)
+      expect(await candidatePaths(store, 'legacy')).toEqual([])
+      expect(await candidatePaths(store, 'fresh')).toEqual(['memory/new.md'])
+      expect(await store.getMeta('identity')).toBe('rebuilt')
+      expect((await store.listFiles()).map((f) => f.path)).toEqual(['memory/new.md'])
+    })
+
+    it('aborts a rebuild leaving the live index serving as it was', async () => {
+      const { store } = await space()
+      await store.applyChanges({ replace: [file('memory/old.md', 1, ['legacy content'])] }, STEPS)
+      await store.setMeta('identity', 'live')
+      const next = await store.beginRebuild()
+      await next.applyChanges({ replace: [file('memory/new.md', 2, ['fresh content'])] }, STEPS)
+      await next.setMeta('identity', 'rebuilt')
+      await next.abort()
+      expect(await candidatePaths(store, 'legacy')).toEqual(['memory/old.md'])
+      expect(await candidatePaths(store, 'fresh')).toEqual([])
+      expect(await store.getMeta('identity')).toBe('live')
+      // A new rebuild starts from nothing.
+      const again = await store.beginRebuild()
+      expect(await again.listFiles()).toEqual([])
+      await again.abort()
+    })
+
+    it('keeps spaces apart and peeks at a closed one without opening it', async () => {
+      const under = await make()
+      open.push(under)
+      const team = await under.engine.openSpace({ kind: 'team' })
+      const alice = await under.engine.openSpace({ kind: 'agent', id: 'alice' })
+      await team.applyChanges({ replace: [file('memory/t.md', 1, ['team only', 'two'])] }, STEPS)
+      await alice.applyChanges({ replace: [file('memory/a.md', 1, ['alice only'])] }, STEPS)
+      expect(await candidatePaths(team, 'alice')).toEqual([])
+      expect(await candidatePaths(alice, 'team')).toEqual([])
+      await team.close()
+      expect(await under.engine.peekCounts({ kind: 'team' })).toEqual({ files: 1, chunks: 2 })
+      expect(await under.engine.peekCounts({ kind: 'agent', id: 'nobody' })).toEqual({ files: 0, chunks: 0 })
+      await alice.close()
+    })
+
+    it('caches embeddings by provider, model and hash, bounded by least recent use', async () => {
+      const under = await make()
+      open.push(under)
+      let now = 1000
+      const cache = under.engine.openEmbeddingCache({ maxEntries: 3, now: () => now })
+      const v = (x: number) => Float32Array.from([x, x])
+      await cache.put('p', 'm', [
+        { hash: 'a', vector: v(1) },
+        { hash: 'b', vector: v(2) },
+        { hash: 'c', vector: v(3) },
+      ])
+      now = 2000
+      expect([...(await cache.get('p', 'm', ['a'])).keys()]).toEqual(['a'])
+      expect((await cache.get('p', 'other-model', ['a'])).size).toBe(0)
+      now = 3000
+      await cache.put('p', 'm', [{ hash: 'd', vector: v(4) }])
+      expect(await cache.size()).toBe(3)
+      expect([...(await cache.get('p', 'm', ['a', 'b', 'c', 'd'])).keys()].sort()).toEqual(['a', 'c', 'd'])
+      expect(Array.from((await cache.get('p', 'm', ['d'])).get('d') as Float32Array)).toEqual([4, 4])
+      await cache.close()
+    })
+  })
+}
