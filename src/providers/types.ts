@@ -33,7 +33,7 @@ export type EmbedderStatus = {
   provider: string
   model: string | null
   dims: number | null
-  backend: 'sqlite-vec' | 'scan' | 'none'
+  backend: 'sqlite-vec' | 'scan' | 'pgvector' | 'none'
   /** Why it is pending: the last probe's failure. */
   error?: string
   /** When the next probe is due (ISO 8601). */

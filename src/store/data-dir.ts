@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import { publicErrorMessage } from '../shared/public-error.js'
 
 /** A start-up error reported like a bad setting: serve.ts prints its message alone. */
-export const settingError = (message: string, cause: unknown) =>
+export const settingError = (message: string, cause?: unknown) =>
   Object.assign(new Error(message, { cause }), { code: 'CONFIG_INVALID' })
 
 export function ensureDataDir(dataDir: string): void {

@@ -10,12 +10,15 @@ import type { ChunkFilters, ChunkHead, ChunkInput, FileRecord, PendingChunk, Sou
 
 export type MaybePromise<T> = T | Promise<T>
 
-/** Where vectors live: sqlite-vec's vec0 tables, or float32 blobs searched by an exact scan. */
-export type VectorBackend = 'sqlite-vec' | 'scan'
+/**
+ * Where vectors live: sqlite-vec's vec0 tables, float32 blobs searched by an exact scan
+ * (both SQLite), or pgvector columns (PostgreSQL).
+ */
+export type VectorBackend = 'sqlite-vec' | 'scan' | 'pgvector'
 /** How an index stores vectors; null without an embedding provider. */
 export type VectorConfig = { backend: VectorBackend; dims: number; shards: number } | null
-/** MNEMO_VECTOR_BACKEND. */
-export type VectorPreference = 'auto' | VectorBackend
+/** MNEMO_VECTOR_BACKEND: a SQLite choice; PostgreSQL takes pgvector. */
+export type VectorPreference = 'auto' | 'sqlite-vec' | 'scan'
 
 /**
  * Vectors by (provider, model, content hash), shared by every space and kept apart from

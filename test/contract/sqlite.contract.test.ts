@@ -18,7 +18,7 @@ function sqliteEngine(backend: VectorBackend): () => Promise<EngineUnderTest> {
       vectors: () => ({ backend, dims: DIMS, shards: 2 }),
       loadVectorExtension: loadSqliteVec,
     })
-    return { engine, dispose: async () => fs.rmSync(dataDir, { recursive: true, force: true }) }
+    return { engine, vectors: true, dispose: async () => fs.rmSync(dataDir, { recursive: true, force: true }) }
   }
 }
 

@@ -11,6 +11,8 @@ import { indexTokens } from '../../src/text/analyzer.js'
 
 export type EngineUnderTest = {
   engine: StorageEngine
+  /** Whether the engine was set up to store vectors (DIMS of them). */
+  vectors: boolean
   /** Closes the engine and removes what it wrote. */
   dispose(): Promise<void>
 }
@@ -68,11 +70,11 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
     afterEach(async () => {
       for (const e of open.splice(0)) await e.dispose()
     })
-    async function space(key: SpaceKey = MAIN): Promise<{ store: SpaceStore; engine: StorageEngine }> {
+    async function space(key: SpaceKey = MAIN): Promise<{ store: SpaceStore; vectors: boolean }> {
       const under = await make()
       open.push(under)
       const store = await under.engine.openSpace(key)
-      return { store, engine: under.engine }
+      return { store, vectors: under.vectors }
     }
 
     it('opens a new space empty and fresh, and keeps its meta values', async () => {
@@ -184,8 +186,9 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
     })
 
     it('keeps chunks without a vector pending until their vectors are stored, then finds them nearest first', async () => {
-      const { store } = await space()
-      if (!store.storesVectors()) return
+      const { store, vectors } = await space()
+      expect(store.storesVectors()).toBe(vectors)
+      if (!vectors) return
       await store.applyChanges(
         {
           replace: [
@@ -275,11 +278,14 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       let now = 1000
       const cache = under.engine.openEmbeddingCache({ maxEntries: 3, now: () => now })
       const v = (x: number) => Float32Array.from([x, x])
-      await cache.put('p', 'm', [
-        { hash: 'a', vector: v(1) },
-        { hash: 'b', vector: v(2) },
-        { hash: 'c', vector: v(3) },
-      ])
+      for (const [hash, x] of [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ] as const) {
+        await cache.put('p', 'm', [{ hash, vector: v(x) }])
+        now += 100
+      }
       now = 2000
       expect([...(await cache.get('p', 'm', ['a'])).keys()]).toEqual(['a'])
       expect((await cache.get('p', 'other-model', ['a'])).size).toBe(0)

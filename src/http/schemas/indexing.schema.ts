@@ -63,12 +63,16 @@ export const IndexStatus = z
       nextProbeAt: z.string().optional().describe('While pending: when the server is asked next (ISO 8601)'),
     }),
     vectorBackend: z
-      .enum(['none', 'sqlite-vec', 'scan'])
+      .enum(['none', 'sqlite-vec', 'scan', 'pgvector'])
       .describe(
-        'How vectors are searched: sqlite-vec, or scan (exact in-memory fallback when the extension does not load)',
+        'How vectors are searched: sqlite-vec, scan (exact in-memory fallback when the extension does not load), or pgvector (PostgreSQL)',
       ),
     vectorsPending: z.number().int().describe('Chunks waiting for a vector (searchable by keyword meanwhile)'),
-    keywordTokenizer: z.string().describe('Analyzer version and FTS5 tokenizer'),
+    keywordTokenizer: z
+      .string()
+      .describe(
+        "Analyzer version and how the engine indexes keyword terms (FTS5's tokenizer, or PostgreSQL term arrays)",
+      ),
     dirty: z.boolean().describe('Changes seen on disk (or requested) that no sync has picked up yet'),
     watching: z.boolean().describe('The file watcher is running (MNEMO_WATCH)'),
     watch: z

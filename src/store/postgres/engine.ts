@@ -1,0 +1,194 @@
+/**
+ * The PostgreSQL engine (SPEC §10, MNEMO_DATABASE_URL): every space's index in one schema of
+ * one database, shared by any number of mnemo replicas. Created once at start-up: the pool,
+ * the schema (migrations.ts), then the leftovers of rebuilds a dead replica left and of
+ * indexes retired by rebuilds are deleted in the background.
+ */
+import type { Logger } from '../../shared/logger.js'
+import { settingError } from '../data-dir.js'
+import type { SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
+import { createPool, inTransaction, lockKey, tablesOf, type Pool, type Tables } from './database.js'
+import { createPgEmbeddingCache } from './embedding-cache.js'
+import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './migrations.js'
+import { createPgSpace, spaceName } from './space.js'
+
+/** Rows deleted per statement when a retired index is dropped. */
+const DROP_BATCH = 2000
+
+export type PostgresEngineOptions = {
+  url: string
+  /** Schema that holds every table (MNEMO_DATABASE_SCHEMA). */
+  schema: string
+  /** Most connections (MNEMO_DATABASE_POOL). */
+  poolMax: number
+  /** How vectors should be stored now (read at each use, like SQLite's). */
+  vectors: () => VectorConfig
+  /** An embedding provider may be configured: pgvector is then set up at start. */
+  vectorsWanted: boolean
+  log: Logger
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return 'postgres://(unparsable URL)'
+  }
+}
+
+export async function createPostgresEngine(opts: PostgresEngineOptions) {
+  const pool = createPool({ url: opts.url, max: opts.poolMax, connectTimeoutMs: 10_000 })
+  const t = tablesOf(opts.schema)
+  const log = opts.log
+  let server: Awaited<ReturnType<typeof migrate>>
+  try {
+    server = await migrate(pool, t, opts.schema, { vectors: opts.vectorsWanted, log })
+  } catch (err) {
+    await pool.end().catch(() => undefined)
+    if ((err as { code?: unknown }).code === 'CONFIG_INVALID') throw err
+    throw settingError(
+      `MNEMO_DATABASE_URL: cannot reach or prepare ${redactUrl(opts.url)} (${(err as Error).message})`,
+      err,
+    )
+  }
+  const wantedDims = () => opts.vectors()?.dims ?? null
+  const dropping = new Set<number>()
+  let closed = false
+
+  /** Deletes a retired index's rows in batches, then the index itself. */
+  async function dropIndex(id: number): Promise<void> {
+    for (const table of [t.chunks, t.files, t.deleted, t.meta, t.terms]) {
+      const key = table === t.chunks ? 'id' : 'ctid'
+      for (;;) {
+        if (closed) return
+        const { rowCount } = await pool.query(
+          `DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE index_id = $1 LIMIT ${DROP_BATCH})`,
+          [id],
+        )
+        if ((rowCount ?? 0) < DROP_BATCH) break
+      }
+    }
+    await pool.query(`DELETE FROM ${t.indexes} WHERE id = $1 AND state = 'retired'`, [id])
+  }
+
+  function scheduleDrop(id: number): void {
+    if (dropping.has(id)) return
+    dropping.add(id)
+    dropIndex(id)
+      .catch((err: unknown) => {
+        if (!closed) log.warn({ err, index: id }, 'could not delete a retired index; the next start tries again')
+      })
+      .finally(() => dropping.delete(id))
+  }
+
+  /** Retires rebuilds whose replica died (their lock is free), and drops every retired index. */
+  async function cleanUp(): Promise<void> {
+    const { rows } = await pool.query<{ id: number; state: string }>(
+      `SELECT id, state FROM ${t.indexes} WHERE state <> 'live' ORDER BY id`,
+    )
+    for (const row of rows) {
+      if (row.state === 'building') {
+        const dead = await inTransaction(pool, async (c) => {
+          const free = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${lockKey(1)}) AS ok`, [
+            `${opts.schema}:build:${row.id}`,
+          ])
+          if (!free.rows[0]?.ok) return false
+          await c.query(`UPDATE ${t.indexes} SET state = 'retired' WHERE id = $1`, [row.id])
+          return true
+        })
+        if (!dead) continue
+        log.warn({ index: row.id }, 'retired the half-built index of a rebuild whose replica stopped')
+      }
+      scheduleDrop(row.id)
+    }
+  }
+  cleanUp().catch((err: unknown) => log.warn({ err }, 'could not clean up retired indexes'))
+
+  const ensureVectors = (dims: number) => ensureVectorTable(pool, t, opts.schema, dims)
+
+  /** The space's live index and its vector size, created (empty) when the space is new. */
+  async function liveIndex(name: string): Promise<{ dims: number | null; fresh: boolean }> {
+    return inTransaction(pool, async (c) => {
+      await c.query(`SELECT pg_advisory_xact_lock(${lockKey(1)})`, [`${opts.schema}:space:${name}`])
+      const found = await c.query<{ dims: number | null }>(
+        `SELECT i.vector_dims AS dims FROM ${t.spaces} s JOIN ${t.indexes} i ON i.id = s.live WHERE s.space = $1`,
+        [name],
+      )
+      if (found.rows[0]) return { dims: found.rows[0].dims, fresh: false }
+      const dims = wantedDims()
+      const created = await c.query<{ id: number }>(
+        `INSERT INTO ${t.indexes} (space, state, vector_dims) VALUES ($1, 'live', $2) RETURNING id`,
+        [name, dims],
+      )
+      await c.query(
+        `INSERT INTO ${t.spaces} (space, live) VALUES ($1, $2) ON CONFLICT (space) DO UPDATE SET live = excluded.live`,
+        [name, created.rows[0]?.id],
+      )
+      return { dims, fresh: true }
+    })
+  }
+
+  const engine = {
+    kind: 'postgres' as const,
+    schemaVersion: PG_SCHEMA_VERSION,
+    keywordTokenizer: 'postgres term arrays (GIN)',
+    async openSpace(key: SpaceKey) {
+      const dims = wantedDims()
+      if (dims !== null) await ensureVectors(dims)
+      const live = await liveIndex(spaceName(key))
+      return createPgSpace({
+        pool,
+        t,
+        schema: opts.schema,
+        key,
+        wantedDims,
+        liveDims: live.dims,
+        fresh: live.fresh,
+        ensureVectors,
+        dropIndex: scheduleDrop,
+        iterativeScan: server.iterativeScan,
+        log,
+      })
+    },
+    locate: (key: SpaceKey) => `${redactUrl(opts.url)} schema ${opts.schema}, space ${spaceName(key)}`,
+    async peekCounts(key: SpaceKey) {
+      const { rows } = await pool.query<{ files: number; chunks: number | null }>(
+        `SELECT COUNT(*) AS files, SUM(chunk_count)::bigint AS chunks FROM ${t.files}
+         WHERE index_id = (SELECT live FROM ${t.spaces} WHERE space = $1)`,
+        [spaceName(key)],
+      )
+      return { files: rows[0]?.files ?? 0, chunks: rows[0]?.chunks ?? 0 }
+    },
+    vectorLayout(preference: VectorPreference) {
+      if (preference !== 'auto') {
+        throw settingError(
+          `MNEMO_VECTOR_BACKEND=${preference} applies to SQLite; with MNEMO_DATABASE_URL vectors live in pgvector`,
+        )
+      }
+      if (server.vectorProblem) throw settingError(`MNEMO_DATABASE_URL: ${server.vectorProblem}`)
+      return { backend: 'pgvector' as const, shards: 1 }
+    },
+    openEmbeddingCache: (cacheOpts: { maxEntries: number; now?: (() => number) | undefined }) =>
+      createPgEmbeddingCache(pool, t, cacheOpts),
+    /** Whether the database answers now (GET /ready, /index). */
+    async health(): Promise<{ ok: boolean; error?: string }> {
+      try {
+        await pool.query('SELECT 1')
+        return { ok: true }
+      } catch (err) {
+        return { ok: false, error: (err as Error).message }
+      }
+    },
+    async close(): Promise<void> {
+      closed = true
+      await pool.end()
+    },
+  }
+  return engine satisfies StorageEngine
+}
+
+export type PostgresEngine = Awaited<ReturnType<typeof createPostgresEngine>>
+export type { Pool, Tables }

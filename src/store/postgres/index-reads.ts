@@ -1,0 +1,210 @@
+/**
+ * Reads of one index: files, chunks waiting for vectors, keyword candidates with the term
+ * statistics BM25 needs, nearest neighbours, chunk texts. Every query names its index
+ * through `$1` (Scope): a space's live index is looked up in the same statement, so a read
+ * on any replica sees the index a rebuild switched to as soon as the switch commits, and
+ * never a mix of two.
+ *
+ * Keyword candidates are ranked in SQL with the formula FTS5's bm25() uses (k1 = 1.2,
+ * b = 0.75, IDF clamped to 1e-6, the heading column weighted), from each chunk's term counts,
+ * so both engines hand search/ the same candidates.
+ */
+import type { ChunkFilters, ChunkHead, FileRecord, PendingChunk, Source } from '../../domain/chunks.js'
+import { MEMORY_FILE } from '../../domain/layout.js'
+import type { CorpusStats, KeywordCandidate, KeywordQuery, Neighbour, SourceCounts } from '../port.js'
+import type { Queryable, Tables } from './database.js'
+import { vectorLiteral } from './index-writes.js'
+
+/** Which index a read is about: `$1` in every query. */
+export type Scope = { sql: string; param: string | number }
+
+/** A space's live index. */
+export const liveScope = (t: Tables, space: string): Scope => ({
+  sql: `(SELECT live FROM ${t.spaces} WHERE space = $1)`,
+  param: space,
+})
+/** One index by id (a rebuild's new index). */
+export const idScope = (id: number): Scope => ({ sql: '$1::bigint', param: id })
+
+type FileRow = {
+  path: string
+  source: Source
+  sha256: string
+  size_bytes: number
+  mtime_ms: number
+  line_count: number
+  chunk_count: number
+  indexed_at_ms: number
+  read_seq: number
+}
+
+const toFile = (r: FileRow): FileRecord => ({
+  path: r.path,
+  source: r.source,
+  sha256: r.sha256,
+  sizeBytes: r.size_bytes,
+  mtimeMs: r.mtime_ms,
+  lineCount: r.line_count,
+  chunkCount: r.chunk_count,
+  indexedAtMs: r.indexed_at_ms,
+  readSeq: r.read_seq,
+})
+
+const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_line AS "endLine", c.token_count AS "tokenCount"`
+
+/** SQL conditions on the chunk alias `c` for the filters, adding their values to `params`. */
+function filterSql(filters: ChunkFilters, params: unknown[], alias = 'c'): string {
+  const parts: string[] = []
+  if (filters.pathPrefix) {
+    params.push(filters.pathPrefix)
+    parts.push(`left(${alias}.path, length($${params.length}::text)) = $${params.length}::text`)
+  }
+  if (filters.source) {
+    params.push(filters.source)
+    parts.push(`${alias}.source = $${params.length}`)
+  }
+  if (filters.excludeMemoryFile) {
+    params.push(MEMORY_FILE)
+    parts.push(`${alias}.path <> $${params.length}`)
+  }
+  return parts.map((p) => ` AND ${p}`).join('')
+}
+
+export function createIndexReads(db: Queryable, t: Tables) {
+  const one = async <R extends object>(sql: string, params: unknown[]): Promise<R | undefined> =>
+    (await db.query<R>(sql, params)).rows[0]
+
+  /** The scope's index as `$1`, and the query terms as index-scoped keys (the GIN index's entries). */
+  const keysOf = (scope: Scope, termsParam: number) =>
+    `ARRAY(SELECT ${scope.sql} || ':' || x FROM unnest($${termsParam}::text[]) AS x)`
+
+  return {
+    listFiles: async (scope: Scope): Promise<FileRecord[]> =>
+      (
+        await db.query<FileRow>(`SELECT * FROM ${t.files} WHERE index_id = ${scope.sql} ORDER BY path`, [scope.param])
+      ).rows.map(toFile),
+    getFile: async (scope: Scope, path: string): Promise<FileRecord | undefined> => {
+      const row = await one<FileRow>(`SELECT * FROM ${t.files} WHERE index_id = ${scope.sql} AND path = $2`, [
+        scope.param,
+        path,
+      ])
+      return row && toFile(row)
+    },
+    counts: async (scope: Scope): Promise<SourceCounts[]> =>
+      (
+        await db.query<SourceCounts>(
+          `SELECT source, COUNT(*)::int AS files, SUM(chunk_count)::int AS chunks FROM ${t.files}
+           WHERE index_id = ${scope.sql} GROUP BY source ORDER BY source`,
+          [scope.param],
+        )
+      ).rows,
+    getMeta: async (scope: Scope, key: string): Promise<string | undefined> =>
+      (
+        await one<{ value: string }>(`SELECT value FROM ${t.meta} WHERE index_id = ${scope.sql} AND key = $2`, [
+          scope.param,
+          key,
+        ])
+      )?.value,
+    pendingVectors: async (scope: Scope, limit: number): Promise<PendingChunk[]> =>
+      (
+        await db.query<PendingChunk>(
+          `SELECT id, path, source, text, headings, content_hash AS "contentHash" FROM ${t.chunks} c
+           WHERE index_id = ${scope.sql} AND NOT has_vector ORDER BY id LIMIT $2`,
+          [scope.param, limit],
+        )
+      ).rows,
+    pendingVectorCount: async (scope: Scope): Promise<number> =>
+      (
+        await one<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM ${t.chunks} WHERE index_id = ${scope.sql} AND NOT has_vector`,
+          [scope.param],
+        )
+      )?.n ?? 0,
+    docFreqs: async (scope: Scope, terms: readonly string[]): Promise<number[]> => {
+      if (terms.length === 0) return []
+      const { rows } = await db.query<{ term: string; df: number }>(
+        `SELECT term, df FROM ${t.terms} WHERE index_id = ${scope.sql} AND term = ANY($2::text[])`,
+        [scope.param, terms],
+      )
+      const byTerm = new Map(rows.map((r) => [r.term, r.df]))
+      return terms.map((term) => byTerm.get(term) ?? 0)
+    },
+    corpusStats: async (scope: Scope): Promise<CorpusStats> => {
+      const row = await one<{ rows: number; tokens: number }>(
+        `SELECT chunk_rows AS rows, token_sum AS tokens FROM ${t.indexes} WHERE id = ${scope.sql}`,
+        [scope.param],
+      )
+      const rows = row?.rows ?? 0
+      return { rows, avgTokens: rows > 0 ? (row?.tokens ?? 0) / rows : 0 }
+    },
+    /** The best `limit` chunks by BM25 over the query terms (FTS5's formula), best first. */
+    candidates: async (scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> => {
+      if (q.terms.length === 0) return []
+      const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
+      const filters = filterSql(q, params)
+      const { rows } = await db.query<KeywordCandidate>(
+        `WITH stats AS (
+           SELECT chunk_rows::float8 AS n,
+             CASE WHEN chunk_rows > 0 THEN token_sum::float8 / chunk_rows ELSE 1 END AS avgdl
+           FROM ${t.indexes} WHERE id = ${scope.sql}),
+         q AS (
+           SELECT u.term, GREATEST(ln((s.n - COALESCE(d.df, 0) + 0.5) / (COALESCE(d.df, 0) + 0.5)), 1e-6) AS idf
+           FROM unnest($2::text[]) AS u(term) CROSS JOIN stats s
+           LEFT JOIN ${t.terms} d ON d.index_id = ${scope.sql} AND d.term = u.term)
+         SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms",
+           SUM(q.idf * (w.f * 2.2) / (w.f + 1.2 * (0.25 + 0.75 * c.token_count / s.avgdl))) AS score
+         FROM ${t.chunks} c CROSS JOIN stats s CROSS JOIN q
+         CROSS JOIN LATERAL (SELECT COALESCE((c.tf -> q.term ->> 0)::float8, 0)
+           + $3::float8 * COALESCE((c.tf -> q.term ->> 1)::float8, 0) AS f) w
+         WHERE c.index_id = ${scope.sql} AND c.terms && ${keysOf(scope, 2)}${filters}
+         GROUP BY c.id, s.avgdl ORDER BY score DESC, c.id LIMIT $4`,
+        params,
+      )
+      return rows
+    },
+    /** Up to `limit` of the most recently written chunks holding any term, unranked. */
+    newestMatches: async (scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> => {
+      if (q.terms.length === 0) return []
+      const params: unknown[] = [scope.param, q.terms, q.limit]
+      const filters = filterSql(q, params)
+      return (
+        await db.query<KeywordCandidate>(
+          `SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms" FROM ${t.chunks} c
+           WHERE c.index_id = ${scope.sql} AND c.terms && ${keysOf(scope, 2)}${filters}
+           ORDER BY c.id DESC LIMIT $3`,
+          params,
+        )
+      ).rows
+    },
+    chunkTexts: async (ids: readonly number[]): Promise<Map<number, string>> => {
+      if (ids.length === 0) return new Map()
+      const { rows } = await db.query<{ id: number; text: string }>(
+        `SELECT id, text FROM ${t.chunks} WHERE id = ANY($1::bigint[])`,
+        [ids],
+      )
+      return new Map(rows.map((r) => [r.id, r.text]))
+    },
+    /** The `k` chunks nearest to `vector` in the `dims`-sized vector table, nearest first. */
+    nearest: async (
+      scope: Scope,
+      dims: number,
+      vector: Float32Array,
+      k: number,
+      filters: ChunkFilters,
+    ): Promise<Neighbour[]> => {
+      const params: unknown[] = [scope.param, vectorLiteral(vector), k]
+      const where = filterSql(filters, params, 'v')
+      const { rows } = await db.query<ChunkHead & { distance: number }>(
+        `SELECT ${HEAD}, n.distance FROM (
+           SELECT v.chunk_id, v.embedding <=> $2::vector AS distance FROM ${t.vectors(dims)} v
+           WHERE v.index_id = ${scope.sql}${where}
+           ORDER BY v.embedding <=> $2::vector LIMIT $3) n
+         JOIN ${t.chunks} c ON c.id = n.chunk_id ORDER BY n.distance, c.id`,
+        params,
+      )
+      return rows
+    },
+  }
+}
+
+export type IndexReads = ReturnType<typeof createIndexReads>

@@ -1,0 +1,227 @@
+/**
+ * Writes of one index inside a caller's transaction (which holds the space's write lock):
+ * files replaced, touched and removed, with their chunks, term counts and corpus size kept
+ * in step. A change from a read older than what the index holds for the file is dropped,
+ * and a deletion is remembered so an older read cannot bring the file back. Unchanged
+ * chunks (same lines, same content hash) keep their rows and vectors.
+ */
+import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
+import { isZeroVector } from '../../domain/vectors.js'
+import type { FileChanges } from '../port.js'
+import type { Client, Tables } from './database.js'
+
+type StoredChunk = {
+  id: number
+  start_line: number
+  end_line: number
+  content_hash: string
+  terms: string[]
+  token_count: number
+}
+
+const keyOf = (startLine: number, endLine: number, hash: string) => `${startLine}:${endLine}:${hash}`
+
+/** A vector as pgvector's text input. */
+export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(',')}]`
+
+/** Term → [count in the body, count in the headings and path], and the distinct terms. */
+function termCounts(chunk: Pick<ChunkInput, 'bodyTerms' | 'headingTerms'>): Map<string, [number, number]> {
+  const counts = new Map<string, [number, number]>()
+  const add = (terms: string, column: 0 | 1) => {
+    if (terms === '') return
+    for (const term of terms.split(' ')) {
+      let c = counts.get(term)
+      if (!c) counts.set(term, (c = [0, 0]))
+      c[column]++
+    }
+  }
+  add(chunk.bodyTerms, 0)
+  add(chunk.headingTerms, 1)
+  return counts
+}
+
+/** The index-scoped term keys the GIN index holds: `<index id>:<term>`. */
+export const termKey = (indexId: number, term: string): string => `${indexId}:${term}`
+const termOfKey = (key: string): string => key.slice(key.indexOf(':') + 1)
+
+export function createIndexWrites(t: Tables) {
+  /** The newest read of `path` the index has applied: its row, or the deletion that removed it. */
+  async function newestRead(c: Client, indexId: number, path: string): Promise<number> {
+    const { rows } = await c.query<{ m: number | null }>(
+      `SELECT GREATEST((SELECT read_seq FROM ${t.files} WHERE index_id = $1 AND path = $2),
+         (SELECT read_seq FROM ${t.deleted} WHERE index_id = $1 AND path = $2)) AS m`,
+      [indexId, path],
+    )
+    return rows[0]?.m ?? -1
+  }
+
+  /** Adds `delta` to each term's document frequency; drops terms no chunk holds any more. */
+  async function countTerms(c: Client, indexId: number, deltas: Map<string, number>): Promise<void> {
+    const terms = [...deltas.keys()].sort()
+    if (terms.length === 0) return
+    await c.query(
+      `INSERT INTO ${t.terms} AS t (index_id, term, df)
+       SELECT $1, u.term, u.d FROM unnest($2::text[], $3::int[]) AS u(term, d)
+       ON CONFLICT (index_id, term) DO UPDATE SET df = t.df + excluded.df`,
+      [indexId, terms, terms.map((term) => deltas.get(term) ?? 0)],
+    )
+    const dropped = terms.filter((term) => (deltas.get(term) ?? 0) < 0)
+    if (dropped.length > 0) {
+      await c.query(`DELETE FROM ${t.terms} WHERE index_id = $1 AND term = ANY($2::text[]) AND df <= 0`, [
+        indexId,
+        dropped,
+      ])
+    }
+  }
+
+  /** Deletes chunk rows (their vectors go with them) and counts their terms out. */
+  async function removeChunks(c: Client, indexId: number, stored: readonly StoredChunk[]): Promise<void> {
+    if (stored.length === 0) return
+    await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [stored.map((s) => s.id)])
+    const deltas = new Map<string, number>()
+    for (const s of stored)
+      for (const key of s.terms) {
+        const term = termOfKey(key)
+        deltas.set(term, (deltas.get(term) ?? 0) - 1)
+      }
+    await countTerms(c, indexId, deltas)
+    const tokens = stored.reduce((sum, s) => sum + s.token_count, 0)
+    await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows - $2, token_sum = token_sum - $3 WHERE id = $1`, [
+      indexId,
+      stored.length,
+      tokens,
+    ])
+  }
+
+  /** Inserts chunks (and the vectors they carry, when the index stores `dims`-sized ones). */
+  async function insertChunks(
+    c: Client,
+    indexId: number,
+    file: FileRecord,
+    chunks: readonly ChunkInput[],
+    dims: number | null,
+  ): Promise<void> {
+    if (chunks.length === 0) return
+    const deltas = new Map<string, number>()
+    const counted = chunks.map((chunk) => {
+      const counts = termCounts(chunk)
+      for (const term of counts.keys()) deltas.set(term, (deltas.get(term) ?? 0) + 1)
+      return counts
+    })
+    const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
+    const { rows } = await c.query<{ id: number; start_line: number }>(
+      `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
+         body_terms, heading_terms, token_count, terms, tf, has_vector)
+       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.tf::jsonb, u.hv
+       FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
+         $12::text[], $13::text[], $14::bool[]) AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv)
+       RETURNING id, start_line`,
+      [
+        indexId,
+        file.path,
+        file.source,
+        chunks.map((x) => x.startLine),
+        chunks.map((x) => x.endLine),
+        chunks.map((x) => x.text),
+        chunks.map((x) => x.headings),
+        chunks.map((x) => x.contentHash),
+        chunks.map((x) => x.bodyTerms),
+        chunks.map((x) => x.headingTerms),
+        chunks.map((x) => x.tokenCount),
+        counted.map((counts) => [...counts.keys()].map((term) => termKey(indexId, term)).join(' ')),
+        counted.map((counts) => JSON.stringify(Object.fromEntries(counts))),
+        chunks.map(withVector),
+      ],
+    )
+    await countTerms(c, indexId, deltas)
+    await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows + $2, token_sum = token_sum + $3 WHERE id = $1`, [
+      indexId,
+      chunks.length,
+      chunks.reduce((sum, x) => sum + x.tokenCount, 0),
+    ])
+    if (dims === null) return
+    // A chunk's start line is unique within its file: it ties returned ids to chunks.
+    const idOf = new Map(rows.map((r) => [r.start_line, r.id]))
+    const vectors = chunks.filter((x) => withVector(x) && !isZeroVector(x.vector as Float32Array))
+    if (vectors.length > 0) {
+      await c.query(
+        `INSERT INTO ${t.vectors(dims)} (chunk_id, index_id, path, source, embedding)
+         SELECT u.id, $1, $2, $3, u.v::vector FROM unnest($4::bigint[], $5::text[]) AS u(id, v)`,
+        [
+          indexId,
+          file.path,
+          file.source,
+          vectors.map((x) => idOf.get(x.startLine)),
+          vectors.map((x) => vectorLiteral(x.vector as Float32Array)),
+        ],
+      )
+    }
+  }
+
+  async function upsertFile(c: Client, indexId: number, file: FileRecord): Promise<void> {
+    await c.query(`DELETE FROM ${t.deleted} WHERE index_id = $1 AND path = $2`, [indexId, file.path])
+    await c.query(
+      `INSERT INTO ${t.files} (index_id, path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count,
+         indexed_at_ms, read_seq)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (index_id, path) DO UPDATE SET source = excluded.source, sha256 = excluded.sha256,
+         size_bytes = excluded.size_bytes, mtime_ms = excluded.mtime_ms, line_count = excluded.line_count,
+         chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms, read_seq = excluded.read_seq`,
+      [
+        indexId,
+        file.path,
+        file.source,
+        file.sha256,
+        file.sizeBytes,
+        file.mtimeMs,
+        file.lineCount,
+        file.chunkCount,
+        file.indexedAtMs,
+        file.readSeq,
+      ],
+    )
+  }
+
+  const storedChunks = async (c: Client, indexId: number, path: string) =>
+    (
+      await c.query<StoredChunk>(
+        `SELECT id, start_line, end_line, content_hash, terms, token_count FROM ${t.chunks}
+         WHERE index_id = $1 AND path = $2`,
+        [indexId, path],
+      )
+    ).rows
+
+  /** Writes `changes` into the index `indexId`; `dims`: the size of the vectors it stores, if any. */
+  async function apply(c: Client, indexId: number, changes: FileChanges, dims: number | null): Promise<void> {
+    for (const { record, chunks } of changes.replace ?? []) {
+      if ((await newestRead(c, indexId, record.path)) > record.readSeq) continue
+      const stored = new Map(
+        (await storedChunks(c, indexId, record.path)).map((s) => [keyOf(s.start_line, s.end_line, s.content_hash), s]),
+      )
+      const added = chunks.filter((x) => !stored.delete(keyOf(x.startLine, x.endLine, x.contentHash)))
+      await removeChunks(c, indexId, [...stored.values()])
+      await insertChunks(c, indexId, record, added, dims)
+      await upsertFile(c, indexId, record)
+    }
+    for (const file of changes.touch ?? []) {
+      if ((await newestRead(c, indexId, file.path)) > file.readSeq) continue
+      await c.query(
+        `UPDATE ${t.files} SET size_bytes = $3, mtime_ms = $4, indexed_at_ms = $5, read_seq = $6
+         WHERE index_id = $1 AND path = $2 AND sha256 = $7`,
+        [indexId, file.path, file.sizeBytes, file.mtimeMs, file.indexedAtMs, file.readSeq, file.sha256],
+      )
+    }
+    for (const { path, readSeq } of changes.remove ?? []) {
+      if ((await newestRead(c, indexId, path)) > readSeq) continue
+      await c.query(
+        `INSERT INTO ${t.deleted} (index_id, path, read_seq) VALUES ($1, $2, $3)
+         ON CONFLICT (index_id, path) DO UPDATE SET read_seq = excluded.read_seq`,
+        [indexId, path, readSeq],
+      )
+      await removeChunks(c, indexId, await storedChunks(c, indexId, path))
+      await c.query(`DELETE FROM ${t.files} WHERE index_id = $1 AND path = $2`, [indexId, path])
+    }
+  }
+
+  return { apply }
+}

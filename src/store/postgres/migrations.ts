@@ -1,0 +1,195 @@
+/**
+ * The PostgreSQL schema, applied at start-up under an advisory lock so several replicas
+ * starting at once apply it once. Everything lives in one schema (MNEMO_DATABASE_SCHEMA,
+ * default `mnemo`); every row of an index carries its index id, and a space names its live
+ * index (spaces.live), so a rebuild writes a new index beside the live one and switches in
+ * one transaction.
+ *
+ * Keyword search runs over mnemo's own analysed terms (Chinese bigrams included), not the
+ * database's parsers: each chunk keeps its distinct terms as `<index id>:<term>` in a text
+ * array under a GIN index (the prefix keeps one space's lookups from scanning another's
+ * postings), and their counts per column in `tf` for BM25. Document frequencies and corpus
+ * size are kept as counts (terms, indexes) in the transactions that change them.
+ */
+import type { Logger } from '../../shared/logger.js'
+import { settingError } from '../data-dir.js'
+import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from './database.js'
+
+/** Bumped when the tables change; an older schema is upgraded, a newer one refused. */
+export const PG_SCHEMA_VERSION = 1
+/** PostgreSQL 15 and later. */
+const MIN_SERVER_VERSION = 150000
+/** pgvector 0.7 and later (HNSW with cosine distance, iterative scans from 0.8). */
+const MIN_PGVECTOR = [0, 7] as const
+
+function ddl(t: Tables): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${t.version} (version int NOT NULL);
+CREATE SEQUENCE IF NOT EXISTS ${t.readSeq};
+CREATE TABLE IF NOT EXISTS ${t.indexes} (
+  id bigserial PRIMARY KEY,
+  space text NOT NULL,
+  -- live: what searches read; building: a rebuild's new index; retired: waiting to be deleted
+  state text NOT NULL CHECK (state IN ('live', 'building', 'retired')),
+  vector_dims int,
+  chunk_rows bigint NOT NULL DEFAULT 0,
+  token_sum bigint NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS indexes_by_space ON ${t.indexes} (space, state);
+CREATE TABLE IF NOT EXISTS ${t.spaces} (
+  space text PRIMARY KEY,
+  live bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ${t.meta} (
+  index_id bigint NOT NULL,
+  key text NOT NULL,
+  value text NOT NULL,
+  PRIMARY KEY (index_id, key)
+);
+CREATE TABLE IF NOT EXISTS ${t.files} (
+  index_id bigint NOT NULL,
+  path text NOT NULL,
+  source text NOT NULL,
+  sha256 text NOT NULL,
+  size_bytes bigint NOT NULL,
+  mtime_ms double precision NOT NULL,
+  line_count int NOT NULL,
+  chunk_count int NOT NULL,
+  indexed_at_ms double precision NOT NULL,
+  read_seq bigint NOT NULL,
+  PRIMARY KEY (index_id, path)
+);
+CREATE TABLE IF NOT EXISTS ${t.deleted} (
+  index_id bigint NOT NULL,
+  path text NOT NULL,
+  read_seq bigint NOT NULL,
+  PRIMARY KEY (index_id, path)
+);
+CREATE TABLE IF NOT EXISTS ${t.chunks} (
+  id bigserial PRIMARY KEY,
+  index_id bigint NOT NULL,
+  path text NOT NULL,
+  source text NOT NULL,
+  start_line int NOT NULL,
+  end_line int NOT NULL,
+  text text NOT NULL,
+  headings text NOT NULL,
+  content_hash text NOT NULL,
+  body_terms text NOT NULL,
+  heading_terms text NOT NULL,
+  token_count int NOT NULL,
+  terms text[] NOT NULL,
+  tf jsonb NOT NULL,
+  has_vector boolean NOT NULL DEFAULT false
+);
+CREATE INDEX IF NOT EXISTS chunks_by_path ON ${t.chunks} (index_id, path);
+CREATE INDEX IF NOT EXISTS chunks_by_term ON ${t.chunks} USING gin (terms);
+CREATE INDEX IF NOT EXISTS chunks_pending ON ${t.chunks} (index_id, id) WHERE NOT has_vector;
+CREATE TABLE IF NOT EXISTS ${t.terms} (
+  index_id bigint NOT NULL,
+  term text NOT NULL,
+  df int NOT NULL,
+  PRIMARY KEY (index_id, term)
+);
+CREATE TABLE IF NOT EXISTS ${t.embeddings} (
+  provider text NOT NULL,
+  model text NOT NULL,
+  content_hash text NOT NULL,
+  vector bytea NOT NULL,
+  used_at_ms bigint NOT NULL,
+  PRIMARY KEY (provider, model, content_hash)
+);
+CREATE INDEX IF NOT EXISTS embeddings_by_use ON ${t.embeddings} (used_at_ms);
+`
+}
+
+export type ServerInfo = {
+  /** server_version_num, e.g. 150004. */
+  version: number
+  /** pgvector's version when the extension is installed, else null. */
+  pgvector: string | null
+}
+
+async function serverInfo(db: Queryable): Promise<ServerInfo> {
+  const { rows } = await db.query<{ version: string; pgvector: string | null }>(
+    `SELECT current_setting('server_version_num') AS version,
+       (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS pgvector`,
+  )
+  return { version: Number(rows[0]?.version ?? 0), pgvector: rows[0]?.pgvector ?? null }
+}
+
+const atLeast = (version: string, min: readonly number[]) => {
+  const parts = version.split('.').map(Number)
+  for (let i = 0; i < min.length; i++) {
+    const a = parts[i] ?? 0
+    const b = min[i] ?? 0
+    if (a !== b) return a > b
+  }
+  return true
+}
+
+/**
+ * Creates or upgrades the schema (under an advisory lock, once for all replicas) and checks
+ * the server: PostgreSQL ≥ 15 (else a start-up error), and, when `vectors`, pgvector ≥ 0.7
+ * (created when missing and allowed; what is wrong is returned as `vectorProblem`, a
+ * start-up error once an embedding provider asks for vectors).
+ */
+export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vectors: boolean; log: Logger }) {
+  const info = await serverInfo(pool)
+  if (info.version < MIN_SERVER_VERSION) {
+    throw settingError(`MNEMO_DATABASE_URL: PostgreSQL 15 or later is required (the server is ${info.version})`)
+  }
+  return inTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(${lockKey(1)})`, [`${schema}:migrate`])
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${t.schema}`)
+    await client.query(ddl(t))
+    const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${t.version}`)
+    const found = rows[0]?.version
+    if (found !== undefined && found > PG_SCHEMA_VERSION) {
+      throw settingError(
+        `MNEMO_DATABASE_URL: the schema "${schema}" was written by a newer mnemo (schema ${found}, this one knows ${PG_SCHEMA_VERSION})`,
+      )
+    }
+    if (found === undefined) await client.query(`INSERT INTO ${t.version} (version) VALUES ($1)`, [PG_SCHEMA_VERSION])
+    let pgvector = info.pgvector
+    let vectorProblem: string | null = null
+    if (opts.vectors && pgvector === null) {
+      try {
+        await client.query('SAVEPOINT vector_extension')
+        await client.query('CREATE EXTENSION IF NOT EXISTS vector')
+        pgvector = (await serverInfo(client)).pgvector
+      } catch (err) {
+        await client.query('ROLLBACK TO SAVEPOINT vector_extension')
+        vectorProblem =
+          'embeddings are on, but the pgvector extension is not installed on the server and could not be created ' +
+          `(${err instanceof Error ? err.message : String(err)}): install pgvector ≥ ${MIN_PGVECTOR.join('.')}, or run ` +
+          'CREATE EXTENSION vector as a superuser; keyword search alone works on plain PostgreSQL (MNEMO_EMBED_PROVIDER=none)'
+      }
+    }
+    if (pgvector !== null && !atLeast(pgvector, MIN_PGVECTOR)) {
+      vectorProblem = `pgvector ${MIN_PGVECTOR.join('.')} or later is required (the server has ${pgvector})`
+    }
+    opts.log.info({ server: info.version, pgvector, schema }, 'PostgreSQL schema ready')
+    return { ...info, pgvector, vectorProblem, iterativeScan: pgvector !== null && atLeast(pgvector, [0, 8]) }
+  })
+}
+
+/** Creates the vector table of `dims` dimensions with its HNSW index when missing (once for all replicas). */
+export async function ensureVectorTable(pool: Pool, t: Tables, schema: string, dims: number): Promise<void> {
+  const table = t.vectors(dims)
+  const d = Math.trunc(dims)
+  await inTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(${lockKey(1)})`, [`${schema}:vectors`])
+    await client.query(`
+CREATE TABLE IF NOT EXISTS ${table} (
+  chunk_id bigint PRIMARY KEY REFERENCES ${t.chunks} (id) ON DELETE CASCADE,
+  index_id bigint NOT NULL,
+  path text NOT NULL,
+  source text NOT NULL,
+  embedding vector(${d}) NOT NULL
+);
+CREATE INDEX IF NOT EXISTS vectors_${d}_hnsw ON ${table} USING hnsw (embedding vector_cosine_ops);
+CREATE INDEX IF NOT EXISTS vectors_${d}_by_index ON ${table} (index_id);`)
+  })
+}

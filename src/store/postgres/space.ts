@@ -1,0 +1,224 @@
+/**
+ * One space's index in PostgreSQL (the SpaceStore of store/port.ts). Writes run in
+ * transactions that hold the space's advisory lock, so writers on every replica take turns,
+ * and look up the space's live index inside the lock. Reads name the live index in the same
+ * statement (index-reads.ts). A rebuild writes a new index beside the live one, holding a
+ * session advisory lock on it (a replica killed mid-rebuild leaves an index whose lock is
+ * free: the next open retires it), and switches `spaces.live` in one transaction.
+ */
+import type { ChunkFilters } from '../../domain/chunks.js'
+import { isZeroVector } from '../../domain/vectors.js'
+import type { Logger } from '../../shared/logger.js'
+import type { FileChanges, RebuildTarget, SpaceKey, SpaceStore, SpaceWriter, StepOptions, VectorPut } from '../port.js'
+import { inTransaction, lockKey, type Client, type Pool, type Tables } from './database.js'
+import { createIndexReads, idScope, liveScope, type Scope } from './index-reads.js'
+import { createIndexWrites, vectorLiteral } from './index-writes.js'
+
+/** The text of a space's key in the database: `agent:<id>` or `team`. */
+export const spaceName = (key: SpaceKey): string => (key.kind === 'team' ? 'team' : `agent:${key.id}`)
+
+export type PgSpaceDeps = {
+  pool: Pool
+  t: Tables
+  schema: string
+  key: SpaceKey
+  /** Vector dimensions new indexes store now (null: none). */
+  wantedDims: () => number | null
+  /** The live index's vector dimensions when opened. */
+  liveDims: number | null
+  /** The space had no index before this open. */
+  fresh: boolean
+  /** Creates the vector table of a size when missing. */
+  ensureVectors: (dims: number) => Promise<void>
+  /** Deletes a retired index's rows in the background. */
+  dropIndex: (id: number) => void
+  /** pgvector can keep scanning an HNSW index until enough rows pass the filters (0.8+). */
+  iterativeScan: boolean
+  log: Logger
+}
+
+export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
+  const { pool, t, schema } = deps
+  const space = spaceName(deps.key)
+  const reads = createIndexReads(pool, t)
+  const writes = createIndexWrites(t)
+  const live = liveScope(t, space)
+  let liveDims = deps.liveDims
+  let open = true
+
+  /**
+   * Runs `fn` under the space's write lock with the id of the index to write: the live one
+   * (looked up under the lock), or `fixed`, skipped when it was retired meanwhile.
+   */
+  async function write(fixed: number | null, fn: (c: Client, id: number, dims: number | null) => Promise<void>) {
+    await inTransaction(pool, async (c) => {
+      await c.query(`SELECT pg_advisory_xact_lock(${lockKey(1)})`, [`${schema}:space:${space}`])
+      const { rows } = await c.query<{ id: number; state: string; vector_dims: number | null }>(
+        fixed === null
+          ? `SELECT i.id, i.state, i.vector_dims FROM ${t.spaces} s JOIN ${t.indexes} i ON i.id = s.live WHERE s.space = $1`
+          : `SELECT id, state, vector_dims FROM ${t.indexes} WHERE id = $1`,
+        [fixed ?? space],
+      )
+      const index = rows[0]
+      if (!index || index.state === 'retired') return
+      if (fixed === null) liveDims = index.vector_dims
+      const wanted = deps.wantedDims()
+      await fn(c, index.id, index.vector_dims !== null && index.vector_dims === wanted ? wanted : null)
+    })
+  }
+
+  async function putVectors(fixed: number | null, items: readonly VectorPut[]): Promise<void> {
+    if (items.length === 0) return
+    await write(fixed, async (c, indexId, dims) => {
+      if (dims === null) return
+      const ids = items.map((i) => i.id)
+      const { rows } = await c.query<{ id: number }>(
+        `SELECT id FROM ${t.chunks} WHERE id = ANY($1::bigint[]) AND index_id = $2`,
+        [ids, indexId],
+      )
+      const present = new Set(rows.map((r) => r.id))
+      // A zero vector (nothing to embed) has no direction: the chunk is done without one.
+      const stored = items.filter((i) => present.has(i.id) && i.vector.length === dims && !isZeroVector(i.vector))
+      if (stored.length > 0) {
+        await c.query(
+          `INSERT INTO ${t.vectors(dims)} (chunk_id, index_id, path, source, embedding)
+           SELECT u.id, $1, u.path, u.source, u.v::vector
+           FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS u(id, path, source, v)
+           ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding`,
+          [
+            indexId,
+            stored.map((i) => i.id),
+            stored.map((i) => i.path),
+            stored.map((i) => i.source),
+            stored.map((i) => vectorLiteral(i.vector)),
+          ],
+        )
+      }
+      await c.query(`UPDATE ${t.chunks} SET has_vector = true WHERE id = ANY($1::bigint[])`, [[...present]])
+    })
+  }
+
+  /** The writer of the live index (`fixed` null) or of one index by id. */
+  function writerOf(scope: Scope, fixed: number | null, dims: () => number | null): SpaceWriter {
+    return {
+      async applyChanges(changes: FileChanges, steps: StepOptions): Promise<void> {
+        steps.signal?.throwIfAborted()
+        await write(fixed, (c, id, vectorDims) => writes.apply(c, id, changes, vectorDims))
+        await steps.between()
+      },
+      putVectors: (items) => putVectors(fixed, items),
+      setMeta: (key, value) =>
+        write(fixed, async (c, id) => {
+          await c.query(
+            `INSERT INTO ${t.meta} (index_id, key, value) VALUES ($1, $2, $3)
+             ON CONFLICT (index_id, key) DO UPDATE SET value = excluded.value`,
+            [id, key, value],
+          )
+        }),
+      storesVectors: () => {
+        const wanted = deps.wantedDims()
+        return wanted !== null && dims() === wanted
+      },
+      listFiles: () => reads.listFiles(scope),
+      getFile: (path) => reads.getFile(scope, path),
+      pendingVectors: (limit) => reads.pendingVectors(scope, limit),
+      pendingVectorCount: () => reads.pendingVectorCount(scope),
+    }
+  }
+
+  async function nearest(vector: Float32Array, k: number, filters: ChunkFilters) {
+    const dims = liveDims
+    if (k <= 0 || dims === null || vector.length !== dims) return []
+    return inTransaction(pool, async (c) => {
+      // The HNSW index finds `ef_search` candidates before filters apply: enough for k, and
+      // with iterative scans it goes on until k rows pass them.
+      await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.max(40, k))])
+      if (deps.iterativeScan) await c.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`)
+      return createIndexReads(c, t).nearest(live, dims, vector, k, filters)
+    })
+  }
+
+  async function beginRebuild(): Promise<RebuildTarget> {
+    const dims = deps.wantedDims()
+    if (dims !== null) await deps.ensureVectors(dims)
+    const { rows } = await pool.query<{ id: number }>(
+      `INSERT INTO ${t.indexes} (space, state, vector_dims) VALUES ($1, 'building', $2) RETURNING id`,
+      [space, dims],
+    )
+    const id = (rows[0] as { id: number }).id
+    // Held for the rebuild's life on a connection of its own: while it is held, no other
+    // replica takes this index for the leftover of a dead one.
+    const holder = await pool.connect()
+    try {
+      await holder.query(`SELECT pg_advisory_lock(${lockKey(1)})`, [`${schema}:build:${id}`])
+    } catch (err) {
+      holder.release(err instanceof Error ? err : undefined)
+      throw err
+    }
+    let done = false
+    const release = async () => {
+      await holder.query(`SELECT pg_advisory_unlock(${lockKey(1)})`, [`${schema}:build:${id}`]).catch(() => undefined)
+      holder.release()
+    }
+    const retire = async () => {
+      await write(null, async (c) => {
+        await c.query(`UPDATE ${t.indexes} SET state = 'retired' WHERE id = $1 AND state = 'building'`, [id])
+      })
+      deps.dropIndex(id)
+    }
+    return {
+      ...writerOf(idScope(id), id, () => dims),
+      finish: async () => undefined,
+      async commit({ signal, detach, onSwitch }): Promise<void> {
+        signal.throwIfAborted()
+        await onSwitch?.()
+        let old: number | null = null
+        await write(null, async (c, liveId) => {
+          await c.query(`UPDATE ${t.spaces} SET live = $2 WHERE space = $1`, [space, id])
+          await c.query(`UPDATE ${t.indexes} SET state = 'live' WHERE id = $1`, [id])
+          await c.query(`UPDATE ${t.indexes} SET state = 'retired' WHERE id = $1`, [liveId])
+          old = liveId
+        })
+        done = true
+        liveDims = dims
+        detach()
+        await release()
+        if (old !== null) deps.dropIndex(old)
+      },
+      async abort(): Promise<void> {
+        if (done) return
+        done = true
+        await release()
+        await retire()
+      },
+    }
+  }
+
+  return {
+    key: deps.key,
+    ...writerOf(live, null, () => liveDims),
+    fresh: deps.fresh,
+    repaired: { recreated: false, staleRebuild: false },
+    recovered: Promise.resolve(0),
+    isOpen: () => open,
+    getMeta: (key) => reads.getMeta(live, key),
+    counts: () => reads.counts(live),
+    readSequence: () => ({
+      next: async () => {
+        const { rows } = await pool.query<{ n: number }>('SELECT nextval($1::regclass) AS n', [t.readSeq])
+        return (rows[0] as { n: number }).n
+      },
+    }),
+    beginRebuild,
+    candidates: (q) => reads.candidates(live, q),
+    newestMatches: (q) => reads.newestMatches(live, q),
+    docFreqs: (terms) => reads.docFreqs(live, terms),
+    corpusStats: () => reads.corpusStats(live),
+    partial: () => false,
+    nearest,
+    chunkTexts: (ids) => reads.chunkTexts(ids),
+    close: () => {
+      open = false
+    },
+  }
+}

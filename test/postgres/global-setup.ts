@@ -1,0 +1,37 @@
+/**
+ * The PostgreSQL the `postgres` test project runs against: MNEMO_TEST_DATABASE_URL when set
+ * (CI points it at a real PostgreSQL 15 server), otherwise one PGlite instance with pgvector
+ * for the whole run, served over its socket so the production `pg` driver path is what is
+ * tested (one instance costs seconds and hundreds of MB: test files share it, each in its
+ * own schema).
+ */
+import type { TestProject } from 'vitest/node'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string
+    /** Whether the server has pgvector (PGlite does; the CI server may not). */
+    databaseVectors: boolean
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const external = process.env.MNEMO_TEST_DATABASE_URL
+  if (external) {
+    project.provide('databaseUrl', external)
+    project.provide('databaseVectors', process.env.MNEMO_TEST_DATABASE_VECTORS === 'true')
+    return async () => undefined
+  }
+  const { PGlite } = await import('@electric-sql/pglite')
+  const { vector } = await import('@electric-sql/pglite-pgvector')
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
+  const db = await PGlite.create({ extensions: { vector } })
+  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 32 })
+  await server.start()
+  project.provide('databaseUrl', `postgres://postgres@${server.getServerConn()}/postgres`)
+  project.provide('databaseVectors', true)
+  return async () => {
+    await server.stop()
+    await db.close()
+  }
+}
