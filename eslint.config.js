@@ -78,12 +78,13 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: DRIVERS }] },
   },
   {
-    // Services reach an engine only through the port; the composition root (container.ts)
-    // and the SQLite search workers (search/reader-*.ts) are the exceptions.
+    // Services reach an engine only through the port; the composition root (container.ts,
+    // storage-wiring.ts) and the SQLite search workers (search/reader-*.ts) are the exceptions.
     files: ['src/**/*.ts'],
     ignores: [
       'src/store/**',
       'src/container.ts',
+      'src/storage-wiring.ts',
       'src/search/reader-worker.ts',
       'src/search/reader-pool.ts',
       'src/**/*.test.ts',
@@ -93,7 +94,12 @@ export default tseslint.config(
         'error',
         {
           paths: DRIVERS,
-          patterns: [{ group: ['**/store/sqlite/*'], message: 'Use the storage port (src/store/port.ts).' }],
+          patterns: [
+            {
+              group: ['**/store/sqlite/*', '**/store/postgres/*'],
+              message: 'Use the storage port (src/store/port.ts).',
+            },
+          ],
         },
       ],
     },

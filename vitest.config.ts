@@ -1,5 +1,20 @@
 import { configDefaults, defineConfig } from 'vitest/config'
 
+/** API test files that run on both engines (the rest exercise SQLite files or processes). */
+const POSTGRES_API_SUITE = [
+  'test/integration/search.routes.test.ts',
+  'test/integration/hybrid.search.test.ts',
+  'test/integration/files.routes.test.ts',
+  'test/integration/files.write.test.ts',
+  'test/integration/flush.test.ts',
+  'test/integration/indexing.routes.test.ts',
+  'test/integration/rebuild.test.ts',
+  'test/integration/agents.lifecycle.test.ts',
+  'test/integration/agents.team.test.ts',
+  'test/integration/agents.isolation.test.ts',
+  'test/integration/mcp.test.ts',
+]
+
 export default defineConfig({
   test: {
     projects: [
@@ -27,6 +42,18 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/postgres/**/*.test.ts'],
           // One PostgreSQL for the run (PGlite unless MNEMO_TEST_DATABASE_URL names a server).
+          globalSetup: ['test/postgres/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          // The API suite again, on PostgreSQL (SPEC §10: both engines serve the same API).
+          name: 'postgres-api',
+          include: POSTGRES_API_SUITE,
+          env: { MNEMO_TEST_ENGINE: 'postgres' },
           globalSetup: ['test/postgres/global-setup.ts'],
           fileParallelism: false,
           testTimeout: 30_000,

@@ -19,8 +19,6 @@ import type { RebuildStage } from './indexing/rebuild.js'
 import { watchSources, type WatcherFactory } from './indexing/watcher.js'
 import { createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
 import type { EmbeddingProvider, RerankProvider } from './providers/types.js'
-import { createLocalReader, createReaderOps } from './search/index-reader.js'
-import { createReaderPool } from './search/reader-pool.js'
 import { createSearchService } from './search/search-service.js'
 import { createMetrics } from './metrics/metrics.js'
 import { instrumentGateway } from './metrics/instrument-gateway.js'
@@ -30,9 +28,8 @@ import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/sqlite/database.js'
 import { ensureDataDir } from './store/data-dir.js'
-import { createSqliteEngine } from './store/sqlite/engine.js'
 import { loadSqliteVec } from './store/sqlite/sqlite-vec.js'
-import { MAIN_AGENT } from './shared/agent-id.js'
+import { createStorage } from './storage-wiring.js'
 
 /**
  * Analysed chunk terms remembered for all agents: at most 20,000 chunks and 4 million
@@ -68,21 +65,14 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     overrides.reranker !== undefined
       ? overrides.reranker
       : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
-  const workers = config.search.workers > 0
-  // The engine asks for the vector layout and the pool at use, once both exist.
-  const engine = createSqliteEngine({
-    dataDir: config.index.dataDir,
-    mainDbPath: config.index.dbPath,
-    mainAgent: MAIN_AGENT,
+  // Storage asks for the vector layout at use, once the embedding side exists.
+  const storage = await createStorage({
+    config,
+    log,
     vectors: () => embedding.vectors(),
     loadVectorExtension: overrides.loadVectorExtension ?? loadSqliteVec,
-    ...(workers && {
-      checkpoint: async (dbPath: string) =>
-        pool
-          ?.checkpoint(dbPath)
-          .catch((err: unknown) => log.warn({ err, dbPath }, 'checkpointing the index log failed')),
-    }),
   })
+  const { engine } = storage
   const embedding = createEmbeddingWiring({
     config,
     log: log.child({ module: 'embedding' }),
@@ -92,15 +82,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     now: overrides.now,
   })
   const { cache } = embedding
-  // Main and the team are always open besides the agents the registry keeps.
-  const pool = workers
-    ? createReaderPool({
-        size: config.search.workers,
-        shards: embedding.shards,
-        maxConnections: config.agents.maxOpen + 2,
-        log: log.child({ module: 'search-pool' }),
-      })
-    : null
+  storage.startReaders(embedding.shards)
   const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
   const admission = createAdmission(config.admission, { pressureProbe: overrides.pressureProbe })
   // Gauges read main's status, the open spaces and admission at scrape time, once they exist.
@@ -119,9 +101,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     reclaimer,
     turns: createTurns(),
     foreground: createForeground(),
-    // Workers open a space's index file read-only; without them, reads run here.
-    readerFor: (store) =>
-      pool ? pool.forIndex(engine.fileOf(store.key), createReaderOps(store)) : createLocalReader(store),
+    readerFor: (store) => storage.readerFor(store),
     watcherFactory: overrides.watcherFactory ?? watchSources,
     ...(overrides.watchFallback && { watchFallback: overrides.watchFallback }),
     writePort: overrides.writePort ?? nodeWritePort,
@@ -147,9 +127,21 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
       /** The main agent's readiness (GET /ready), whether its workspace can be written, the embedder's state. */
       readiness: async () => {
-        const main = await agents.main.readiness()
-        const workspace = await workspaceAccess(config.workspace.root)
-        return { ...main, checks: { ...main.checks, workspace, embedder: embedding.status().state } }
+        const [main, workspace, health] = await Promise.all([
+          agents.main.readiness(),
+          workspaceAccess(config.workspace.root),
+          storage.health(),
+        ])
+        return {
+          ready: main.ready && health.ok,
+          checks: {
+            ...main.checks,
+            workspace,
+            embedder: embedding.status().state,
+            engine: engine.kind,
+            database: health.ok ? ('ok' as const) : ('unreachable' as const),
+          },
+        }
       },
       /** Searches in progress, which background indexing gives way to. */
       foreground: shared.foreground,
@@ -179,9 +171,9 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     async close(): Promise<void> {
       await agents.close()
       await embedding.close()
-      await pool?.close()
       reclaimer.close()
       await cache?.close()
+      await storage.close()
       await reranker?.close?.()
     },
   }

@@ -526,6 +526,16 @@ export interface components {
                  * @enum {string}
                  */
                 embedder: "none" | "ready" | "pending";
+                /**
+                 * @description Where the indexes live: SQLite files in MNEMO_DATA_DIR, or PostgreSQL (MNEMO_DATABASE_URL)
+                 * @enum {string}
+                 */
+                engine: "sqlite" | "postgres";
+                /**
+                 * @description Whether the engine answers; unreachable (PostgreSQL down): not ready, searches answer 503
+                 * @enum {string}
+                 */
+                database: "ok" | "unreachable";
             };
         };
         LastSync: {
@@ -593,13 +603,13 @@ export interface components {
                 nextProbeAt?: string;
             };
             /**
-             * @description How vectors are searched: sqlite-vec, or scan (exact in-memory fallback when the extension does not load)
+             * @description How vectors are searched: sqlite-vec, scan (exact in-memory fallback when the extension does not load), or pgvector (PostgreSQL)
              * @enum {string}
              */
-            vectorBackend: "none" | "sqlite-vec" | "scan";
+            vectorBackend: "none" | "sqlite-vec" | "scan" | "pgvector";
             /** @description Chunks waiting for a vector (searchable by keyword meanwhile) */
             vectorsPending: number;
-            /** @description Analyzer version and FTS5 tokenizer */
+            /** @description Analyzer version and how the engine indexes keyword terms (FTS5's tokenizer, or PostgreSQL term arrays) */
             keywordTokenizer: string;
             /** @description Changes seen on disk (or requested) that no sync has picked up yet */
             dirty: boolean;

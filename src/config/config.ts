@@ -59,6 +59,8 @@ export type Config = Readonly<{
   index: Readonly<{
     dataDir: string
     dbPath: string
+    /** PostgreSQL instead of SQLite files (SPEC §10); the URL is a secret, never logged. */
+    database: Readonly<{ url: string; schema: string; poolMax: number }> | undefined
     maxFileBytes: number
     indexOnStart: boolean
   }>

@@ -29,6 +29,23 @@ export const envSchema = z
       'Workspace directory holding MEMORY.md and memory/; created with an example MEMORY.md if missing',
     ),
     MNEMO_DATA_DIR: envVar(z.string().default('./.mnemo')).describe('Directory for the SQLite index (index.sqlite)'),
+    MNEMO_DATABASE_URL: envVar(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+        .optional(),
+    ).describe(
+      'PostgreSQL (15+, pgvector 0.7+ with embeddings) holding every index instead of SQLite files, shared by any number of replicas; unset: SQLite in MNEMO_DATA_DIR',
+    ),
+    MNEMO_DATABASE_SCHEMA: envVar(
+      z
+        .string()
+        .regex(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'must be a lower-case SQL name (letters, digits, _)' })
+        .default('mnemo'),
+    ).describe("Schema of MNEMO_DATABASE_URL that holds mnemo's tables (created when missing)"),
+    MNEMO_DATABASE_POOL: envVar(int(1, 1000).default(10)).describe(
+      'Most connections one replica opens to MNEMO_DATABASE_URL',
+    ),
     MNEMO_EXTRA_PATHS: envVar(z.string().optional()).describe(
       'Comma-separated extra files or folders to index, inside the workspace (relative or absolute)',
     ),

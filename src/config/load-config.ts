@@ -154,6 +154,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     index: {
       dataDir,
       dbPath: path.join(dataDir, INDEX_FILE_NAME),
+      database: e.MNEMO_DATABASE_URL
+        ? { url: e.MNEMO_DATABASE_URL, schema: e.MNEMO_DATABASE_SCHEMA, poolMax: e.MNEMO_DATABASE_POOL }
+        : undefined,
       maxFileBytes: e.MNEMO_MAX_FILE_BYTES,
       indexOnStart: e.MNEMO_INDEX_ON_START,
     },

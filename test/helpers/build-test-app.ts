@@ -1,6 +1,8 @@
 /**
  * Builds the real app (config → container → app) over a temp workspace and a temp SQLite
- * file, as main.ts does, minus listen. Tests call the API with app.inject.
+ * file, as main.ts does, minus listen. Tests call the API with app.inject. In the
+ * `postgres-api` test project (MNEMO_TEST_ENGINE=postgres) the indexes go to the test
+ * database instead, in a schema of the workspace's own, dropped when the app closes.
  */
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -9,6 +11,7 @@ import { createContainer, type Container, type ContainerOverrides } from '../../
 import { probeEmbeddingDims } from '../../src/providers/probe-dims.js'
 import type { SearchResponse } from '../../src/search/types.js'
 import { createLogger } from '../../src/shared/logger.js'
+import { testDatabaseEnv } from './test-database.js'
 import { createTempWorkspace, type TempWorkspace } from './temp-workspace.js'
 
 export type TestApp = {
@@ -39,6 +42,7 @@ export async function buildTestApp(
   } = {},
 ): Promise<TestApp> {
   const ws = opts.ws ?? createTempWorkspace({ corpus: opts.corpus ?? false })
+  const database = testDatabaseEnv(ws)
   const loaded = loadConfig(
     {
       MNEMO_WORKSPACE: ws.root,
@@ -49,6 +53,7 @@ export async function buildTestApp(
       // The app shares its event loop with the test runner (transforms, other tests), whose
       // delays are not the service's load: shedding by delay is tested on its own.
       MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
+      ...database?.env,
       ...opts.env,
     },
     ws.base,
@@ -60,6 +65,9 @@ export async function buildTestApp(
   // As serve.ts does: asks an unknown embedding model for its dimensions.
   const config = await probeEmbeddingDims(loaded, { log: logger })
   const container = await createContainer(config, logger, opts.overrides)
+  if (database && (await container.services.readiness()).checks.engine !== 'postgres') {
+    throw new Error('the postgres-api project must run on PostgreSQL')
+  }
   const app = await buildApp({ config, logger, container })
   const headers = config.server.apiToken ? { authorization: `Bearer ${config.server.apiToken}` } : {}
 
@@ -78,6 +86,7 @@ export async function buildTestApp(
     async close() {
       await app.close()
       ws.cleanup()
+      await database?.drop()
     },
   }
   if (opts.start) await container.start()

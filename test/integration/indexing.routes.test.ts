@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { onPostgres } from '../helpers/test-database.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 type Status = {
@@ -178,6 +179,7 @@ describe('POST /index and GET /index', () => {
 
 describe('GET /health and GET /ready', () => {
   it('is live at once and ready only after the first sync', async () => {
+    const engine = onPostgres() ? 'postgres' : 'sqlite'
     t = await buildTestApp({ corpus: true, sync: false })
     const health = await t.app.inject({ method: 'GET', url: '/health' })
     expect(health.statusCode).toBe(200)
@@ -193,6 +195,8 @@ describe('GET /health and GET /ready', () => {
         workspace: 'writable',
         embedder: 'none',
         folder: 'held',
+        engine,
+        database: 'ok',
       },
     })
     await t.sync()
@@ -207,6 +211,8 @@ describe('GET /health and GET /ready', () => {
         workspace: 'writable',
         embedder: 'none',
         folder: 'held',
+        engine,
+        database: 'ok',
       },
     })
   })

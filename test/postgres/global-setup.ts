@@ -12,6 +12,12 @@ declare module 'vitest' {
     databaseUrl: string
     /** Whether the server has pgvector (PGlite does; the CI server may not). */
     databaseVectors: boolean
+    /**
+     * Connections one engine may open: 1 on PGlite, whose socket server interleaves the
+     * messages of concurrent connections' statements (pglite-socket's multiplexer), so
+     * queries take turns on one connection; a real server gets a normal pool.
+     */
+    databasePool: number
   }
 }
 
@@ -20,6 +26,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (external) {
     project.provide('databaseUrl', external)
     project.provide('databaseVectors', process.env.MNEMO_TEST_DATABASE_VECTORS === 'true')
+    project.provide('databasePool', 4)
     return async () => undefined
   }
   const { PGlite } = await import('@electric-sql/pglite')
@@ -30,6 +37,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await server.start()
   project.provide('databaseUrl', `postgres://postgres@${server.getServerConn()}/postgres`)
   project.provide('databaseVectors', true)
+  project.provide('databasePool', 1)
   return async () => {
     await server.stop()
     await db.close()

@@ -27,7 +27,7 @@ export async function testPostgresEngine(vectors: VectorConfig, schema = freshSc
   const engine = await createPostgresEngine({
     url: databaseUrl(),
     schema,
-    poolMax: 4,
+    poolMax: inject('databasePool'),
     vectors: () => vectors,
     vectorsWanted: vectors !== null,
     log: pino({ level: 'silent' }),

@@ -20,6 +20,12 @@ export const Ready = z
         embedder: z
           .enum(['none', 'ready', 'pending'])
           .describe('pending: the embedding server has not answered yet; keyword search works meanwhile (GET /index)'),
+        engine: z
+          .enum(['sqlite', 'postgres'])
+          .describe('Where the indexes live: SQLite files in MNEMO_DATA_DIR, or PostgreSQL (MNEMO_DATABASE_URL)'),
+        database: z
+          .enum(['ok', 'unreachable'])
+          .describe('Whether the engine answers; unreachable (PostgreSQL down): not ready, searches answer 503'),
       })
       .optional()
       .describe('What readiness waits for; shown when the request carries a token (or none is configured)'),

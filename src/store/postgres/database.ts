@@ -88,3 +88,31 @@ export type Tables = ReturnType<typeof tablesOf>
  * lock names stay parameters, never SQL text.
  */
 export const lockKey = (n: number): string => `hashtextextended($${n}::text, 0)`
+
+/** SQLSTATEs and socket errors that mean the database cannot be reached or went away. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+])
+
+/** Whether `err` says the database is unreachable (rather than that a query was wrong). */
+export function isUnreachable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null
+  if (typeof e?.code === 'string') return UNREACHABLE.has(e.code)
+  // pg's own connection failures carry no code.
+  const message = typeof e?.message === 'string' ? e.message : ''
+  return /Connection terminated|timeout exceeded when trying to connect|connection error|not queryable/i.test(message)
+}

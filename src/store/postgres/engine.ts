@@ -84,26 +84,16 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
       .finally(() => dropping.delete(id))
   }
 
-  /** Retires rebuilds whose replica died (their lock is free), and drops every retired index. */
+  /** Retires rebuilds whose replica died (their lease lapsed), and drops every retired index. */
   async function cleanUp(): Promise<void> {
-    const { rows } = await pool.query<{ id: number; state: string }>(
-      `SELECT id, state FROM ${t.indexes} WHERE state <> 'live' ORDER BY id`,
+    const dead = await pool.query<{ id: number }>(
+      `UPDATE ${t.indexes} SET state = 'retired' WHERE state = 'building' AND lease_until < now() RETURNING id`,
     )
-    for (const row of rows) {
-      if (row.state === 'building') {
-        const dead = await inTransaction(pool, async (c) => {
-          const free = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${lockKey(1)}) AS ok`, [
-            `${opts.schema}:build:${row.id}`,
-          ])
-          if (!free.rows[0]?.ok) return false
-          await c.query(`UPDATE ${t.indexes} SET state = 'retired' WHERE id = $1`, [row.id])
-          return true
-        })
-        if (!dead) continue
-        log.warn({ index: row.id }, 'retired the half-built index of a rebuild whose replica stopped')
-      }
-      scheduleDrop(row.id)
+    for (const { id } of dead.rows) {
+      log.warn({ index: id }, 'retired the half-built index of a rebuild whose replica stopped')
     }
+    const { rows } = await pool.query<{ id: number }>(`SELECT id FROM ${t.indexes} WHERE state = 'retired' ORDER BY id`)
+    for (const { id } of rows) scheduleDrop(id)
   }
   cleanUp().catch((err: unknown) => log.warn({ err }, 'could not clean up retired indexes'))
 

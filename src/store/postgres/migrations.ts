@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS ${t.indexes} (
   -- live: what searches read; building: a rebuild's new index; retired: waiting to be deleted
   state text NOT NULL CHECK (state IN ('live', 'building', 'retired')),
   vector_dims int,
+  -- a rebuild's replica renews this while it builds; a lapsed lease is a dead rebuild
+  lease_until timestamptz,
   chunk_rows bigint NOT NULL DEFAULT 0,
   token_sum bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now()

@@ -2,17 +2,24 @@
  * One space's index in PostgreSQL (the SpaceStore of store/port.ts). Writes run in
  * transactions that hold the space's advisory lock, so writers on every replica take turns,
  * and look up the space's live index inside the lock. Reads name the live index in the same
- * statement (index-reads.ts). A rebuild writes a new index beside the live one, holding a
- * session advisory lock on it (a replica killed mid-rebuild leaves an index whose lock is
- * free: the next open retires it), and switches `spaces.live` in one transaction.
+ * statement (index-reads.ts). A rebuild writes a new index beside the live one under a
+ * lease it renews while it builds (a replica killed mid-rebuild leaves an index whose lease
+ * lapses: the next start retires it), and switches `spaces.live` in one transaction.
  */
 import type { ChunkFilters } from '../../domain/chunks.js'
 import { isZeroVector } from '../../domain/vectors.js'
 import type { Logger } from '../../shared/logger.js'
 import type { FileChanges, RebuildTarget, SpaceKey, SpaceStore, SpaceWriter, StepOptions, VectorPut } from '../port.js'
-import { inTransaction, lockKey, type Client, type Pool, type Tables } from './database.js'
+import { appError } from '../../shared/errors.js'
+import { inTransaction, isUnreachable, lockKey, type Client, type Pool, type Tables } from './database.js'
 import { createIndexReads, idScope, liveScope, type Scope } from './index-reads.js'
 import { createIndexWrites, vectorLiteral } from './index-writes.js'
+
+/**
+ * How long a rebuild's claim on its new index lasts without renewal, in ms (renewed every
+ * quarter of it): a replica that died mid-rebuild leaves an index others clean up after this.
+ */
+export const LEASE_MS = 60_000
 
 /** The text of a space's key in the database: `agent:<id>` or `team`. */
 export const spaceName = (key: SpaceKey): string => (key.kind === 'team' ? 'team' : `agent:${key.id}`)
@@ -35,6 +42,38 @@ export type PgSpaceDeps = {
   /** pgvector can keep scanning an HNSW index until enough rows pass the filters (0.8+). */
   iterativeScan: boolean
   log: Logger
+}
+
+/**
+ * Turns a lost database into the client's 503 INDEX_UNAVAILABLE (nothing is lost: the files
+ * are the truth and the next sync writes what is missing); other errors pass unchanged.
+ */
+async function guarded<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (err) {
+    if (isUnreachable(err)) {
+      throw appError('INDEX_UNAVAILABLE', 'The database (MNEMO_DATABASE_URL) cannot be reached; retry later', {
+        cause: err,
+      })
+    }
+    throw err
+  }
+}
+
+/** The same object with every method's failures passed through `guarded`. */
+function guardAll<T extends object>(target: T): T {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(target)) {
+    out[name] =
+      typeof value === 'function'
+        ? (...args: unknown[]) => {
+            const result: unknown = (value as (...a: unknown[]) => unknown)(...args)
+            return result instanceof Promise ? guarded(() => result) : result
+          }
+        : value
+  }
+  return out as T
 }
 
 export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
@@ -141,32 +180,29 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   async function beginRebuild(): Promise<RebuildTarget> {
     const dims = deps.wantedDims()
     if (dims !== null) await deps.ensureVectors(dims)
+    const lease = `now() + make_interval(secs => ${LEASE_MS / 1000})`
     const { rows } = await pool.query<{ id: number }>(
-      `INSERT INTO ${t.indexes} (space, state, vector_dims) VALUES ($1, 'building', $2) RETURNING id`,
+      `INSERT INTO ${t.indexes} (space, state, vector_dims, lease_until) VALUES ($1, 'building', $2, ${lease})
+       RETURNING id`,
       [space, dims],
     )
     const id = (rows[0] as { id: number }).id
-    // Held for the rebuild's life on a connection of its own: while it is held, no other
-    // replica takes this index for the leftover of a dead one.
-    const holder = await pool.connect()
-    try {
-      await holder.query(`SELECT pg_advisory_lock(${lockKey(1)})`, [`${schema}:build:${id}`])
-    } catch (err) {
-      holder.release(err instanceof Error ? err : undefined)
-      throw err
-    }
+    // Renewed while the rebuild runs: no other replica takes this index for a dead one's.
+    const renew = setInterval(() => {
+      pool
+        .query(`UPDATE ${t.indexes} SET lease_until = ${lease} WHERE id = $1 AND state = 'building'`, [id])
+        .catch((err: unknown) => deps.log.warn({ err, index: id }, 'could not renew the rebuild lease'))
+    }, LEASE_MS / 4)
+    renew.unref()
     let done = false
-    const release = async () => {
-      await holder.query(`SELECT pg_advisory_unlock(${lockKey(1)})`, [`${schema}:build:${id}`]).catch(() => undefined)
-      holder.release()
-    }
+    const release = async () => clearInterval(renew)
     const retire = async () => {
       await write(null, async (c) => {
         await c.query(`UPDATE ${t.indexes} SET state = 'retired' WHERE id = $1 AND state = 'building'`, [id])
       })
       deps.dropIndex(id)
     }
-    return {
+    return guardAll({
       ...writerOf(idScope(id), id, () => dims),
       finish: async () => undefined,
       async commit({ signal, detach, onSwitch }): Promise<void> {
@@ -191,10 +227,10 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
         await release()
         await retire()
       },
-    }
+    })
   }
 
-  return {
+  return guardAll({
     key: deps.key,
     ...writerOf(live, null, () => liveDims),
     fresh: deps.fresh,
@@ -220,5 +256,5 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     close: () => {
       open = false
     },
-  }
+  })
 }

@@ -1,0 +1,92 @@
+/**
+ * The storage side of the composition root: which engine holds the indexes (SQLite files in
+ * MNEMO_DATA_DIR, or PostgreSQL when MNEMO_DATABASE_URL is set, SPEC §10) and how searches
+ * read them. SQLite indexes are read by a pool of worker threads, each opening the files
+ * read-only; PostgreSQL is read through its connection pool from the main thread (the
+ * database does the work, the event loop only waits).
+ */
+import type { Config } from './config/config.js'
+import { createLocalReader, createReaderOps, type IndexReader } from './search/index-reader.js'
+import { createReaderPool, type ReaderPool } from './search/reader-pool.js'
+import { MAIN_AGENT } from './shared/agent-id.js'
+import type { Logger } from './shared/logger.js'
+import type { SpaceStore, StorageEngine, VectorConfig } from './store/port.js'
+import { createPostgresEngine } from './store/postgres/engine.js'
+import type { Db } from './store/sqlite/database.js'
+import { createSqliteEngine } from './store/sqlite/engine.js'
+
+export type StorageDeps = {
+  config: Pick<Config, 'index' | 'search' | 'agents' | 'embedding'>
+  log: Logger
+  /** The vector layout indexes should store now (embedding-wiring.ts), read at each use. */
+  vectors: () => VectorConfig
+  loadVectorExtension: (db: Db) => void
+}
+
+export type Storage = {
+  engine: StorageEngine
+  /** Starts the readers once the vector shards are known (embedding-wiring.ts). */
+  startReaders(shards: number): void
+  /** The reader searches use for a space's index. */
+  readerFor(store: SpaceStore): IndexReader
+  /** Whether the engine answers (PostgreSQL; SQLite files always do once open). */
+  health(): Promise<{ ok: boolean; error?: string }>
+  close(): Promise<void>
+}
+
+export async function createStorage(deps: StorageDeps): Promise<Storage> {
+  const { config, log } = deps
+  const database = config.index.database
+  if (database) {
+    const engine = await createPostgresEngine({
+      url: database.url,
+      schema: database.schema,
+      poolMax: database.poolMax,
+      vectors: deps.vectors,
+      vectorsWanted: config.embedding.provider !== 'none',
+      log: log.child({ module: 'postgres' }),
+    })
+    return {
+      engine,
+      startReaders: () => undefined,
+      readerFor: (store) => createLocalReader(store),
+      health: () => engine.health(),
+      close: () => engine.close(),
+    }
+  }
+  let pool: ReaderPool | null = null
+  const workers = config.search.workers > 0
+  const engine = createSqliteEngine({
+    dataDir: config.index.dataDir,
+    mainDbPath: config.index.dbPath,
+    mainAgent: MAIN_AGENT,
+    vectors: deps.vectors,
+    loadVectorExtension: deps.loadVectorExtension,
+    ...(workers && {
+      checkpoint: async (dbPath: string) =>
+        pool
+          ?.checkpoint(dbPath)
+          .catch((err: unknown) => log.warn({ err, dbPath }, 'checkpointing the index log failed')),
+    }),
+  })
+  return {
+    engine,
+    startReaders(shards) {
+      if (!workers || pool) return
+      // Main and the team are always open besides the agents the registry keeps.
+      pool = createReaderPool({
+        size: config.search.workers,
+        shards,
+        maxConnections: config.agents.maxOpen + 2,
+        log: log.child({ module: 'search-pool' }),
+      })
+    },
+    // Workers open a space's index file read-only; without them, reads run here.
+    readerFor: (store) =>
+      pool ? pool.forIndex(engine.fileOf(store.key), createReaderOps(store)) : createLocalReader(store),
+    health: async () => ({ ok: true }),
+    close: async () => {
+      await pool?.close()
+    },
+  }
+}

@@ -1,0 +1,83 @@
+import net from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { waitFor } from '../helpers/wait-for.js'
+import { databaseUrl, dropSchema, freshSchema } from './pg-engine.js'
+
+/** A TCP proxy to the test database that can cut every connection and refuse new ones. */
+async function startProxy(target: URL) {
+  let down = false
+  const sockets = new Set<net.Socket>()
+  const server = net.createServer((client) => {
+    if (down) return void client.destroy()
+    const upstream = net.connect(Number(target.port), target.hostname)
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      s.on('close', () => sockets.delete(s))
+      s.on('error', () => undefined)
+    }
+    client.pipe(upstream).pipe(client)
+    client.on('close', () => upstream.destroy())
+    upstream.on('close', () => client.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = new URL(target)
+  url.port = String((server.address() as net.AddressInfo).port)
+  return {
+    url: url.toString(),
+    cut(): void {
+      down = true
+      for (const s of sockets) s.destroy()
+    },
+    restore(): void {
+      down = false
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+describe('PostgreSQL out of reach', () => {
+  it('answers 503 INDEX_UNAVAILABLE and /ready 503 while down, loses no write, and recovers without a restart', async () => {
+    const proxy = await startProxy(new URL(databaseUrl()))
+    cleanups.push(proxy.close)
+    const schema = freshSchema()
+    cleanups.push(() => dropSchema(schema))
+    const t: TestApp = await buildTestApp({
+      corpus: true,
+      env: { MNEMO_DATABASE_URL: proxy.url, MNEMO_DATABASE_SCHEMA: schema, MNEMO_DATABASE_POOL: '1' },
+    })
+    cleanups.push(() => t.app.close())
+    expect((await t.search({ query: 'redis cache' })).body.results.length).toBeGreaterThan(0)
+
+    proxy.cut()
+    const down = await t.search({ query: 'redis cache' })
+    expect(down.statusCode).toBe(503)
+    expect(down.body.code).toBe('INDEX_UNAVAILABLE')
+    const ready = await t.app.inject({ method: 'GET', url: '/ready' })
+    expect(ready.statusCode).toBe(503)
+    expect(ready.json()).toMatchObject({ ready: false, checks: { engine: 'postgres', database: 'unreachable' } })
+    // The file is the truth: a write while the database is away lands on disk, not indexed yet.
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/files/memory/outage.md',
+      payload: '# Outage\nkafka brokers moved to rack seven',
+      headers: { 'content-type': 'text/markdown' },
+    })
+    expect(put.statusCode).toBe(201)
+    expect(put.json()).toMatchObject({ indexed: false })
+
+    proxy.restore()
+    await waitFor(async () =>
+      (await t.app.inject({ method: 'GET', url: '/ready' })).statusCode === 200 ? true : undefined,
+    )
+    await t.sync()
+    const found = await t.search({ query: 'kafka brokers rack' })
+    expect(found.statusCode).toBe(200)
+    expect(found.body.results.map((r) => r.path)).toContain('memory/outage.md')
+  })
+})
