@@ -74,7 +74,7 @@ export default tseslint.config(
     // speaks the storage port (store/port.ts).
     files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     // The PostgreSQL tests start and inspect their database with the drivers themselves.
-    ignores: ['src/store/**', 'test/postgres/**'],
+    ignores: ['src/store/**', 'test/postgres/**', 'test/replicas/**'],
     rules: { 'no-restricted-imports': ['error', { paths: DRIVERS }] },
   },
   {

@@ -60,6 +60,17 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          // Two service processes on one database; skipped without MNEMO_TEST_DATABASE_URL
+          // (scripts/with-postgres starts a PostgreSQL 15 server for it, as .ci/run does).
+          name: 'replicas',
+          include: ['test/replicas/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 })

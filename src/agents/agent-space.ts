@@ -25,6 +25,7 @@ import type { TermCache } from '../indexing/prepare-file.js'
 import { createRebuilder, type RebuildStage } from '../indexing/rebuild.js'
 import type { SyncResult } from '../indexing/sync-result.js'
 import { createSyncCoordinator, type SyncOutcome } from '../indexing/sync-coordinator.js'
+import { whenClaimed } from '../indexing/sync-claim.js'
 import { createSyncWorker } from '../indexing/sync-worker.js'
 import type { WatcherFactory } from '../indexing/watcher.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
@@ -211,7 +212,8 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     ...(shared.onRebuildStage && { onStage: shared.onRebuildStage }),
   })
   const coordinator = createSyncCoordinator({
-    sync: (reason, signal, urgent) => indexer.sync({ full: false, reason, signal, urgent }),
+    sync: (reason, signal, urgent) =>
+      whenClaimed(store, reason, () => indexer.sync({ full: false, reason, signal, urgent })),
     rebuild: async (reason, signal) => {
       const result = await rebuilder.rebuild(reason, signal)
       builtWith = await store.getMeta('identity')
@@ -230,7 +232,8 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     ...(shared.observer && { onWatcherRestart: shared.observer.watcherRestarted }),
     ...(shared.watchFallback && { fallback: shared.watchFallback }),
   })
-  const locks = createKeyedMutex()
+  // A file's write holds its lock in this process, then across processes sharing the index.
+  const locks = createKeyedMutex({ around: (rel, fn) => store.withPathLock(rel, fn) })
   const pathIndex = createPathIndexQueue({
     index: async (rel) => {
       const result = await indexer.syncPaths([rel], 'write')

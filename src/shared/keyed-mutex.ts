@@ -1,9 +1,10 @@
 /**
  * Serialises async work per key (a file path): work for one key runs one at a time in
  * arrival order, work for different keys runs concurrently. Keys without waiting work are
- * forgotten, so the map holds only busy keys.
+ * forgotten, so the map holds only busy keys. `around` wraps each holder's work in a lock
+ * shared with other processes (store/port.ts withPathLock), taken once this one is held.
  */
-export function createKeyedMutex() {
+export function createKeyedMutex(opts: { around?: <T>(key: string, fn: () => Promise<T>) => Promise<T> } = {}) {
   const tails = new Map<string, Promise<void>>()
 
   async function run<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -14,7 +15,7 @@ export function createKeyedMutex() {
     tails.set(key, tail)
     await previous
     try {
-      return await fn()
+      return await (opts.around ? opts.around(key, fn) : fn())
     } finally {
       release()
       if (tails.get(key) === tail) tails.delete(key)

@@ -186,6 +186,17 @@ export interface SpaceStore extends SpaceWriter, SpaceReads {
   counts(): MaybePromise<SourceCounts[]>
   /** The order of file reads for this index. */
   readSequence(): MaybePromise<ReadSequence>
+  /**
+   * Runs `fn` holding the space's lock on a file across every process that shares the
+   * engine (a write of the file); one process per SQLite data dir needs none.
+   */
+  withPathLock<T>(path: string, fn: () => Promise<T>): Promise<T>
+  /**
+   * Claims the space's full sync for this process: the function that gives it back, or
+   * null while another process syncs the space (the sync is then skipped: that one writes
+   * what it finds into the same index).
+   */
+  claimSync(): MaybePromise<(() => Promise<void>) | null>
   beginRebuild(): MaybePromise<RebuildTarget>
   close(): MaybePromise<void>
 }

@@ -116,6 +116,8 @@ describe('web pages, without a token', () => {
         workspace: 'writable',
         embedder: 'none',
         folder: 'held',
+        engine: 'sqlite',
+        database: 'ok',
       },
     })
   })

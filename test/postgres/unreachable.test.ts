@@ -1,4 +1,6 @@
+import fs from 'node:fs'
 import net from 'node:net'
+import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { waitFor } from '../helpers/wait-for.js'
@@ -42,7 +44,7 @@ afterEach(async () => {
 })
 
 describe('PostgreSQL out of reach', () => {
-  it('answers 503 INDEX_UNAVAILABLE and /ready 503 while down, loses no write, and recovers without a restart', async () => {
+  it('answers 503 INDEX_UNAVAILABLE and /ready 503 while down, refuses writes whole, and recovers without a restart', async () => {
     const proxy = await startProxy(new URL(databaseUrl()))
     cleanups.push(proxy.close)
     const schema = freshSchema()
@@ -61,21 +63,27 @@ describe('PostgreSQL out of reach', () => {
     const ready = await t.app.inject({ method: 'GET', url: '/ready' })
     expect(ready.statusCode).toBe(503)
     expect(ready.json()).toMatchObject({ ready: false, checks: { engine: 'postgres', database: 'unreachable' } })
-    // The file is the truth: a write while the database is away lands on disk, not indexed yet.
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: '/files/memory/outage.md',
-      payload: '# Outage\nkafka brokers moved to rack seven',
-      headers: { 'content-type': 'text/markdown' },
-    })
-    expect(put.statusCode).toBe(201)
-    expect(put.json()).toMatchObject({ indexed: false })
+    // A write takes the file's lock across replicas in the database: without it the write is
+    // refused whole (the client retries), never half done or done unlocked.
+    const put = () =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/files/memory/outage.md',
+        payload: '# Outage\nkafka brokers moved to rack seven',
+        headers: { 'content-type': 'text/markdown' },
+      })
+    const refused = await put()
+    expect(refused.statusCode).toBe(503)
+    expect(refused.json()).toMatchObject({ code: 'INDEX_UNAVAILABLE' })
+    expect(fs.existsSync(path.join(t.ws.root, 'memory', 'outage.md'))).toBe(false)
 
     proxy.restore()
     await waitFor(async () =>
       (await t.app.inject({ method: 'GET', url: '/ready' })).statusCode === 200 ? true : undefined,
     )
-    await t.sync()
+    const written = await put()
+    expect(written.statusCode).toBe(201)
+    expect(written.json()).toMatchObject({ indexed: true })
     const found = await t.search({ query: 'kafka brokers rack' })
     expect(found.statusCode).toBe(200)
     expect(found.body.results.map((r) => r.path)).toContain('memory/outage.md')

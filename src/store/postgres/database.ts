@@ -32,6 +32,8 @@ export function createPool(opts: PoolOptions): Pool {
     connectionString: opts.url,
     max: opts.max,
     connectionTimeoutMillis: opts.connectTimeoutMs,
+    // Idle connections stay open: with a pool of one, its connection holds session locks.
+    idleTimeoutMillis: 0,
     types: { getTypeParser: typeParser },
   })
   // An idle connection the server dropped (a restart, a failover) is discarded by the pool;

@@ -4,12 +4,14 @@
  * the schema (migrations.ts), then the leftovers of rebuilds a dead replica left and of
  * indexes retired by rebuilds are deleted in the background.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from '../../shared/logger.js'
 import { settingError } from '../data-dir.js'
 import type { SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
 import { createPool, inTransaction, lockKey, tablesOf, type Pool, type Tables } from './database.js'
 import { createPgEmbeddingCache } from './embedding-cache.js'
 import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './migrations.js'
+import { createSessionLocks } from './session-locks.js'
 import { createPgSpace, spaceName } from './space.js'
 
 /** Rows deleted per statement when a retired index is dropped. */
@@ -55,11 +57,18 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     )
   }
   const wantedDims = () => opts.vectors()?.dims ?? null
+  const locks = createSessionLocks({ pool, url: opts.url, schema: opts.schema, poolMax: opts.poolMax })
   const dropping = new Set<number>()
   let closed = false
 
-  /** Deletes a retired index's rows in batches, then the index itself. */
+  /** Deletes a retired index's rows in batches once its grace period is over, then the index itself. */
   async function dropIndex(id: number): Promise<void> {
+    const due = await pool.query<{ wait: number }>(
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM drop_after - now()) * 1000)::float8 AS wait FROM ${t.indexes} WHERE id = $1`,
+      [id],
+    )
+    const wait = due.rows[0]?.wait ?? 0
+    if (wait > 0) await sleep(wait, undefined, { ref: false })
     for (const table of [t.chunks, t.files, t.deleted, t.meta, t.terms]) {
       const key = table === t.chunks ? 'id' : 'ctid'
       for (;;) {
@@ -140,6 +149,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
         ensureVectors,
         dropIndex: scheduleDrop,
         iterativeScan: server.iterativeScan,
+        locks,
         log,
       })
     },
@@ -174,6 +184,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     },
     async close(): Promise<void> {
       closed = true
+      await locks.close()
       await pool.end()
     },
   }

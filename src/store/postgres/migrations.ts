@@ -34,6 +34,8 @@ CREATE TABLE IF NOT EXISTS ${t.indexes} (
   vector_dims int,
   -- a rebuild's replica renews this while it builds; a lapsed lease is a dead rebuild
   lease_until timestamptz,
+  -- when a retired index may be deleted: searches that began on it have ended by then
+  drop_after timestamptz,
   chunk_rows bigint NOT NULL DEFAULT 0,
   token_sum bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now()

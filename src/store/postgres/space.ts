@@ -14,12 +14,18 @@ import { appError } from '../../shared/errors.js'
 import { inTransaction, isUnreachable, lockKey, type Client, type Pool, type Tables } from './database.js'
 import { createIndexReads, idScope, liveScope, type Scope } from './index-reads.js'
 import { createIndexWrites, vectorLiteral } from './index-writes.js'
+import type { SessionLocks } from './session-locks.js'
 
 /**
  * How long a rebuild's claim on its new index lasts without renewal, in ms (renewed every
  * quarter of it): a replica that died mid-rebuild leaves an index others clean up after this.
  */
 export const LEASE_MS = 60_000
+/**
+ * How long an index replaced by a rebuild is kept before it is deleted, in ms: longer than
+ * any search takes (a search that ranked its chunks fetches their texts afterwards).
+ */
+export const RETIRED_GRACE_MS = 60_000
 
 /** The text of a space's key in the database: `agent:<id>` or `team`. */
 export const spaceName = (key: SpaceKey): string => (key.kind === 'team' ? 'team' : `agent:${key.id}`)
@@ -39,6 +45,8 @@ export type PgSpaceDeps = {
   ensureVectors: (dims: number) => Promise<void>
   /** Deletes a retired index's rows in the background. */
   dropIndex: (id: number) => void
+  /** Locks shared with every replica (session-locks.ts). */
+  locks: SessionLocks
   /** pgvector can keep scanning an HNSW index until enough rows pass the filters (0.8+). */
   iterativeScan: boolean
   log: Logger
@@ -212,7 +220,12 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
         await write(null, async (c, liveId) => {
           await c.query(`UPDATE ${t.spaces} SET live = $2 WHERE space = $1`, [space, id])
           await c.query(`UPDATE ${t.indexes} SET state = 'live' WHERE id = $1`, [id])
-          await c.query(`UPDATE ${t.indexes} SET state = 'retired' WHERE id = $1`, [liveId])
+          // Searches that ranked the old index's chunks may still fetch their texts: it is
+          // deleted once they are done (engine.ts RETIRED_GRACE_MS).
+          await c.query(
+            `UPDATE ${t.indexes} SET state = 'retired', drop_after = now() + make_interval(secs => $2) WHERE id = $1`,
+            [liveId, RETIRED_GRACE_MS / 1000],
+          )
           old = liveId
         })
         done = true
@@ -246,6 +259,8 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
       },
     }),
     beginRebuild,
+    withPathLock: (path, fn) => deps.locks.run(`path:${space}:${path}`, fn),
+    claimSync: () => deps.locks.tryTake(`sync:${space}`),
     candidates: (q) => reads.candidates(live, q),
     newestMatches: (q) => reads.newestMatches(live, q),
     docFreqs: (terms) => reads.docFreqs(live, terms),

@@ -116,6 +116,9 @@ export function createSqliteSpace(opts: SqliteSpaceOptions): SqliteSpace {
     // Numbers continue from the highest one the index holds.
     readSequence: () => (sequence ??= createReadSequence(store.maxReadSeq())),
     beginRebuild,
+    // One process per data dir (data-dir-lock.ts): nothing to share with.
+    withPathLock: (_path, fn) => fn(),
+    claimSync: () => async () => undefined,
     candidates: (q) => store.candidates(q),
     newestMatches: (q) => store.newestMatches(q),
     docFreqs: (terms) => store.docFreqs(terms),
