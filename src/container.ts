@@ -130,7 +130,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
         const [main, workspace, health] = await Promise.all([
           agents.main.readiness(),
           workspaceAccess(config.workspace.root),
-          storage.health(),
+          engine.health(),
         ])
         return {
           ready: main.ready && health.ok,

@@ -29,8 +29,6 @@ export type Storage = {
   startReaders(shards: number): void
   /** The reader searches use for a space's index. */
   readerFor(store: SpaceStore): IndexReader
-  /** Whether the engine answers (PostgreSQL; SQLite files always do once open). */
-  health(): Promise<{ ok: boolean; error?: string }>
   close(): Promise<void>
 }
 
@@ -50,7 +48,6 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
       engine,
       startReaders: () => undefined,
       readerFor: (store) => createLocalReader(store),
-      health: () => engine.health(),
       close: () => engine.close(),
     }
   }
@@ -84,7 +81,6 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
     // Workers open a space's index file read-only; without them, reads run here.
     readerFor: (store) =>
       pool ? pool.forIndex(engine.fileOf(store.key), createReaderOps(store)) : createLocalReader(store),
-    health: async () => ({ ok: true }),
     close: async () => {
       await pool?.close()
     },

@@ -84,7 +84,7 @@ export type SharedResources = {
    */
   embedding: Pick<EmbeddingWiring, 'vectors' | 'identity' | 'vectorizer' | 'status' | 'onBound'>
   /** Where indexes live (store/port.ts). */
-  engine: Pick<StorageEngine, 'openSpace' | 'keywordTokenizer' | 'locate' | 'peekCounts'>
+  engine: Pick<StorageEngine, 'openSpace' | 'kind' | 'keywordTokenizer' | 'health' | 'locate' | 'peekCounts'>
   cache: IndexingServiceDeps['cache']
   termCache: TermCache
   /** Gives memory back after big indexing work (shared/memory-reclaimer.ts). */
@@ -264,7 +264,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     progress: indexer.progress,
     embedding: shared.embedding.status,
     cache: shared.cache,
-    keywordTokenizer: shared.engine.keywordTokenizer,
+    engine: shared.engine,
   })
   const target: SearchTarget = {
     space: def.space,

@@ -82,7 +82,7 @@ export async function createAgents(deps: AgentsDeps) {
       emptySpace(id, {
         embedding: shared.embedding.status,
         cache: shared.cache,
-        keywordTokenizer: engine.keywordTokenizer,
+        engine,
         maxFileBytes: config.index.maxFileBytes,
       }),
     maxOpen: config.agents.maxOpen,

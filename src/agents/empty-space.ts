@@ -24,7 +24,7 @@ export type SpaceView = Pick<AgentSpace, 'name' | 'files' | 'writes' | 'flush' |
 /** Which paths an agent other than main has (agent-space.ts gives them this layout). */
 export const PLAIN_LAYOUT = createMemoryPaths({ extraPaths: [] })
 
-export type EmptySpaceDeps = Pick<IndexingServiceDeps, 'embedding' | 'cache' | 'keywordTokenizer'> & {
+export type EmptySpaceDeps = Pick<IndexingServiceDeps, 'embedding' | 'cache' | 'engine'> & {
   maxFileBytes: number
 }
 
@@ -65,7 +65,7 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
     progress: () => null,
     embedding: deps.embedding,
     cache: deps.cache,
-    keywordTokenizer: deps.keywordTokenizer,
+    engine: deps.engine,
   })
   return { name, target: null, files, writes, flush, indexing }
 }

@@ -609,6 +609,18 @@ export interface components {
             vectorBackend: "none" | "sqlite-vec" | "scan" | "pgvector";
             /** @description Chunks waiting for a vector (searchable by keyword meanwhile) */
             vectorsPending: number;
+            /** @description The storage engine and its health */
+            engine: {
+                /**
+                 * @description Where indexes live: SQLite files in MNEMO_DATA_DIR, or PostgreSQL (MNEMO_DATABASE_URL)
+                 * @enum {string}
+                 */
+                kind: "sqlite" | "postgres";
+                /** @description Whether the engine answers now */
+                ok: boolean;
+                /** @description Why it does not */
+                error?: string;
+            };
             /** @description Analyzer version and how the engine indexes keyword terms (FTS5's tokenizer, or PostgreSQL term arrays) */
             keywordTokenizer: string;
             /** @description Changes seen on disk (or requested) that no sync has picked up yet */

@@ -37,6 +37,9 @@ export const envSchema = z
     ).describe(
       'PostgreSQL (15+, pgvector 0.7+ with embeddings) holding every index instead of SQLite files, shared by any number of replicas; unset: SQLite in MNEMO_DATA_DIR',
     ),
+    MNEMO_DATABASE_URL_FILE: envVar(z.string().optional()).describe(
+      'File holding MNEMO_DATABASE_URL (a Docker or Kubernetes secret: the URL holds a password); not with MNEMO_DATABASE_URL',
+    ),
     MNEMO_DATABASE_SCHEMA: envVar(
       z
         .string()

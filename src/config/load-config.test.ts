@@ -226,6 +226,27 @@ describe('the admin token and token files', () => {
     expect(issues).not.toContain('sEcReT')
   })
 
+  it('reads the PostgreSQL URL from its variable or its file, never both, and never repeats it', () => {
+    const url = 'postgres://mnemo:pa55word@db:5432/mnemo'
+    expect(loadConfig({}, cwd).index.database).toBeUndefined()
+    expect(loadConfig({ MNEMO_DATABASE_URL: url }, cwd).index.database).toEqual({
+      url,
+      schema: 'mnemo',
+      poolMax: 10,
+    })
+    expect(
+      loadConfig({ MNEMO_DATABASE_URL_FILE: secretFile(`${url}\n`), MNEMO_DATABASE_SCHEMA: 'team_a' }, cwd).index
+        .database,
+    ).toEqual({ url, schema: 'team_a', poolMax: 10 })
+    expect(issuesOf({ MNEMO_DATABASE_URL: url, MNEMO_DATABASE_URL_FILE: secretFile(url) })).toEqual([
+      'MNEMO_DATABASE_URL: set either MNEMO_DATABASE_URL or MNEMO_DATABASE_URL_FILE, not both',
+    ])
+    const wrong = issuesOf({ MNEMO_DATABASE_URL_FILE: secretFile('mysql://root:pa55word@db/x') }).join('\n')
+    expect(wrong).toContain('MNEMO_DATABASE_URL_FILE: must hold a postgres:// or postgresql:// URL')
+    expect(wrong).not.toContain('pa55word')
+    expect(issuesOf({ MNEMO_DATABASE_SCHEMA: 'Robert"); DROP' }).join('\n')).toContain('MNEMO_DATABASE_SCHEMA')
+  })
+
   it('never repeats the value of any variable in a message (any of them may be a secret)', () => {
     const env = Object.fromEntries(Object.keys(envSchema.shape).map((name) => [name, 'sEcReT-value']))
     const issues = issuesOf(env)

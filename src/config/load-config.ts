@@ -9,7 +9,7 @@ import { MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
 import type { Config } from './config.js'
 import { envSchema } from './env-schema.js'
 import { openWithoutToken } from './loopback.js'
-import { loadAdminToken, loadAgentTokens } from './token-settings.js'
+import { loadAdminToken, loadAgentTokens, loadDatabaseUrl } from './token-settings.js'
 
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID'
@@ -99,6 +99,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   const teamDir = e.MNEMO_TEAM_DIR && path.resolve(cwd, e.MNEMO_TEAM_DIR)
   checkSeparateFolders(root, agentsDir, teamDir, issues)
   const apiToken = loadAdminToken(e, cwd, issues)
+  const databaseUrl = loadDatabaseUrl(e, cwd, issues)
   const agentTokens = loadAgentTokens(e, apiToken, cwd, issues)
   // Safe by default (SPEC §7): beyond loopback, no token would make anyone on the network admin.
   if (openWithoutToken(e.MNEMO_HOST, apiToken, agentTokens.size) && !e.MNEMO_ALLOW_NO_TOKEN) {
@@ -154,8 +155,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     index: {
       dataDir,
       dbPath: path.join(dataDir, INDEX_FILE_NAME),
-      database: e.MNEMO_DATABASE_URL
-        ? { url: e.MNEMO_DATABASE_URL, schema: e.MNEMO_DATABASE_SCHEMA, poolMax: e.MNEMO_DATABASE_POOL }
+      database: databaseUrl
+        ? { url: databaseUrl, schema: e.MNEMO_DATABASE_SCHEMA, poolMax: e.MNEMO_DATABASE_POOL }
         : undefined,
       maxFileBytes: e.MNEMO_MAX_FILE_BYTES,
       indexOnStart: e.MNEMO_INDEX_ON_START,

@@ -22,7 +22,7 @@ export function readSecretFile(variable: string, file: string, cwd: string, issu
 }
 
 /** The value of a variable or of the file its `_FILE` variant names; both set is an issue. */
-function variableOrFile(
+export function variableOrFile(
   name: string,
   value: string | undefined,
   file: string | undefined,
@@ -34,6 +34,17 @@ function variableOrFile(
     return undefined
   }
   return file === undefined ? value : readSecretFile(`${name}_FILE`, file, cwd, issues)
+}
+
+/** MNEMO_DATABASE_URL, or the file MNEMO_DATABASE_URL_FILE names (the URL holds a password). */
+export function loadDatabaseUrl(e: Env, cwd: string, issues: string[]): string | undefined {
+  const url = variableOrFile('MNEMO_DATABASE_URL', e.MNEMO_DATABASE_URL, e.MNEMO_DATABASE_URL_FILE, cwd, issues)
+  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) {
+    // The URL itself is never repeated: it may hold a password.
+    issues.push('MNEMO_DATABASE_URL_FILE: must hold a postgres:// or postgresql:// URL')
+    return undefined
+  }
+  return url
 }
 
 /** The admin token, checked like agent tokens (16+ characters, no whitespace). */

@@ -4,8 +4,7 @@
  */
 import type { EmbedderStatus } from '../providers/types.js'
 import type { SyncProgress } from './sync-progress.js'
-import type { EmbeddingCache } from '../store/port.js'
-import type { SpaceStore } from '../store/port.js'
+import type { EmbeddingCache, SpaceStore, StorageEngine } from '../store/port.js'
 import { appError, codeOfFsError, isAppError } from '../shared/errors.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
@@ -18,8 +17,8 @@ const MAX_FILE_ERRORS_SHOWN = 20
 
 export type IndexingServiceDeps = {
   store: Pick<SpaceStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
-  /** How the engine indexes keyword terms (StorageEngine.keywordTokenizer). */
-  keywordTokenizer: string
+  /** Where the index lives and whether it answers (store/port.ts StorageEngine). */
+  engine: Pick<StorageEngine, 'kind' | 'keywordTokenizer' | 'health'>
   coordinator: Pick<SyncCoordinator, 'request' | 'status'>
   syncWorker: Pick<SyncWorker, 'status'>
   /** The full pass running now (indexer.ts), or null. */
@@ -86,7 +85,8 @@ export function createIndexingService(deps: IndexingServiceDeps) {
       vectorBackend: embedding.backend,
       // Pending: every chunk waits for the provider.
       vectorsPending,
-      keywordTokenizer: `${ANALYZER_VERSION}; ${deps.keywordTokenizer}`,
+      keywordTokenizer: `${ANALYZER_VERSION}; ${deps.engine.keywordTokenizer}`,
+      engine: { kind: deps.engine.kind, ...(await deps.engine.health()) },
       dirty: worker.dirty || sync.queued,
       watching: worker.watching,
       watch: worker.watch,

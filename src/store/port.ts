@@ -201,6 +201,8 @@ export interface SpaceStore extends SpaceWriter, SpaceReads {
   close(): MaybePromise<void>
 }
 
+export type EngineHealth = { ok: boolean; error?: string }
+
 /** Where indexes live: SQLite files in MNEMO_DATA_DIR, or one PostgreSQL database. */
 export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   readonly kind: 'sqlite' | 'postgres'
@@ -221,4 +223,6 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   vectorLayout(preference: VectorPreference, log: Logger): { backend: VectorBackend; shards: number }
   /** The embedding cache, holding at most `maxEntries` (least recently used go first). */
   openEmbeddingCache(opts: { maxEntries: number; now?: (() => number) | undefined }): EmbeddingCache
+  /** Whether the engine answers now (GET /ready, GET /index). */
+  health(): Promise<EngineHealth>
 }

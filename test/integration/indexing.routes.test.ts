@@ -43,7 +43,12 @@ describe('POST /index and GET /index', () => {
   it('indexes the workspace and reports counts', async () => {
     t = await buildTestApp({ corpus: true, sync: false })
     const before = await status()
-    expect(before).toMatchObject({ files: 0, chunks: 0, lastSync: null })
+    expect(before).toMatchObject({
+      files: 0,
+      chunks: 0,
+      lastSync: null,
+      engine: { kind: onPostgres() ? 'postgres' : 'sqlite', ok: true },
+    })
     const after = await syncAndStatus()
     expect(after).toMatchObject({
       files: 5,

@@ -68,6 +68,15 @@ export const IndexStatus = z
         'How vectors are searched: sqlite-vec, scan (exact in-memory fallback when the extension does not load), or pgvector (PostgreSQL)',
       ),
     vectorsPending: z.number().int().describe('Chunks waiting for a vector (searchable by keyword meanwhile)'),
+    engine: z
+      .object({
+        kind: z
+          .enum(['sqlite', 'postgres'])
+          .describe('Where indexes live: SQLite files in MNEMO_DATA_DIR, or PostgreSQL (MNEMO_DATABASE_URL)'),
+        ok: z.boolean().describe('Whether the engine answers now'),
+        error: z.string().optional().describe('Why it does not'),
+      })
+      .describe('The storage engine and its health'),
     keywordTokenizer: z
       .string()
       .describe(

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from '../../shared/logger.js'
 import { settingError } from '../data-dir.js'
-import type { SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
+import type { EngineHealth, SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
 import { createPool, inTransaction, lockKey, tablesOf, type Pool, type Tables } from './database.js'
 import { createPgEmbeddingCache } from './embedding-cache.js'
 import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './migrations.js'
@@ -173,8 +173,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     },
     openEmbeddingCache: (cacheOpts: { maxEntries: number; now?: (() => number) | undefined }) =>
       createPgEmbeddingCache(pool, t, cacheOpts),
-    /** Whether the database answers now (GET /ready, /index). */
-    async health(): Promise<{ ok: boolean; error?: string }> {
+    async health(): Promise<EngineHealth> {
       try {
         await pool.query('SELECT 1')
         return { ok: true }

@@ -66,6 +66,8 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       })
     },
     locate: fileOf,
+    // Open files answer as long as the process runs; a file that cannot be read fails its space.
+    health: async () => ({ ok: true }),
     peekCounts: (key: SpaceKey) => peekIndexCounts(fileOf(key)),
     vectorLayout(preference: VectorPreference, log: Logger) {
       const backend = chooseVectorBackend(preference, opts.loadVectorExtension, log)
