@@ -104,7 +104,12 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     const { rows } = await pool.query<{ id: number }>(`SELECT id FROM ${t.indexes} WHERE state = 'retired' ORDER BY id`)
     for (const { id } of rows) scheduleDrop(id)
   }
-  cleanUp().catch((err: unknown) => log.warn({ err }, 'could not clean up retired indexes'))
+  const cleanUpLater = () => {
+    cleanUp().catch((err: unknown) => {
+      if (!closed) log.warn({ err }, 'could not clean up retired indexes')
+    })
+  }
+  cleanUpLater()
 
   const ensureVectors = (dims: number) => ensureVectorTable(pool, t, opts.schema, dims)
 
@@ -148,6 +153,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
         fresh: live.fresh,
         ensureVectors,
         dropIndex: scheduleDrop,
+        cleanUp: cleanUpLater,
         iterativeScan: server.iterativeScan,
         locks,
         log,

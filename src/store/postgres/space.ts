@@ -45,6 +45,8 @@ export type PgSpaceDeps = {
   ensureVectors: (dims: number) => Promise<void>
   /** Deletes a retired index's rows in the background. */
   dropIndex: (id: number) => void
+  /** Retires dead rebuilds and deletes retired indexes (also run at start). */
+  cleanUp: () => void
   /** Locks shared with every replica (session-locks.ts). */
   locks: SessionLocks
   /** pgvector can keep scanning an HNSW index until enough rows pass the filters (0.8+). */
@@ -186,6 +188,8 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   }
 
   async function beginRebuild(): Promise<RebuildTarget> {
+    // What a replica that died mid-rebuild left is cleaned up by the next rebuild too.
+    deps.cleanUp()
     const dims = deps.wantedDims()
     if (dims !== null) await deps.ensureVectors(dims)
     const lease = `now() + make_interval(secs => ${LEASE_MS / 1000})`
