@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
+import { postJson } from '../helpers/post-json.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 type Hit = { path: string; startLine: number; endLine: number }
@@ -33,17 +34,8 @@ function start(dir: string, env: Record<string, string> = {}) {
   return proc
 }
 
-async function post<T>(url: string, body: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  return { status: res.status, body: (await res.json()) as T }
-}
-
 const search = async (url: string, query: string) =>
-  (await post<{ results: Hit[] }>(`${url}/search`, { query, maxResults: 20 })).body.results
+  (await postJson<{ results: Hit[] }>(`${url}/search`, { query, maxResults: 20 })).body.results
 
 /** A workspace large enough that a rebuild takes a while (60 files, 36,000 lines). */
 function writeLargeWorkspace(dir: string): void {
@@ -66,7 +58,7 @@ describe('crash safety', () => {
       const url = await first.ready()
       const before = await search(url, 'lighthouse Ingrid')
       expect(before.map((h) => h.path)).toEqual(['MEMORY.md'])
-      const rebuild = await post<{ rebuilding: boolean }>(`${url}/index`, { full: true })
+      const rebuild = await postJson<{ rebuilding: boolean }>(`${url}/index`, { full: true })
       expect(rebuild.status).toBe(202)
       await new Promise((r) => setTimeout(r, delayMs))
       const midRebuild = rebuildTemps(dir).length > 0
@@ -97,7 +89,7 @@ describe('crash safety', () => {
       for (let i = 0; !stop; i++) {
         const id = `c${c}-n${i}`
         try {
-          const res = await post<FlushAck>(`${url}/flush`, {
+          const res = await postJson<FlushAck>(`${url}/flush`, {
             entries: [`- client ${c} note ${i} token zx${c}q${i}`, `- second line of ${id}`],
             date: '2026-02-16',
             flushId: id,
@@ -141,7 +133,7 @@ describe('crash safety', () => {
     }
     // A retry of an acknowledged flush after the crash appends nothing.
     const [someId, someAck] = [...acked.entries()][0]!
-    const retry = await post<FlushAck & { replayed: boolean }>(`${again}/flush`, {
+    const retry = await postJson<FlushAck & { replayed: boolean }>(`${again}/flush`, {
       content: 'retried',
       date: '2026-02-16',
       flushId: someId,
@@ -154,7 +146,7 @@ describe('crash safety', () => {
     writeLargeWorkspace(dir)
     const first = start(dir)
     const url = await first.ready()
-    expect((await post(`${url}/index`, { full: true })).status).toBe(202)
+    expect((await postJson(`${url}/index`, { full: true })).status).toBe(202)
     await waitFor(() => (rebuildTemps(dir).length > 0 ? true : undefined))
     const startedAt = Date.now()
     first.kill('SIGTERM')
@@ -171,7 +163,7 @@ describe('crash safety', () => {
     const url = await first.ready()
     const results: Promise<{ status: number } | 'refused'>[] = []
     for (let i = 0; i < 40; i++) {
-      results.push(post(`${url}/files/memory/term.md`, { content: `line ${i}` }).catch(() => 'refused' as const))
+      results.push(postJson(`${url}/files/memory/term.md`, { content: `line ${i}` }).catch(() => 'refused' as const))
     }
     const termFile = path.join(dir, 'workspace', 'memory', 'term.md')
     await waitFor(() => (fs.existsSync(termFile) ? true : undefined))

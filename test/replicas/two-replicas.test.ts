@@ -13,6 +13,7 @@ import path from 'node:path'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
+import { postJson } from '../helpers/post-json.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const DATABASE_URL = process.env.MNEMO_TEST_DATABASE_URL
@@ -67,24 +68,15 @@ function cluster() {
   return { base, workspace, schema, start }
 }
 
-async function post<T>(url: string, body: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  return { status: res.status, body: (await res.json()) as T }
-}
-
 const search = async (url: string, query: string) =>
-  post<{ results: Hit[]; code?: string }>(`${url}/search`, { query, maxResults: 20 })
+  postJson<{ results: Hit[]; code?: string }>(`${url}/search`, { query, maxResults: 20 })
 
 describe.skipIf(!DATABASE_URL)('two replicas on one PostgreSQL', () => {
   it('land concurrent flushes through both in the day file once each, retries included', async () => {
     const c = cluster()
     const [a, b] = await Promise.all([c.start('a').ready(), c.start('b').ready()])
     const flush = (url: string, i: number) =>
-      post<{ path: string }>(`${url}/flush`, {
+      postJson<{ path: string }>(`${url}/flush`, {
         date: '2026-03-01',
         flushId: `f-${i}`,
         entries: [`note number ${i} says zebra${i}`],
@@ -133,11 +125,11 @@ describe.skipIf(!DATABASE_URL)('two replicas on one PostgreSQL', () => {
         }
       }
     })()
-    const rebuilt = await post<{ done: boolean }>(`${a}/index?wait=true`, { full: true })
+    const rebuilt = await postJson<{ done: boolean }>(`${a}/index?wait=true`, { full: true })
     expect(rebuilt.status).toBe(200)
     phase = 'second rebuild'
     // A second rebuild, killed half-way.
-    void post(`${a}/index`, { full: true })
+    void postJson(`${a}/index`, { full: true })
     const building = await waitFor(async () => {
       const rows = await sql<{ id: number }>(`SELECT id::int FROM "${c.schema}".indexes WHERE state = 'building'`)
       return rows[0]?.id

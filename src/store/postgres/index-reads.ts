@@ -9,9 +9,10 @@
  * b = 0.75, IDF clamped to 1e-6, the heading column weighted), from each chunk's term counts,
  * so both engines hand search/ the same candidates.
  */
-import type { ChunkFilters, ChunkHead, FileRecord, PendingChunk, Source } from '../../domain/chunks.js'
+import type { ChunkFilters, ChunkHead, FileRecord, PendingChunk } from '../../domain/chunks.js'
 import { MEMORY_FILE } from '../../domain/layout.js'
 import type { CorpusStats, KeywordCandidate, KeywordQuery, Neighbour, SourceCounts } from '../port.js'
+import { toFileRecord, type FileRow } from '../file-row.js'
 import type { Queryable, Tables } from './database.js'
 import { vectorLiteral } from './index-writes.js'
 
@@ -25,30 +26,6 @@ export const liveScope = (t: Tables, space: string): Scope => ({
 })
 /** One index by id (a rebuild's new index). */
 export const idScope = (id: number): Scope => ({ sql: '$1::bigint', param: id })
-
-type FileRow = {
-  path: string
-  source: Source
-  sha256: string
-  size_bytes: number
-  mtime_ms: number
-  line_count: number
-  chunk_count: number
-  indexed_at_ms: number
-  read_seq: number
-}
-
-const toFile = (r: FileRow): FileRecord => ({
-  path: r.path,
-  source: r.source,
-  sha256: r.sha256,
-  sizeBytes: r.size_bytes,
-  mtimeMs: r.mtime_ms,
-  lineCount: r.line_count,
-  chunkCount: r.chunk_count,
-  indexedAtMs: r.indexed_at_ms,
-  readSeq: r.read_seq,
-})
 
 const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_line AS "endLine", c.token_count AS "tokenCount"`
 
@@ -82,13 +59,13 @@ export function createIndexReads(db: Queryable, t: Tables) {
     listFiles: async (scope: Scope): Promise<FileRecord[]> =>
       (
         await db.query<FileRow>(`SELECT * FROM ${t.files} WHERE index_id = ${scope.sql} ORDER BY path`, [scope.param])
-      ).rows.map(toFile),
+      ).rows.map(toFileRecord),
     getFile: async (scope: Scope, path: string): Promise<FileRecord | undefined> => {
       const row = await one<FileRow>(`SELECT * FROM ${t.files} WHERE index_id = ${scope.sql} AND path = $2`, [
         scope.param,
         path,
       ])
-      return row && toFile(row)
+      return row && toFileRecord(row)
     },
     counts: async (scope: Scope): Promise<SourceCounts[]> =>
       (

@@ -5,6 +5,7 @@
  * mapped to camelCase here only.
  */
 import type { ChunkInput, FileRecord, PendingChunk, Source } from '../../domain/chunks.js'
+import { toFileRecord, type FileRow } from '../file-row.js'
 import { createChunkRows, type ChunkRef } from './chunk-rows.js'
 import type { Db } from './database.js'
 import type { VectorRepo } from './vector-repo.js'
@@ -18,30 +19,6 @@ export type ReplacePlan = { added: ChunkInput[]; removed: ChunkRef[] }
 /** Chunks with the same key have the same row content (terms derive from lines, hash and path). */
 export const chunkKey = (c: { startLine: number; endLine: number; contentHash: string }): string =>
   `${c.startLine}:${c.endLine}:${c.contentHash}`
-
-type FileRow = {
-  path: string
-  source: Source
-  sha256: string
-  size_bytes: number
-  mtime_ms: number
-  line_count: number
-  chunk_count: number
-  indexed_at_ms: number
-  read_seq: number
-}
-
-const toFile = (r: FileRow): FileRecord => ({
-  path: r.path,
-  source: r.source,
-  sha256: r.sha256,
-  sizeBytes: r.size_bytes,
-  mtimeMs: r.mtime_ms,
-  lineCount: r.line_count,
-  chunkCount: r.chunk_count,
-  indexedAtMs: r.indexed_at_ms,
-  readSeq: r.read_seq,
-})
 
 /**
  * @param storeVectors false while the index's vector layout differs from the configured
@@ -132,10 +109,10 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
 
   return {
     rows,
-    listFiles: (): FileRecord[] => stmt.listFiles.all().map(toFile),
+    listFiles: (): FileRecord[] => stmt.listFiles.all().map(toFileRecord),
     getFile: (path: string): FileRecord | undefined => {
       const row = stmt.getFile.get(path)
-      return row && toFile(row)
+      return row && toFileRecord(row)
     },
     /** The generation of the file's visible chunks (0 for a file never staged or not indexed). */
     fileGen: (path: string): number => stmt.fileGen.get(path)?.gen ?? 0,
