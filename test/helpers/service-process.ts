@@ -17,7 +17,15 @@ export type ServiceProcess = ReturnType<typeof startService>
 export function startService(env: Record<string, string>, cwd: string, as?: { uid: number; gid: number }) {
   const child: ChildProcess = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', MNEMO_PORT: '0', MNEMO_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      MNEMO_PORT: '0',
+      MNEMO_LOG_LEVEL: 'info',
+      // The process shares two cores with the test runner and other test projects, whose
+      // load is not the service's: shedding by delay is tested on its own (admission tests).
+      MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...as,
   })
