@@ -125,8 +125,25 @@ describe.skipIf(!DATABASE_URL)('two replicas on one PostgreSQL', () => {
         }
       }
     })()
-    const rebuilt = await postJson<{ done: boolean }>(`${a}/index?wait=true`, { full: true })
-    expect(rebuilt.status).toBe(200)
+    const rebuilding = postJson<{ done: boolean }>(`${a}/index?wait=true`, { full: true })
+    await waitFor(async () => {
+      const rows = await sql<{ n: number }>(
+        `SELECT COUNT(*)::int AS n FROM "${c.schema}".indexes WHERE state = 'building'`,
+      )
+      return rows[0]?.n === 1 ? true : undefined
+    })
+    // A write through the other replica while this one rebuilds is in the index swapped in.
+    const put = await fetch(`${b}/files/memory/during.md`, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/markdown' },
+      body: '# During\nthe harbourmaster logged a late ferry',
+    })
+    expect(put.status).toBe(201)
+    expect((await rebuilding).status).toBe(200)
+    for (const url of [a, b]) {
+      const found = await search(url, 'harbourmaster ferry')
+      expect(found.body.results.map((r) => r.path)).toContain('memory/during.md')
+    }
     phase = 'second rebuild'
     // A second rebuild, killed half-way.
     void postJson(`${a}/index`, { full: true })

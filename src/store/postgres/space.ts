@@ -96,23 +96,33 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   let open = true
 
   /**
-   * Runs `fn` under the space's write lock with the id of the index to write: the live one
-   * (looked up under the lock), or `fixed`, skipped when it was retired meanwhile.
+   * Runs `fn` under the space's write lock for the index to write: `fixed` (skipped once it
+   * was retired), or the live one looked up under the lock — with `rebuilds`, also every new
+   * index a rebuild is writing, on whichever replica: a change made through this replica
+   * while another rebuilds is then in the index that replaces the live one.
    */
-  async function write(fixed: number | null, fn: (c: Client, id: number, dims: number | null) => Promise<void>) {
+  async function write(
+    fixed: number | null,
+    fn: (c: Client, id: number, dims: number | null) => Promise<void>,
+    rebuilds = false,
+  ) {
     await inTransaction(pool, async (c) => {
       await c.query(`SELECT pg_advisory_xact_lock(${lockKey(1)})`, [`${schema}:space:${space}`])
       const { rows } = await c.query<{ id: number; state: string; vector_dims: number | null }>(
-        fixed === null
-          ? `SELECT i.id, i.state, i.vector_dims FROM ${t.spaces} s JOIN ${t.indexes} i ON i.id = s.live WHERE s.space = $1`
-          : `SELECT id, state, vector_dims FROM ${t.indexes} WHERE id = $1`,
+        fixed !== null
+          ? `SELECT id, state, vector_dims FROM ${t.indexes} WHERE id = $1`
+          : `SELECT i.id, i.state, i.vector_dims FROM ${t.indexes} i
+             WHERE i.id = (SELECT live FROM ${t.spaces} WHERE space = $1)
+               ${rebuilds ? `OR (i.space = $1 AND i.state = 'building')` : ''}
+             ORDER BY i.state = 'building', i.id`,
         [fixed ?? space],
       )
-      const index = rows[0]
-      if (!index || index.state === 'retired') return
-      if (fixed === null) liveDims = index.vector_dims
       const wanted = deps.wantedDims()
-      await fn(c, index.id, index.vector_dims !== null && index.vector_dims === wanted ? wanted : null)
+      for (const index of rows) {
+        if (index.state === 'retired') continue
+        if (fixed === null && index.state === 'live') liveDims = index.vector_dims
+        await fn(c, index.id, index.vector_dims !== null && index.vector_dims === wanted ? wanted : null)
+      }
     })
   }
 
@@ -152,7 +162,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     return {
       async applyChanges(changes: FileChanges, steps: StepOptions): Promise<void> {
         steps.signal?.throwIfAborted()
-        await write(fixed, (c, id, vectorDims) => writes.apply(c, id, changes, vectorDims))
+        await write(fixed, (c, id, vectorDims) => writes.apply(c, id, changes, vectorDims), true)
         await steps.between()
       },
       putVectors: (items) => putVectors(fixed, items),
