@@ -6,6 +6,7 @@
  */
 import path from 'node:path'
 import { makeQueries, writeCorpus } from './corpus.js'
+import type { BenchEngine } from './engines.js'
 import { createClient } from './http-client.js'
 import { rssMb } from './rss.js'
 import { startServer } from './server-process.js'
@@ -14,6 +15,7 @@ import { median } from './stats.js'
 
 export type HybridBenchOptions = {
   tmp: string
+  engine: BenchEngine
   runs: number
   durationSec: number
   chunks: number
@@ -30,7 +32,7 @@ export async function benchHybrid(opts: HybridBenchOptions) {
   const dataDir = path.join(opts.tmp, `data-${opts.chunks}`)
   const server = await startServer({
     MNEMO_WORKSPACE: workspace,
-    MNEMO_DATA_DIR: dataDir,
+    ...opts.engine.env(dataDir),
     MNEMO_EMBED_PROVIDER: 'hash',
   })
   const client = createClient(server.baseUrl)
@@ -49,7 +51,10 @@ export async function benchHybrid(opts: HybridBenchOptions) {
         if ((JSON.parse(body) as { mode: string }).mode !== 'hybrid') throw new Error(`not a hybrid answer: ${body}`)
       },
     })
-    const rps = await measureThroughput(server.baseUrl, queries, { runs: opts.runs, durationSec: opts.durationSec })
+    const { rps, refused } = await measureThroughput(server.baseUrl, queries, {
+      runs: opts.runs,
+      durationSec: opts.durationSec,
+    })
     return {
       chunks: coldStatus.chunks,
       coldIndexMs: coldStatus.lastSync.durationMs,
@@ -59,11 +64,13 @@ export async function benchHybrid(opts: HybridBenchOptions) {
       p50Ms: median(p50),
       p99Ms: median(p99),
       searchesPerSec: median(rps),
+      searchesRefused: refused,
       rssMb: rssMb(server.pid),
       samples: { p50, p99, rps },
     }
   } finally {
     client.close()
     await server.stop()
+    await opts.engine.drop(dataDir)
   }
 }

@@ -3,9 +3,9 @@
  * latency with one client (p50/p99) and throughput with 16 concurrent clients (autocannon),
  * all over HTTP against the built service in its own process.
  */
-import fs from 'node:fs'
 import path from 'node:path'
 import { makeCommonQueries, makeQueries, writeCorpus } from './corpus.js'
+import type { BenchEngine } from './engines.js'
 import { createClient } from './http-client.js'
 import { rssMb } from './rss.js'
 import { startServer } from './server-process.js'
@@ -14,6 +14,7 @@ import { median } from './stats.js'
 
 export type KeywordBenchOptions = {
   tmp: string
+  engine: BenchEngine
   runs: number
   durationSec: number
   files: number
@@ -32,7 +33,7 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
   let dataDir = ''
   for (let run = 0; run < opts.runs; run++) {
     dataDir = path.join(opts.tmp, `data-${run}`)
-    const server = await startServer({ MNEMO_WORKSPACE: workspace, MNEMO_DATA_DIR: dataDir })
+    const server = await startServer({ MNEMO_WORKSPACE: workspace, ...opts.engine.env(dataDir) })
     const client = createClient(server.baseUrl)
     const res = await client.request('POST', '/index?wait=true', {})
     if (res.status !== 200) throw new Error(`index failed: ${res.body}`)
@@ -42,10 +43,10 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
     index.chunks = status.chunks
     client.close()
     await server.stop()
-    if (run < opts.runs - 1) fs.rmSync(dataDir, { recursive: true, force: true })
+    if (run < opts.runs - 1) await opts.engine.drop(dataDir)
   }
 
-  const server = await startServer({ MNEMO_WORKSPACE: workspace, MNEMO_DATA_DIR: dataDir })
+  const server = await startServer({ MNEMO_WORKSPACE: workspace, ...opts.engine.env(dataDir) })
   const client = createClient(server.baseUrl)
   for (const query of queries.slice(0, 200)) await client.request('POST', '/search', { query })
   /** Sequential searches; counts the queries of the first pass that found nothing. */
@@ -64,9 +65,13 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
   const common = await latency(makeCommonQueries(500))
   client.close()
 
-  const rps = await measureThroughput(server.baseUrl, queries, { runs: opts.runs, durationSec: opts.durationSec })
+  const { rps, refused } = await measureThroughput(server.baseUrl, queries, {
+    runs: opts.runs,
+    durationSec: opts.durationSec,
+  })
   const rss = rssMb(server.pid)
   await server.stop()
+  await opts.engine.drop(dataDir)
 
   return {
     chunks: index.chunks,
@@ -78,6 +83,7 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
     commonWordP50Ms: median(common.p50),
     commonWordP99Ms: median(common.p99),
     searchesPerSec: median(rps),
+    searchesRefused: refused,
     queriesWithoutResults: typical.empty,
     queries: Math.min(queries.length, opts.latencyRequests),
     rssMb: rss,

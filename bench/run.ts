@@ -3,8 +3,12 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
- *                    [--only keyword,hybrid,live,agents] [--hybrid-sizes 10000,100000]
- *                    [--agents 200] [--agent-files 10]
+ *                    [--only keyword,hybrid,live,agents,replicas] [--hybrid-sizes 10000,100000]
+ *                    [--agents 200] [--agent-files 10] [--engines sqlite,postgres,pglite] [--writes 100]
+ *
+ * `--engines` runs the keyword, hybrid and replicas benchmarks once per engine, side by side
+ * (bench/engines.ts: postgres needs MNEMO_TEST_DATABASE_URL, as scripts/with-postgres sets;
+ * pglite starts PGlite with pgvector); live and agents run on SQLite only.
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -12,9 +16,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { benchAgents } from './agents.js'
+import { ENGINE_NAMES, openEngine, type BenchEngine, type EngineName } from './engines.js'
 import { benchHybrid } from './hybrid.js'
 import { benchKeyword } from './keyword.js'
 import { benchLive } from './live.js'
+import { benchReplicas } from './replicas.js'
+import { refusedNote } from './measure.js'
 import { fmt } from './stats.js'
 
 const { values } = parseArgs({
@@ -26,79 +33,144 @@ const { values } = parseArgs({
     'latency-requests': { type: 'string', default: '2000' },
     'hybrid-sizes': { type: 'string', default: '10000,100000' },
     only: { type: 'string', default: 'keyword,hybrid,live' },
+    engines: { type: 'string', default: 'sqlite' },
     edits: { type: 'string', default: '40' },
     'debounced-edits': { type: 'string', default: '12' },
     flushes: { type: 'string', default: '200' },
+    writes: { type: 'string', default: '100' },
     out: { type: 'string', default: 'bench-results' },
     agents: { type: 'string', default: '200' },
     'agent-files': { type: 'string', default: '10' },
   },
 })
 
+const engineNames = values.engines.split(',').map((name) => {
+  if (!(ENGINE_NAMES as readonly string[]).includes(name)) throw new Error(`unknown engine ${name}`)
+  return name as EngineName
+})
+const only = new Set(values.only.split(','))
+if ((only.has('live') || only.has('agents')) && !engineNames.includes('sqlite'))
+  throw new Error('live and agents run on SQLite only: add sqlite to --engines')
 execSync('npm run build', { stdio: 'inherit' })
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-bench-'))
-const only = new Set(values.only.split(','))
 const runs = Number(values.runs)
-const table = (title: string, rows: [string, string, string][]) => {
-  process.stdout.write(`\n### ${title}\n\n| measure | median of ${runs} runs | target |\n|---|---|---|\n`)
-  for (const [name, value, target] of rows) process.stdout.write(`| ${name} | ${value} | ${target} |\n`)
+const engines: BenchEngine[] = []
+for (const name of engineNames) engines.push(await openEngine(name))
+
+type Row<R> = [name: string, value: (r: R) => string, target: string]
+/** Prints a table with a column per result (one per engine), each a median of `runs` runs. */
+function table<R>(title: string, columns: [string, R][], rows: Row<R>[]) {
+  const heads = columns.map(([name]) => (columns.length > 1 ? `${name}, median of ${runs}` : `median of ${runs} runs`))
+  process.stdout.write(`\n### ${title}\n\n| measure | ${heads.join(' | ')} | target |\n`)
+  process.stdout.write(`|---|${heads.map(() => '---|').join('')}---|\n`)
+  for (const [name, value, target] of rows)
+    process.stdout.write(`| ${name} | ${columns.map(([, r]) => value(r)).join(' | ')} | ${target} |\n`)
 }
+/** Runs `bench` once per engine, each in a folder of its own; results by engine name. */
+async function perEngine<R>(key: string, bench: (engine: BenchEngine, dir: string) => Promise<R>) {
+  const columns: [string, R][] = []
+  for (const engine of engines) {
+    const dir = path.join(tmp, `${key}-${engine.name}`)
+    fs.mkdirSync(dir, { recursive: true })
+    columns.push([engine.name, await bench(engine, dir)])
+  }
+  results[key] = Object.fromEntries(columns)
+  return columns
+}
+/** A table of one SQLite result whose values are already formatted (live, agents). */
+const sqliteTable = (title: string, rows: [string, string, string][]) =>
+  table(
+    title,
+    [['sqlite', null]],
+    rows.map(([name, value, target]): Row<null> => [name, () => value, target]),
+  )
 const results: Record<string, unknown> = { at: new Date().toISOString(), cpus: os.cpus().length }
 try {
   if (only.has('keyword')) {
-    const keyword = await benchKeyword({
-      tmp,
-      runs,
-      durationSec: Number(values.duration),
-      files: Number(values.files),
-      notesPerFile: Number(values.notes),
-      latencyRequests: Number(values['latency-requests']),
-    })
-    results.keyword = keyword
-    table('Keyword search (no embedding provider)', [
-      ['chunks indexed', String(keyword.chunks), ''],
-      ['cold index (server-side)', `${fmt(keyword.coldIndexServerMs)} ms`, '≤ 5000 ms'],
-      ['cold index throughput', `${fmt(keyword.chunksPerSec)} chunks/s`, ''],
-      ['keyword /search p50, 1 client', `${fmt(keyword.searchP50Ms)} ms`, '≤ 3 ms'],
-      ['keyword /search p99, 1 client', `${fmt(keyword.searchP99Ms)} ms`, '≤ 10 ms'],
+    const columns = await perEngine('keyword', (engine, dir) =>
+      benchKeyword({
+        tmp: dir,
+        engine,
+        runs,
+        durationSec: Number(values.duration),
+        files: Number(values.files),
+        notesPerFile: Number(values.notes),
+        latencyRequests: Number(values['latency-requests']),
+      }),
+    )
+    table('Keyword search (no embedding provider)', columns, [
+      ['chunks indexed', (k) => String(k.chunks), ''],
+      ['cold index (server-side)', (k) => `${fmt(k.coldIndexServerMs)} ms`, '≤ 5000 ms'],
+      ['cold index throughput', (k) => `${fmt(k.chunksPerSec)} chunks/s`, ''],
+      ['keyword /search p50, 1 client', (k) => `${fmt(k.searchP50Ms)} ms`, '≤ 3 ms'],
+      ['keyword /search p99, 1 client', (k) => `${fmt(k.searchP99Ms)} ms`, '≤ 10 ms'],
       [
         'common-word queries p50 / p99 (worst case)',
-        `${fmt(keyword.commonWordP50Ms)} / ${fmt(keyword.commonWordP99Ms)} ms`,
+        (k) => `${fmt(k.commonWordP50Ms)} / ${fmt(k.commonWordP99Ms)} ms`,
         '',
       ],
-      ['keyword /search throughput, 16 clients', `${fmt(keyword.searchesPerSec)} req/s`, '≥ 1500 req/s'],
-      ['queries without results', `${keyword.queriesWithoutResults} / ${keyword.queries}`, ''],
-      ['server RSS after the runs', `${fmt(keyword.rssMb)} MB`, ''],
+      [
+        'keyword /search throughput, 16 clients',
+        (k) => `${fmt(k.searchesPerSec)} req/s${refusedNote(k.searchesRefused)}`,
+        '≥ 1500 req/s',
+      ],
+      ['queries without results', (k) => `${k.queriesWithoutResults} / ${k.queries}`, ''],
+      ['server RSS after the runs', (k) => `${fmt(k.rssMb)} MB`, ''],
     ])
   }
   if (only.has('hybrid')) {
     for (const size of values['hybrid-sizes'].split(',').map(Number)) {
       const large = size >= 50_000
-      const hybrid = await benchHybrid({
-        tmp,
-        runs,
-        durationSec: Number(values.duration),
-        chunks: size,
-        latencyRequests: large ? 300 : 1000,
-      })
-      results[`hybrid${size}`] = hybrid
-      table(`Hybrid search, hash embeddings, ${hybrid.chunks} chunks`, [
+      const columns = await perEngine(`hybrid${size}`, (engine, dir) =>
+        benchHybrid({
+          tmp: dir,
+          engine,
+          runs,
+          durationSec: Number(values.duration),
+          chunks: size,
+          latencyRequests: large ? 300 : 1000,
+        }),
+      )
+      table(`Hybrid search, hash embeddings, ${columns[0]?.[1].chunks} chunks`, columns, [
         [
           'cold index throughput',
-          `${fmt(hybrid.chunksPerSec)} chunks/s (${fmt(hybrid.coldIndexMs / 1000)} s)`,
+          (h) => `${fmt(h.chunksPerSec)} chunks/s (${fmt(h.coldIndexMs / 1000)} s)`,
           '≥ 2000 chunks/s',
         ],
         [
           're-index of the unchanged workspace: files indexed / texts embedded',
-          `${hybrid.reindexIndexed} / ${hybrid.reindexEmbedded}`,
+          (h) => `${h.reindexIndexed} / ${h.reindexEmbedded}`,
           '0 embedding calls',
         ],
-        ['hybrid /search p50, 1 client', `${fmt(hybrid.p50Ms)} ms`, large ? '≤ 40 ms' : '≤ 8 ms'],
-        ['hybrid /search p99, 1 client', `${fmt(hybrid.p99Ms)} ms`, ''],
-        ['hybrid /search throughput, 16 clients', `${fmt(hybrid.searchesPerSec)} req/s`, ''],
-        ['server RSS after the runs', `${fmt(hybrid.rssMb)} MB`, large ? '≤ 400 MB' : ''],
+        ['hybrid /search p50, 1 client', (h) => `${fmt(h.p50Ms)} ms`, large ? '≤ 40 ms' : '≤ 8 ms'],
+        ['hybrid /search p99, 1 client', (h) => `${fmt(h.p99Ms)} ms`, ''],
+        [
+          'hybrid /search throughput, 16 clients',
+          (h) => `${fmt(h.searchesPerSec)} req/s${refusedNote(h.searchesRefused)}`,
+          '',
+        ],
+        ['server RSS after the runs', (h) => `${fmt(h.rssMb)} MB`, large ? '≤ 400 MB' : ''],
       ])
     }
+  }
+  if (only.has('replicas')) {
+    const columns = await perEngine('replicas', (engine, dir) =>
+      benchReplicas({
+        tmp: dir,
+        engine,
+        runs,
+        writes: Number(values.writes),
+        files: Number(values.files),
+        notesPerFile: Number(values.notes),
+      }),
+    )
+    table('Write through replica A → found by a search on replica B', columns, [
+      ['replicas (SQLite: A and B are one process)', (r) => String(r.replicas), ''],
+      ['PUT → found on B p50 / p95', (r) => `${fmt(r.foundP50Ms)} / ${fmt(r.foundP95Ms)} ms`, 'p95 ≤ 100 ms'],
+      ['PUT → found on B, slowest of every run', (r) => `${fmt(r.foundMaxMs)} ms`, ''],
+      ['PUT p50 / p95', (r) => `${fmt(r.putP50Ms)} / ${fmt(r.putP95Ms)} ms`, ''],
+      ['found by the first search after the PUT answered', (r) => `${r.foundByFirstSearch} / ${r.writes}`, ''],
+    ])
   }
   if (only.has('live')) {
     const live = await benchLive({
@@ -112,7 +184,7 @@ try {
       searches: Number(values['latency-requests']),
     })
     results.live = live
-    table(`Live sync, ${live.chunks} chunks (no embedding provider)`, [
+    sqliteTable(`Live sync, ${live.chunks} chunks (no embedding provider)`, [
       ['edit on disk → searchable p50 / p95, debounce 0', `${fmt(live.editP50)} / ${fmt(live.editP95)} ms`, '≤ 300 ms'],
       [
         'edit on disk → searchable p50 / p95, debounce 1500 ms',
@@ -145,7 +217,7 @@ try {
       latencyRequests: Number(values['latency-requests']),
     })
     results.agents = agents
-    table(`Many agents: ${agents.agents} agents × ${agents.chunksPerAgent} chunks (keyword)`, [
+    sqliteTable(`Many agents: ${agents.agents} agents × ${agents.chunksPerAgent} chunks (keyword)`, [
       [
         'search p50 / p99, warm agent',
         `${fmt(agents.warmAgentP50Ms)} / ${fmt(agents.warmAgentP99Ms)} ms`,
@@ -178,5 +250,6 @@ try {
   fs.mkdirSync(values.out, { recursive: true })
   fs.writeFileSync(path.join(values.out, 'latest.json'), JSON.stringify(results, null, 2))
 } finally {
+  for (const engine of engines) await engine.close()
   fs.rmSync(tmp, { recursive: true, force: true })
 }

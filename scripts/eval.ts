@@ -6,6 +6,9 @@
  *   npm run eval -- cmrc|locomo|scifact|all [--dir ../shared/eval] [--out eval-results]
  *                   [--max-results 10] [--min-score 0] [--mode keyword] [--env KEY=VALUE ...]
  *
+ * With `--env MNEMO_DATABASE_URL=postgres://…` the indexes live in PostgreSQL: each workspace
+ * in a schema of its own (dropped afterwards), as on SQLite in a data dir of its own.
+ *
  * `npm run eval -- abstain` asks at the service's default request settings (no maxResults,
  * minScore or mode sent): each set's questions of its own workspaces (share whose evidence
  * is returned) and of another set's workspaces (share answered at all, which should be none:
@@ -16,6 +19,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+// eslint-disable-next-line no-restricted-imports -- the evaluation drops the schemas it made, as the PostgreSQL tests do
+import pg from 'pg'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/load-config.js'
 import { createContainer } from '../src/container.js'
@@ -50,9 +55,29 @@ function readQueries(file: string): Query[] {
     .map((l) => JSON.parse(l) as Query)
 }
 
+/** A fresh PostgreSQL schema per workspace (named after its data dir) unless --env names one. */
+function schemaFor(dataDir: string): string | undefined {
+  if (!extraEnv.MNEMO_DATABASE_URL || extraEnv.MNEMO_DATABASE_SCHEMA) return undefined
+  return `eval_${path
+    .basename(dataDir)
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()}`
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: extraEnv.MNEMO_DATABASE_URL })
+  await client.connect()
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+  } finally {
+    await client.end()
+  }
+}
+
 /** Indexes one workspace and answers its queries through the HTTP API. */
 async function runWorkspace(workspace: string, queries: Query[], atDefaults = false): Promise<Map<string, Hit[]>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-eval-'))
+  const schema = schemaFor(dataDir)
   const loaded = loadConfig(
     {
       MNEMO_WORKSPACE: workspace,
@@ -60,6 +85,7 @@ async function runWorkspace(workspace: string, queries: Query[], atDefaults = fa
       MNEMO_LOG_LEVEL: 'warn',
       MNEMO_INDEX_ON_START: 'false',
       ...extraEnv,
+      ...(schema && { MNEMO_DATABASE_SCHEMA: schema }),
     },
     process.cwd(),
   )
@@ -107,6 +133,7 @@ async function runWorkspace(workspace: string, queries: Query[], atDefaults = fa
   } finally {
     await app.close()
     fs.rmSync(dataDir, { recursive: true, force: true })
+    if (schema) await dropSchema(schema)
   }
   return out
 }

@@ -1,0 +1,108 @@
+/**
+ * The storage engines a benchmark runs the service on (`--engines`): SQLite files in the
+ * data dir (the default), a real PostgreSQL server (MNEMO_TEST_DATABASE_URL, which
+ * scripts/with-postgres sets), or PGlite with pgvector (bench/pglite-server.ts) where the
+ * server has no pgvector. Each index a benchmark builds gets its own data dir and, on
+ * PostgreSQL, its own schema, so every cold index starts empty.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+// eslint-disable-next-line no-restricted-imports -- the bench drops the schemas it made, as the PostgreSQL tests do
+import pg from 'pg'
+
+export const ENGINE_NAMES = ['sqlite', 'postgres', 'pglite'] as const
+export type EngineName = (typeof ENGINE_NAMES)[number]
+
+export type BenchEngine = {
+  name: EngineName
+  /** Whether several service processes can share one index (replicas). */
+  shared: boolean
+  /** The service's environment for the index of `dataDir`. */
+  env(dataDir: string): Record<string, string>
+  /** Deletes the index of `dataDir` (its files and, on PostgreSQL, its schema). */
+  drop(dataDir: string): Promise<void>
+  close(): Promise<void>
+}
+
+const sqlite: BenchEngine = {
+  name: 'sqlite',
+  shared: false,
+  env: (dataDir) => ({ MNEMO_DATA_DIR: dataDir }),
+  drop: async (dataDir) => fs.rmSync(dataDir, { recursive: true, force: true }),
+  close: async () => undefined,
+}
+
+/** A PostgreSQL engine on `url`: one fresh schema per data dir, dropped with it. */
+function postgres(name: EngineName, url: string, pool: number | null, stop: () => Promise<void>): BenchEngine {
+  const schemas = new Map<string, string>()
+  const schemaOf = (dataDir: string) => {
+    let schema = schemas.get(dataDir)
+    if (!schema) schemas.set(dataDir, (schema = `bench_${process.pid}_${schemas.size}`))
+    return schema
+  }
+  return {
+    name,
+    shared: true,
+    env: (dataDir) => ({
+      MNEMO_DATA_DIR: dataDir,
+      MNEMO_DATABASE_URL: url,
+      MNEMO_DATABASE_SCHEMA: schemaOf(dataDir),
+      ...(pool !== null && { MNEMO_DATABASE_POOL: String(pool) }),
+    }),
+    async drop(dataDir) {
+      fs.rmSync(dataDir, { recursive: true, force: true })
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS "${schemaOf(dataDir)}" CASCADE`)
+      } finally {
+        await client.end()
+      }
+    },
+    close: stop,
+  }
+}
+
+const TSX_LOADER = pathToFileURL(path.resolve(import.meta.dirname, '../node_modules/tsx/dist/loader.mjs')).href
+
+/** Starts bench/pglite-server.ts and resolves with its URL and a stop function. */
+async function startPglite(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const script = path.resolve(import.meta.dirname, 'pglite-server.ts')
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const exited = new Promise((r) => child.once('exit', r))
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString()
+      if (out.includes('\n')) resolve(out.trim())
+    })
+    child.once('exit', (code) => reject(new Error(`pglite-server exited with ${code}`)))
+  })
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+export async function openEngine(name: EngineName): Promise<BenchEngine> {
+  switch (name) {
+    case 'sqlite':
+      return sqlite
+    case 'postgres': {
+      const url = process.env.MNEMO_TEST_DATABASE_URL
+      if (!url) throw new Error('--engines postgres needs MNEMO_TEST_DATABASE_URL (run under scripts/with-postgres)')
+      // The service's default pool (MNEMO_DATABASE_POOL=10).
+      return postgres(name, url, null, async () => undefined)
+    }
+    case 'pglite': {
+      const server = await startPglite()
+      // One connection: PGlite's socket server interleaves concurrent connections' statements.
+      return postgres(name, server.url, 1, server.stop)
+    }
+  }
+}
