@@ -28,8 +28,9 @@ import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
 
 /**
- * Chunks of prepared files a pass collects before it embeds and writes them. The store
- * splits what it writes into short transactions however big one file is (staged-changes.ts).
+ * Chunks of prepared files a pass collects before it embeds and writes them, unless the
+ * store asks for another number (SpaceWriter.batchChunks). The store splits what it writes
+ * into short transactions however big one file is (staged-changes.ts).
  */
 const BATCH_CHUNKS = 25
 /** Chunks embedded per step of the pass over chunks still waiting for a vector. */
@@ -255,7 +256,7 @@ export function startPass(
     result.indexed++
     result.chunks += prepared.chunks.length
     batchChunks += prepared.chunks.length
-    if (batchChunks >= BATCH_CHUNKS) await commit()
+    if (batchChunks >= (base.batchChunks ?? BATCH_CHUNKS)) await commit()
     await slicer.maybeYield()
   }
 

@@ -135,6 +135,12 @@ export interface SpaceWriter {
   /** Up to `limit` chunks without a vector, oldest first. */
   pendingVectors(limit: number): MaybePromise<PendingChunk[]>
   pendingVectorCount(): MaybePromise<number>
+  /**
+   * Chunks a sync pass collects before it writes them in one call (default 25: a SQLite
+   * transaction holds the event loop, so it stays short). A store reached over the network
+   * asks for more, sharing each transaction's round trips and term counts among more files.
+   */
+  readonly batchChunks?: number
 }
 
 /** Numbers file reads in the order they start (indexing/read-sequence.ts). */

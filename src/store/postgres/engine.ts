@@ -12,6 +12,7 @@ import { createPool, inTransaction, lockKey, tablesOf, type Pool, type Tables } 
 import { createPgEmbeddingCache } from './embedding-cache.js'
 import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './migrations.js'
 import { createSessionLocks } from './session-locks.js'
+import { createPlannerStats } from './planner-stats.js'
 import { createPgSpace, spaceName } from './space.js'
 
 /** Rows deleted per statement when a retired index is dropped. */
@@ -59,6 +60,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
   const wantedDims = () => opts.vectors()?.dims ?? null
   const locks = createSessionLocks({ pool, url: opts.url, schema: opts.schema, poolMax: opts.poolMax })
   const dropping = new Set<number>()
+  const plannerStats = createPlannerStats({ pool, t, log })
   let closed = false
 
   /** Deletes a retired index's rows in batches once its grace period is over, then the index itself. */
@@ -154,6 +156,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
         ensureVectors,
         dropIndex: scheduleDrop,
         cleanUp: cleanUpLater,
+        plannerStats,
         iterativeScan: server.iterativeScan,
         locks,
         log,
@@ -189,6 +192,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     },
     async close(): Promise<void> {
       closed = true
+      await plannerStats.settled()
       await locks.close()
       await pool.end()
     },

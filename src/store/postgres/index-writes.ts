@@ -40,6 +40,19 @@ function termCounts(chunk: Pick<ChunkInput, 'bodyTerms' | 'headingTerms'>): Map<
   return counts
 }
 
+/**
+ * A chunk's term counts as the JSON of `tf`: `{"term":[body, heading], ...}`, written
+ * directly (Object.fromEntries then JSON.stringify was most of a cold index's CPU time).
+ */
+function countsJson(counts: Map<string, [number, number]>): string {
+  const parts: string[] = []
+  for (const [term, [body, heading]] of counts) parts.push(`${JSON.stringify(term)}:[${body},${heading}]`)
+  return `{${parts.join(',')}}`
+}
+
+/** What one apply changes in the index's counts: per-term document frequencies, rows, tokens. */
+type Tally = { deltas: Map<string, number>; rows: number; tokens: number }
+
 /** The index-scoped term keys the GIN index holds: `<index id>:<term>`. */
 export const termKey = (indexId: number, term: string): string => `${indexId}:${term}`
 const termOfKey = (key: string): string => key.slice(key.indexOf(':') + 1)
@@ -74,23 +87,29 @@ export function createIndexWrites(t: Tables) {
     }
   }
 
+  /** Writes a tally into the index's term and corpus counts. */
+  async function settle(c: Client, indexId: number, tally: Tally): Promise<void> {
+    await countTerms(c, indexId, tally.deltas)
+    if (tally.rows === 0 && tally.tokens === 0) return
+    await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows + $2, token_sum = token_sum + $3 WHERE id = $1`, [
+      indexId,
+      tally.rows,
+      tally.tokens,
+    ])
+  }
+
   /** Deletes chunk rows (their vectors go with them) and counts their terms out. */
-  async function removeChunks(c: Client, indexId: number, stored: readonly StoredChunk[]): Promise<void> {
+  async function removeChunks(c: Client, stored: readonly StoredChunk[], tally: Tally): Promise<void> {
     if (stored.length === 0) return
     await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [stored.map((s) => s.id)])
-    const deltas = new Map<string, number>()
-    for (const s of stored)
+    for (const s of stored) {
       for (const key of s.terms) {
         const term = termOfKey(key)
-        deltas.set(term, (deltas.get(term) ?? 0) - 1)
+        tally.deltas.set(term, (tally.deltas.get(term) ?? 0) - 1)
       }
-    await countTerms(c, indexId, deltas)
-    const tokens = stored.reduce((sum, s) => sum + s.token_count, 0)
-    await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows - $2, token_sum = token_sum - $3 WHERE id = $1`, [
-      indexId,
-      stored.length,
-      tokens,
-    ])
+      tally.rows--
+      tally.tokens -= s.token_count
+    }
   }
 
   /** Inserts chunks (and the vectors they carry, when the index stores `dims`-sized ones). */
@@ -100,12 +119,14 @@ export function createIndexWrites(t: Tables) {
     file: FileRecord,
     chunks: readonly ChunkInput[],
     dims: number | null,
+    tally: Tally,
   ): Promise<void> {
     if (chunks.length === 0) return
-    const deltas = new Map<string, number>()
     const counted = chunks.map((chunk) => {
       const counts = termCounts(chunk)
-      for (const term of counts.keys()) deltas.set(term, (deltas.get(term) ?? 0) + 1)
+      for (const term of counts.keys()) tally.deltas.set(term, (tally.deltas.get(term) ?? 0) + 1)
+      tally.rows++
+      tally.tokens += chunk.tokenCount
       return counts
     })
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
@@ -129,16 +150,10 @@ export function createIndexWrites(t: Tables) {
         chunks.map((x) => x.headingTerms),
         chunks.map((x) => x.tokenCount),
         counted.map((counts) => [...counts.keys()].map((term) => termKey(indexId, term)).join(' ')),
-        counted.map((counts) => JSON.stringify(Object.fromEntries(counts))),
+        counted.map(countsJson),
         chunks.map(withVector),
       ],
     )
-    await countTerms(c, indexId, deltas)
-    await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows + $2, token_sum = token_sum + $3 WHERE id = $1`, [
-      indexId,
-      chunks.length,
-      chunks.reduce((sum, x) => sum + x.tokenCount, 0),
-    ])
     if (dims === null) return
     // A chunk's start line is unique within its file: it ties returned ids to chunks.
     const idOf = new Map(rows.map((r) => [r.start_line, r.id]))
@@ -191,16 +206,23 @@ export function createIndexWrites(t: Tables) {
       )
     ).rows
 
-  /** Writes `changes` into the index `indexId`; `dims`: the size of the vectors it stores, if any. */
-  async function apply(c: Client, indexId: number, changes: FileChanges, dims: number | null): Promise<void> {
+  /**
+   * Writes `changes` into the index `indexId`; `dims`: the size of the vectors it stores, if
+   * any. The term and corpus counts are settled once for all the files; returns the chunk
+   * rows inserted.
+   */
+  async function apply(c: Client, indexId: number, changes: FileChanges, dims: number | null): Promise<number> {
+    const tally: Tally = { deltas: new Map(), rows: 0, tokens: 0 }
+    let inserted = 0
     for (const { record, chunks } of changes.replace ?? []) {
       if ((await newestRead(c, indexId, record.path)) > record.readSeq) continue
       const stored = new Map(
         (await storedChunks(c, indexId, record.path)).map((s) => [keyOf(s.start_line, s.end_line, s.content_hash), s]),
       )
       const added = chunks.filter((x) => !stored.delete(keyOf(x.startLine, x.endLine, x.contentHash)))
-      await removeChunks(c, indexId, [...stored.values()])
-      await insertChunks(c, indexId, record, added, dims)
+      await removeChunks(c, [...stored.values()], tally)
+      await insertChunks(c, indexId, record, added, dims, tally)
+      inserted += added.length
       await upsertFile(c, indexId, record)
     }
     for (const file of changes.touch ?? []) {
@@ -218,9 +240,11 @@ export function createIndexWrites(t: Tables) {
          ON CONFLICT (index_id, path) DO UPDATE SET read_seq = excluded.read_seq`,
         [indexId, path, readSeq],
       )
-      await removeChunks(c, indexId, await storedChunks(c, indexId, path))
+      await removeChunks(c, await storedChunks(c, indexId, path), tally)
       await c.query(`DELETE FROM ${t.files} WHERE index_id = $1 AND path = $2`, [indexId, path])
     }
+    await settle(c, indexId, tally)
+    return inserted
   }
 
   return { apply }

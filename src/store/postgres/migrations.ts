@@ -8,7 +8,8 @@
  * Keyword search runs over mnemo's own analysed terms (Chinese bigrams included), not the
  * database's parsers: each chunk keeps its distinct terms as `<index id>:<term>` in a text
  * array under a GIN index (the prefix keeps one space's lookups from scanning another's
- * postings), and their counts per column in `tf` for BM25. Document frequencies and corpus
+ * postings), and their counts per column in `tf` for BM25 (kept uncompressed in the row:
+ * scoring reads it for every candidate). Document frequencies and corpus
  * size are kept as counts (terms, indexes) in the transactions that change them.
  */
 import type { Logger } from '../../shared/logger.js'
@@ -86,7 +87,9 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   terms text[] NOT NULL,
   tf jsonb NOT NULL,
   has_vector boolean NOT NULL DEFAULT false
-);
+-- a row is compressed or moved out of line only past a page: keyword scoring reads tf of
+-- hundreds of rows per search, and decompressing it each time cost more than the search
+) WITH (toast_tuple_target = 8160);
 CREATE INDEX IF NOT EXISTS chunks_by_path ON ${t.chunks} (index_id, path);
 CREATE INDEX IF NOT EXISTS chunks_by_term ON ${t.chunks} USING gin (terms);
 CREATE INDEX IF NOT EXISTS chunks_pending ON ${t.chunks} (index_id, id) WHERE NOT has_vector;

@@ -14,6 +14,7 @@ import { appError } from '../../shared/errors.js'
 import { inTransaction, isUnreachable, lockKey, type Client, type Pool, type Tables } from './database.js'
 import { createIndexReads, idScope, liveScope, type Scope } from './index-reads.js'
 import { createIndexWrites, vectorLiteral } from './index-writes.js'
+import type { PlannerStats } from './planner-stats.js'
 import type { SessionLocks } from './session-locks.js'
 
 /**
@@ -26,6 +27,13 @@ export const LEASE_MS = 60_000
  * any search takes (a search that ranked its chunks fetches their texts afterwards).
  */
 export const RETIRED_GRACE_MS = 60_000
+
+/**
+ * Chunks a sync pass writes per transaction: each costs round trips and an upsert of every
+ * term its chunks hold, shared by more files in a bigger batch; 250 chunks hold the space's
+ * write lock for about 100 ms.
+ */
+export const PG_BATCH_CHUNKS = 250
 
 /** The text of a space's key in the database: `agent:<id>` or `team`. */
 export const spaceName = (key: SpaceKey): string => (key.kind === 'team' ? 'team' : `agent:${key.id}`)
@@ -47,6 +55,8 @@ export type PgSpaceDeps = {
   dropIndex: (id: number) => void
   /** Retires dead rebuilds and deletes retired indexes (also run at start). */
   cleanUp: () => void
+  /** Told of the chunk rows each write inserted (planner-stats.ts). */
+  plannerStats: PlannerStats
   /** Locks shared with every replica (session-locks.ts). */
   locks: SessionLocks
   /** pgvector can keep scanning an HNSW index until enough rows pass the filters (0.8+). */
@@ -162,7 +172,15 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     return {
       async applyChanges(changes: FileChanges, steps: StepOptions): Promise<void> {
         steps.signal?.throwIfAborted()
-        await write(fixed, (c, id, vectorDims) => writes.apply(c, id, changes, vectorDims), true)
+        let inserted = 0
+        await write(
+          fixed,
+          async (c, id, vectorDims) => {
+            inserted += await writes.apply(c, id, changes, vectorDims)
+          },
+          true,
+        )
+        deps.plannerStats.inserted(inserted)
         await steps.between()
       },
       putVectors: (items) => putVectors(fixed, items),
@@ -182,6 +200,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
       getFile: (path) => reads.getFile(scope, path),
       pendingVectors: (limit) => reads.pendingVectors(scope, limit),
       pendingVectorCount: () => reads.pendingVectorCount(scope),
+      batchChunks: PG_BATCH_CHUNKS,
     }
   }
 
