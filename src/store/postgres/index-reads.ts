@@ -115,32 +115,47 @@ export function createIndexReads(db: Queryable, t: Tables) {
       return { rows, avgTokens: rows > 0 ? (row?.tokens ?? 0) / rows : 0 }
     },
     /**
-     * The best `limit` chunks by BM25 over the query terms (FTS5's formula), best first. Only
-     * ids are scored, each chunk's term counts read once per term; the heads and terms of
-     * the `limit` winners are fetched afterwards.
+     * The best `limit` chunks by BM25 over the query terms (FTS5's formula), best first. Each
+     * chunk's score is one expression over its counts of the query terms (each looked up
+     * once in `tf`, no grouping); the heads and terms of the `limit` winners are fetched
+     * afterwards.
      */
     candidates: async (scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> => {
       if (q.terms.length === 0) return []
       const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
       const filters = filterSql(q, params)
+      const termParams = q.terms.map((term) => {
+        params.push(term)
+        return `$${params.length}::text`
+      })
+      const counts = termParams.map((p, i) => `c.tf -> ${p} AS t${i}`).join(', ')
+      const freqs = termParams
+        .map(
+          (_, i) => `COALESCE((n.t${i} ->> 0)::float8, 0) + $3::float8 * COALESCE((n.t${i} ->> 1)::float8, 0) AS f${i}`,
+        )
+        .join(', ')
+      const score = termParams
+        .map((_, i) => `w.idf[${i + 1}] * (f.f${i} * 2.2) / (f.f${i} + 1.2 * (0.25 + 0.75 * c.token_count / w.avgdl))`)
+        .join(' + ')
       const { rows } = await db.query<KeywordCandidate>(
         `WITH ix AS (SELECT ${scope.sql} AS id),
          stats AS (
            SELECT i.chunk_rows::float8 AS n,
              CASE WHEN i.chunk_rows > 0 THEN i.token_sum::float8 / i.chunk_rows ELSE 1 END AS avgdl
            FROM ${t.indexes} i, ix WHERE i.id = ix.id),
-         q AS (
-           SELECT u.term, GREATEST(ln((s.n - COALESCE(d.df, 0) + 0.5) / (COALESCE(d.df, 0) + 0.5)), 1e-6) AS idf
-           FROM unnest($2::text[]) AS u(term) CROSS JOIN stats s
-           LEFT JOIN ${t.terms} d ON d.index_id = (SELECT id FROM ix) AND d.term = u.term),
+         w AS (
+           SELECT s.avgdl, array_agg(GREATEST(ln((s.n - COALESCE(d.df, 0) + 0.5) / (COALESCE(d.df, 0) + 0.5)), 1e-6)
+             ORDER BY u.ord) AS idf
+           FROM stats s CROSS JOIN unnest($2::text[]) WITH ORDINALITY AS u(term, ord)
+           LEFT JOIN ${t.terms} d ON d.index_id = (SELECT id FROM ix) AND d.term = u.term
+           GROUP BY s.avgdl),
          best AS (
-           SELECT c.id, SUM(q.idf * (w.f * 2.2) / (w.f + 1.2 * (0.25 + 0.75 * c.token_count / s.avgdl))) AS score
-           FROM ${t.chunks} c CROSS JOIN stats s CROSS JOIN q
-           CROSS JOIN LATERAL (SELECT c.tf -> q.term AS counts OFFSET 0) tf
-           CROSS JOIN LATERAL (SELECT COALESCE((tf.counts ->> 0)::float8, 0)
-             + $3::float8 * COALESCE((tf.counts ->> 1)::float8, 0) AS f) w
+           SELECT c.id, ${score} AS score
+           FROM ${t.chunks} c CROSS JOIN w
+           CROSS JOIN LATERAL (SELECT ${counts} OFFSET 0) n
+           CROSS JOIN LATERAL (SELECT ${freqs} OFFSET 0) f
            WHERE c.index_id = (SELECT id FROM ix) AND c.terms && ${keysOf(scope, 2)}${filters}
-           GROUP BY c.id ORDER BY score DESC, c.id LIMIT $4)
+           ORDER BY score DESC, c.id LIMIT $4)
          SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"
          FROM best JOIN ${t.chunks} c ON c.id = best.id ORDER BY best.score DESC, c.id`,
         params,

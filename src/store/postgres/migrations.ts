@@ -87,9 +87,16 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   terms text[] NOT NULL,
   tf jsonb NOT NULL,
   has_vector boolean NOT NULL DEFAULT false
--- a row is compressed or moved out of line only past a page: keyword scoring reads tf of
--- hundreds of rows per search, and decompressing it each time cost more than the search
+-- a row is compressed or moved out of line only past a page, and tf last (STORAGE MAIN):
+-- keyword scoring reads tf of hundreds of rows per search, and decompressing it each time
+-- cost more than the rest of the search
 ) WITH (toast_tuple_target = 8160);
+-- (altered only when not yet so: ALTER TABLE would lock out searches at every start)
+DO $$ BEGIN
+  IF (SELECT attstorage FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass AND attname = 'tf') <> 'm' THEN
+    ALTER TABLE ${t.chunks} ALTER COLUMN tf SET STORAGE MAIN;
+  END IF;
+END $$;
 CREATE INDEX IF NOT EXISTS chunks_by_path ON ${t.chunks} (index_id, path);
 CREATE INDEX IF NOT EXISTS chunks_by_term ON ${t.chunks} USING gin (terms);
 CREATE INDEX IF NOT EXISTS chunks_pending ON ${t.chunks} (index_id, id) WHERE NOT has_vector;
