@@ -81,6 +81,7 @@ export function createIndexer(deps: IndexerDeps) {
       for (const path of known.keys()) pass.gone.push({ path, readSeq: scanSeq, known: true })
       return await pass.finish(true)
     } finally {
+      await pass.settle()
       running.delete(pass.progress)
       release?.()
     }
@@ -101,6 +102,7 @@ export function createIndexer(deps: IndexerDeps) {
       }
       return await pass.finish(false)
     } finally {
+      await pass.settle()
       release?.()
     }
   }

@@ -15,14 +15,13 @@ import type { Logger } from '../shared/logger.js'
 import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import type { FileRecord } from '../domain/chunks.js'
-import type { SpaceWriter, VectorPut } from '../store/port.js'
+import type { FileChanges, ReadSequence, SpaceWriter, VectorPut } from '../store/port.js'
 import { decodeText } from '../text/lines.js'
 import { embedInput } from './embed-input.js'
 import { readWorkspaceFile } from '../files/workspace-fs.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
 import { sha256 } from '../domain/hashing.js'
 import { prepareFile, type PreparedFile, type TermCache } from './prepare-file.js'
-import type { ReadSequence } from '../store/port.js'
 import { transcriptText } from './transcript.js'
 import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
@@ -149,6 +148,15 @@ export function startPass(
     return stored
   }
 
+  /**
+   * The batch a store that overlaps writes (SpaceWriter.overlapsWrites) is writing while the
+   * pass prepares the next one; its failure is thrown by the next commit or by finish.
+   */
+  let writing: Promise<void> = Promise.resolve()
+  const writeAll = async (changes: FileChanges) => {
+    for (const target of writeTo()) await target.applyChanges(changes, steps)
+  }
+
   async function commit(): Promise<void> {
     if (writes.length === 0 && touches.length === 0) return
     opts.signal?.throwIfAborted()
@@ -169,7 +177,11 @@ export function startPass(
         ),
       )
     }
-    for (const target of writeTo()) await target.applyChanges({ replace: w, touch: t }, steps)
+    await writing
+    const write = writeAll({ replace: w, touch: t })
+    if (!base.overlapsWrites) return write
+    writing = write
+    write.catch(() => undefined)
   }
 
   const gone: Gone[] = []
@@ -263,9 +275,9 @@ export function startPass(
   /** Writes what is queued, drops the files that are gone, fills pending vectors. */
   async function finish(withPending: boolean): Promise<SyncResult> {
     await commit()
+    await writing
     progress.phase('deleting')
-    const remove = gone.map((g) => ({ path: g.path, readSeq: g.readSeq }))
-    for (const target of writeTo()) await target.applyChanges({ remove }, steps)
+    await writeAll({ remove: gone.map((g) => ({ path: g.path, readSeq: g.readSeq })) })
     result.deleted = gone.filter((g) => g.known).length
     if (withPending && ctx.vectorizer && base.storesVectors()) {
       progress.phase('embedding')
@@ -304,5 +316,8 @@ export function startPass(
     progress.fileDone()
   }
 
-  return { result, gone, visit: visitCounted, finish, unreadable, progress }
+  /** Waits for a write still in flight when the pass failed before its finish. */
+  const settle = () => writing.catch(() => undefined)
+
+  return { result, gone, visit: visitCounted, finish, settle, unreadable, progress }
 }

@@ -141,6 +141,12 @@ export interface SpaceWriter {
    * asks for more, sharing each transaction's round trips and term counts among more files.
    */
   readonly batchChunks?: number
+  /**
+   * Whether a sync pass may prepare its next batch while this store writes the last one (a
+   * store whose writes wait on a server, not on the event loop); at most one write is in
+   * flight, and they land in order.
+   */
+  readonly overlapsWrites?: boolean
 }
 
 /** Numbers file reads in the order they start (indexing/read-sequence.ts). */

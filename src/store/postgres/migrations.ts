@@ -84,7 +84,8 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   body_terms text NOT NULL,
   heading_terms text NOT NULL,
   token_count int NOT NULL,
-  terms text[] NOT NULL,
+  -- terms are opaque keys: byte order (C) compares them without the locale's rules
+  terms text[] COLLATE "C" NOT NULL,
   tf jsonb NOT NULL,
   has_vector boolean NOT NULL DEFAULT false
 -- a row is compressed or moved out of line only past a page, and tf last (STORAGE MAIN):
@@ -102,7 +103,7 @@ CREATE INDEX IF NOT EXISTS chunks_by_term ON ${t.chunks} USING gin (terms);
 CREATE INDEX IF NOT EXISTS chunks_pending ON ${t.chunks} (index_id, id) WHERE NOT has_vector;
 CREATE TABLE IF NOT EXISTS ${t.terms} (
   index_id bigint NOT NULL,
-  term text NOT NULL,
+  term text COLLATE "C" NOT NULL,
   df int NOT NULL,
   PRIMARY KEY (index_id, term)
 );

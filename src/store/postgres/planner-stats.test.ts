@@ -56,8 +56,8 @@ describe('planner statistics after bulk writes', () => {
     stats.inserted(20_000)
     pool.finishAll()
     await stats.settled()
-    // 20 % of 20,000 rows: 3,999 more are not enough, the 4,000th is.
-    stats.inserted(3_999)
+    // As many rows again: 19,999 more are not enough, the 20,000th is.
+    stats.inserted(19_999)
     expect(pool.statements).toHaveLength(1)
     stats.inserted(1)
     expect(pool.statements).toHaveLength(2)

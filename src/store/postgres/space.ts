@@ -201,6 +201,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
       pendingVectors: (limit) => reads.pendingVectors(scope, limit),
       pendingVectorCount: () => reads.pendingVectorCount(scope),
       batchChunks: PG_BATCH_CHUNKS,
+      overlapsWrites: true,
     }
   }
 

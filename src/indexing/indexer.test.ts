@@ -1,0 +1,138 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { pino } from 'pino'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMemoryPaths } from '../files/memory-paths.js'
+import { createTurns } from '../shared/async.js'
+import { createForeground } from '../shared/foreground.js'
+import type { FileChanges, SpaceWriter } from '../store/port.js'
+import { createIndexer } from './indexer.js'
+import { createTermCache } from './prepare-file.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** A workspace of `files` day files of one short note each. */
+function workspace(files: number): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-indexer-'))
+  dirs.push(dir)
+  fs.mkdirSync(path.join(dir, 'memory'))
+  for (let i = 0; i < files; i++) {
+    fs.writeFileSync(
+      path.join(dir, 'memory', `2026-01-${String(i + 1).padStart(2, '0')}.md`),
+      `# Day ${i}\n\nnote ${i}\n`,
+    )
+  }
+  return dir
+}
+
+/**
+ * A store whose writes wait on a server (overlapsWrites), one chunk per batch: each write
+ * is held until the test lets it go, and the log says what happened in which order.
+ */
+function slowStore(opts: { failWrite?: number } = {}) {
+  const log: string[] = []
+  const held: (() => void)[] = []
+  let writes = 0
+  let inFlight = 0
+  let mostInFlight = 0
+  const store: SpaceWriter = {
+    batchChunks: 1,
+    overlapsWrites: true,
+    async applyChanges(changes: FileChanges) {
+      const n = ++writes
+      const paths = [...(changes.replace ?? []).map((r) => r.record.path), ...(changes.remove ?? []).map((r) => r.path)]
+      log.push(`start ${n} ${paths.join(',')}`)
+      inFlight++
+      mostInFlight = Math.max(mostInFlight, inFlight)
+      await new Promise<void>((resolve) => held.push(resolve))
+      inFlight--
+      if (n === opts.failWrite) throw new Error('connection lost')
+      log.push(`end ${n}`)
+    },
+    putVectors: () => undefined,
+    setMeta: () => undefined,
+    storesVectors: () => false,
+    listFiles: () => [],
+    getFile: () => undefined,
+    pendingVectors: () => [],
+    pendingVectorCount: () => 0,
+  }
+  /** Lets held writes finish, one turn of the event loop at a time, until the pass ends. */
+  const drain = async (done: Promise<unknown>) => {
+    let finished = false
+    void done.finally(() => (finished = true)).catch(() => undefined)
+    while (!finished) {
+      held.shift()?.()
+      await new Promise((r) => setTimeout(r, 1))
+    }
+  }
+  return { store, log, drain, mostInFlight: () => mostInFlight }
+}
+
+/** An indexer over `dir` writing to `store`; each read number it takes is logged as `read`. */
+function indexerOf(dir: string, store: SpaceWriter, log: string[]) {
+  let seq = 0
+  return createIndexer({
+    live: store,
+    targets: () => [store],
+    readSeq: {
+      next: () => {
+        log.push('read')
+        return ++seq
+      },
+    },
+    foreground: createForeground(),
+    vectorizer: () => null,
+    roots: { workspace: dir, sessions: null, paths: createMemoryPaths({ extraPaths: [] }) },
+    termCache: createTermCache(100, 100_000),
+    chunking: { maxTokens: 400, overlapTokens: 80 },
+    maxFileBytes: 1_000_000,
+    turns: createTurns(),
+    log: pino({ level: 'silent' }),
+  })
+}
+
+describe('a sync pass over a store that overlaps writes', () => {
+  it('prepares the next batch while one is written, keeps one write in flight and lands them in order', async () => {
+    const dir = workspace(3)
+    const { store, log, drain, mostInFlight } = slowStore()
+    const done = indexerOf(dir, store, log).sync({ full: true, reason: 'test' })
+    await drain(done)
+    const result = await done
+    expect(result.indexed).toBe(3)
+    expect(mostInFlight()).toBe(1)
+    // The scan's read number, then each file's: the next file is read while the last one is
+    // written; every write ends before the next starts; the deletions come last.
+    expect(log).toEqual([
+      'read',
+      'read',
+      'start 1 memory/2026-01-01.md',
+      'read',
+      'end 1',
+      'start 2 memory/2026-01-02.md',
+      'read',
+      'end 2',
+      'start 3 memory/2026-01-03.md',
+      'end 3',
+      'start 4 ',
+      'end 4',
+    ])
+  })
+
+  it('fails the pass when a write in flight fails, and leaves no write running', async () => {
+    const dir = workspace(3)
+    const { store, log, drain } = slowStore({ failWrite: 2 })
+    const done = indexerOf(dir, store, log).sync({ full: true, reason: 'test' })
+    await drain(done)
+    await expect(done).rejects.toThrow('connection lost')
+    expect(log.filter((line) => line !== 'read')).toEqual([
+      'start 1 memory/2026-01-01.md',
+      'end 1',
+      'start 2 memory/2026-01-02.md',
+    ])
+  })
+})
