@@ -9,8 +9,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-// eslint-disable-next-line no-restricted-imports -- the bench drops the schemas it made, as the PostgreSQL tests do
-import pg from 'pg'
+import { dropSchema } from '../scripts/drop-schema.js'
 
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'pglite'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
@@ -53,13 +52,7 @@ function postgres(name: EngineName, url: string, pool: number | null, stop: () =
     }),
     async drop(dataDir) {
       fs.rmSync(dataDir, { recursive: true, force: true })
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS "${schemaOf(dataDir)}" CASCADE`)
-      } finally {
-        await client.end()
-      }
+      await dropSchema(url, schemaOf(dataDir))
     },
     close: stop,
   }

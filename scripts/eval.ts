@@ -19,11 +19,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-// eslint-disable-next-line no-restricted-imports -- the evaluation drops the schemas it made, as the PostgreSQL tests do
-import pg from 'pg'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/load-config.js'
 import { createContainer } from '../src/container.js'
+import { dropSchema } from './drop-schema.js'
 import { probeEmbeddingDims } from '../src/providers/probe-dims.js'
 import { createLogger } from '../src/shared/logger.js'
 
@@ -62,16 +61,6 @@ function schemaFor(dataDir: string): string | undefined {
     .basename(dataDir)
     .replace(/[^a-z0-9]/gi, '')
     .toLowerCase()}`
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: extraEnv.MNEMO_DATABASE_URL })
-  await client.connect()
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-  } finally {
-    await client.end()
-  }
 }
 
 /** Indexes one workspace and answers its queries through the HTTP API. */
@@ -133,7 +122,7 @@ async function runWorkspace(workspace: string, queries: Query[], atDefaults = fa
   } finally {
     await app.close()
     fs.rmSync(dataDir, { recursive: true, force: true })
-    if (schema) await dropSchema(schema)
+    if (schema && extraEnv.MNEMO_DATABASE_URL) await dropSchema(extraEnv.MNEMO_DATABASE_URL, schema)
   }
   return out
 }

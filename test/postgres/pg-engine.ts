@@ -1,10 +1,10 @@
 /** A PostgreSQL engine over the test database, in a schema of its own that is dropped after. */
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
 import { pino } from 'pino'
 import { inject } from 'vitest'
 import type { VectorConfig } from '../../src/store/port.js'
 import { createPostgresEngine } from '../../src/store/postgres/engine.js'
+import { dropSchema as dropSchemaAt } from '../../scripts/drop-schema.js'
 
 export const databaseUrl = (): string => inject('databaseUrl')
 export const databaseVectors = (): boolean => inject('databaseVectors')
@@ -13,15 +13,7 @@ export const databaseVectors = (): boolean => inject('databaseVectors')
 export const freshSchema = (): string => `t_${randomBytes(6).toString('hex')}`
 
 /** Drops a test schema with everything in it. */
-export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl() })
-  await client.connect()
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-  } finally {
-    await client.end()
-  }
-}
+export const dropSchema = (schema: string): Promise<void> => dropSchemaAt(databaseUrl(), schema)
 
 export async function testPostgresEngine(vectors: VectorConfig, schema = freshSchema()) {
   const engine = await createPostgresEngine({

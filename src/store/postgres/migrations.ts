@@ -9,8 +9,8 @@
  * database's parsers: each chunk keeps its distinct terms as `<index id>:<term>` in a text
  * array under a GIN index (the prefix keeps one space's lookups from scanning another's
  * postings), and their counts per column in `tf` for BM25 (kept uncompressed in the row:
- * scoring reads it for every candidate). Document frequencies and corpus
- * size are kept as counts (terms, indexes) in the transactions that change them.
+ * scoring reads it for every candidate). Document frequencies and corpus size are kept as
+ * counts (terms, indexes) in the transactions that change them.
  */
 import type { Logger } from '../../shared/logger.js'
 import { settingError } from '../data-dir.js'
