@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { introducesMarker } from './content-rules.js'
+import { blankFlushMarkers, introducesMarker } from './content-rules.js'
 
 const marker = (id: string, lines = 1) => `<!-- mnemo:flush id=${id} lines=${lines} -->`
 
@@ -18,5 +18,19 @@ describe('introducesMarker', () => {
     ['another marker added', `${day}${marker('s:2')}\n`, day, true],
   ])('%s → %s', (_name, next, current, expected) => {
     expect(introducesMarker(next, current)).toBe(expected)
+  })
+})
+
+describe('blankFlushMarkers', () => {
+  it.each([
+    ['no marker', '## 10:00:00\n- a note\n', '## 10:00:00\n- a note\n'],
+    ['a marker line', `## 10:00:00\n${marker('s:1')}\n- a note\n`, '## 10:00:00\n\n- a note\n'],
+    ['markers on the first and last line', `${marker('a')}\nx\n${marker('b', 2)}`, '\nx\n'],
+    ['a marker inside a line is text', `see ${marker('x')} here\n`, `see ${marker('x')} here\n`],
+    ['a malformed marker is text', '<!-- mnemo:flush id=a b lines=1 -->\n', '<!-- mnemo:flush id=a b lines=1 -->\n'],
+  ])('%s', (_name, text, expected) => {
+    const blanked = blankFlushMarkers(text)
+    expect(blanked).toBe(expected)
+    expect(blanked.split('\n').length).toBe(text.split('\n').length)
   })
 })

@@ -14,6 +14,16 @@ export const REFUSED_MARKER = `Content may not contain "${MARKER_START}" (reserv
 
 export const hasFlushMarker = (text: string): boolean => text.includes(MARKER_START)
 
+/** Every whole marker line, anywhere in a text (FLUSH_MARKER is for one line). */
+const MARKER_LINES = /^<!-- mnemo:flush id=[A-Za-z0-9._:-]{1,128} lines=\d+ -->$/gm
+
+/**
+ * The text with each marker line emptied, every other line and every line number kept:
+ * markers are bookkeeping, not memory, so they are neither indexed nor shown in snippets.
+ */
+export const blankFlushMarkers = (text: string): string =>
+  hasFlushMarker(text) ? text.replace(MARKER_LINES, '') : text
+
 /**
  * Whether replacing `current` with `next` adds a line holding a marker. Markers already in
  * the file may stay (a client may read a day file, edit it and write it back whole).

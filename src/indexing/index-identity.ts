@@ -6,12 +6,14 @@
  */
 import type { Config } from '../config/config.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
+import { PREPARE_VERSION } from './prepare-file.js'
 
 /** `schema`: the engine's schema version (StorageEngine.schemaVersion). */
 export function indexIdentity(schema: number, chunking: Config['chunking'], embedding: object | null): string {
   return JSON.stringify({
     schema,
     analyzer: ANALYZER_VERSION,
+    prepare: PREPARE_VERSION,
     chunkTokens: chunking.maxTokens,
     chunkOverlapTokens: chunking.overlapTokens,
     embedding,

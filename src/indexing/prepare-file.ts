@@ -8,8 +8,16 @@ import { indexTokens } from '../text/analyzer.js'
 import { createLru } from '../shared/lru.js'
 import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
+import { blankFlushMarkers } from '../files/content-rules.js'
 import { chunkMarkdown } from './chunker.js'
 import { embedInputHash } from './embed-input.js'
+
+/**
+ * What prepareFile makes of a text, beyond the chunking settings and the analyzer (both in
+ * the index identity on their own): 2 leaves flush markers out of chunk texts. A change
+ * re-prepares every file (index-identity.ts).
+ */
+export const PREPARE_VERSION = 2
 
 export type PreparedFile = { record: FileRecord; chunks: ChunkInput[] }
 
@@ -55,7 +63,7 @@ export async function prepareFile(
   slicer: { maybeYield(): Promise<void> },
   termCache?: TermCache,
 ): Promise<PreparedFile> {
-  const pieces = await chunkMarkdown(input.text, chunking, slicer)
+  const pieces = await chunkMarkdown(blankFlushMarkers(input.text), chunking, slicer)
   let pathTerms: string[] | undefined
   const chunks: ChunkInput[] = []
   for (const piece of pieces) {

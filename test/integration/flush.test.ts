@@ -99,6 +99,24 @@ describe('POST /flush', () => {
     )
   })
 
+  it('keeps flush markers out of the index and the snippets, with the lines of the file', async () => {
+    const t = await start({ ws: createTempWorkspace() })
+    const first = await flush(t, { content: '- The staging cluster moved to Frankfurt.', flushId: 'zebracorn-77' })
+    await flush(t, { content: '- Backups run at 02:00.', flushId: 'zebracorn-78' })
+    // Only the marker holds this id: nothing is found by it.
+    const byId = await t.search({ query: 'zebracorn', minScore: 0 })
+    expect(byId.body.results).toEqual([])
+    const byNote = await t.search({ query: 'staging cluster Frankfurt' })
+    const hit = byNote.body.results[0]!
+    expect(hit.path).toBe('memory/2026-02-16.md')
+    expect(hit.snippet).toContain('The staging cluster moved to Frankfurt.')
+    expect(hit.snippet).not.toContain('mnemo:flush')
+    // The chunk's lines are the file's: the marker line is still there, only not indexed.
+    expect(hit.startLine).toBe(first.body.startLine)
+    const lines = await window(t, 'memory/2026-02-16.md', hit.startLine, hit.endLine)
+    expect(lines).toContain('<!-- mnemo:flush id=zebracorn-77 lines=1 -->')
+  })
+
   it('lands 8 agents × 200 concurrent flushes to one day file whole, none interleaved, none twice on retry', async () => {
     const t = await start({ ws: createTempWorkspace() })
     const agent = async (a: number) => {
