@@ -44,13 +44,13 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
     stats: readonly TermStat[],
     names: readonly boolean[],
   ): KeywordHit[] {
-    const { rows: corpusRows, avgTokens } = corpus
+    const corpusRows = corpus.rows
     const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
     return rows.map((row) => {
       const tfs = stats.map(({ term, docFreq }) => {
         if (docFreq === 0) return 0
         const freq = countTerm(row.bodyTerms, term) + headingWeight * countTerm(row.headingTerms, term)
-        return termMatch(freq, row.tokenCount, avgTokens)
+        return termMatch(freq, row.tokenCount)
       })
       return withoutTerms(row, textScoreOf(matchShare(idfs, tfs)))
     })

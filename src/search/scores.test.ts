@@ -35,17 +35,18 @@ describe('termWeight', () => {
 
 describe('termMatch', () => {
   it.each([
-    // freq, docTokens, avgTokens, tf
-    [0, 100, 100, 0],
-    [1, 100, 100, 1],
-    [2, 100, 100, (2 * 2.2) / (2 + 1.2)],
-    [1, 200, 100, 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2))],
-  ])('freq %d in %d tokens (average %d) → %f', (freq, docTokens, avgTokens, tf) => {
-    expect(termMatch(freq, docTokens, avgTokens)).toBeCloseTo(tf, 12)
+    // freq, docTokens, tf
+    [0, 250, 0],
+    [1, 250, 1],
+    [2, 250, (2 * 2.2) / (2 + 1.2)],
+    [1, 500, 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2))],
+    [1, 25, 2.2 / (1 + 1.2 * (0.25 + 0.75 * 0.1))],
+  ])('freq %d in %d tokens → %f', (freq, docTokens, tf) => {
+    expect(termMatch(freq, docTokens)).toBeCloseTo(tf, 12)
   })
 
   it('saturates below k1 + 1', () => {
-    expect(termMatch(1000, 100, 100)).toBeLessThan(2.2)
+    expect(termMatch(1000, 100)).toBeLessThan(2.2)
   })
 })
 
@@ -76,9 +77,9 @@ describe('textScoreOf', () => {
 })
 
 /** textScore of one chunk for a query, from document frequencies in a corpus of `rows`. */
-function scoreOf(rows: number, terms: { docFreq: number; freq: number; name?: boolean }[], docTokens = 50): number {
+function scoreOf(rows: number, terms: { docFreq: number; freq: number; name?: boolean }[], docTokens = 250): number {
   const weights = terms.map((t) => termWeight(rows, t.docFreq, t.name ?? false))
-  const tfs = terms.map((t) => termMatch(t.freq, docTokens, 50))
+  const tfs = terms.map((t) => termMatch(t.freq, docTokens))
   return textScoreOf(matchShare(weights, tfs))
 }
 

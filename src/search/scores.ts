@@ -11,15 +11,16 @@
  * five-chunk workspace would make every term worthless), and highest for a term the
  * workspace has never seen, so a query about something absent scores low; a name the
  * workspace has never seen weighs more still (ABSENT_NAME_WEIGHT). tf is BM25's saturating
- * term frequency f·(k1 + 1)/(f + k1·(1 − b + b·D/avgD)): 1 for one occurrence in a chunk
- * of average length, up to k1 + 1 = 2.2 for repeats or a heading, less in a long chunk.
+ * term frequency f·(k1 + 1)/(f + k1·(1 − b + b·D/R)): 1 for one occurrence in a chunk of
+ * REFERENCE_TOKENS terms, up to k1 + 1 = 2.2 for repeats or a heading, less in a longer chunk.
  *
- * So match = 1 when every query term occurs once in an average chunk, and match is the
- * share of the query's information a chunk holds when it holds part of it. tanh keeps
+ * So match = 1 when every query term occurs once in a chunk of reference length, and match
+ * is the share of the query's information a chunk holds when it holds part of it. tanh keeps
  * scores in [0, 1) and close to `match` below 0.5: the default minScore 0.35 keeps a chunk
  * holding about a third of the query's information or more (tanh(0.365) = 0.35).
  *
- * Ranking by match is BM25 with Lucene's IDF: Σ w is one constant per query.
+ * Ranking by match is BM25 with Lucene's IDF and a fixed average length R: Σ w is one
+ * constant per query.
  */
 import { bm25TermScore } from './bm25.js'
 
@@ -44,9 +45,21 @@ export function termWeight(rows: number, docFreq: number, isName: boolean): numb
   return (isName && docFreq === 0 ? ABSENT_NAME_WEIGHT : 1) * matchIdf(rows, docFreq)
 }
 
-/** Saturated frequency of a term: 1 for one occurrence in a chunk of average length. */
-export function termMatch(freq: number, docTokens: number, avgTokens: number): number {
-  return bm25TermScore(1, freq, docTokens, avgTokens)
+/**
+ * The chunk length (analysed terms, body and context) BM25's length normalisation compares
+ * a chunk with, in place of the workspace's average. With the average, every short note
+ * an agent wrote lowered the score of every older, longer note (300 one-line flushes took an
+ * exact match from 0.54 to below minScore 0.35): a memory must not forget because it was
+ * used. A fixed length keeps a chunk's score its own business. 250 lies between the dev
+ * sets' averages (SciFact 196, LoCoMo 267 analysed terms per chunk; CMRC 555, where Chinese
+ * bigrams count twice per character), where the default minScore was calibrated; ranking
+ * on the dev sets is unchanged within noise from 150 to 400 (BENCHMARKS.md).
+ */
+export const REFERENCE_TOKENS = 250
+
+/** Saturated frequency of a term: 1 for one occurrence in a chunk of REFERENCE_TOKENS terms. */
+export function termMatch(freq: number, docTokens: number): number {
+  return bm25TermScore(1, freq, docTokens, REFERENCE_TOKENS)
 }
 
 /**

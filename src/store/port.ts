@@ -63,8 +63,8 @@ export type KeywordCandidate = ChunkHead & {
   headingTerms: string
 }
 
-/** BM25 corpus statistics: chunk count and mean terms per chunk (both columns). */
-export type CorpusStats = { rows: number; avgTokens: number }
+/** Corpus statistics the absolute score needs (IDF): the chunk count. */
+export type CorpusStats = { rows: number }
 
 /** Keyword candidates and the statistics BM25 needs, over one index. */
 export interface KeywordIndex {

@@ -107,12 +107,10 @@ export function createIndexReads(db: Queryable, t: Tables) {
       return terms.map((term) => byTerm.get(term) ?? 0)
     },
     corpusStats: async (scope: Scope): Promise<CorpusStats> => {
-      const row = await one<{ rows: number; tokens: number }>(
-        `SELECT chunk_rows AS rows, token_sum AS tokens FROM ${t.indexes} WHERE id = ${scope.sql}`,
-        [scope.param],
-      )
-      const rows = row?.rows ?? 0
-      return { rows, avgTokens: rows > 0 ? (row?.tokens ?? 0) / rows : 0 }
+      const row = await one<{ rows: number }>(`SELECT chunk_rows AS rows FROM ${t.indexes} WHERE id = ${scope.sql}`, [
+        scope.param,
+      ])
+      return { rows: row?.rows ?? 0 }
     },
     /**
      * The best `limit` chunks by BM25 over the query terms (FTS5's formula), best first. Each

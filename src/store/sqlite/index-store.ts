@@ -314,8 +314,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
     corpusStats(): CorpusStats {
       freshCaches()
       if (!corpus) {
-        const { rows, tokens } = state.reads.corpus()
-        corpus = { rows, avgTokens: rows > 0 ? tokens / rows : 0 }
+        corpus = { rows: state.reads.corpus().rows }
       }
       return corpus
     },

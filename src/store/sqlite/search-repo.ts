@@ -91,9 +91,7 @@ export function createSearchRepo(db: Db) {
   /** Whether some chunk may be invisible now: a staged change is under way. */
   const partial = (): boolean => staging.get() !== undefined
   const docFreq = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_vocab WHERE term = ?')
-  const corpus = db.prepare<[], { rows: number; tokens: number }>(
-    'SELECT COUNT(*) AS rows, COALESCE(SUM(token_count), 0) AS tokens FROM chunks',
-  )
+  const corpus = db.prepare<[], { rows: number }>('SELECT COUNT(*) AS rows FROM chunks')
 
   return {
     /** The best `limit` matches by FTS5's BM25, best first. */
@@ -127,7 +125,7 @@ export function createSearchRepo(db: Db) {
     /** Chunks containing `term` (0 when unknown). */
     docFreq: (term: string): number => docFreq.get(term)?.doc ?? 0,
     /** Chunk count and total term count: BM25's N and the numerator of avgdl. */
-    corpus: () => corpus.get() ?? { rows: 0, tokens: 0 },
+    corpus: () => corpus.get() ?? { rows: 0 },
   }
 }
 
