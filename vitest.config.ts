@@ -13,6 +13,7 @@ const POSTGRES_API_SUITE = [
   'test/integration/agents.team.test.ts',
   'test/integration/agents.isolation.test.ts',
   'test/integration/mcp.test.ts',
+  'test/integration/time-range.test.ts',
 ]
 
 export default defineConfig({

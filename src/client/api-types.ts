@@ -255,6 +255,12 @@ export interface components {
             scope?: "private" | "shared";
             /** @description Memory spaces to search, merged by score (default: the agent's own and the team's when configured) */
             spaces?: components["schemas"]["SpaceInput"][];
+            /** @description Only notes written at or after this: an ISO date (the server's local midnight, as day files are named) or date-time. A day file memory/YYYY-MM-DD.md is dated by its name, a flush entry by its heading's time, other files by their modification time; MEMORY.md is undated and kept unless datedOnly */
+            after?: string;
+            /** @description Only notes written before this (exclusive); same forms as after */
+            before?: string;
+            /** @description true leaves out undated notes (MEMORY.md) — with after/before, or alone: only dated notes (default false) */
+            datedOnly?: boolean;
             /** @description Temporal decay: a day file (memory/YYYY-MM-DD.md) loses half its score per this many days of age; MEMORY.md and undated files never decay. 0 = none (default MNEMO_SEARCH_HALF_LIFE_DAYS, 0) */
             halfLifeDays?: number;
             /** @description Diversify results (maximal marginal relevance): skip near-copies of results already above (default MNEMO_SEARCH_MMR, false) */

@@ -38,6 +38,8 @@ export type ChunkInput = {
   headingTerms: string
   /** Number of terms in both columns (BM25's document length). */
   tokenCount: number
+  /** When the chunk was written, in ms since the epoch (chunk-date.ts); null: undated (MEMORY.md). */
+  datedMs: number | null
   /** The chunk's embedding; absent while the provider has not produced it. */
   vector?: Float32Array | undefined
 }
@@ -60,6 +62,23 @@ export type ChunkHead = {
   startLine: number
   endLine: number
   tokenCount: number
+  /** When the chunk was written (chunk-date.ts); null: undated. */
+  datedMs: number | null
+}
+
+/**
+ * A time range: chunks dated in [afterMs, beforeMs) pass; undated ones (MEMORY.md) pass
+ * unless `datedOnly`. A missing bound is open.
+ */
+export type DateRange = { afterMs?: number | undefined; beforeMs?: number | undefined; datedOnly: boolean }
+
+/** Whether a chunk dated `datedMs` (null: undated) is in the range. */
+export function inDateRange(datedMs: number | null, range: DateRange): boolean {
+  if (datedMs === null) return !range.datedOnly
+  return (
+    (range.afterMs === undefined || datedMs >= range.afterMs) &&
+    (range.beforeMs === undefined || datedMs < range.beforeMs)
+  )
 }
 
 /** Which chunks a search considers. */
@@ -68,11 +87,17 @@ export type ChunkFilters = {
   source?: Source | undefined
   /** Scope "shared": leave long-term memory (MEMORY.md) out. */
   excludeMemoryFile?: boolean | undefined
+  /** Only chunks in this time range (request fields after, before, datedOnly). */
+  dated?: DateRange | undefined
 }
 
-/** The filters as a predicate on a chunk's path and source (pure). */
-export function passesFilters(chunk: { path: string; source: string }, filters: ChunkFilters): boolean {
+/** The filters as a predicate on a chunk's path, source and date (pure). */
+export function passesFilters(
+  chunk: { path: string; source: string; datedMs: number | null },
+  filters: ChunkFilters,
+): boolean {
   if (filters.source && chunk.source !== filters.source) return false
   if (filters.pathPrefix && !chunk.path.startsWith(filters.pathPrefix)) return false
+  if (filters.dated && !inDateRange(chunk.datedMs, filters.dated)) return false
   return !(filters.excludeMemoryFile && chunk.path === MEMORY_FILE)
 }

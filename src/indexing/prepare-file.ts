@@ -9,15 +9,16 @@ import { createLru } from '../shared/lru.js'
 import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
 import { blankFlushMarkers } from '../files/content-rules.js'
+import { chunkDate } from '../domain/chunk-date.js'
 import { chunkMarkdown } from './chunker.js'
 import { embedInputHash } from './embed-input.js'
 
 /**
  * What prepareFile makes of a text, beyond the chunking settings and the analyzer (both in
- * the index identity on their own): 2 leaves flush markers out of chunk texts. A change
- * re-prepares every file (index-identity.ts).
+ * the index identity on their own): 2 leaves flush markers out of chunk texts, 3 dates each
+ * chunk (chunk-date.ts). A change re-prepares every file (index-identity.ts).
  */
-export const PREPARE_VERSION = 2
+export const PREPARE_VERSION = 3
 
 export type PreparedFile = { record: FileRecord; chunks: ChunkInput[] }
 
@@ -85,6 +86,7 @@ export async function prepareFile(
       headings,
       contentHash,
       ...terms,
+      datedMs: chunkDate(input.rel, input.mtimeMs, piece.headings),
     })
     await slicer.maybeYield()
   }

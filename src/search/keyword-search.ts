@@ -112,6 +112,7 @@ function withoutTerms(row: KeywordCandidate, textScore: number): KeywordHit {
     startLine: row.startLine,
     endLine: row.endLine,
     tokenCount: row.tokenCount,
+    datedMs: row.datedMs,
     textScore,
   }
 }

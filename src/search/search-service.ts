@@ -27,6 +27,8 @@ import type { Space } from '../shared/agent-id.js'
 import { globalChunkId, MAX_SPACES, spacePathPrefix } from './search-spaces.js'
 import { mmrOrder } from './mmr.js'
 import { decayFactor } from './recency.js'
+import { dateRangeOf } from './date-range.js'
+import type { DateRange } from '../domain/chunks.js'
 import { buildSnippet } from './snippet.js'
 import { createSnippetBudget } from './snippet-budget.js'
 import { createSlicer } from '../shared/async.js'
@@ -90,6 +92,16 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
 export const VECTORS_REBUILDING =
   'the index is being rebuilt for new embedding settings; keyword results until it is swapped in'
 
+/** The request's time range; a bad bound is a 400 (also for MCP calls, which skip the HTTP schema's checks). */
+function rangeOf(req: SearchRequest): DateRange | undefined {
+  try {
+    return dateRangeOf(req)
+  } catch (err) {
+    if (err instanceof RangeError) throw appError('VALIDATION_FAILED', err.message)
+    throw err
+  }
+}
+
 const byScore = (a: Candidate, b: Candidate) =>
   b.score - a.score || b.textScore - a.textScore || b.vectorScore - a.vectorScore || a.id - b.id
 
@@ -123,12 +135,14 @@ export function createSearchService(deps: SearchServiceDeps) {
     }
     const limit = Math.min(settings.maxCandidates, maxResults * settings.candidateMultiplier)
     const onlySource = req.sources && new Set(req.sources).size === 1 ? req.sources[0] : undefined
+    const dated = rangeOf(req)
     const targets = allTargets.map((target) => {
       const prefix = spacePathPrefix(req.pathPrefix, target.pathPrefix)
       const filters = prefix && {
         pathPrefix: prefix.pathPrefix,
         source: onlySource,
         excludeMemoryFile: req.scope === 'shared' && target.privateMemoryFile,
+        dated,
       }
       return { target, filters }
     })

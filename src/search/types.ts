@@ -20,6 +20,11 @@ export type SearchRequest = {
   scope?: 'private' | 'shared' | undefined
   /** Spaces to search (default: the agent's own and, when configured, the team's). */
   spaces?: Space[] | undefined
+  /** Time range (date-range.ts): ISO date or date-time bounds, after inclusive, before exclusive. */
+  after?: string | undefined
+  before?: string | undefined
+  /** Leave undated notes (MEMORY.md) out. */
+  datedOnly?: boolean | undefined
   /** Temporal decay half-life in days, 0 = none (recency.ts). */
   halfLifeDays?: number | undefined
   /** Diversify results (mmr.ts), with λ. */

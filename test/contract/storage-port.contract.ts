@@ -4,7 +4,7 @@
  * describeStoragePort with a factory for a fresh engine.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ChunkInput, FileRecord } from '../../src/domain/chunks.js'
+import type { ChunkInput, DateRange, FileRecord } from '../../src/domain/chunks.js'
 import { normalizeVector } from '../../src/domain/vectors.js'
 import type { FileChange, SpaceKey, SpaceStore, StepOptions, StorageEngine } from '../../src/store/port.js'
 import { indexTokens } from '../../src/text/analyzer.js'
@@ -24,7 +24,7 @@ const STEPS: StepOptions = { between: async () => undefined }
 const MAIN: SpaceKey = { kind: 'agent', id: 'main' }
 
 /** A chunk of `text` at `line`, analysed as indexing does (without headings). */
-function chunk(text: string, line: number, vector?: number[]): ChunkInput {
+function chunk(text: string, line: number, vector?: number[], datedMs: number | null = null): ChunkInput {
   const bodyTerms = indexTokens(text)
   return {
     startLine: line,
@@ -35,12 +35,20 @@ function chunk(text: string, line: number, vector?: number[]): ChunkInput {
     bodyTerms: bodyTerms.join(' '),
     headingTerms: '',
     tokenCount: bodyTerms.length,
+    datedMs,
     ...(vector && { vector: normalizeVector(vector, DIMS) }),
   }
 }
 
-function file(path: string, readSeq: number, texts: (string | [string, number[]])[]): FileChange {
-  const chunks = texts.map((t, i) => (typeof t === 'string' ? chunk(t, i + 1) : chunk(t[0], i + 1, t[1])))
+function file(
+  path: string,
+  readSeq: number,
+  texts: (string | [string, number[]])[],
+  datedMs: number | null = null,
+): FileChange {
+  const chunks = texts.map((t, i) =>
+    typeof t === 'string' ? chunk(t, i + 1, undefined, datedMs) : chunk(t[0], i + 1, t[1], datedMs),
+  )
   const record: FileRecord = {
     path,
     source: 'memory',
@@ -215,6 +223,50 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect((await store.nearest(normalizeVector([1, 0, 0, 0], DIMS), 5, {})).map((n) => n.path)).toEqual([
         'memory/b.md',
       ])
+    })
+
+    it('keeps to a time range: dated chunks in [after, before), undated ones unless datedOnly', async () => {
+      const { store, vectors } = await space()
+      await store.applyChanges(
+        {
+          replace: [
+            file('MEMORY.md', 1, [['alpha undated', [1, 0, 0, 0]]]),
+            file('memory/a.md', 2, [['alpha early', [0.9, 0.1, 0, 0]]], 100),
+            file('memory/b.md', 3, ['alpha late'], 500),
+          ],
+        },
+        STEPS,
+      )
+      const ranges: [DateRange, string[]][] = [
+        [{ afterMs: 200, datedOnly: false }, ['MEMORY.md', 'memory/b.md']],
+        [{ afterMs: 200, datedOnly: true }, ['memory/b.md']],
+        [{ beforeMs: 500, datedOnly: true }, ['memory/a.md']],
+        [{ afterMs: 100, beforeMs: 101, datedOnly: false }, ['MEMORY.md', 'memory/a.md']],
+        [{ datedOnly: true }, ['memory/a.md', 'memory/b.md']],
+      ]
+      const alpha = [term('alpha')]
+      for (const [dated, paths] of ranges) {
+        const rows = await store.candidates({ terms: alpha, limit: 10, headingWeight: 2, dated })
+        expect(rows.map((r) => r.path).sort(), JSON.stringify(dated)).toEqual(paths)
+      }
+      const heads = await store.candidates({ terms: alpha, limit: 10, headingWeight: 2 })
+      expect(Object.fromEntries(heads.map((r) => [r.path, r.datedMs]))).toEqual({
+        'MEMORY.md': null,
+        'memory/a.md': 100,
+        'memory/b.md': 500,
+      })
+      if (!vectors) return
+      // b's vector arrives later (the embedding provider's path) and must carry b's date.
+      const pending = await store.pendingVectors(10)
+      await store.putVectors(pending.map((p) => ({ ...p, vector: normalizeVector([0.8, 0.2, 0, 0], DIMS) })))
+      const query = normalizeVector([1, 0, 0, 0], DIMS)
+      for (const [dated, paths] of ranges) {
+        const near = await store.nearest(query, 5, { dated })
+        expect(near.map((n) => n.path).sort(), JSON.stringify(dated)).toEqual(paths)
+      }
+      // Two scans merged (vec0): nearest first, at most k.
+      const two = await store.nearest(query, 1, { dated: { afterMs: 200, datedOnly: false } })
+      expect(two.map((n) => n.path)).toEqual(['MEMORY.md'])
     })
 
     it('rebuilds beside the live index: the live one serves until commit, then the new one does', async () => {

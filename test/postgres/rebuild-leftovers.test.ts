@@ -53,6 +53,7 @@ describe('a rebuild whose replica died', () => {
                 bodyTerms: 'half built',
                 headingTerms: '',
                 tokenCount: 2,
+                datedMs: null,
               },
             ],
           },

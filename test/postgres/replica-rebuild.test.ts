@@ -33,6 +33,7 @@ function file(path: string, readSeq: number, text: string): FileChange {
         bodyTerms: terms.join(' '),
         headingTerms: '',
         tokenCount: terms.length,
+        datedMs: null,
       },
     ],
   }

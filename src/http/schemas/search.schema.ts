@@ -1,5 +1,6 @@
 /** POST /search request and response (SPEC §3). */
 import { z } from 'zod'
+import { parseDateBound } from '../../search/date-range.js'
 import { PathPrefix } from './common.schema.js'
 
 /** Most results one search answers (and one /mcp request, however many calls its batch holds). */
@@ -11,6 +12,10 @@ export const Space = z
   .enum(['agent', 'team'])
   .describe('"agent": the agent\'s own memory; "team": the team memory every agent shares (paths under team/)')
   .meta({ id: 'Space' })
+
+const DateBound = z
+  .string()
+  .refine((v) => parseDateBound(v) !== null, 'must be an ISO date (2026-03-01) or date-time (2026-03-01T09:30)')
 
 export const SearchRequest = z
   .strictObject({
@@ -49,6 +54,16 @@ export const SearchRequest = z
       .min(1)
       .optional()
       .describe("Memory spaces to search, merged by score (default: the agent's own and the team's when configured)"),
+    after: DateBound.optional().describe(
+      "Only notes written at or after this: an ISO date (the server's local midnight, as day files are named) or date-time. A day file memory/YYYY-MM-DD.md is dated by its name, a flush entry by its heading's time, other files by their modification time; MEMORY.md is undated and kept unless datedOnly",
+    ),
+    before: DateBound.optional().describe('Only notes written before this (exclusive); same forms as after'),
+    datedOnly: z
+      .boolean()
+      .optional()
+      .describe(
+        'true leaves out undated notes (MEMORY.md) — with after/before, or alone: only dated notes (default false)',
+      ),
     halfLifeDays: z
       .number()
       .min(0)

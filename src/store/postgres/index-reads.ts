@@ -27,10 +27,16 @@ export const liveScope = (t: Tables, space: string): Scope => ({
 /** One index by id (a rebuild's new index). */
 export const idScope = (id: number): Scope => ({ sql: '$1::bigint', param: id })
 
-const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_line AS "endLine", c.token_count AS "tokenCount"`
+const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_line AS "endLine", c.token_count AS "tokenCount",
+  c.dated_ms::float8 AS "datedMs"`
 
-/** SQL conditions on the chunk alias `c` for the filters, adding their values to `params`. */
-function filterSql(filters: ChunkFilters, params: unknown[], alias = 'c'): string {
+/**
+ * SQL conditions on the chunk alias `c`, or on the vector row alias `v` when `chunks` names
+ * the chunks table (a vector row has no date: it is read from the vector's chunk), for the
+ * filters, adding their values to `params`.
+ */
+function filterSql(filters: ChunkFilters, params: unknown[], chunks?: string): string {
+  const alias = chunks ? 'v' : 'c'
   const parts: string[] = []
   if (filters.pathPrefix) {
     params.push(filters.pathPrefix)
@@ -43,6 +49,21 @@ function filterSql(filters: ChunkFilters, params: unknown[], alias = 'c'): strin
   if (filters.excludeMemoryFile) {
     params.push(MEMORY_FILE)
     parts.push(`${alias}.path <> $${params.length}`)
+  }
+  const range = filters.dated
+  if (range) {
+    const dated = chunks ? `(SELECT dc.dated_ms FROM ${chunks} dc WHERE dc.id = v.chunk_id)` : 'c.dated_ms'
+    const bounds: string[] = []
+    if (range.afterMs !== undefined) {
+      params.push(Math.ceil(range.afterMs))
+      bounds.push(`${dated} >= $${params.length}::bigint`)
+    }
+    if (range.beforeMs !== undefined) {
+      params.push(Math.ceil(range.beforeMs))
+      bounds.push(`${dated} < $${params.length}::bigint`)
+    }
+    const inRange = [`${dated} IS NOT NULL`, ...bounds].join(' AND ')
+    parts.push(range.datedOnly ? `(${inRange})` : `(${dated} IS NULL OR (${inRange}))`)
   }
   return parts.map((p) => ` AND ${p}`).join('')
 }
@@ -191,7 +212,7 @@ export function createIndexReads(db: Queryable, t: Tables) {
       filters: ChunkFilters,
     ): Promise<Neighbour[]> => {
       const params: unknown[] = [scope.param, vectorLiteral(vector), k]
-      const where = filterSql(filters, params, 'v')
+      const where = filterSql(filters, params, t.chunks)
       const { rows } = await db.query<ChunkHead & { distance: number }>(
         `SELECT ${HEAD}, n.distance FROM (
            SELECT v.chunk_id, v.embedding <=> $2::vector AS distance FROM ${t.vectors(dims)} v

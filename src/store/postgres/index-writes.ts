@@ -132,10 +132,10 @@ export function createIndexWrites(t: Tables) {
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
     const { rows } = await c.query<{ id: number; start_line: number }>(
       `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
-         body_terms, heading_terms, token_count, terms, tf, has_vector)
-       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.tf::jsonb, u.hv
+         body_terms, heading_terms, token_count, terms, tf, has_vector, dated_ms)
+       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.tf::jsonb, u.hv, u.dm
        FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
-         $12::text[], $13::text[], $14::bool[]) AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv)
+         $12::text[], $13::text[], $14::bool[], $15::bigint[]) AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv, dm)
        RETURNING id, start_line`,
       [
         indexId,
@@ -152,6 +152,7 @@ export function createIndexWrites(t: Tables) {
         counted.map((counts) => [...counts.keys()].map((term) => termKey(indexId, term)).join(' ')),
         counted.map(countsJson),
         chunks.map(withVector),
+        chunks.map((x) => x.datedMs),
       ],
     )
     if (dims === null) return

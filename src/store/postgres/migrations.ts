@@ -16,8 +16,12 @@ import type { Logger } from '../../shared/logger.js'
 import { settingError } from '../data-dir.js'
 import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from './database.js'
 
-/** Bumped when the tables change; an older schema is upgraded, a newer one refused. */
-export const PG_SCHEMA_VERSION = 1
+/**
+ * Bumped when the tables change; an older schema is upgraded, a newer one refused. 2 adds
+ * chunks.dated_ms (time ranges); the index identity includes this version, so the first
+ * sync after an upgrade re-prepares every file and dates its chunks.
+ */
+export const PG_SCHEMA_VERSION = 2
 /** PostgreSQL 15 and later. */
 const MIN_SERVER_VERSION = 150000
 /** pgvector 0.7 and later (HNSW with cosine distance, iterative scans from 0.8). */
@@ -84,6 +88,8 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   body_terms text NOT NULL,
   heading_terms text NOT NULL,
   token_count int NOT NULL,
+  -- when the chunk was written, ms since the epoch (domain/chunk-date.ts); NULL: undated
+  dated_ms bigint,
   -- terms are opaque keys: byte order (C) compares them without the locale's rules
   terms text[] COLLATE "C" NOT NULL,
   tf jsonb NOT NULL,
@@ -167,6 +173,10 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
       )
     }
     if (found === undefined) await client.query(`INSERT INTO ${t.version} (version) VALUES ($1)`, [PG_SCHEMA_VERSION])
+    else if (found < 2) {
+      await client.query(`ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS dated_ms bigint`)
+      await client.query(`UPDATE ${t.version} SET version = $1`, [PG_SCHEMA_VERSION])
+    }
     let pgvector = info.pgvector
     let vectorProblem: string | null = null
     if (opts.vectors && pgvector === null) {

@@ -25,8 +25,8 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
   const stmt = {
     insertChunk: db.prepare(
       `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, headings, body_terms, heading_terms,
-         token_count, born)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         token_count, dated_ms, born)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body_terms, heading_terms) VALUES (?, ?, ?)'),
     // External-content FTS5 rows are removed with the 'delete' command and their old terms.
@@ -73,10 +73,11 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
           c.bodyTerms,
           c.headingTerms,
           c.tokenCount,
+          c.datedMs,
           born,
         )
         stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms)
-        if (c.vector && storeVectors) vectors.put(lastInsertRowid, file.path, file.source, c.vector)
+        if (c.vector && storeVectors) vectors.put(lastInsertRowid, file.path, file.source, c.datedMs, c.vector)
         out.push(Number(lastInsertRowid))
       }
       return out

@@ -62,7 +62,7 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
        FROM chunks WHERE path = ?`,
     ),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
-    chunkExists: db.prepare<[number], { one: number }>('SELECT 1 AS one FROM chunks WHERE id = ?'),
+    chunkDate: db.prepare<[number], { datedMs: number | null }>('SELECT dated_ms AS datedMs FROM chunks WHERE id = ?'),
     pending: db.prepare<[number], PendingChunk>(
       `SELECT id, path, source, text, headings, content_hash AS contentHash
        FROM chunks WHERE has_vector = 0 AND dead IS NULL ORDER BY id LIMIT ?`,
@@ -146,7 +146,8 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
     /** Stores a chunk's vector, unless the chunk was deleted meanwhile (no orphan vector). */
     putVector(chunkId: number, path: string, source: Source, vector: Float32Array): void {
       if (!storeVectors) return
-      if (stmt.chunkExists.get(chunkId)) vectors.put(chunkId, path, source, vector)
+      const chunk = stmt.chunkDate.get(chunkId)
+      if (chunk) vectors.put(chunkId, path, source, chunk.datedMs, vector)
     },
 
     /**

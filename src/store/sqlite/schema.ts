@@ -19,7 +19,8 @@
  */
 import type { Db } from './database.js'
 
-export const SCHEMA_VERSION = 5
+/** 6: chunks.dated_ms (and the vectors' dated_ms) for time-range searches. */
+export const SCHEMA_VERSION = 6
 
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
@@ -65,6 +66,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   body_terms TEXT NOT NULL,
   heading_terms TEXT NOT NULL,
   token_count INTEGER NOT NULL,
+  -- when the chunk was written, ms since the epoch (domain/chunk-date.ts); NULL: undated
+  dated_ms INTEGER,
   -- 1 once the chunk's vector is stored; 0 while it waits for the embedding provider
   has_vector INTEGER NOT NULL DEFAULT 0,
   -- the file generation the chunk joined at, and the one it leaves at (NULL: it stays)

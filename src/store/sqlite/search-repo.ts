@@ -27,11 +27,22 @@ type Params = {
   pathPrefix: string | null
   source: Source | null
   excludeMemoryFile: 0 | 1
+  /** 1 when a time range applies: chunks dated in [after, before), and undated ones unless datedOnly. */
+  dated: 0 | 1
+  after: number
+  before: number
+  datedOnly: 0 | 1
 }
 
+/** Open ends of a time range: dates are ms since the epoch, far inside ±2^53. */
+const NO_LOWER = -8.64e15
+const NO_UPPER = 8.64e15
+
+/** The request's filters on chunk `c`; excludeMemoryFile is scope "shared" (no long-term memory). */
 const FILTERS = `(@pathPrefix IS NULL OR substr(c.path, 1, length(@pathPrefix)) = @pathPrefix)
   AND (@source IS NULL OR c.source = @source)
-  AND (@excludeMemoryFile = 0 OR c.path <> '${MEMORY_FILE}')` // scope "shared" leaves out long-term memory
+  AND (@excludeMemoryFile = 0 OR c.path <> '${MEMORY_FILE}')
+  AND (@dated = 0 OR (c.dated_ms IS NULL AND @datedOnly = 0) OR (c.dated_ms >= @after AND c.dated_ms < @before))`
 
 /** A chunk `c` belongs to the generation its file is at (schema.ts: born, dead, gen). */
 const VISIBLE = `EXISTS (SELECT 1 FROM files vf WHERE vf.path = c.path AND c.born <= vf.gen
@@ -56,7 +67,7 @@ const unranked = (visibleOnly: boolean) => `SELECT c.id AS id, 0 AS rank
 
 const outer = (inner: string): string =>
   `SELECT c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine,
-      c.token_count AS tokenCount, f.rank, c.body_terms AS bodyTerms, c.heading_terms AS headingTerms
+      c.token_count AS tokenCount, c.dated_ms AS datedMs, f.rank, c.body_terms AS bodyTerms, c.heading_terms AS headingTerms
     FROM (${inner}) f JOIN chunks c ON c.id = f.id ORDER BY f.rank, c.id`
 
 const toParams = (q: KeywordQuery, match: string): Params => ({
@@ -66,6 +77,10 @@ const toParams = (q: KeywordQuery, match: string): Params => ({
   pathPrefix: q.pathPrefix ?? null,
   source: q.source ?? null,
   excludeMemoryFile: q.excludeMemoryFile ? 1 : 0,
+  dated: q.dated ? 1 : 0,
+  after: q.dated?.afterMs ?? NO_LOWER,
+  before: q.dated?.beforeMs ?? NO_UPPER,
+  datedOnly: q.dated?.datedOnly ? 1 : 0,
 })
 
 export function createSearchRepo(db: Db) {
@@ -81,7 +96,7 @@ export function createSearchRepo(db: Db) {
   const byIds = (columns: string, visibleOnly: boolean) =>
     `SELECT ${columns} FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))${visibleOnly ? ` AND ${VISIBLE}` : ''}`
   const HEAD_COLUMNS =
-    'c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine, c.token_count AS tokenCount'
+    'c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine, c.token_count AS tokenCount, c.dated_ms AS datedMs'
   const chunkHeads = {
     all: db.prepare<[string], ChunkHead>(byIds(HEAD_COLUMNS, false)),
     visible: db.prepare<[string], ChunkHead>(byIds(HEAD_COLUMNS, true)),
@@ -99,7 +114,8 @@ export function createSearchRepo(db: Db) {
       const match = ftsMatch(q.terms)
       if (match === null) return []
       const params = toParams(q, match)
-      const filtered = params.pathPrefix !== null || params.source !== null || params.excludeMemoryFile === 1
+      const filtered =
+        params.pathPrefix !== null || params.source !== null || params.excludeMemoryFile === 1 || params.dated === 1
       return ranked[partial() ? 'visible' : filtered ? 'filtered' : 'all'].all(params)
     },
     /** Up to `limit` of the newest matches, unranked (rank 0). */

@@ -50,6 +50,7 @@ function version(
     bodyTerms: `shared ${word} n${i}`,
     headingTerms: '',
     tokenCount: CHUNK_TERMS,
+    datedMs: null,
   }))
   const record: FileRecord = {
     path: rel,

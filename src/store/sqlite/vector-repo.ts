@@ -15,6 +15,12 @@ const prefixEnd = (prefix: string) => `${prefix}\u{10FFFF}`
 
 const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
 
+/**
+ * dated_ms of an undated chunk in chunks_vec: vec0 metadata cannot be NULL. Far below any
+ * date (−2^62 ms), so a range never includes it and `= UNDATED` finds exactly the undated.
+ */
+const UNDATED = -(2n ** 62n)
+
 /** The shard a chunk's vector lives in. */
 export const shardOf = (id: number | bigint, shards: number): number => Number(BigInt(id) % BigInt(shards))
 
@@ -24,7 +30,7 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
   const key = vec0 ? 'rowid' : 'chunk_id'
   const stmt = cfg && {
     insert: vec0
-      ? db.prepare('INSERT INTO chunks_vec (rowid, shard, embedding, source, path) VALUES (?, ?, ?, ?, ?)')
+      ? db.prepare('INSERT INTO chunks_vec (rowid, shard, embedding, source, path, dated_ms) VALUES (?, ?, ?, ?, ?, ?)')
       : db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
     // vec0 cannot use a subquery to find rows, so vectors are deleted one rowid at a time.
     deleteOne: db.prepare(`DELETE FROM ${table} WHERE ${key} = ?`),
@@ -33,12 +39,14 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
   }
   const knnStatements = new Map<string, ReturnType<Db['prepare']>>()
 
-  function knnStatement(filters: ChunkFilters, sharded: boolean) {
+  /** `dated`: 'range' keeps chunks dated in [@after, @before), 'undated' the undated ones. */
+  function knnStatement(filters: ChunkFilters, sharded: boolean, dated: 'range' | 'undated' | null) {
     const parts = [
       filters.source ? 's' : '',
       filters.pathPrefix ? 'p' : '',
       filters.excludeMemoryFile ? 'x' : '',
       sharded ? 'h' : '',
+      dated ?? '',
     ]
     const id = parts.join('')
     let st = knnStatements.get(id)
@@ -48,6 +56,8 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (filters.source) where.push('source = @source')
       if (filters.pathPrefix) where.push('path >= @lo', 'path <= @hi')
       if (filters.excludeMemoryFile) where.push(`path != '${MEMORY_FILE}'`)
+      if (dated === 'range') where.push('dated_ms >= @after', 'dated_ms < @before')
+      if (dated === 'undated') where.push(`dated_ms = ${UNDATED}`)
       st = db.prepare(`SELECT rowid AS id, distance FROM chunks_vec WHERE ${where.join(' AND ')}`)
       knnStatements.set(id, st)
     }
@@ -59,13 +69,20 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
      * Stores a chunk's vector and marks the chunk as done. A zero vector (text with nothing
      * to embed) is not stored: it has no direction, and cosine distance to it means nothing.
      */
-    put: (chunkId: number | bigint, path: string, source: Source, vector: Float32Array): void => {
+    put: (
+      chunkId: number | bigint,
+      path: string,
+      source: Source,
+      datedMs: number | null,
+      vector: Float32Array,
+    ): void => {
       if (!stmt || !cfg) return
       if (vector.length !== cfg.dims) throw new Error(`vector has ${vector.length} dimensions, the index ${cfg.dims}`)
       const id = BigInt(chunkId)
       if (!isZeroVector(vector)) {
         // vec0 partition keys must be bound as integers; better-sqlite3 binds a JS number as REAL.
-        if (vec0) stmt.insert.run(id, BigInt(shardOf(id, cfg.shards)), asBlob(vector), source, path)
+        const dated = datedMs === null ? UNDATED : BigInt(Math.trunc(datedMs))
+        if (vec0) stmt.insert.run(id, BigInt(shardOf(id, cfg.shards)), asBlob(vector), source, path, dated)
         else stmt.insert.run(id, asBlob(vector))
       }
       stmt.markStored.run(id)
@@ -75,7 +92,11 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (!stmt) return
       for (const id of ids) stmt.deleteOne.run(BigInt(id))
     },
-    /** The `k` nearest chunks of one shard (or all) that pass the filters (sqlite-vec only). */
+    /**
+     * The `k` nearest chunks of one shard (or all) that pass the filters (sqlite-vec only).
+     * A time range is two scans when undated chunks pass too (vec0 has no OR): the dated
+     * chunks in range and the undated ones, merged by distance.
+     */
     knn: (
       vector: Float32Array,
       k: number,
@@ -88,7 +109,18 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (shard !== undefined) params.shard = shard
       if (filters.source) params.source = filters.source
       if (prefix) Object.assign(params, { lo: prefix, hi: prefixEnd(prefix) })
-      return knnStatement(filters, shard !== undefined).all(params) as { id: number; distance: number }[]
+      const sharded = shard !== undefined
+      type Row = { id: number; distance: number }
+      const range = filters.dated
+      if (!range) return knnStatement(filters, sharded, null).all(params) as Row[]
+      const bounds = {
+        after: range.afterMs === undefined ? UNDATED + 1n : BigInt(Math.ceil(range.afterMs)),
+        before: range.beforeMs === undefined ? 2n ** 62n : BigInt(Math.ceil(range.beforeMs)),
+      }
+      const dated = knnStatement(filters, sharded, 'range').all({ ...params, ...bounds }) as Row[]
+      if (range.datedOnly) return dated
+      const undated = knnStatement(filters, sharded, 'undated').all(params) as Row[]
+      return [...dated, ...undated].sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k)
     },
     /** Every stored vector (the scan backend loads them into memory). */
     all: (): { id: number; embedding: Buffer }[] => stmt?.all.all() ?? [],

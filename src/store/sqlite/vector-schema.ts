@@ -1,6 +1,6 @@
 /**
  * Vector storage. With sqlite-vec, chunks_vec is a vec0 table (exact cosine KNN in C) whose
- * `source` and `path` metadata columns let filters apply inside the KNN scan, partitioned
+ * `source`, `path` and `dated_ms` metadata columns let filters apply inside the KNN scan, partitioned
  * into shards that workers scan in parallel. Without it,
  * chunk_vectors holds raw float32 blobs that vector-scan.ts searches in memory. The meta row
  * `vectors` records which table and how many dimensions; opening the index with another
@@ -27,7 +27,8 @@ DROP TABLE IF EXISTS chunk_vectors;
 function ddl(cfg: NonNullable<VectorConfig>): string {
   return cfg.backend === 'sqlite-vec'
     ? `CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
-         shard integer partition key, embedding float[${cfg.dims}] distance_metric=cosine, source text, path text)`
+         shard integer partition key, embedding float[${cfg.dims}] distance_metric=cosine, source text, path text,
+         dated_ms integer)`
     : `CREATE TABLE IF NOT EXISTS chunk_vectors (
          chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
          embedding BLOB NOT NULL
