@@ -255,6 +255,8 @@ export interface components {
             scope?: "private" | "shared";
             /** @description Memory spaces to search, merged by score (default: the agent's own and the team's when configured) */
             spaces?: components["schemas"]["SpaceInput"][];
+            /** @description Token budget of the answer: results are packed best first while their snippets fit (estimated: a CJK character ≈ 1 token, other text ≈ 4 characters per token); the last one is trimmed at a line boundary. Without maxResults, up to 100 results. usage.resultTokens says what was returned */
+            maxTokens?: number;
             /** @description Only notes written at or after this: an ISO date (the server's local midnight, as day files are named) or date-time. A day file memory/YYYY-MM-DD.md is dated by its name, a flush entry by its heading's time, other files by their modification time; MEMORY.md is undated and kept unless datedOnly */
             after?: string;
             /** @description Only notes written before this (exclusive); same forms as after */
@@ -415,10 +417,14 @@ export interface components {
                 /** @description Why results are in merged order (reranker failed or timed out) */
                 rerank?: string;
             };
-            /** @description Tokens the providers reported for this search (0 for cached query vectors) */
+            /** @description Tokens this search cost and returned */
             usage: {
+                /** @description Tokens the embedding provider reported for the query (0 for a cached query vector) */
                 embeddingTokens: number;
+                /** @description Tokens the reranker reported */
                 rerankTokens: number;
+                /** @description Estimated tokens of the results' snippets (what maxTokens budgets), with or without maxTokens */
+                resultTokens: number;
             };
             timingsMs: {
                 keyword: number;

@@ -6,7 +6,7 @@ const response = (results: SearchResponse['results'], degraded?: SearchResponse[
   results,
   mode: 'keyword',
   ...(degraded && { degraded }),
-  usage: { embeddingTokens: 0, rerankTokens: 0 },
+  usage: { embeddingTokens: 0, rerankTokens: 0, resultTokens: 0 },
   timingsMs: { keyword: 1, embed: 0, vector: 0, rerank: 0, total: 1 },
 })
 const hit = (path: string, startLine: number, endLine: number, space: 'agent' | 'team' = 'agent') => ({

@@ -31,6 +31,7 @@ import { dateRangeOf } from './date-range.js'
 import type { DateRange } from '../domain/chunks.js'
 import { buildSnippet } from './snippet.js'
 import { createSnippetBudget } from './snippet-budget.js'
+import { createTokenBudget } from './token-budget.js'
 import { createSlicer } from '../shared/async.js'
 import type { SearchHit, SearchMode, SearchRequest, SearchResponse } from './types.js'
 import type { VectorHit } from './vector-search.js'
@@ -72,6 +73,8 @@ type Candidate = Merged<KeywordHit | VectorHit> & { space: Space; rerankScore?: 
  * request of up to 25 results (pool = 4 × maxResults) exactly as before.
  */
 export const MMR_MAX_POOL = 100
+/** maxResults when a request sets maxTokens and no maxResults: the budget decides (MAX_RESULTS). */
+const MAX_RESULTS_BY_TOKENS = 100
 /**
  * Main-thread work between yields while snippets and MMR terms are built, in ms: a search of
  * 100 results analyses 100 chunk texts (~40 ms), which should not hold up /health or another
@@ -128,7 +131,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     const started = performance.now()
     for (const target of allTargets) target.onSearch()
     const requested: SearchMode = req.mode ?? 'hybrid'
-    const maxResults = req.maxResults ?? settings.maxResults
+    // An agent that sets a token budget and no count wants as many results as the budget holds.
+    const maxResults = req.maxResults ?? (req.maxTokens === undefined ? settings.maxResults : MAX_RESULTS_BY_TOKENS)
     const minScore = req.minScore ?? settings.minScore
     if (requested === 'vector' && !deps.embedder) {
       throw appError('EMBEDDING_UNAVAILABLE', 'Vector search needs an embedding provider (MNEMO_EMBED_PROVIDER)')
@@ -261,15 +265,19 @@ export function createSearchService(deps: SearchServiceDeps) {
     const top = pool.length > 0 ? mmrOrder(pool, poolTerms, req.mmrLambda ?? settings.mmrLambda, maxResults) : wanted
     const snippetTerms = terms.length > 0 ? terms : queryTerms(req.query)
     const budget = createSnippetBudget(req.snippetBytes ?? settings.snippetBytesPerSearch)
+    const tokens = createTokenBudget(req.maxTokens)
     const results: SearchHit[] = []
     for (const hit of top) {
+      if (tokens.full()) break
       const text = texts.get(hit.id)
       // A chunk replaced by a sync between the two reads is no longer in the index.
       if (text === undefined) continue
       await slicer.maybeYield()
-      let snippet = ''
+      let built = ''
       if (budget.exhausted()) budget.skip()
-      else snippet = budget.fit(buildSnippet(text, snippetTerms, settings.snippetMaxChars))
+      else built = budget.fit(buildSnippet(text, snippetTerms, settings.snippetMaxChars))
+      const snippet = tokens.fit(built, results.length === 0)
+      if (snippet === null) break
       results.push({
         path: hit.path,
         startLine: hit.startLine,
@@ -289,7 +297,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       mode,
       ...(budget.shortened() > 0 ? { snippetsShortened: budget.shortened() } : {}),
       ...(degraded.vector || degraded.rerank ? { degraded } : {}),
-      usage,
+      usage: { ...usage, resultTokens: tokens.used() },
       timingsMs: timings,
     }
   }

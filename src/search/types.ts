@@ -25,6 +25,8 @@ export type SearchRequest = {
   before?: string | undefined
   /** Leave undated notes (MEMORY.md) out. */
   datedOnly?: boolean | undefined
+  /** Token budget of the snippets returned (token-budget.ts). */
+  maxTokens?: number | undefined
   /** Temporal decay half-life in days, 0 = none (recency.ts). */
   halfLifeDays?: number | undefined
   /** Diversify results (mmr.ts), with λ. */
@@ -63,6 +65,7 @@ export type SearchResponse = {
    */
   snippetsShortened?: number
   degraded?: { vector?: string; rerank?: string }
-  usage: { embeddingTokens: number; rerankTokens: number }
+  /** Provider tokens this search cost, and the estimated tokens of the snippets it returns. */
+  usage: { embeddingTokens: number; rerankTokens: number; resultTokens: number }
   timingsMs: { keyword: number; embed: number; vector: number; rerank: number; total: number }
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { estimateTokens } from '../../src/text/token-estimate.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 
 /** 1-based line number of the first line of `rel` containing `needle`. */
@@ -256,5 +257,62 @@ describe('POST /search scores under unrelated writes', () => {
     } finally {
       await t.close()
     }
+  })
+})
+
+describe('POST /search with a token budget', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await buildTestApp({ corpus: true })
+    for (let i = 0; i < 12; i++)
+      t.ws.write(`memory/notes-${i}.md`, `# Note ${i}\n- Deploy the gateway model, run ${i}.\n`)
+    await t.sync()
+  })
+  afterAll(() => t.close())
+
+  const QUERY = 'deploy gateway model search memory'
+
+  it('packs results best first until their snippets fill maxTokens, the last trimmed at a line', async () => {
+    const all = (await t.search({ query: QUERY, minScore: 0, maxResults: 100 })).body
+    const total = all.results.reduce((sum, r) => sum + estimateTokens(r.snippet), 0)
+    expect(all.usage.resultTokens).toBe(total)
+    expect(all.results.length).toBeGreaterThan(4)
+    const maxTokens = Math.floor(total / 3)
+    const packed = (await t.search({ query: QUERY, minScore: 0, maxTokens })).body
+    const used = packed.results.reduce((sum, r) => sum + estimateTokens(r.snippet), 0)
+    expect(packed.usage.resultTokens).toBe(used)
+    expect(used).toBeLessThanOrEqual(maxTokens)
+    expect(packed.results.length).toBeGreaterThan(0)
+    expect(packed.results.length).toBeLessThan(all.results.length)
+    // The same ranking; every result whole but the last, which keeps whole lines of its snippet.
+    packed.results.forEach((r, i) => {
+      const whole = all.results[i]!
+      expect({ path: r.path, startLine: r.startLine }).toEqual({ path: whole.path, startLine: whole.startLine })
+      if (i < packed.results.length - 1) expect(r.snippet).toBe(whole.snippet)
+      else {
+        expect(whole.snippet.startsWith(r.snippet)).toBe(true)
+        expect(r.snippet === whole.snippet || whole.snippet[r.snippet.length] === '\n').toBe(true)
+      }
+    })
+  })
+
+  it('returns more than the default count when the budget allows and maxResults is not set', async () => {
+    const res = await t.search({ query: QUERY, minScore: 0, maxTokens: 100_000 })
+    expect(res.body.results.length).toBeGreaterThan(6)
+    const capped = await t.search({ query: QUERY, minScore: 0, maxTokens: 100_000, maxResults: 2 })
+    expect(capped.body.results).toHaveLength(2)
+  })
+
+  it('cuts the best result inside its line rather than answer nothing under a tiny budget', async () => {
+    const res = await t.search({ query: QUERY, minScore: 0, maxTokens: 3 })
+    expect(res.body.results).toHaveLength(1)
+    expect(res.body.results[0]!.snippet.length).toBeGreaterThan(0)
+    expect(res.body.usage.resultTokens).toBeLessThanOrEqual(3)
+  })
+
+  it.each([0, -5, 1.5, 'many', 100_001])('answers 400 VALIDATION_FAILED for maxTokens %j', async (maxTokens) => {
+    const res = await t.search({ query: QUERY, maxTokens })
+    expect(res.statusCode).toBe(400)
+    expect(res.body.code).toBe('VALIDATION_FAILED')
   })
 })

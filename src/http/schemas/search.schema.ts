@@ -54,6 +54,15 @@ export const SearchRequest = z
       .min(1)
       .optional()
       .describe("Memory spaces to search, merged by score (default: the agent's own and the team's when configured)"),
+    maxTokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe(
+        'Token budget of the answer: results are packed best first while their snippets fit (estimated: a CJK character ≈ 1 token, other text ≈ 4 characters per token); the last one is trimmed at a line boundary. Without maxResults, up to 100 results. usage.resultTokens says what was returned',
+      ),
     after: DateBound.optional().describe(
       "Only notes written at or after this: an ISO date (the server's local midnight, as day files are named) or date-time. A day file memory/YYYY-MM-DD.md is dated by its name, a flush entry by its heading's time, other files by their modification time; MEMORY.md is undated and kept unless datedOnly",
     ),
@@ -135,8 +144,18 @@ export const SearchResponse = z
       .optional()
       .describe('Present when a configured stage failed and the search fell back'),
     usage: z
-      .object({ embeddingTokens: z.number().int(), rerankTokens: z.number().int() })
-      .describe('Tokens the providers reported for this search (0 for cached query vectors)'),
+      .object({
+        embeddingTokens: z
+          .number()
+          .int()
+          .describe('Tokens the embedding provider reported for the query (0 for a cached query vector)'),
+        rerankTokens: z.number().int().describe('Tokens the reranker reported'),
+        resultTokens: z
+          .number()
+          .int()
+          .describe("Estimated tokens of the results' snippets (what maxTokens budgets), with or without maxTokens"),
+      })
+      .describe('Tokens this search cost and returned'),
     timingsMs: z.object({
       keyword: z.number(),
       embed: z.number(),
