@@ -23,7 +23,8 @@ const SEARCH = `Search your long-term memory: notes saved in earlier sessions (M
 Call it before answering anything that depends on prior work, decisions, dates, people, preferences or to-dos, and whenever the user refers to something from before.
 Works for English, Chinese and code identifiers (POSTGRES_URL, qwen-max); use the key words, not a whole sentence.
 Returns the best-matching passages, best first, each with a citation path#Lstart-Lend and a score in [0,1]. When nothing scores above minScore it says nothing is remembered: then say you do not know rather than guessing.
-Quote the citation when you use a memory; call memory_get with it to read more around a passage.`
+Quote the citation when you use a memory; call memory_get with it to read more around a passage.
+Optional fields are those of the REST search: pathPrefix (e.g. "memory/" for daily logs only), spaces, mode, maxResults, minScore and the others listed in the schema.`
 
 const GET = `Read a memory file, or a window of its lines, by the path a memory_search citation gives (memory/2026-03-01.md#L12-L20 → path "memory/2026-03-01.md", from 12, lines 9).
 Use it to read the context around a search hit. Returns the lines with a citation and the file's sha256 (what memory_replace and memory_delete check); paths are relative to your memory (team memory under team/).`
@@ -45,13 +46,17 @@ Pass the notes as content (markdown) or entries (one note each). Give a flushId 
 
 /**
  * The whole POST /search request. Its fields as a new strict object (the component id of
- * SearchRequest would make the listed schema a bare $ref); rules across fields, if the REST
- * schema has any, are checked by the REST schema itself once every field is valid.
+ * SearchRequest would make the listed schema a bare $ref). Rules across fields, if the REST
+ * schema has any, are its refinements: once every field is valid the REST schema checks the
+ * value again and its custom issues are the tool's (type issues are not: a field the REST
+ * schema transforms no longer has its input type).
  */
 const SearchInput = z.strictObject(SearchRequest.shape).superRefine((value, ctx) => {
   const whole = SearchRequest.safeParse(value)
   if (whole.success) return
-  for (const issue of whole.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+  for (const issue of whole.error.issues) {
+    if (issue.code === 'custom') ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+  }
 })
 const Sha256 = z
   .string()
