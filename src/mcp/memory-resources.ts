@@ -12,13 +12,13 @@ import { appError } from '../shared/errors.js'
 import { failureOf, type ErrorLog } from './failures.js'
 import type { MemoryBackend } from './memory-backend.js'
 
-export const RESOURCE_SCHEME = 'mnemo:'
+const RESOURCE_SCHEME = 'mnemo:'
 
 /** MCP's "resource not found" error code (not in the SDK's ErrorCode enum). */
 const RESOURCE_NOT_FOUND = -32002
 
 /** The resource URI of a memory path. */
-export const resourceUri = (path: string): string =>
+const resourceUri = (path: string): string =>
   `${RESOURCE_SCHEME}///${path.split('/').map(encodeURIComponent).join('/')}`
 
 /** Session transcripts are JSON lines; every other memory file is markdown. */

@@ -17,7 +17,7 @@ export const OAUTH_DISCOVERY_ROUTES: ReadonlySet<string> = new Set([
   '/register',
 ])
 
-export const NO_OAUTH_MESSAGE =
+const NO_OAUTH_MESSAGE =
   'mnemo does not use OAuth: send its static bearer token as "Authorization: Bearer <token>" ' +
   '(MNEMO_API_TOKEN, or an agent token of MNEMO_AGENT_TOKENS); see docs/agents.md'
 
