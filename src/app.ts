@@ -23,6 +23,7 @@ import { filesRoutes } from './http/routes/files.routes.js'
 import { flushRoutes } from './http/routes/flush.routes.js'
 import { healthRoutes } from './http/routes/health.routes.js'
 import { indexingRoutes } from './http/routes/indexing.routes.js'
+import { oauthDiscoveryRoutes } from './http/routes/oauth-discovery.routes.js'
 import { searchRoutes } from './http/routes/search.routes.js'
 import type { Logger } from './shared/logger.js'
 
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   })
   await app.register(healthRoutes, { readiness: services.readiness, startedAt })
+  await app.register(oauthDiscoveryRoutes)
   app.addHook('onClose', async () => container.close())
   return app
 }

@@ -168,7 +168,7 @@ export interface paths {
         put?: never;
         /**
          * MCP over Streamable HTTP (JSON-RPC)
-         * @description The Model Context Protocol for agent runtimes: tools memory_search, memory_get, memory_write and memory_flush, acting for the agent of the token and X-Mnemo-Agent. Stateless: send each JSON-RPC message with POST and "Accept: application/json, text/event-stream"; answers are JSON. A batch holds at most MNEMO_MCP_MAX_BATCH (20) messages, and its tool calls run one after another. Protocol errors are JSON-RPC errors; tool failures are results with isError and the error code in their text.
+         * @description The Model Context Protocol for agent runtimes: tools memory_search (every POST /search field), memory_list, memory_get, memory_write, memory_replace (with the expected sha256), memory_delete and memory_flush, and the memory files as resources (mnemo:///<path>, text/markdown), acting for the agent of the token and X-Mnemo-Agent. Stateless: send each JSON-RPC message with POST and "Accept: application/json, text/event-stream"; answers are JSON. A batch holds at most MNEMO_MCP_MAX_BATCH (20) messages, and its tool calls run one after another. Protocol errors are JSON-RPC errors; tool failures are results with isError and the error code in their text.
          */
         post: operations["callMcp"];
         delete?: never;

@@ -21,8 +21,8 @@ export class RemoteError extends Error {
 export type Fetch = (url: string, init: RequestInit) => Promise<Response>
 
 export function createHttpBackend(config: ClientConfig, fetchImpl: Fetch = fetch): MemoryBackend {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' }
+  async function call<T>(method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json', ...extra }
     if (config.token) headers.authorization = `Bearer ${config.token}`
     if (config.agent) headers['x-mnemo-agent'] = config.agent
     if (body !== undefined) headers['content-type'] = 'application/json'
@@ -62,8 +62,13 @@ export function createHttpBackend(config: ClientConfig, fetchImpl: Fetch = fetch
    */
   const filePath = (p: string) => `/files/${encodeURIComponent(p)}`
 
+  /** The expected hash as an If-Match header (none: no condition). */
+  const ifMatch = (sha256: string | undefined): Record<string, string> =>
+    sha256 === undefined ? {} : { 'if-match': `"${sha256}"` }
+
   return {
     search: (input) => call('POST', '/search', input),
+    list: () => call('GET', '/files'),
     get(input) {
       const query = new URLSearchParams()
       if (input.from !== undefined) query.set('from', String(input.from))
@@ -72,6 +77,8 @@ export function createHttpBackend(config: ClientConfig, fetchImpl: Fetch = fetch
       return call('GET', `${filePath(input.path)}${qs}`)
     },
     write: (input) => call('POST', filePath(input.path), { content: input.content }),
+    replace: (input) => call('PUT', filePath(input.path), { content: input.content }, ifMatch(input.sha256)),
+    remove: (input) => call('DELETE', filePath(input.path), undefined, ifMatch(input.sha256)),
     flush: (input) => call('POST', '/flush', input),
   }
 }

@@ -8,8 +8,13 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { AgentGateway } from '../agents/agent-gateway.js'
-import { createLocalBackend, serialBackend, sharedBudget, type RequestBudget } from './memory-backend.js'
+import {
+  createLocalBackend,
+  serialBackend,
+  sharedBudget,
+  type LocalMemory,
+  type RequestBudget,
+} from './memory-backend.js'
 import { checkJsonRpcBody } from './json-rpc-body.js'
 import { createMemoryMcpServer } from './memory-tools.js'
 import type { Foreground } from '../shared/foreground.js'
@@ -18,7 +23,7 @@ import { AgentHeaders, ErrorBody, errorResponses } from '../http/schemas/common.
 import { API_VERSION } from '../http/plugins/swagger.js'
 
 export type McpRoutesOptions = {
-  memory: Pick<AgentGateway, 'search' | 'readFile' | 'append' | 'flush'>
+  memory: LocalMemory
   foreground: Pick<Foreground, 'enter'>
   /** Body limit, in bytes (MNEMO_BODY_LIMIT_BYTES). */
   bodyLimitBytes: number
@@ -81,8 +86,10 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
       tags: ['mcp'],
       summary: 'MCP over Streamable HTTP (JSON-RPC)',
       description:
-        'The Model Context Protocol for agent runtimes: tools memory_search, memory_get, memory_write and ' +
-        'memory_flush, acting for the agent of the token and X-Mnemo-Agent. Stateless: send each JSON-RPC ' +
+        'The Model Context Protocol for agent runtimes: tools memory_search (every POST /search field), memory_list, ' +
+        'memory_get, memory_write, memory_replace (with the expected sha256), memory_delete and memory_flush, and ' +
+        'the memory files as resources (mnemo:///<path>, text/markdown), acting for the agent of the token and ' +
+        'X-Mnemo-Agent. Stateless: send each JSON-RPC ' +
         'message with POST and "Accept: application/json, text/event-stream"; answers are JSON. A batch holds at ' +
         'most MNEMO_MCP_MAX_BATCH (20) messages, and its tool calls run one after another. Protocol errors ' +
         'are JSON-RPC errors; tool failures are results with isError and the error code in their text.',

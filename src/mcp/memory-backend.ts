@@ -1,31 +1,42 @@
 /**
- * What the MCP tools call: the four memory operations of one agent. The /mcp endpoint
+ * What the MCP tools and resources call: the memory operations of one agent. The /mcp endpoint
  * calls the service in-process (createLocalBackend); the stdio entry calls a running
  * mnemo over REST (http-backend.ts). Failures are errors with the service's stable `code`.
  */
+import type { z } from 'zod'
 import type { AgentGateway } from '../agents/agent-gateway.js'
 import type { FileWindow } from '../files/file-service.js'
 import type { FlushRequest, FlushResult } from '../files/flush-service.js'
 import type { WriteResult } from '../files/write-service.js'
+import type { FileDeleteResult, FileList } from '../http/schemas/files.schema.js'
+import type { SearchRequest } from '../http/schemas/search.schema.js'
 import type { SearchResponse } from '../search/types.js'
 import type { Foreground } from '../shared/foreground.js'
 
-export type SearchInput = {
-  query: string
-  maxResults?: number | undefined
-  minScore?: number | undefined
+/** Whatever POST /search accepts (its zod schema, so new fields reach the tool unchanged). */
+export type SearchInput = z.output<typeof SearchRequest> & {
   /** Set by sharedBudget only (not a tool argument). */
   snippetBytes?: number | undefined
 }
 export type GetInput = { path: string; from?: number | undefined; lines?: number | undefined }
 export type WriteInput = { path: string; content: string }
 export type FlushInput = Pick<FlushRequest, 'content' | 'entries' | 'sessionId' | 'flushId'>
+/** A whole-file replace, only while the file still has `sha256` (PUT /files with If-Match). */
+export type ReplaceInput = { path: string; content: string; sha256: string }
+/** A delete, with `sha256` only while the file still has it (DELETE /files with If-Match). */
+export type DeleteInput = { path: string; sha256?: string | undefined }
+export type FileListing = z.output<typeof FileList>
+export type DeleteResult = z.output<typeof FileDeleteResult>
 
 export interface MemoryBackend {
   search(input: SearchInput): Promise<SearchResponse>
+  /** The agent's indexed files, then the team's (GET /files). */
+  list(): Promise<FileListing>
   get(input: GetInput): Promise<FileWindow>
   /** Appends to a memory file (created when missing). */
   write(input: WriteInput): Promise<WriteResult>
+  replace(input: ReplaceInput): Promise<WriteResult>
+  remove(input: DeleteInput): Promise<DeleteResult>
   flush(input: FlushInput): Promise<FlushResult>
 }
 
@@ -58,8 +69,11 @@ export function serialBackend(backend: MemoryBackend, gone: AbortSignal): Memory
     }
   return {
     search: serial((input: SearchInput) => backend.search(input)),
+    list: serial((_: void) => backend.list()),
     get: serial((input: GetInput) => backend.get(input)),
     write: serial((input: WriteInput) => backend.write(input)),
+    replace: serial((input: ReplaceInput) => backend.replace(input)),
+    remove: serial((input: DeleteInput) => backend.remove(input)),
     flush: serial((input: FlushInput) => backend.flush(input)),
   }
 }
@@ -96,9 +110,14 @@ export function sharedBudget(backend: MemoryBackend, budget: RequestBudget, sear
   }
 }
 
+export type LocalMemory = Pick<
+  AgentGateway,
+  'search' | 'listFiles' | 'readFile' | 'append' | 'put' | 'remove' | 'flush'
+>
+
 /** The service itself, acting as `agent`; searches count as in progress for background indexing. */
 export function createLocalBackend(
-  memory: Pick<AgentGateway, 'search' | 'readFile' | 'append' | 'flush'>,
+  memory: LocalMemory,
   agent: string,
   foreground: Pick<Foreground, 'enter'>,
 ): MemoryBackend {
@@ -111,8 +130,16 @@ export function createLocalBackend(
         exit()
       }
     },
+    list: async () => ({ files: await memory.listFiles(agent) }),
     get: (input) => memory.readFile(agent, input.path, input),
     write: (input) => memory.append(agent, input.path, input.content, { ifMatch: null, ifNoneMatch: false }),
+    replace: (input) =>
+      memory.put(agent, input.path, input.content, { ifMatch: [input.sha256.toLowerCase()], ifNoneMatch: false }),
+    async remove(input) {
+      const ifMatch = input.sha256 === undefined ? null : [input.sha256.toLowerCase()]
+      const result = await memory.remove(agent, input.path, { ifMatch, ifNoneMatch: false })
+      return { path: result.path, deleted: true as const, indexed: result.indexed }
+    },
     flush: (input) => memory.flush(agent, input),
   }
 }

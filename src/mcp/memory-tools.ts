@@ -1,66 +1,88 @@
 /**
- * The MCP server of one agent's memory (SPEC §9): tools memory_search, memory_get,
- * memory_write and memory_flush over a MemoryBackend. Input and output schemas are the REST
- * routes' zod schemas (narrowed to what a model needs); each result is text with
+ * The MCP server of one agent's memory (SPEC §9): tools memory_search, memory_list,
+ * memory_get, memory_write, memory_replace, memory_delete and memory_flush over a
+ * MemoryBackend, and the memory files as resources (memory-resources.ts). Input and output
+ * schemas are the REST routes' zod schemas; memory_search takes the whole POST /search
+ * request, so a field added there is a tool argument at once. Each result is text with
  * `path#Lstart-Lend` citations plus the REST answer as structuredContent. A failure the
- * model can act on (no such file, a bad path) is a tool result with isError and the stable
- * error code; anything unexpected says INTERNAL and stays in the log.
+ * model can act on (no such file, a bad path, a stale sha256) is a tool result with isError
+ * and the stable error code; anything unexpected says INTERNAL and stays in the log.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { FileWindow, FileWriteResult, LineWindow } from '../http/schemas/files.schema.js'
+import { FileDeleteResult, FileList, FileWindow, FileWriteResult, LineWindow } from '../http/schemas/files.schema.js'
 import { FlushFields, FlushResult, oneOfContentOrEntries } from '../http/schemas/flush.schema.js'
 import { SearchRequest, SearchResponse } from '../http/schemas/search.schema.js'
-import { codeOfFsError, ERROR_CODES, isAppError } from '../shared/errors.js'
-import { RemoteError } from './http-backend.js'
-
-/** Where unexpected tool failures are logged (the request's logger). */
-type ErrorLog = { error(obj: object, msg: string): void }
-import { ClientGoneError, type MemoryBackend } from './memory-backend.js'
-import { flushText, getText, searchText, writeText } from './tool-text.js'
+import { failureOf, type ErrorLog } from './failures.js'
+import type { MemoryBackend } from './memory-backend.js'
+import { registerMemoryResources } from './memory-resources.js'
+import { deleteText, flushText, getText, listText, replaceText, searchText, writeText } from './tool-text.js'
 
 const SEARCH = `Search your long-term memory: notes saved in earlier sessions (MEMORY.md, daily logs memory/YYYY-MM-DD.md, and team memory under team/ when there is one).
 Call it before answering anything that depends on prior work, decisions, dates, people, preferences or to-dos, and whenever the user refers to something from before.
 Works for English, Chinese and code identifiers (POSTGRES_URL, qwen-max); use the key words, not a whole sentence.
 Returns the best-matching passages, best first, each with a citation path#Lstart-Lend and a score in [0,1]. When nothing scores above minScore it says nothing is remembered: then say you do not know rather than guessing.
-Quote the citation when you use a memory; call memory_get with it to read more around a passage.`
+Quote the citation when you use a memory; call memory_get with it to read more around a passage.
+Optional fields are those of the REST search: pathPrefix (e.g. "memory/" for daily logs only), spaces, mode, maxResults, minScore and the others listed in the schema.`
 
 const GET = `Read a memory file, or a window of its lines, by the path a memory_search citation gives (memory/2026-03-01.md#L12-L20 → path "memory/2026-03-01.md", from 12, lines 9).
-Use it to read the context around a search hit. Returns the lines with a citation; paths are relative to your memory (team memory under team/).`
+Use it to read the context around a search hit. Returns the lines with a citation and the file's sha256 (what memory_replace and memory_delete check); paths are relative to your memory (team memory under team/).`
+
+const LIST = `List your memory files (MEMORY.md, daily logs memory/YYYY-MM-DD.md, team memory under team/) with their lines and size, as the index knows them.
+Use it to see which days have notes or to find a file to read with memory_get.`
 
 const WRITE = `Append lines to a memory file (created if missing): MEMORY.md for lasting facts and preferences, memory/YYYY-MM-DD.md for what happened today.
 Write short, self-contained markdown lines that will make sense to you later without this conversation. Returns the citation of the appended lines; they are searchable at once.`
 
+const REPLACE = `Replace the whole content of a memory file, e.g. to correct or condense it. Give the sha256 memory_get returned for the file: if the file changed since you read it, nothing is written and the result is PRECONDITION_FAILED (read it again, then retry).
+Use memory_write to add lines; use this only to rewrite. Returns the citation of the new content.`
+
+const DELETE = `Delete a memory file (and its passages from search). Give the sha256 memory_get returned to delete it only if it has not changed since you read it (PRECONDITION_FAILED otherwise).
+Only for a file that is wrong or obsolete as a whole; it cannot be undone.`
+
 const FLUSH = `Save notes before your context is compacted or the session ends, so nothing learned is lost: appends them to today's daily log under a heading with the time and session.
 Pass the notes as content (markdown) or entries (one note each). Give a flushId (e.g. "<session>:<turn>") so a retry after an error never saves twice. Returns the citation of the saved lines.`
 
-/** Narrowed REST schemas: strict objects without the ids the OpenAPI components use. */
-const SearchInput = z.strictObject(SearchRequest.pick({ query: true, maxResults: true, minScore: true }).shape)
+/**
+ * The whole POST /search request. Its fields as a new strict object (the component id of
+ * SearchRequest would make the listed schema a bare $ref). Rules across fields, if the REST
+ * schema has any, are its refinements: once every field is valid the REST schema checks the
+ * value again and its custom issues are the tool's (type issues are not: a field the REST
+ * schema transforms no longer has its input type).
+ */
+const SearchInput = z.strictObject(SearchRequest.shape).superRefine((value, ctx) => {
+  const whole = SearchRequest.safeParse(value)
+  if (whole.success) return
+  for (const issue of whole.error.issues) {
+    if (issue.code === 'custom') ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+  }
+})
+const Sha256 = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'a SHA-256 hash: 64 hex digits')
+  .describe("The file's SHA-256 as memory_get returned it (its content must still have it)")
+const MemoryPath = z.string().min(1).max(1024)
 const GetInput = z.strictObject({
   path: z.string().min(1).max(1024).describe('Memory path, e.g. memory/2026-03-01.md or MEMORY.md'),
   ...LineWindow.shape,
 })
 const WriteInput = z.strictObject({
-  path: z.string().min(1).max(1024).describe('MEMORY.md or memory/<anything>.md'),
+  path: MemoryPath.describe('MEMORY.md or memory/<anything>.md'),
   content: z.string().min(1).describe('The lines to append (markdown)'),
+})
+const ReplaceInput = z.strictObject({
+  path: MemoryPath.describe('The file to rewrite, e.g. MEMORY.md'),
+  content: z.string().describe('The whole new content (markdown)'),
+  sha256: Sha256,
+})
+const DeleteInput = z.strictObject({
+  path: MemoryPath.describe('The file to delete, e.g. memory/2026-03-01.md'),
+  sha256: Sha256.optional(),
 })
 const FlushInput = z
   .strictObject(FlushFields.pick({ content: true, entries: true, sessionId: true, flushId: true }).shape)
   .refine(oneOfContentOrEntries, { message: 'send content or entries, not both' })
-
-/**
- * The code and message of a failure the model may see: one of ours in-process (or a file
- * system failure with a code of its own), or any answer of a remote mnemo (which already
- * hid its internals). Null for anything unexpected.
- */
-function knownFailure(err: unknown): { code: string; message: string } | null {
-  if (err instanceof RemoteError) return { code: err.code, message: err.message }
-  if (err instanceof ClientGoneError) return { code: 'CLIENT_GONE', message: err.message }
-  if (isAppError(err)) return err.code === 'INTERNAL' ? null : { code: err.code, message: err.message }
-  const fsError = codeOfFsError(err)
-  return fsError ? { code: fsError.code, message: fsError.message ?? ERROR_CODES[fsError.code].message } : null
-}
 
 async function run<T extends Record<string, unknown>>(
   log: ErrorLog,
@@ -72,9 +94,7 @@ async function run<T extends Record<string, unknown>>(
     const value = await fn()
     return { content: [{ type: 'text', text: text(value) }], structuredContent: value }
   } catch (err) {
-    const failure = knownFailure(err)
-    if (!failure) log.error({ err, tool }, 'MCP tool failed')
-    const { code, message } = failure ?? { code: 'INTERNAL', message: ERROR_CODES.INTERNAL.message }
+    const { code, message } = failureOf(log, err, { tool })
     return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] }
   }
 }
@@ -100,6 +120,17 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
       ),
   )
   server.registerTool(
+    'memory_list',
+    {
+      title: 'List memory files',
+      description: LIST,
+      inputSchema: z.strictObject({}),
+      outputSchema: z.object(FileList.shape),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => run(log, 'memory_list', () => backend.list(), listText),
+  )
+  server.registerTool(
     'memory_get',
     {
       title: 'Read memory',
@@ -122,6 +153,28 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
     (input) => run(log, 'memory_write', () => backend.write(input), writeText),
   )
   server.registerTool(
+    'memory_replace',
+    {
+      title: 'Rewrite a memory file',
+      description: REPLACE,
+      inputSchema: ReplaceInput,
+      outputSchema: z.object(FileWriteResult.shape),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (input) => run(log, 'memory_replace', () => backend.replace(input), replaceText),
+  )
+  server.registerTool(
+    'memory_delete',
+    {
+      title: 'Delete a memory file',
+      description: DELETE,
+      inputSchema: DeleteInput,
+      outputSchema: z.object(FileDeleteResult.shape),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (input) => run(log, 'memory_delete', () => backend.remove(input), deleteText),
+  )
+  server.registerTool(
     'memory_flush',
     {
       title: 'Save notes before compaction',
@@ -132,5 +185,6 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
     },
     (input) => run(log, 'memory_flush', () => backend.flush(input), flushText),
   )
+  registerMemoryResources(server, backend, log)
   return server
 }

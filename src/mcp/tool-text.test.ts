@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SearchResponse } from '../search/types.js'
-import { citation, flushText, getText, searchText, writeText } from './tool-text.js'
+import { citation, deleteText, flushText, getText, listText, replaceText, searchText, writeText } from './tool-text.js'
 
 const response = (results: SearchResponse['results'], degraded?: SearchResponse['degraded']): SearchResponse => ({
   results,
@@ -50,10 +50,30 @@ describe('MCP tool text', () => {
     expect(searchText('helm', response([], { vector: 'timeout' }))).toContain('vector search unavailable, timeout')
   })
 
-  it('cites a read window, and says when it is past the end', () => {
-    const file = { path: 'memory/a.md', from: 2, to: 3, totalLines: 9, text: 'b\nc', sha256: 'x' }
-    expect(getText(file)).toBe('memory/a.md#L2-L3 (of 9 lines):\nb\nc')
-    expect(getText({ ...file, from: 12, to: 11, text: '' })).toBe('memory/a.md has 9 lines; nothing from line 12 on.')
+  it('cites a read window with the hash memory_replace needs, and says when it is past the end', () => {
+    const file = { path: 'memory/a.md', from: 2, to: 3, totalLines: 9, text: 'b\nc', sha256: 'ab12' }
+    expect(getText(file)).toBe('memory/a.md#L2-L3 (of 9 lines, sha256 ab12):\nb\nc')
+    expect(getText({ ...file, from: 12, to: 11, text: '' })).toBe(
+      'memory/a.md has 9 lines; nothing from line 12 on (sha256 ab12).',
+    )
+  })
+
+  it('lists files one a line, and says when there are none', () => {
+    const file = {
+      path: 'MEMORY.md',
+      source: 'memory' as const,
+      space: 'agent' as const,
+      sizeBytes: 120,
+      mtime: '2026-03-01T10:00:00.000Z',
+      sha256: 'x',
+      chunks: 1,
+      lines: 4,
+    }
+    expect(listText({ files: [] })).toBe('No memory files yet.')
+    expect(listText({ files: [file, { ...file, path: 'team/MEMORY.md', space: 'team' }] })).toBe(
+      '2 memory files:\nMEMORY.md (4 lines, 120 bytes, modified 2026-03-01T10:00:00.000Z)\n' +
+        'team/MEMORY.md (4 lines, 120 bytes, modified 2026-03-01T10:00:00.000Z)',
+    )
   })
 
   it('reports writes and flushes by citation, replays and pending indexing included', () => {
@@ -68,6 +88,12 @@ describe('MCP tool text', () => {
     }
     expect(writeText({ ...written, indexed: true })).toBe('Appended MEMORY.md#L3-L4 (searchable now).')
     expect(writeText({ ...written, indexed: false })).toContain('at the next sync')
+    const replaced = { ...written, startLine: 1, indexed: true }
+    expect(replaceText(replaced)).toBe('Replaced MEMORY.md#L1-L4 (sha256 x).')
+    expect(replaceText({ ...replaced, endLine: 0, indexed: false })).toBe(
+      'MEMORY.md is now empty (sha256 x; it becomes searchable at the next sync).',
+    )
+    expect(deleteText({ path: 'MEMORY.md', deleted: true, indexed: true })).toBe('Deleted MEMORY.md.')
     const flushed = { indexed: true, path: 'memory/d.md', startLine: 5, endLine: 7, replayed: false }
     expect(flushText(flushed)).toBe('Saved memory/d.md#L5-L7.')
     expect(flushText({ ...flushed, replayed: true })).toContain('Already saved earlier as memory/d.md#L5-L7')

@@ -7,6 +7,7 @@ import type { FileWindow } from '../files/file-service.js'
 import type { FlushResult } from '../files/flush-service.js'
 import type { WriteResult } from '../files/write-service.js'
 import type { SearchResponse } from '../search/types.js'
+import type { DeleteResult, FileListing } from './memory-backend.js'
 
 /** `memory/2026-03-01.md#L3-L7` (one line: `#L3`). */
 export const citation = (path: string, startLine: number, endLine: number): string =>
@@ -33,14 +34,37 @@ export function searchText(query: string, res: SearchResponse): string {
   return `${count} for "${query}", best first:\n\n${blocks.join('\n\n')}${notes}`
 }
 
+export function listText(list: FileListing): string {
+  if (list.files.length === 0) return 'No memory files yet.'
+  const rows = list.files.map((f) => `${f.path} (${f.lines} lines, ${f.sizeBytes} bytes, modified ${f.mtime})`)
+  const count = rows.length === 1 ? '1 memory file' : `${rows.length} memory files`
+  return `${count}:\n${rows.join('\n')}`
+}
+
+/** The hash is in the text: clients that show the model only the text still let it replace the file. */
 export function getText(file: FileWindow): string {
-  if (file.to < file.from) return `${file.path} has ${file.totalLines} lines; nothing from line ${file.from} on.`
-  return `${citation(file.path, file.from, file.to)} (of ${file.totalLines} lines):\n${file.text}`
+  if (file.to < file.from) {
+    return `${file.path} has ${file.totalLines} lines; nothing from line ${file.from} on (sha256 ${file.sha256}).`
+  }
+  return `${citation(file.path, file.from, file.to)} (of ${file.totalLines} lines, sha256 ${file.sha256}):\n${file.text}`
 }
 
 export function writeText(res: WriteResult): string {
   const state = res.indexed ? 'searchable now' : 'saved; it becomes searchable at the next sync'
   return `Appended ${citation(res.path, res.startLine, res.endLine)} (${state}).`
+}
+
+export function replaceText(res: WriteResult): string {
+  const state = res.indexed ? '' : '; it becomes searchable at the next sync'
+  const what =
+    res.endLine < res.startLine
+      ? `${res.path} is now empty`
+      : `Replaced ${citation(res.path, res.startLine, res.endLine)}`
+  return `${what} (sha256 ${res.sha256}${state}).`
+}
+
+export function deleteText(res: DeleteResult): string {
+  return `Deleted ${res.path}${res.indexed ? '' : ' (its passages leave search at the next sync)'}.`
 }
 
 export function flushText(res: FlushResult): string {

@@ -25,14 +25,15 @@ describe('bearer token auth', () => {
     ['GET', '/no-such-route'],
   ] as const)('requires the token for %s %s', async (method, url) => {
     t = await buildTestApp({ corpus: true, env: { MNEMO_API_TOKEN: TOKEN } })
-    for (const authorization of [
-      undefined,
-      'Bearer wrong-token',
-      `Basic ${TOKEN}`,
-      TOKEN,
-      'Bearer ',
-      `Bearer ${TOKEN}x`,
-    ]) {
+    // RFC 6750 §3: the challenge says why, except when no credentials were sent at all.
+    for (const [authorization, error] of [
+      [undefined, null],
+      ['Bearer wrong-token', 'invalid_token'],
+      [`Basic ${TOKEN}`, 'invalid_request'],
+      [TOKEN, 'invalid_request'],
+      ['Bearer ', 'invalid_request'],
+      [`Bearer ${TOKEN}x`, 'invalid_token'],
+    ] as const) {
       const res = await t.app.inject({
         method,
         url,
@@ -40,7 +41,9 @@ describe('bearer token auth', () => {
         headers: authorization ? { authorization } : {},
       })
       expect(res.statusCode).toBe(401)
-      expect(res.headers['www-authenticate']).toBe('Bearer')
+      const challenge = String(res.headers['www-authenticate'])
+      if (error === null) expect(challenge).toBe('Bearer realm="mnemo"')
+      else expect(challenge).toMatch(new RegExp(`^Bearer realm="mnemo", error="${error}", error_description="[^"]+"$`))
       expect(res.json()).toMatchObject({ code: 'UNAUTHORIZED', statusCode: 401 })
       expect(res.body).not.toContain(TOKEN)
     }

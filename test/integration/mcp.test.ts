@@ -1,10 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
+import { SearchRequest } from '../../src/http/schemas/search.schema.js'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
@@ -36,18 +38,23 @@ async function httpClient(url: string, headers: Record<string, string>): Promise
 const text = (r: unknown) => ((r as CallToolResult).content[0] as { text: string }).text
 const structured = <T>(r: unknown) => (r as CallToolResult).structuredContent as T
 
-/** Calls every tool once, as an agent would in a session, and checks the answers. */
+/** Calls every tool and reads the resources, as an agent would in a session, and checks the answers. */
 async function session(client: Client, agent: string): Promise<void> {
   const tools = await client.listTools()
   expect(tools.tools.map((tool) => tool.name).sort()).toEqual([
+    'memory_delete',
     'memory_flush',
     'memory_get',
+    'memory_list',
+    'memory_replace',
     'memory_search',
     'memory_write',
   ])
   const search = tools.tools.find((tool) => tool.name === 'memory_search')
   expect(search?.description).toContain('path#Lstart-Lend')
   expect(search?.inputSchema).toMatchObject({ required: ['query'], properties: { query: { type: 'string' } } })
+  // Every field of POST /search is an argument, whatever fields it gains.
+  expect(Object.keys(search?.inputSchema.properties ?? {}).sort()).toEqual(Object.keys(SearchRequest.shape).sort())
 
   const written = await client.callTool({
     name: 'memory_write',
@@ -73,7 +80,37 @@ async function session(client: Client, agent: string): Promise<void> {
     name: 'memory_get',
     arguments: { path: 'memory/2026-03-01.md', from: 2, lines: 1 },
   })
-  expect(text(got)).toBe('memory/2026-03-01.md#L2 (of 2 lines):\n- Launch is on 3 April.')
+  const { sha256 } = structured<{ sha256: string }>(got)
+  expect(sha256).toMatch(/^[0-9a-f]{64}$/)
+  expect(text(got)).toBe(`memory/2026-03-01.md#L2 (of 2 lines, sha256 ${sha256}):\n- Launch is on 3 April.`)
+
+  // A search field beyond query reaches the search: pathPrefix leaves the day file out.
+  await client.callTool({
+    name: 'memory_write',
+    arguments: { path: 'MEMORY.md', content: `- ${agent} keeps billing in Postgres.` },
+  })
+  const all = await client.callTool({
+    name: 'memory_search',
+    arguments: { query: 'Postgres billing', mode: 'keyword' },
+  })
+  expect(structured<{ mode: string }>(all).mode).toBe('keyword')
+  expect(
+    structured<{ results: { path: string }[] }>(all)
+      .results.map((r) => r.path)
+      .sort(),
+  ).toEqual(['MEMORY.md', 'memory/2026-03-01.md'])
+  const onlyDays = await client.callTool({
+    name: 'memory_search',
+    arguments: { query: 'Postgres billing', pathPrefix: 'memory/' },
+  })
+  expect(structured<{ results: { path: string }[] }>(onlyDays).results.map((r) => r.path)).toEqual([
+    'memory/2026-03-01.md',
+  ])
+  const badPrefix = await client.callTool({
+    name: 'memory_search',
+    arguments: { query: 'Postgres', pathPrefix: '../x' },
+  })
+  expect(badPrefix.isError).toBe(true)
 
   const flushed = await client.callTool({
     name: 'memory_flush',
@@ -85,6 +122,69 @@ async function session(client: Client, agent: string): Promise<void> {
     arguments: { entries: ['- The user wants weekly summaries.'], sessionId: 's-1', flushId: 's-1:1' },
   })
   expect(text(again)).toContain('Already saved earlier')
+
+  const listed = await client.callTool({ name: 'memory_list', arguments: {} })
+  expect(structured<{ files: { path: string }[] }>(listed).files.map((f) => f.path)).toEqual(
+    expect.arrayContaining(['MEMORY.md', 'memory/2026-03-01.md']),
+  )
+  expect(text(listed)).toMatch(/^\d memory files:\n/)
+  expect(text(listed)).toMatch(/^memory\/2026-03-01\.md \(2 lines, \d+ bytes, modified /m)
+
+  // Replace and delete check the sha256 the agent read, as PUT and DELETE /files with If-Match.
+  const day = 'memory/2026-03-01.md'
+  const stale = '0'.repeat(64)
+  const refused = await client.callTool({
+    name: 'memory_replace',
+    arguments: { path: day, content: '- x', sha256: stale },
+  })
+  expect(refused.isError).toBe(true)
+  expect(text(refused)).toMatch(/^PRECONDITION_FAILED: /)
+  const replaced = await client.callTool({
+    name: 'memory_replace',
+    arguments: { path: day, content: `- ${agent} moved billing to Postgres 18.\n`, sha256: sha256.toUpperCase() },
+  })
+  expect(replaced.isError).toBeFalsy()
+  const newSha = structured<{ sha256: string }>(replaced).sha256
+  expect(text(replaced)).toBe(`Replaced ${day}#L1 (sha256 ${newSha}).`)
+  const moved = await client.callTool({ name: 'memory_search', arguments: { query: 'Postgres 18', pathPrefix: day } })
+  expect(text(moved)).toContain(`${agent} moved billing to Postgres 18`)
+  const badHash = await client.callTool({
+    name: 'memory_replace',
+    arguments: { path: day, content: 'x', sha256: 'abc' },
+  })
+  expect(text(badHash)).toContain('Input validation error')
+  const noAgentWrite = await client.callTool({
+    name: 'memory_replace',
+    arguments: { path: 'notes.txt', content: 'x', sha256: stale },
+  })
+  expect(noAgentWrite.isError).toBe(true)
+
+  // The files as resources: listed with their URI, read as markdown.
+  const resources = await client.listResources()
+  const dayResource = resources.resources.find((r) => r.name === day)
+  expect(dayResource).toMatchObject({ uri: `mnemo:///${day}`, mimeType: 'text/markdown' })
+  expect(resources.resources.map((r) => r.uri)).toContain('mnemo:///MEMORY.md')
+  const read = await client.readResource({ uri: `mnemo:///${day}` })
+  expect(read.contents).toEqual([
+    { uri: `mnemo:///${day}`, mimeType: 'text/markdown', text: `- ${agent} moved billing to Postgres 18.` },
+  ])
+  await client.callTool({ name: 'memory_write', arguments: { path: 'memory/项目 notes.md', content: '- 中文笔记' } })
+  const encoded = (await client.listResources()).resources.find((r) => r.name === 'memory/项目 notes.md')
+  expect(encoded?.uri).toBe('mnemo:///memory/%E9%A1%B9%E7%9B%AE%20notes.md')
+  const chinese = await client.readResource({ uri: encoded?.uri ?? '' })
+  expect(chinese.contents[0]).toMatchObject({ text: '- 中文笔记' })
+  await expect(client.readResource({ uri: 'mnemo:///memory/nope.md' })).rejects.toThrow(/FILE_NOT_FOUND/)
+  await expect(client.readResource({ uri: 'mnemo:///memory/%2E%2E/%2E%2E/etc/passwd' })).rejects.toThrow(/PATH_INVALID/)
+
+  const staleDelete = await client.callTool({ name: 'memory_delete', arguments: { path: day, sha256: stale } })
+  expect(text(staleDelete)).toMatch(/^PRECONDITION_FAILED: /)
+  const deleted = await client.callTool({ name: 'memory_delete', arguments: { path: day, sha256: newSha } })
+  expect(text(deleted)).toBe(`Deleted ${day}.`)
+  expect(structured(deleted)).toEqual({ path: day, deleted: true, indexed: true })
+  const gone = await client.callTool({ name: 'memory_get', arguments: { path: day } })
+  expect(text(gone)).toBe('FILE_NOT_FOUND: No such file')
+  const deletedAgain = await client.callTool({ name: 'memory_delete', arguments: { path: day } })
+  expect(text(deletedAgain)).toBe('FILE_NOT_FOUND: No such file')
 
   const missing = await client.callTool({ name: 'memory_get', arguments: { path: 'memory/nope.md' } })
   expect(missing.isError).toBe(true)
@@ -100,10 +200,10 @@ async function session(client: Client, agent: string): Promise<void> {
 }
 
 describe('MCP over Streamable HTTP at /mcp', () => {
-  it('serves the four memory tools to the SDK client, acting for the token’s agent', async () => {
+  it('serves the memory tools and resources to the SDK client, acting for the token’s agent', async () => {
     const url = await listening()
     await session(await httpClient(url, { authorization: `Bearer ${ALICE}` }), 'alice')
-    expect(fs.readFileSync(path.join(t.agentsDir, 'alice/memory/2026-03-01.md'), 'utf8')).toContain('alice chose')
+    expect(fs.readFileSync(path.join(t.agentsDir, 'alice/MEMORY.md'), 'utf8')).toContain('alice keeps billing')
     // What alice wrote is hers: main (through the admin token) does not find it.
     const admin = await httpClient(url, { authorization: `Bearer ${ADMIN}` })
     const asMain = await admin.callTool({ name: 'memory_search', arguments: { query: 'Postgres billing' } })
@@ -121,6 +221,70 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     const res = await ghost.callTool({ name: 'memory_search', arguments: { query: 'x' } })
     expect(res.isError).toBe(true)
     expect(text(res)).toMatch(/^AGENT_NOT_FOUND: /)
+  })
+
+  it('says why a token is refused, in the challenge and to the SDK client', async () => {
+    const url = await listening()
+    const post = (authorization?: string) =>
+      fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      })
+    const none = await post()
+    expect(none.status).toBe(401)
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="mnemo"')
+    expect(await none.json()).toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: expect.stringMatching(/^Missing bearer token/),
+    })
+    const wrong = await post('Bearer not-a-token')
+    expect(wrong.headers.get('www-authenticate')).toBe(
+      'Bearer realm="mnemo", error="invalid_token", error_description="Invalid bearer token: it is neither ' +
+        'MNEMO_API_TOKEN nor an agent token of MNEMO_AGENT_TOKENS"',
+    )
+    expect(await wrong.json()).toMatchObject({ code: 'UNAUTHORIZED' })
+    await expect(httpClient(url, { authorization: 'Bearer not-a-token' })).rejects.toThrow(
+      /401.*Invalid bearer token: it is neither MNEMO_API_TOKEN nor an agent token/,
+    )
+  })
+
+  it('answers OAuth discovery at once: mnemo takes static bearer tokens', async () => {
+    const url = await listening()
+    for (const where of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+    ]) {
+      const res = await fetch(`${url}${where}`)
+      expect(res.status, where).toBe(404)
+      expect(await res.json()).toMatchObject({
+        code: 'ROUTE_NOT_FOUND',
+        message: expect.stringContaining('mnemo does not use OAuth'),
+      })
+    }
+    // A client with an OAuth provider (as the MCP Inspector has) fails with the reason,
+    // not by asking for an interactive login.
+    const redirects: URL[] = []
+    const provider: OAuthClientProvider = {
+      redirectUrl: 'http://127.0.0.1:1/callback',
+      clientMetadata: { redirect_uris: ['http://127.0.0.1:1/callback'], client_name: 'mnemo-test' },
+      clientInformation: () => undefined,
+      saveClientInformation: () => undefined,
+      tokens: () => undefined,
+      saveTokens: () => undefined,
+      redirectToAuthorization: (to) => void redirects.push(to),
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => '',
+    }
+    const client = new Client({ name: 'mnemo-test', version: '1.0.0' })
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      authProvider: provider,
+      requestInit: { headers: { authorization: 'Bearer not-a-token' } },
+    })
+    await expect(client.connect(transport)).rejects.toThrow(/mnemo does not use OAuth: send its static bearer token/)
+    expect(redirects).toEqual([])
   })
 
   it('answers bodies that are not JSON-RPC with JSON-RPC errors', async () => {
@@ -183,7 +347,7 @@ describe('mnemo mcp (stdio)', () => {
   it('speaks MCP over stdio to a running mnemo, with the same tools and answers', async () => {
     const url = await listening()
     await session(await stdioClient({ MNEMO_URL: url, MNEMO_TOKEN: ALICE }), 'alice')
-    expect(fs.readFileSync(path.join(t.agentsDir, 'alice/memory/2026-03-01.md'), 'utf8')).toContain('alice chose')
+    expect(fs.readFileSync(path.join(t.agentsDir, 'alice/MEMORY.md'), 'utf8')).toContain('alice keeps billing')
   })
 
   it('says which service it cannot reach, as a tool error', async () => {

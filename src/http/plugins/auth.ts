@@ -14,12 +14,14 @@ import { AGENT_HEADER } from '../../shared/agent-id.js'
 import type { Principal, TokenAuth } from '../../agents/token-auth.js'
 import { appError, ERROR_CODES } from '../../shared/errors.js'
 import { checkBrowserRequest, type BrowserPolicy } from '../browser-guard.js'
+import { OAUTH_DISCOVERY_ROUTES } from '../routes/oauth-discovery.routes.js'
 import { sendError } from './error-handler.js'
 
 /** Who sent a request, and the agent it acts for. */
 export type Caller = { principal: Principal; agent: string }
 
-const PUBLIC_ROUTES = new Set(['/health'])
+/** OAuth discovery answers without a token that mnemo has none (oauth-discovery.routes.ts). */
+const PUBLIC_ROUTES = new Set(['/health', ...OAUTH_DISCOVERY_ROUTES])
 /**
  * Routes that answer without a token too, in less detail (readinessProbes carry no token);
  * handlers tell the two apart with isAuthenticated().
@@ -29,6 +31,21 @@ const OPEN_ROUTES = new Set(['/ready'])
 const PROBE_ROUTES = new Set(['/health', '/ready'])
 const DOCS_ROUTES = /^\/(docs(\/.*)?|openapi\.json)$/
 const ADMIN: Principal = { role: 'admin' }
+
+/**
+ * Why a request has no principal (RFC 6750 §3): no Authorization header at all (the
+ * challenge then carries no error), one that is not `Bearer <token>`, or an unknown token.
+ */
+function rejection(authorization: string | undefined): { challenge: string; message: string } {
+  const realm = 'Bearer realm="mnemo"'
+  if (authorization === undefined || authorization.trim() === '') {
+    return { challenge: realm, message: 'Missing bearer token: send "Authorization: Bearer <token>"' }
+  }
+  const [error, message] = /^Bearer\s+\S/i.test(authorization)
+    ? ['invalid_token', 'Invalid bearer token: it is neither MNEMO_API_TOKEN nor an agent token of MNEMO_AGENT_TOKENS']
+    : ['invalid_request', 'The Authorization header is not of the form Bearer <token>']
+  return { challenge: `${realm}, error="${error}", error_description="${message}"`, message }
+}
 
 const callers = new WeakMap<FastifyRequest, Caller>()
 
@@ -79,8 +96,9 @@ export function registerAuth(
       principal = match ? auth.authenticate((match[1] as string).trim()) : null
       if (!principal && route !== undefined && OPEN_ROUTES.has(route)) return
       if (!principal) {
-        reply.header('www-authenticate', 'Bearer')
-        return sendError(reply, request, { code: 'UNAUTHORIZED', message: 'Missing or invalid bearer token' })
+        const { challenge, message } = rejection(request.headers.authorization)
+        reply.header('www-authenticate', challenge)
+        return sendError(reply, request, { code: 'UNAUTHORIZED', message })
       }
     }
     const header = request.headers[AGENT_HEADER]

@@ -36,7 +36,9 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
             scheme: 'bearer',
             description:
               'Required on every route except /health when MNEMO_API_TOKEN or MNEMO_AGENT_TOKENS is set: the admin ' +
-              'token acts for any agent (X-Mnemo-Agent), an agent token for its own agent only',
+              'token acts for any agent (X-Mnemo-Agent), an agent token for its own agent only. A static token, not ' +
+              'OAuth: a refused request is 401 UNAUTHORIZED with WWW-Authenticate: Bearer realm="mnemo", plus ' +
+              'error="invalid_token" (or "invalid_request") and error_description when a token was sent',
           },
         },
       },
