@@ -220,11 +220,8 @@ export interface components {
     schemas: {
         /** @enum {string} */
         SourceInput: "memory" | "sessions";
-        /**
-         * @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/)
-         * @enum {string}
-         */
-        SpaceInput: "agent" | "team";
+        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
+        SpaceInput: ("agent" | "team") | string;
         /**
          * @example {
          *       "query": "qwen-max 模型升级"
@@ -253,7 +250,7 @@ export interface components {
              * @enum {string}
              */
             scope?: "private" | "shared";
-            /** @description Memory spaces to search, merged by score (default: the agent's own and the team's when configured) */
+            /** @description Memory spaces to search, merged by score (default: the agent's own, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED */
             spaces?: components["schemas"]["SpaceInput"][];
             /** @description Temporal decay: a day file (memory/YYYY-MM-DD.md) loses half its score per this many days of age; MEMORY.md and undated files never decay. 0 = none (default MNEMO_SEARCH_HALF_LIFE_DAYS, 0) */
             halfLifeDays?: number;
@@ -368,13 +365,10 @@ export interface components {
         };
         /** @enum {string} */
         Source: "memory" | "sessions";
-        /**
-         * @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/)
-         * @enum {string}
-         */
-        Space: "agent" | "team";
+        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
+        Space: ("agent" | "team") | string;
         SearchHit: {
-            /** @description Workspace-relative POSIX path; team memory under team/ */
+            /** @description Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files) */
             path: string;
             /** @description First line of the chunk, 1-based */
             startLine: number;
@@ -423,7 +417,7 @@ export interface components {
             };
         };
         FileInfo: {
-            /** @description Workspace-relative POSIX path; team memory under team/ */
+            /** @description Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ */
             path: string;
             source: components["schemas"]["Source"];
             space: components["schemas"]["Space"];
@@ -955,7 +949,7 @@ export interface operations {
                 "x-mnemo-agent"?: string;
             };
             path: {
-                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F) */
+                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
                 path: string;
             };
             cookie?: never;
@@ -1066,7 +1060,7 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F) */
+                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
                 path: string;
             };
             cookie?: never;
@@ -1219,7 +1213,7 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F) */
+                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
                 path: string;
             };
             cookie?: never;
@@ -1363,7 +1357,7 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F) */
+                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
                 path: string;
             };
             cookie?: never;
