@@ -21,7 +21,7 @@ import type { AgentSpace } from './agent-space.js'
 import { grantedPrefix, grantedSpace, grantOwner, MAIN_AGENT, TEAM_PREFIX, type Space } from '../shared/agent-id.js'
 import { spaceSummary } from './agent-summary.js'
 import { PLAIN_LAYOUT, type SpaceView } from './empty-space.js'
-import { grantedPath, grantReadOnly, onOwner, withOwnerTargets } from './granted-spaces.js'
+import { grantedPath, grantReadOnly, OWNER_PLACE_WAIT_MS, onOwner, withOwnerTargets } from './granted-spaces.js'
 
 export type AgentGatewayDeps = {
   registry: Pick<AgentRegistry, 'use' | 'list'>
@@ -131,6 +131,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
             owner,
             (space) => space.files.list(),
             () => [],
+            { placeWaitMs: OWNER_PLACE_WAIT_MS },
           )
           granted.push(...files.map((f) => ({ ...f, path: grantedPrefix(owner) + f.path, space: grantedSpace(owner) })))
         }

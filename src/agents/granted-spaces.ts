@@ -8,8 +8,15 @@
 import type { SearchTarget } from '../search/search-service.js'
 import { appError, isAppError } from '../shared/errors.js'
 import { grantedPrefix, grantedSpace } from '../shared/agent-id.js'
-import type { AgentRegistry } from './agent-registry.js'
+import type { AgentRegistry, UseOptions } from './agent-registry.js'
 import type { SpaceView } from './empty-space.js'
+
+/**
+ * How long a request that holds the reader's space waits for a place for an owner's, in ms:
+ * past PREEMPT_AFTER_MS (1 s) even busy agents without a request are closed, so a place
+ * still missing after 2 s is held by requests, maybe ones waiting for the reader's place.
+ */
+export const OWNER_PLACE_WAIT_MS = 2000
 
 /** The granted owner a path names (`agents/coder/memory/x.md` → coder, `memory/x.md`), or null. */
 export function grantedPath(owners: readonly string[], raw: string): { owner: string; rel: string } | null {
@@ -48,13 +55,20 @@ export async function onOwner<T>(
   owner: string,
   fn: (space: SpaceView) => Promise<T>,
   absent: () => T | Promise<T>,
+  opts: UseOptions = {},
 ): Promise<T> {
   let ran = false
   try {
-    return await registry.use(owner, 'read', (space) => {
-      ran = true
-      return fn(space)
-    })
+    return await registry.use(
+      owner,
+      'read',
+      (space) => {
+        ran = true
+        return fn(space)
+      },
+      undefined,
+      opts,
+    )
   } catch (err) {
     if (!ran && isAppError(err) && err.code === 'AGENT_NOT_FOUND') return absent()
     throw err
@@ -63,7 +77,8 @@ export async function onOwner<T>(
 
 /**
  * Runs `fn` with the search targets of every owner listed, each owner's space held open
- * until `fn` is done. Owners are opened one after the other, in the order of the grants.
+ * until `fn` is done. Owners are opened one after the other, in the order of the grants,
+ * each waiting at most OWNER_PLACE_WAIT_MS for a place (the caller holds the reader's).
  */
 export async function withOwnerTargets<T>(
   registry: Pick<AgentRegistry, 'use'>,
@@ -79,5 +94,6 @@ export async function withOwnerTargets<T>(
     owner,
     (space) => next(ownerTarget(owner, space)),
     () => next(null),
+    { placeWaitMs: OWNER_PLACE_WAIT_MS },
   )
 }

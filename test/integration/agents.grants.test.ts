@@ -223,6 +223,41 @@ describe('read grants between agents', () => {
     expect(fs.existsSync(path.join(t.agentsDir, 'coder'))).toBe(false)
   })
 
+  it('gives up with 503 OVERLOADED instead of waiting forever when readers hold every open place', async () => {
+    const ids = ['o1', 'o2', 'r1', 'r2']
+    const token = (id: string) => `${id}-token-0123456789abcdef`
+    t = await buildAgentsApp({
+      env: {
+        MNEMO_AGENT_TOKENS: ids.map((id) => `${id}:${token(id)}`).join(','),
+        MNEMO_AGENT_GRANTS: 'r1:o1,r2:o2',
+        MNEMO_MAX_OPEN_AGENTS: '2',
+      },
+    })
+    const app = t
+    const call = (id: string, method: 'POST' | 'PUT', url: string, payload: unknown) =>
+      app.call(method, url, { token: token(id), payload })
+    // Written in this order, the owners are closed and the readers hold the two places.
+    for (const id of ids) {
+      const res = await call(id, 'PUT', `/files/${CODER_NOTE}`, { content: `- ${id} keeps the KESTREL runbook.` })
+      expect(res.statusCode, res.body).toBe(201)
+    }
+    const searchOwner = (reader: string) =>
+      call(reader, 'POST', '/search', { query: 'KESTREL runbook', minScore: 0, spaces: [`agent:o${reader.slice(1)}`] })
+    const both = await Promise.all([searchOwner('r1'), searchOwner('r2')])
+    const refused = both.filter((res) => res.statusCode !== 200)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const res of refused) {
+      expect(res.statusCode).toBe(503)
+      expect(res.json()).toMatchObject({ code: 'OVERLOADED' })
+    }
+    // Nothing is left waiting: each reader, asking again, finds its owner's note.
+    for (const reader of ['r1', 'r2']) {
+      const res = await searchOwner(reader)
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.json<{ results: Hit[] }>().results.map((h) => h.space)).toEqual([`agent:o${reader.slice(1)}`])
+    }
+  })
+
   it('fails to start on a malformed grant or one naming an unknown agent, naming the entry', async () => {
     const ws = createTempWorkspace()
     try {
