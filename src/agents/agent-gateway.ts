@@ -1,10 +1,12 @@
 /**
  * What a request acting as one agent may do (SPEC §8), for the REST routes and the MCP
  * tools alike: search its own memory and the team's, read and write its own files (and
- * the team's, under `team/`), flush, and sync its index. Every call names the agent; the
- * registry opens its space and holds it for the call, so nothing here can reach another
- * agent's files: paths are resolved inside the agent's (or the team's) folder only, each
- * checked to be the folder opened (held-root.ts). A write that would create the agent is
+ * the team's, under `team/`), flush, and sync its index; search and read (never write) the
+ * memories of agents it has a grant for, under `agents/<owner>/` (granted-spaces.ts). Every
+ * call names the agent; the registry opens its space and holds it for the call, so nothing
+ * here can reach another agent's files without a grant: paths are resolved inside the
+ * agent's (or the team's, or a granted owner's) folder only, each checked to be the folder
+ * opened (held-root.ts). A write that would create the agent is
  * checked, path and content, before its folder is made; a team write never makes it.
  */
 import type { FileWindow } from '../files/file-service.js'
@@ -16,9 +18,10 @@ import type { SearchRequest } from '../search/types.js'
 import { appError } from '../shared/errors.js'
 import type { AgentRegistry } from './agent-registry.js'
 import type { AgentSpace } from './agent-space.js'
-import { MAIN_AGENT, TEAM_PREFIX, type Space } from '../shared/agent-id.js'
+import { grantedPrefix, grantedSpace, grantOwner, MAIN_AGENT, TEAM_PREFIX, type Space } from '../shared/agent-id.js'
 import { spaceSummary } from './agent-summary.js'
 import { PLAIN_LAYOUT, type SpaceView } from './empty-space.js'
+import { grantedPath, grantReadOnly, OWNER_PLACE_WAIT_MS, onOwner, withOwnerTargets } from './granted-spaces.js'
 
 export type AgentGatewayDeps = {
   registry: Pick<AgentRegistry, 'use' | 'list'>
@@ -27,6 +30,8 @@ export type AgentGatewayDeps = {
   search: Pick<SearchService, 'search'>
   /** MNEMO_MAX_FILE_BYTES: what a first write may hold. */
   maxFileBytes: number
+  /** Reader id → the agents whose memory it may search and read (MNEMO_AGENT_GRANTS). */
+  grants: ReadonlyMap<string, readonly string[]>
 }
 
 type Access = 'read' | 'write'
@@ -43,6 +48,13 @@ function withoutCacheSize<T extends { embeddingCacheEntries?: number }>(status: 
 export function createAgentGateway(deps: AgentGatewayDeps) {
   const { registry, team } = deps
   const teamTarget: SearchTarget | null = team && { ...team.target, pathPrefix: TEAM_PREFIX, privateMemoryFile: false }
+  const ownersOf = (agent: string): readonly string[] => deps.grants.get(agent) ?? []
+
+  /** Refuses a write by `agent` to a memory it reads under a grant (before anything else is checked). */
+  function refuseGranted(agent: string, raw: string): void {
+    const granted = grantedPath(ownersOf(agent), raw)
+    if (granted) throw grantReadOnly(agent, granted.owner)
+  }
 
   /** The space a request path names (the team's under `team/`) and the path inside it. */
   function route(own: SpaceView, raw: string): { space: SpaceView; rel: string; prefix: string } {
@@ -80,26 +92,49 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
   }
 
   return {
-    /** Searches the agent's memory and, unless `spaces` leaves it out, the team's. */
+    /**
+     * Searches the agent's memory and, unless `spaces` leaves them out, the team's and those
+     * of the agents it has a grant for. A granted space it has no grant for is refused like
+     * any unknown value, whether that agent exists or not.
+     */
     async search(agent: string, req: SearchRequest) {
-      const spaces = new Set<Space>(req.spaces ?? ['agent', 'team'])
+      const owners = ownersOf(agent)
+      const spaces = new Set<Space>(req.spaces ?? ['agent', 'team', ...owners.map(grantedSpace)])
       if (req.spaces?.includes('team') && !teamTarget) {
         throw appError('VALIDATION_FAILED', 'There is no team memory (MNEMO_TEAM_DIR is not set)')
+      }
+      const ungranted = [...spaces].filter((s) => {
+        const owner = grantOwner(s)
+        return owner !== null && !owners.includes(owner)
+      })
+      if (ungranted.length > 0) {
+        throw appError('VALIDATION_FAILED', `No read grant for ${ungranted.join(', ')} (MNEMO_AGENT_GRANTS)`)
       }
       return registry.use(agent, 'read', async (own) => {
         const withTeam = spaces.has('team') && teamTarget
         if (withTeam) await team?.checkFolder()
         const targets = [spaces.has('agent') ? own.target : null, withTeam ? teamTarget : null]
-        return deps.search.search(
-          req,
-          targets.filter((t): t is SearchTarget => t !== null),
+        const granted = owners.filter((o) => spaces.has(grantedSpace(o)))
+        return withOwnerTargets(registry, granted, (ownerTargets) =>
+          deps.search.search(req, [...targets.filter((t): t is SearchTarget => t !== null), ...ownerTargets]),
         )
       })
     },
-    /** The agent's indexed files, then the team's (under team/). */
+    /** The agent's indexed files, then the team's (under team/), then those of its grants (under agents/<owner>/). */
     listFiles(agent: string) {
       return registry.use(agent, 'read', async (own) => {
         await team?.checkFolder()
+        const granted = []
+        for (const owner of ownersOf(agent)) {
+          const files = await onOwner(
+            registry,
+            owner,
+            (space) => space.files.list(),
+            () => [],
+            { placeWaitMs: OWNER_PLACE_WAIT_MS },
+          )
+          granted.push(...files.map((f) => ({ ...f, path: grantedPrefix(owner) + f.path, space: grantedSpace(owner) })))
+        }
         return [
           ...(await own.files.list()).map((f) => ({ ...f, space: 'agent' as const })),
           ...((await team?.files.list()) ?? []).map((f) => ({
@@ -107,6 +142,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
             path: TEAM_PREFIX + f.path,
             space: 'team' as const,
           })),
+          ...granted,
         ]
       })
     },
@@ -116,7 +152,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       raw: string,
       window: { from?: number | undefined; lines?: number | undefined },
     ): Promise<FileWindow> {
-      return onPath(agent, 'read', raw, async (space, rel) => {
+      const readIn = async (space: SpaceView, rel: string) => {
         const result = await space.files.read(rel, window)
         switch (result.kind) {
           case 'ok': {
@@ -130,27 +166,47 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
           case 'too-large':
             throw appError('FILE_TOO_LARGE', undefined, { details: { sizeBytes: result.sizeBytes } })
         }
-      })
+      }
+      const granted = grantedPath(ownersOf(agent), raw)
+      if (!granted) return onPath(agent, 'read', raw, readIn)
+      const { owner, rel } = granted
+      return onOwner(
+        registry,
+        owner,
+        async (space) => {
+          const found = await readIn(space, rel)
+          return { ...found, path: grantedPrefix(owner) + found.path }
+        },
+        () => {
+          throw appError('FILE_NOT_FOUND')
+        },
+      )
     },
-    put: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>
-      onPath(
+    put: async (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> => {
+      refuseGranted(agent, raw)
+      return onPath(
         agent,
         accessFor(pre),
         raw,
         (space, rel) => space.writes.put(rel, content, pre),
         () => checkNewFileWrite('replace', content, deps.maxFileBytes),
-      ),
-    append: (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> =>
-      onPath(
+      )
+    },
+    append: async (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> => {
+      refuseGranted(agent, raw)
+      return onPath(
         agent,
         accessFor(pre),
         raw,
         (space, rel) => space.writes.append(rel, content, pre),
         () => checkNewFileWrite('append', content, deps.maxFileBytes),
-      ),
+      )
+    },
     /** Deleting needs the file, so it never creates the agent. */
-    remove: (agent: string, raw: string, pre: Precondition) =>
-      onPath(agent, 'read', raw, (space, rel) => space.writes.remove(rel, pre)),
+    remove: async (agent: string, raw: string, pre: Precondition) => {
+      refuseGranted(agent, raw)
+      return onPath(agent, 'read', raw, (space, rel) => space.writes.remove(rel, pre))
+    },
     /**
      * Appends to the agent's day file (creating the agent). The heading names the acting
      * agent (main only when the body says `agentId: "main"`, as single-agent headings never

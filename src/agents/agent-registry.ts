@@ -42,6 +42,14 @@ const CLOSES_AT_ONCE = 2
 /** How long a request waits for an idle agent to close before closing a busy one, in ms. */
 const PREEMPT_AFTER_MS = 1000
 
+/**
+ * Options of one use of an agent's space. `placeWaitMs`: how long to wait for a place among
+ * the `maxOpen` before giving up with 503 OVERLOADED (default: no limit). A request that
+ * already holds another agent's space (a search of granted memories) sets it: two such
+ * requests holding the last places could otherwise wait for each other forever.
+ */
+export type UseOptions = { placeWaitMs?: number }
+
 export type AgentRegistryDeps = {
   main: AgentSpace
   folders: AgentFolders
@@ -183,14 +191,23 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
     return entry
   }
 
-  /** Takes a lease on an entry and waits until it is ready. */
-  async function lease(entry: Entry): Promise<Entry> {
+  /** Takes a lease on an entry and waits until it is ready (giving up after `placeWaitMs` without a place). */
+  async function lease(entry: Entry, opts: UseOptions): Promise<Entry> {
     entry.leases++
     entry.lastUsedMs = now()
     try {
+      if (opts.placeWaitMs !== undefined) {
+        const late = await Promise.race([entry.ready.then(() => false), sleep(opts.placeWaitMs).then(() => true)])
+        if (late && !entry.placed && !entry.space) {
+          throw appError('OVERLOADED', `Every open agent is held by a request (MNEMO_MAX_OPEN_AGENTS): retry shortly`, {
+            details: { agent: entry.id },
+          })
+        }
+      }
       await entry.ready
     } catch (err) {
       entry.leases--
+      notify()
       throw err
     }
     return entry
@@ -212,7 +229,12 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   }
 
   /** The open entry of the agent with a lease taken, or 'empty' for a known agent without a folder. */
-  async function acquire(id: string, access: AgentAccess, check: () => void): Promise<Entry | 'empty'> {
+  async function acquire(
+    id: string,
+    access: AgentAccess,
+    check: () => void,
+    opts: UseOptions,
+  ): Promise<Entry | 'empty'> {
     for (;;) {
       if (closed) throw appError('SHUTTING_DOWN')
       const known = entries.get(id)
@@ -221,7 +243,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
         await known.closing
         continue
       }
-      if (known) return lease(known)
+      if (known) return lease(known, opts)
       const lookup = await deps.folders.find(id)
       let found: FoundFolder
       if (lookup.kind === 'found') found = lookup
@@ -231,7 +253,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       // The registry may have closed, or another request opened the agent, meanwhile.
       if (closed) throw appError('SHUTTING_DOWN')
       if (entries.has(id)) continue
-      return lease(openEntry(id, found))
+      return lease(openEntry(id, found), opts)
     }
   }
 
@@ -267,20 +289,22 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
      * without a folder, read access). Throws 404 AGENT_NOT_FOUND for an unknown agent
      * (reads), or when no MNEMO_AGENTS_DIR is set; 409 PATH_CHANGED when its folder was
      * replaced. A write that creates the agent runs `check` first (it throws what the write
-     * would be refused with), so a refused write creates nothing.
+     * would be refused with), so a refused write creates nothing. 503 OVERLOADED when
+     * `opts.placeWaitMs` passes without a place for it.
      */
     async use<T>(
       id: string,
       access: AgentAccess,
       fn: (space: SpaceView) => Promise<T>,
       check: () => void = () => undefined,
+      opts: UseOptions = {},
     ): Promise<T> {
       if (!isAgentId(id)) throw appError('AGENT_INVALID')
       if (id === MAIN_AGENT) {
         await deps.main.checkFolder()
         return fn(deps.main)
       }
-      const entry = await acquire(id, access, check)
+      const entry = await acquire(id, access, check, opts)
       if (entry === 'empty') return fn(deps.empty(id))
       try {
         const space = entry.space as AgentSpace

@@ -105,7 +105,13 @@ export async function createAgents(deps: AgentsDeps) {
     log,
     ...(deps.now && { now: deps.now }),
   })
-  const gateway = createAgentGateway({ registry, team, search: deps.search, maxFileBytes: config.index.maxFileBytes })
+  const gateway = createAgentGateway({
+    registry,
+    team,
+    search: deps.search,
+    maxFileBytes: config.index.maxFileBytes,
+    grants: config.agents.grants,
+  })
 
   return {
     main,

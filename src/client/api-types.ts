@@ -220,11 +220,8 @@ export interface components {
     schemas: {
         /** @enum {string} */
         SourceInput: "memory" | "sessions";
-        /**
-         * @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/)
-         * @enum {string}
-         */
-        SpaceInput: "agent" | "team";
+        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
+        SpaceInput: ("agent" | "team") | string;
         /**
          * @example {
          *       "query": "qwen-max 模型升级"
@@ -253,7 +250,7 @@ export interface components {
              * @enum {string}
              */
             scope?: "private" | "shared";
-            /** @description Memory spaces to search, merged by score (default: the agent's own and the team's when configured) */
+            /** @description Memory spaces to search, merged by score (default: the agent's own, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED */
             spaces?: components["schemas"]["SpaceInput"][];
             /** @description Token budget of the answer: results are packed best first while their snippets fit (estimated: a CJK character ≈ 1 token, other text ≈ 4 characters per token); the last one is trimmed at a line boundary. Without maxResults, up to 100 results. usage.resultTokens says what was returned */
             maxTokens?: number;
@@ -376,13 +373,10 @@ export interface components {
         };
         /** @enum {string} */
         Source: "memory" | "sessions";
-        /**
-         * @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/)
-         * @enum {string}
-         */
-        Space: "agent" | "team";
+        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
+        Space: ("agent" | "team") | string;
         SearchHit: {
-            /** @description Workspace-relative POSIX path; team memory under team/ */
+            /** @description Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files) */
             path: string;
             /** @description First line of the chunk, 1-based */
             startLine: number;
@@ -435,7 +429,7 @@ export interface components {
             };
         };
         FileInfo: {
-            /** @description Workspace-relative POSIX path; team memory under team/ */
+            /** @description Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ */
             path: string;
             source: components["schemas"]["Source"];
             space: components["schemas"]["Space"];
@@ -967,7 +961,7 @@ export interface operations {
                 "x-mnemo-agent"?: string;
             };
             path: {
-                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F) */
+                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
                 path: string;
             };
             cookie?: never;
@@ -1078,7 +1072,7 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F) */
+                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
                 path: string;
             };
             cookie?: never;
@@ -1231,7 +1225,7 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F) */
+                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
                 path: string;
             };
             cookie?: never;
@@ -1375,7 +1369,7 @@ export interface operations {
                 "if-none-match"?: string;
             };
             path: {
-                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F) */
+                /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
                 path: string;
             };
             cookie?: never;

@@ -54,6 +54,8 @@ export type Config = Readonly<{
     teamWritable: boolean
     /** Agent id → its token (secrets: never logged). */
     tokens: ReadonlyMap<string, string>
+    /** Reader id → the agents whose memory it may search and read, never write (MNEMO_AGENT_GRANTS). */
+    grants: ReadonlyMap<string, readonly string[]>
   }>
   sync: Readonly<{ watch: boolean; debounceMs: number; rescanMs: number }>
   index: Readonly<{

@@ -83,6 +83,9 @@ export const envSchema = z
     MNEMO_AGENT_TOKENS_FILE: envVar(z.string().optional()).describe(
       'File of agent tokens, one id:token per line (# comments). Not with MNEMO_AGENT_TOKENS',
     ),
+    MNEMO_AGENT_GRANTS: envVar(z.string().optional()).describe(
+      "Read grants as reader:owner,reader:owner: the reader may search and read the owner's memory (space agent:<owner>, paths under agents/<owner>/), never write it",
+    ),
     MNEMO_ALLOWED_HOSTS: envVar(z.string().optional()).describe(
       'Without a token: host names besides localhost that requests may be addressed to (comma-separated), e.g. the compose service name',
     ),

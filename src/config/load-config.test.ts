@@ -106,6 +106,7 @@ describe('agent settings', () => {
       teamDir: undefined,
       teamWritable: false,
       tokens: new Map(),
+      grants: new Map(),
     })
   })
 

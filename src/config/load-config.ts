@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
+import { GRANTS_PREFIX, MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
+import { parseAgentGrants } from './agent-grants.js'
 import type { Config } from './config.js'
 import { envSchema } from './env-schema.js'
 import { openWithoutToken } from './loopback.js'
@@ -114,6 +115,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   if (teamDir !== undefined && extraPaths.some((p) => p === 'team' || p.startsWith(TEAM_PREFIX))) {
     issues.push('MNEMO_EXTRA_PATHS: team/ is reserved for team memory when MNEMO_TEAM_DIR is set')
   }
+  const grants = parseAgentGrants(
+    e.MNEMO_AGENT_GRANTS,
+    { agentsDir, tokens: new Set(agentTokens.keys()), maxOpen: e.MNEMO_MAX_OPEN_AGENTS },
+    issues,
+  )
+  if (grants.has(MAIN_AGENT) && extraPaths.some((p) => `${p}/`.startsWith(GRANTS_PREFIX))) {
+    issues.push('MNEMO_EXTRA_PATHS: agents/ is reserved for granted memories when main reads another agent')
+  }
   if (issues.length > 0) throw new ConfigError(issues)
 
   const config: Config = {
@@ -150,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       teamDir,
       teamWritable: e.MNEMO_TEAM_WRITABLE,
       tokens: agentTokens,
+      grants,
     },
     sync: { watch: e.MNEMO_WATCH, debounceMs: e.MNEMO_SYNC_DEBOUNCE_MS, rescanMs: e.MNEMO_SYNC_RESCAN_MS },
     index: {

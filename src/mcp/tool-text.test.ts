@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SearchResponse } from '../search/types.js'
+import type { Space } from '../shared/agent-id.js'
 import { citation, deleteText, flushText, getText, listText, replaceText, searchText, writeText } from './tool-text.js'
 
 const response = (results: SearchResponse['results'], degraded?: SearchResponse['degraded']): SearchResponse => ({
@@ -9,7 +10,7 @@ const response = (results: SearchResponse['results'], degraded?: SearchResponse[
   usage: { embeddingTokens: 0, rerankTokens: 0, resultTokens: 0 },
   timingsMs: { keyword: 1, embed: 0, vector: 0, rerank: 0, total: 1 },
 })
-const hit = (path: string, startLine: number, endLine: number, space: 'agent' | 'team' = 'agent') => ({
+const hit = (path: string, startLine: number, endLine: number, space: Space = 'agent') => ({
   path,
   startLine,
   endLine,
@@ -36,12 +37,20 @@ describe('MCP tool text', () => {
     )
   })
 
-  it('lists search hits best first with citations, scores and the team label', () => {
-    const text = searchText('db', response([hit('memory/a.md', 1, 2), hit('team/MEMORY.md', 5, 5, 'team')]))
+  it('lists search hits best first with citations, scores and the team and granted labels', () => {
+    const text = searchText(
+      'db',
+      response([
+        hit('memory/a.md', 1, 2),
+        hit('team/MEMORY.md', 5, 5, 'team'),
+        hit('agents/coder/MEMORY.md', 1, 1, 'agent:coder'),
+      ]),
+    )
     expect(text).toBe(
-      '2 memories for "db", best first:\n\n' +
+      '3 memories for "db", best first:\n\n' +
         '[1] memory/a.md#L1-L2 (score 0.81)\ntext of memory/a.md\n\n' +
-        '[2] team/MEMORY.md#L5 (score 0.81, team memory)\ntext of team/MEMORY.md',
+        '[2] team/MEMORY.md#L5 (score 0.81, team memory)\ntext of team/MEMORY.md\n\n' +
+        '[3] agents/coder/MEMORY.md#L1 (score 0.81, memory of agent "coder")\ntext of agents/coder/MEMORY.md',
     )
   })
 

@@ -7,6 +7,7 @@ import type { FileWindow } from '../files/file-service.js'
 import type { FlushResult } from '../files/flush-service.js'
 import type { WriteResult } from '../files/write-service.js'
 import type { SearchResponse } from '../search/types.js'
+import { grantOwner } from '../shared/agent-id.js'
 import type { DeleteResult, FileListing } from './memory-backend.js'
 
 /** `memory/2026-03-01.md#L3-L7` (one line: `#L3`). */
@@ -27,7 +28,8 @@ export function searchText(query: string, res: SearchResponse): string {
     return `No memory matches "${query}": nothing relevant is remembered.${notes}`
   }
   const blocks = res.results.map((r, i) => {
-    const where = r.space === 'team' ? ', team memory' : ''
+    const owner = grantOwner(r.space)
+    const where = r.space === 'team' ? ', team memory' : owner === null ? '' : `, memory of agent "${owner}"`
     return `[${i + 1}] ${citation(r.path, r.startLine, r.endLine)} (score ${r.score.toFixed(2)}${where})\n${r.snippet}`
   })
   const count = res.results.length === 1 ? '1 memory' : `${res.results.length} memories`

@@ -1,6 +1,7 @@
 /**
  * The memory spaces one search covers (pure): the agent's own index and, when configured,
- * the team index, whose paths carry the reserved prefix `team/`. Each space is filtered
+ * the team index, whose paths carry the reserved prefix `team/`, and the indexes of agents
+ * it has a read grant for, under `agents/<owner>/`. Each space is filtered
  * with the part of the request's pathPrefix that applies to its own paths, and its chunk
  * ids are made unique across spaces before the merged list is ranked.
  */
@@ -18,8 +19,12 @@ export function spacePathPrefix(
   return spacePrefix.startsWith(requested) ? { pathPrefix: undefined } : null
 }
 
-/** Spaces one search can cover; chunk ids are spread so that each space has its own residue. */
-export const MAX_SPACES = 4
+/**
+ * Spaces one search can cover (the agent's, the team's and up to 14 granted ones); chunk ids
+ * are spread so that each space has its own residue. Ids stay exact: SQLite rowids times 16
+ * are far below 2^53 for any index that fits on a disk.
+ */
+export const MAX_SPACES = 16
 
 /** A chunk id unique across the spaces of one search (keeps the order of ids within a space). */
 export const globalChunkId = (id: number, spaceIndex: number): number => id * MAX_SPACES + spaceIndex

@@ -14,7 +14,7 @@ export const ERROR_CODES = {
     status: 403,
     message:
       'The path is a memory source the write API may not change (session transcripts, read-only extra paths, ' +
-      'team memory without MNEMO_TEAM_WRITABLE=true)',
+      "team memory without MNEMO_TEAM_WRITABLE=true, another agent's memory read under MNEMO_AGENT_GRANTS)",
   },
   AGENT_FORBIDDEN: { status: 403, message: 'This token may not act for that agent' },
   ORIGIN_FORBIDDEN: {

@@ -5,7 +5,9 @@ import { Source, Space } from './search.schema.js'
 
 export const FileInfo = z
   .object({
-    path: z.string().describe('Workspace-relative POSIX path; team memory under team/'),
+    path: z
+      .string()
+      .describe("Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/"),
     source: Source,
     space: Space,
     sizeBytes: z.number().int(),
@@ -22,7 +24,7 @@ export const FileParams = z.object({
   '*': z
     .string()
     .describe(
-      'Workspace-relative path, e.g. memory/2026-02-16.md, or team/memory/2026-03-01.md for team memory; slashes may be sent as they are or encoded (%2F)',
+      'Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F)',
     ),
 })
 

@@ -1,6 +1,7 @@
 /** POST /search request and response (SPEC §3). */
 import { z } from 'zod'
 import { parseDateBound } from '../../search/date-range.js'
+import { AGENT_ID_PATTERN } from '../../shared/agent-id.js'
 import { PathPrefix } from './common.schema.js'
 
 /** Most results one search answers (and one /mcp request, however many calls its batch holds). */
@@ -9,8 +10,12 @@ export const MAX_RESULTS = 100
 export const Source = z.enum(['memory', 'sessions']).meta({ id: 'Source' })
 
 export const Space = z
-  .enum(['agent', 'team'])
-  .describe('"agent": the agent\'s own memory; "team": the team memory every agent shares (paths under team/)')
+  .union([z.enum(['agent', 'team']), z.templateLiteral(['agent:', z.string().regex(AGENT_ID_PATTERN)])])
+  .describe(
+    '"agent": the agent\'s own memory; "team": the team memory every agent shares (paths under team/); ' +
+      '"agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant ' +
+      '(MNEMO_AGENT_GRANTS; paths under agents/<id>/)',
+  )
   .meta({ id: 'Space' })
 
 const DateBound = z
@@ -53,7 +58,9 @@ export const SearchRequest = z
       .array(Space)
       .min(1)
       .optional()
-      .describe("Memory spaces to search, merged by score (default: the agent's own and the team's when configured)"),
+      .describe(
+        "Memory spaces to search, merged by score (default: the agent's own, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED",
+      ),
     maxTokens: z
       .number()
       .int()
@@ -100,7 +107,11 @@ export const SearchRequest = z
 
 export const SearchHit = z
   .object({
-    path: z.string().describe('Workspace-relative POSIX path; team memory under team/'),
+    path: z
+      .string()
+      .describe(
+        "Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files)",
+      ),
     startLine: z.number().int().describe('First line of the chunk, 1-based'),
     endLine: z.number().int().describe('Last line of the chunk, inclusive'),
     snippet: z
