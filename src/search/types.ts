@@ -25,6 +25,8 @@ export type SearchRequest = {
   /** Diversify results (mmr.ts), with λ. */
   mmr?: boolean | undefined
   mmrLambda?: number | undefined
+  /** Fuse in the query's lex/vec/hyde variants (expand/query-expansion.ts); default MNEMO_SEARCH_EXPAND. */
+  expand?: boolean | undefined
 }
 
 export type SearchHit = {
@@ -57,7 +59,7 @@ export type SearchResponse = {
    * MNEMO_SNIPPET_BYTES_PER_SEARCH; absent when none was.
    */
   snippetsShortened?: number
-  degraded?: { vector?: string; rerank?: string }
+  degraded?: { vector?: string; rerank?: string; expand?: string }
   usage: { embeddingTokens: number; rerankTokens: number }
   timingsMs: { keyword: number; embed: number; vector: number; rerank: number; total: number }
 }
