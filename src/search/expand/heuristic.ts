@@ -4,12 +4,14 @@
  * corpus). The analyzer (src/text/analyzer.ts) already stems, folds case and diacritics,
  * splits identifiers into their parts and CJK into bigrams, so what is left to add is
  * word boundaries the query and a note may draw differently:
- *   - forms: `qwen-max` → `qwenMax` (its parts and `qwenmax`, which the analyzer does not
- *     derive from `qwen-max`), `gpt4` → `gpt4 gpt-4` (`gpt`, `4`, as a note writing
- *     `gpt-4` or `GPT 4` is indexed);
- *   - joined pairs: adjacent Latin words written apart, `user name` → `userName` (the parts
- *     and `username`, as a note writing `username` or `userName` is indexed), once for the
- *     pairs starting at even words and once for the odd ones, so every pair is tried.
+ *   - forms: `e-mail` → `email` (a note writing `email` is indexed as the stemmed word, which
+ *     the analyzer does not derive from `e-mail`), `gpt4` → `gpt4 gpt-4` (`gpt`, `4`, as a
+ *     note writing `gpt-4` or `GPT 4` is indexed);
+ *   - joined pairs: adjacent Latin words written apart, `user name` → `username` (as a note
+ *     writing `username` is indexed; `userName` is matched by its parts already), once for
+ *     the pairs starting at even words and once for the odd ones, so every pair is tried.
+ * Joined words are written plainly, not in camel case: the analyzer stems a plain word
+ * (`username` → `usernam`) but keeps a camel-case whole as it is.
  * Stopwords are never joined. CJK is left as it is: bigrams already match a word however it
  * is segmented. Variants are `lex` only: without a model there is nothing to rephrase.
  */
@@ -21,12 +23,10 @@ const WORD = /[\p{L}\p{M}\p{N}]+(?:[-_.:/@+#][\p{L}\p{M}\p{N}]+)*/gu
 const CONNECTOR = /[-_.:/@+#]/g
 const LATIN_WORD = /^\p{Script=Latin}+$/u
 const LETTER_DIGIT = /(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u
-/** A part a camel-case join keeps apart: Latin letters first (`02` of a date would fuse with its neighbours). */
+/** Parts worth joining start with a Latin letter (a date's `2026-02-16` is matched by its parts). */
 const LATIN_PART = /^\p{Script=Latin}/u
 
 type Word = { start: number; end: number; text: string }
-
-const capitalise = (w: string) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()
 
 /** The other spelling of one word, or undefined when it has none. */
 function otherForm(word: string): string | undefined {
@@ -34,7 +34,7 @@ function otherForm(word: string): string | undefined {
   const parts = word.split(CONNECTOR)
   if (parts.length > 1) {
     if (!parts.every((p) => LATIN_PART.test(p))) return undefined
-    return parts.map((p, i) => (i === 0 ? p.toLowerCase() : capitalise(p))).join('')
+    return parts.join('').toLowerCase()
   }
   const pieces = word.split(LETTER_DIGIT)
   return pieces.length > 1 ? `${word} ${pieces.join('-')}` : undefined
@@ -52,7 +52,7 @@ function rewrite(text: string, words: readonly Word[], replaced: ReadonlyMap<num
   return out + text.slice(at)
 }
 
-/** Word i and i + 1 joined into one camel-case word, when both are Latin non-stopwords written apart. */
+/** Whether word i and i + 1 are joined: both Latin non-stopwords written apart by whitespace. */
 function joinable(text: string, words: readonly Word[], i: number): boolean {
   const [a, b] = [words[i], words[i + 1]]
   if (!a || !b || text.slice(a.end, b.start).trim() !== '') return false
@@ -68,7 +68,7 @@ function joinedPairs(text: string, words: readonly Word[], offset: number): stri
     if (i % 2 === offset && joinable(text, words, i)) {
       const next = words[i + 1] as Word
       merged.push({ start: w.start, end: next.end, text: '' })
-      replaced.set(merged.length - 1, w.text.toLowerCase() + capitalise(next.text))
+      replaced.set(merged.length - 1, (w.text + next.text).toLowerCase())
       i++
     } else merged.push(w)
   }
