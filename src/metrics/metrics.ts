@@ -66,7 +66,7 @@ export function createMetrics(
   })
   const degraded = new Counter({
     name: 'mnemo_search_degraded_total',
-    help: 'Searches that fell back because a provider stage failed or timed out (stage: vector, rerank)',
+    help: 'Searches that fell back because a provider stage failed or timed out (stage: vector, rerank, expand)',
     labelNames: ['stage'] as const,
     registers: [registry],
   })

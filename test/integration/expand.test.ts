@@ -103,6 +103,17 @@ describe('expand with a chat model', () => {
     expect(server?.requests).toHaveLength(2)
   })
 
+  it('asks once for the same query searched at the same time', async () => {
+    const { t, server } = await start([{ ...chat(VARIANTS), delayMs: 100 }])
+    const [a, b] = await Promise.all([
+      t.search({ query: QUERY, minScore: 0, expand: true }),
+      t.search({ query: QUERY, minScore: 0, expand: true }),
+    ])
+    expect(paths(a.body)).toContain(ACCOUNTS)
+    expect(b.body.results).toEqual(a.body.results)
+    expect(server?.requests).toHaveLength(1)
+  })
+
   it('reads variants written as lex:/vec:/hyde: lines', async () => {
     const { t } = await start([chat('Here you go:\nlex: admin username\nhyde: The admin is root.')])
     const expanded = await t.search({ query: QUERY, minScore: 0, expand: true })
@@ -126,6 +137,8 @@ describe('expand with a chat model', () => {
     expect(expanded.body.results.length).toBeGreaterThan(0)
     expect(logs.some((l) => l.includes('"level":40') && l.includes('query expansion failed'))).toBe(true)
     expect(logs.join('\n')).not.toContain('sk-test-expand-key')
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics' })
+    expect(metrics.body).toContain('mnemo_search_degraded_total{stage="expand"} 1')
   })
 
   it('does not remember a failure: the next search asks again', async () => {
@@ -155,6 +168,18 @@ describe('expand with a chat model', () => {
       expect.arrayContaining([QUERY, 'which account has admin rights', 'The admin username is root.']),
     )
     expect(embedder.texts).not.toContain('admin username')
+  })
+
+  it("leaves out a variant the embedder fails on, saying so, and keeps the plain query's vector results", async () => {
+    const embedder = createFakeEmbedder()
+    const { t } = await start([chat(JSON.stringify({ vec: ['which account has admin rights'] }))], { embedder })
+    const plain = await t.search({ query: QUERY, minScore: 0 })
+    embedder.fail() // the query's vector is cached; the variant's is not
+    const res = await t.search({ query: QUERY, minScore: 0, expand: true })
+    expect(res.body.mode).toBe('hybrid')
+    expect(res.body.degraded?.vector).toBeUndefined()
+    expect(res.body.degraded?.expand).toMatch(/a vec variant was not embedded/)
+    expect(res.body.results).toEqual(plain.body.results)
   })
 })
 

@@ -48,16 +48,83 @@ export type ExpandTarget = {
 /** The plain query's candidates per index (null: that side did not run there). */
 export type CandidateLists = { keyword: (KeywordHit[] | null)[]; vector: (VectorHit[] | null)[] }
 
-export type Widened = CandidateLists & { degraded?: string; embeddingTokens: number; variants: Variant[] }
+export type Widened = CandidateLists & { degraded?: string; embeddingTokens: number }
+
+type Outcome = { variants: Variant[]; degraded?: string }
+
+type WidenContext = CandidateLists & {
+  targets: readonly ExpandTarget[]
+  /** Candidates each search takes (the plain query's limit). */
+  limit: number
+  embedder: Pick<QueryEmbedder, 'embed'> | null
+}
+
+/** One variant's keyword candidates per index, where the plain query's keyword side ran. */
+async function keywordCandidates(variant: Variant, ctx: WidenContext): Promise<KeywordHit[][]> {
+  const { terms, names } = analyseQuery(variant.text)
+  return Promise.all(
+    ctx.targets.map(({ target, filters }, i) =>
+      ctx.keyword[i] === null || !filters || terms.length === 0
+        ? Promise.resolve([])
+        : target.reader.keyword({ terms, names, limit: ctx.limit, filters }),
+    ),
+  )
+}
+
+/**
+ * The variants' vector candidates per index, where the plain query's vector side ran; a
+ * variant whose embedding fails is left out, and why is told.
+ */
+async function vectorCandidates(
+  embedder: Pick<QueryEmbedder, 'embed'>,
+  variants: readonly Variant[],
+  ctx: WidenContext,
+): Promise<{ lists: VectorHit[][][]; tokens: number; problems: string[] }> {
+  let tokens = 0
+  const problems: string[] = []
+  const lists = await Promise.all(
+    variants.map(async (v): Promise<VectorHit[][]> => {
+      let vector: Float32Array
+      try {
+        const out = await embedder.embed(v.text)
+        vector = out.vector
+        tokens += out.tokens
+      } catch (err) {
+        problems.push(`a ${v.type} variant was not embedded: ${err instanceof Error ? err.message : String(err)}`)
+        return ctx.targets.map(() => [])
+      }
+      return Promise.all(
+        ctx.targets.map(({ target, filters }, i) =>
+          ctx.vector[i] === null || !filters || isZeroVector(vector)
+            ? Promise.resolve([])
+            : target.reader.vector({ vector, limit: ctx.limit, filters }),
+        ),
+      )
+    }),
+  )
+  return { lists, tokens, problems }
+}
 
 export function createQueryExpansion(deps: ExpansionDeps) {
   const cache = deps.cacheMaxEntries > 0 ? createLru<string, Variant[]>(deps.cacheMaxEntries) : null
+  /** Questions to the source in flight: the same query searched at once asks once. */
+  const inFlight = new Map<string, Promise<Outcome>>()
 
-  /** The query's variants, or none and why. */
-  async function variantsOf(query: string): Promise<{ variants: Variant[]; degraded?: string }> {
+  /** The query's variants (from the cache, a question in flight, or a new one). */
+  function variantsOf(query: string): Promise<Outcome> {
     const key = `${deps.source.model}\u0000${query}`
     const cached = cache?.get(key)
-    if (cached) return { variants: cached }
+    if (cached) return Promise.resolve({ variants: cached })
+    let pending = inFlight.get(key)
+    if (!pending) {
+      pending = ask(key, query).finally(() => inFlight.delete(key))
+      inFlight.set(key, pending)
+    }
+    return pending
+  }
+
+  /** Asks the source within the time limit: its variants, or none and why. */
+  async function ask(key: string, query: string): Promise<Outcome> {
     try {
       const raw = await withTimeout(
         deps.timeoutMs,
@@ -79,54 +146,20 @@ export function createQueryExpansion(deps: ExpansionDeps) {
    */
   async function widen(
     req: { query: string; expand?: boolean | undefined },
-    ctx: CandidateLists & {
-      targets: readonly ExpandTarget[]
-      limit: number
-      embedder: Pick<QueryEmbedder, 'embed'> | null
-    },
+    ctx: WidenContext,
   ): Promise<Widened | undefined> {
     if (!(req.expand ?? deps.byDefault)) return undefined
     const { variants, degraded } = await variantsOf(req.query)
-    const vectorRan = ctx.embedder !== null && ctx.vector.some((hits) => hits !== null)
-    const byKeyword = variants.filter((v) => v.type === 'lex' || (v.type === 'vec' && !vectorRan))
-    const byVector = vectorRan ? variants.filter((v) => v.type !== 'lex') : []
-    let embeddingTokens = 0
-    const problems: string[] = []
-
-    const keywordLists = await Promise.all(
-      byKeyword.map(async (v) => {
-        const { terms, names } = analyseQuery(v.text)
-        return Promise.all(
-          ctx.targets.map(({ target, filters }, i) =>
-            ctx.keyword[i] === null || !filters || terms.length === 0
-              ? Promise.resolve([])
-              : target.reader.keyword({ terms, names, limit: ctx.limit, filters }),
-          ),
-        )
-      }),
-    )
-    const vectorLists = await Promise.all(
-      byVector.map(async (v) => {
-        let vector: Float32Array
-        try {
-          const out = await (ctx.embedder as Pick<QueryEmbedder, 'embed'>).embed(v.text)
-          vector = out.vector
-          embeddingTokens += out.tokens
-        } catch (err) {
-          problems.push(`a ${v.type} variant was not embedded: ${err instanceof Error ? err.message : String(err)}`)
-          return ctx.targets.map(() => [])
-        }
-        return Promise.all(
-          ctx.targets.map(({ target, filters }, i) =>
-            ctx.vector[i] === null || !filters || isZeroVector(vector)
-              ? Promise.resolve([])
-              : target.reader.vector({ vector, limit: ctx.limit, filters }),
-          ),
-        )
-      }),
-    )
-    if (problems.length > 0) deps.log.warn({ problems }, 'query expansion: variants left out')
-    const reason = [degraded, ...problems].filter(Boolean).join('; ')
+    // Vector variants need the vector side to have run for the plain query somewhere.
+    const embedder = ctx.vector.some((hits) => hits !== null) ? ctx.embedder : null
+    const byKeyword = variants.filter((v) => v.type === 'lex' || (v.type === 'vec' && !embedder))
+    const byVector = embedder ? variants.filter((v) => v.type !== 'lex') : []
+    const [keywordLists, vectors] = await Promise.all([
+      Promise.all(byKeyword.map((v) => keywordCandidates(v, ctx))),
+      embedder ? vectorCandidates(embedder, byVector, ctx) : { lists: [], tokens: 0, problems: [] },
+    ])
+    if (vectors.problems.length > 0) deps.log.warn({ problems: vectors.problems }, 'query expansion: variants left out')
+    const reason = [degraded, ...vectors.problems].filter(Boolean).join('; ')
     const variantLists = <T>(extra: T[][][], i: number) =>
       extra.map((lists) => ({ weight: VARIANT_WEIGHT, hits: lists[i] ?? [] }))
     return {
@@ -136,13 +169,12 @@ export function createQueryExpansion(deps: ExpansionDeps) {
           : fuseWeighted('textScore', [{ weight: 1, hits }, ...variantLists(keywordLists, i)], ctx.limit),
       ),
       vector: ctx.vector.map((hits, i) =>
-        hits === null || vectorLists.length === 0
+        hits === null || vectors.lists.length === 0
           ? hits
-          : fuseWeighted('vectorScore', [{ weight: 1, hits }, ...variantLists(vectorLists, i)], ctx.limit),
+          : fuseWeighted('vectorScore', [{ weight: 1, hits }, ...variantLists(vectors.lists, i)], ctx.limit),
       ),
       ...(reason ? { degraded: reason } : {}),
-      embeddingTokens,
-      variants,
+      embeddingTokens: vectors.tokens,
     }
   }
 
