@@ -4,7 +4,10 @@
  * are written as JSONL for score.py, and score.py's summary is printed.
  *
  *   npm run eval -- cmrc|locomo|scifact|all [--dir ../shared/eval] [--out eval-results]
- *                   [--max-results 10] [--min-score 0] [--mode keyword] [--env KEY=VALUE ...]
+ *                   [--max-results 10] [--min-score 0] [--mode keyword] [--expand] [--env KEY=VALUE ...]
+ *
+ * `--expand` sends `expand: true` (query expansion: the MNEMO_EXPAND_* chat model's variants,
+ * or without one the heuristic's).
  *
  * With `--env MNEMO_DATABASE_URL=postgres://…` the indexes live in PostgreSQL: each workspace
  * in a schema of its own (dropped afterwards), as on SQLite in a data dir of its own.
@@ -40,6 +43,7 @@ const { values, positionals } = parseArgs({
     'max-results': { type: 'string', default: '10' },
     'min-score': { type: 'string', default: '0' },
     mode: { type: 'string', default: 'hybrid' },
+    expand: { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
   },
 })
@@ -104,6 +108,7 @@ async function runWorkspace(workspace: string, queries: Query[], atDefaults = fa
               maxResults: Number(values['max-results']),
               minScore: Number(values['min-score']),
               mode: values.mode,
+              ...(values.expand && { expand: true }),
             },
       })
       if (res.statusCode !== 200) throw new Error(`search failed for ${q.qid}: ${res.body}`)

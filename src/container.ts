@@ -20,6 +20,7 @@ import { watchSources, type WatcherFactory } from './indexing/watcher.js'
 import { createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
 import type { EmbeddingProvider, RerankProvider } from './providers/types.js'
 import { createSearchService } from './search/search-service.js'
+import { createExpansionModule } from './search/expand/expand-module.js'
 import { createMetrics } from './metrics/metrics.js'
 import { instrumentGateway } from './metrics/instrument-gateway.js'
 import { createTurns } from './shared/async.js'
@@ -115,6 +116,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     settings: config.search,
     rerank: config.rerank,
     log: log.child({ module: 'search' }),
+    expansion: createExpansionModule(config.expand, log.child({ module: 'expand' })),
     ...(overrides.now && { now: overrides.now }),
   })
   const agents = await createAgents({ config, shared, search, log, ...(overrides.now && { now: overrides.now }) })

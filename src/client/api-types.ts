@@ -266,6 +266,8 @@ export interface components {
             mmr?: boolean;
             /** @description MMR trade-off: 1 is score order, lower favours results unlike those above (default MNEMO_SEARCH_MMR_LAMBDA, 0.7) */
             mmrLambda?: number;
+            /** @description Query expansion: also search keyword (lex), rephrased (vec) and hypothetical-answer (hyde) variants of the query, from the MNEMO_EXPAND_* chat model or, without one, heuristic keyword variants; their candidates count at 0.8 of their score, so expansion only adds results (default MNEMO_SEARCH_EXPAND, false) */
+            expand?: boolean;
         };
         /**
          * @example {
@@ -410,6 +412,8 @@ export interface components {
                 vector?: string;
                 /** @description Why results are in merged order (reranker failed or timed out) */
                 rerank?: string;
+                /** @description Why the query was searched without (some of) its variants (expansion model failed or timed out) */
+                expand?: string;
             };
             /** @description Tokens this search cost and returned */
             usage: {

@@ -120,5 +120,16 @@ export type Config = Readonly<{
     timeoutMs: number
     topN: number
   }>
+  /** Query expansion (src/search/expand/): a chat model's variants, else the heuristic's. */
+  expand: Readonly<{
+    /** Whether a search that does not say `expand` expands. */
+    byDefault: boolean
+    baseUrl: string | undefined
+    /** Secret: never logged. */
+    apiKey: string | undefined
+    model: string | undefined
+    timeoutMs: number
+    cacheMaxEntries: number
+  }>
   log: Readonly<{ level: string }>
 }>

@@ -225,6 +225,23 @@ export const envSchema = z
       'Time limit for a rerank call; past it the merged order is returned (degraded)',
     ),
     MNEMO_RERANK_TOP_N: envVar(int(1, 200).default(20)).describe('Candidates sent to the reranker'),
+    MNEMO_SEARCH_EXPAND: envVar(bool(false)).describe(
+      'Query expansion for searches that do not say `expand` (lex/vec/hyde variants fused with the query)',
+    ),
+    MNEMO_EXPAND_BASE_URL: envVar(z.url().optional()).describe(
+      'OpenAI-compatible chat API for query variants (mnemo calls <url>/chat/completions); unset: heuristic variants',
+    ),
+    MNEMO_EXPAND_API_KEY: envVar(z.string().optional()).describe('API key for the expansion chat API (never logged)'),
+    MNEMO_EXPAND_API_KEY_FILE: envVar(z.string().optional()).describe(
+      'File holding MNEMO_EXPAND_API_KEY (a Docker or Kubernetes secret); not with MNEMO_EXPAND_API_KEY',
+    ),
+    MNEMO_EXPAND_MODEL: envVar(z.string().optional()).describe('Chat model for query variants (needed with the URL)'),
+    MNEMO_EXPAND_TIMEOUT_MS: envVar(int(100, 60_000).default(3000)).describe(
+      'Time limit for the variants of one query; past it the plain query is searched (degraded.expand)',
+    ),
+    MNEMO_EXPAND_CACHE_MAX_ENTRIES: envVar(int(0, 1_000_000).default(1000)).describe(
+      'Queries whose variants are remembered (LRU by model and query); 0 = none',
+    ),
     MNEMO_SNIPPET_MAX_CHARS: envVar(int(80, 10_000).default(700)).describe(
       'Longest snippet in a search result, in characters',
     ),
@@ -258,6 +275,9 @@ export const envSchema = z
     }
     if (env.MNEMO_RERANK_PROVIDER === 'dashscope' && !env.MNEMO_RERANK_API_KEY) {
       issue('MNEMO_RERANK_API_KEY', 'is required when MNEMO_RERANK_PROVIDER=dashscope')
+    }
+    if (env.MNEMO_EXPAND_BASE_URL && !env.MNEMO_EXPAND_MODEL) {
+      issue('MNEMO_EXPAND_MODEL', 'is required when MNEMO_EXPAND_BASE_URL is set')
     }
     if (env.MNEMO_RERANK_PROVIDER === 'local' && !env.MNEMO_RERANK_LOCAL_MODEL_DIR) {
       issue('MNEMO_RERANK_LOCAL_MODEL_DIR', 'is required when MNEMO_RERANK_PROVIDER=local')

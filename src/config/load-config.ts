@@ -10,7 +10,7 @@ import { parseAgentGrants } from './agent-grants.js'
 import type { Config } from './config.js'
 import { envSchema } from './env-schema.js'
 import { openWithoutToken } from './loopback.js'
-import { loadAdminToken, loadAgentTokens, loadDatabaseUrl } from './token-settings.js'
+import { loadAdminToken, loadAgentTokens, loadDatabaseUrl, variableOrFile } from './token-settings.js'
 
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID'
@@ -102,6 +102,13 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   const apiToken = loadAdminToken(e, cwd, issues)
   const databaseUrl = loadDatabaseUrl(e, cwd, issues)
   const agentTokens = loadAgentTokens(e, apiToken, cwd, issues)
+  const expandKey = variableOrFile(
+    'MNEMO_EXPAND_API_KEY',
+    e.MNEMO_EXPAND_API_KEY,
+    e.MNEMO_EXPAND_API_KEY_FILE,
+    cwd,
+    issues,
+  )
   // Safe by default (SPEC §7): beyond loopback, no token would make anyone on the network admin.
   if (openWithoutToken(e.MNEMO_HOST, apiToken, agentTokens.size) && !e.MNEMO_ALLOW_NO_TOKEN) {
     issues.push(
@@ -214,6 +221,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       localModelDir: e.MNEMO_RERANK_LOCAL_MODEL_DIR && path.resolve(cwd, e.MNEMO_RERANK_LOCAL_MODEL_DIR),
       timeoutMs: e.MNEMO_RERANK_TIMEOUT_MS,
       topN: e.MNEMO_RERANK_TOP_N,
+    },
+    expand: {
+      byDefault: e.MNEMO_SEARCH_EXPAND,
+      baseUrl: e.MNEMO_EXPAND_BASE_URL,
+      apiKey: expandKey,
+      model: e.MNEMO_EXPAND_MODEL,
+      timeoutMs: e.MNEMO_EXPAND_TIMEOUT_MS,
+      cacheMaxEntries: e.MNEMO_EXPAND_CACHE_MAX_ENTRIES,
     },
     log: { level: e.MNEMO_LOG_LEVEL },
   }

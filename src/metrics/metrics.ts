@@ -66,7 +66,7 @@ export function createMetrics(
   })
   const degraded = new Counter({
     name: 'mnemo_search_degraded_total',
-    help: 'Searches that fell back because a provider stage failed or timed out (stage: vector, rerank)',
+    help: 'Searches that fell back because a provider stage failed or timed out (stage: vector, rerank, expand)',
     labelNames: ['stage'] as const,
     registers: [registry],
   })
@@ -199,6 +199,7 @@ export function createMetrics(
       if (res.snippetsShortened) snippetsShortened.inc(res.snippetsShortened)
       if (res.degraded?.vector) degraded.inc({ stage: 'vector' })
       if (res.degraded?.rerank) degraded.inc({ stage: 'rerank' })
+      if (res.degraded?.expand) degraded.inc({ stage: 'expand' })
       // A degraded vector stage while an index is rebuilt is no provider failure.
       if (res.degraded?.vector && res.degraded.vector !== VECTORS_REBUILDING) {
         providerErrors.inc({ kind: 'embedding', use: 'search' })

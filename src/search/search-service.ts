@@ -17,6 +17,7 @@ import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { analyseQuery, indexTokens, queryTerms } from '../text/analyzer.js'
 import { dropDuplicateRanges } from './dedupe.js'
+import type { QueryExpansion } from './expand/query-expansion.js'
 import type { IndexReader } from './index-reader.js'
 import type { KeywordHit } from './keyword-search.js'
 import { mergeHybrid, type Merged } from './merge.js'
@@ -60,6 +61,8 @@ export type SearchServiceDeps = {
   settings: Config['search']
   rerank: Pick<Config['rerank'], 'topN' | 'timeoutMs'>
   log: Logger
+  /** Query expansion (expand/query-expansion.ts); absent: requests never expand. */
+  expansion?: Pick<QueryExpansion, 'widen'>
   /** Clock for temporal decay, in ms since the epoch. */
   now?: () => number
 }
@@ -150,7 +153,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       }
       return { target, filters }
     })
-    const degraded: { vector?: string; rerank?: string } = {}
+    const degraded: { vector?: string; rerank?: string; expand?: string } = {}
     const usage = { embeddingTokens: 0, rerankTokens: 0 }
     const timings = { keyword: 0, embed: 0, vector: 0, rerank: 0, total: 0 }
     const { terms, names } = requested === 'vector' ? { terms: [], names: [] } : analyseQuery(req.query)
@@ -200,15 +203,19 @@ export function createSearchService(deps: SearchServiceDeps) {
     const [keyword, vector] = await Promise.all([keywordSide, vectorSide])
     timings.keyword = keyword.ms
     timings.vector = Math.max(0, vector.ms - timings.embed)
+    const candidates = { keyword: keyword.value, vector: vector.value }
+    const widened = await deps.expansion?.widen(req, { ...candidates, targets, limit, embedder: deps.embedder })
+    if (widened?.degraded) degraded.expand = widened.degraded
+    usage.embeddingTokens += widened?.embeddingTokens ?? 0
 
     const keywordRan = keyword.value.some((hits) => hits !== null)
     const vectorRan = vector.value.some((hits) => hits !== null)
     const mode: SearchMode = keywordRan && vectorRan ? 'hybrid' : vectorRan ? 'vector' : 'keyword'
     const merged = targets.flatMap(({ target }, index): Candidate[] => {
-      const keywordHits = keyword.value[index] ?? null
+      const keywordHits = (widened ?? candidates).keyword[index] ?? null
       return mergeHybrid<KeywordHit | VectorHit>({
         keyword: keywordHits,
-        vector: vector.value[index] ?? null,
+        vector: (widened ?? candidates).vector[index] ?? null,
         weights,
       }).map((hit) => ({
         ...hit,
@@ -296,7 +303,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       results,
       mode,
       ...(budget.shortened() > 0 ? { snippetsShortened: budget.shortened() } : {}),
-      ...(degraded.vector || degraded.rerank ? { degraded } : {}),
+      ...(degraded.vector || degraded.rerank || degraded.expand ? { degraded } : {}),
       usage: { ...usage, resultTokens: tokens.used() },
       timingsMs: timings,
     }

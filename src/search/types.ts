@@ -32,6 +32,8 @@ export type SearchRequest = {
   /** Diversify results (mmr.ts), with λ. */
   mmr?: boolean | undefined
   mmrLambda?: number | undefined
+  /** Fuse in the query's lex/vec/hyde variants (expand/query-expansion.ts); default MNEMO_SEARCH_EXPAND. */
+  expand?: boolean | undefined
 }
 
 export type SearchHit = {
@@ -64,7 +66,7 @@ export type SearchResponse = {
    * MNEMO_SNIPPET_BYTES_PER_SEARCH; absent when none was.
    */
   snippetsShortened?: number
-  degraded?: { vector?: string; rerank?: string }
+  degraded?: { vector?: string; rerank?: string; expand?: string }
   /** Provider tokens this search cost, and the estimated tokens of the snippets it returns. */
   usage: { embeddingTokens: number; rerankTokens: number; resultTokens: number }
   timingsMs: { keyword: number; embed: number; vector: number; rerank: number; total: number }

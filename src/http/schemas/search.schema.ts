@@ -102,6 +102,12 @@ export const SearchRequest = z
       .describe(
         'MMR trade-off: 1 is score order, lower favours results unlike those above (default MNEMO_SEARCH_MMR_LAMBDA, 0.7)',
       ),
+    expand: z
+      .boolean()
+      .optional()
+      .describe(
+        'Query expansion: also search keyword (lex), rephrased (vec) and hypothetical-answer (hyde) variants of the query, from the MNEMO_EXPAND_* chat model or, without one, heuristic keyword variants; their candidates count at 0.8 of their score, so expansion only adds results (default MNEMO_SEARCH_EXPAND, false)',
+      ),
   })
   .meta({ id: 'SearchRequest', example: { query: 'qwen-max 模型升级' } })
 
@@ -151,6 +157,10 @@ export const SearchResponse = z
       .object({
         vector: z.string().optional().describe('Why the vector side did not run (embedder failed or timed out)'),
         rerank: z.string().optional().describe('Why results are in merged order (reranker failed or timed out)'),
+        expand: z
+          .string()
+          .optional()
+          .describe('Why the query was searched without (some of) its variants (expansion model failed or timed out)'),
       })
       .optional()
       .describe('Present when a configured stage failed and the search fell back'),
