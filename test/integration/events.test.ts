@@ -6,6 +6,7 @@ import type { ContainerOverrides } from '../../src/container.js'
 import { sha256 } from '../../src/domain/hashing.js'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { openSse, type SseClient, type SseEvent } from '../helpers/sse-client.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const apps: AgentsApp[] = []
 const clients: SseClient[] = []
@@ -206,5 +207,38 @@ describe('GET /events', () => {
     const c = await openSse(port, { 'last-event-id': 'x'.repeat(201) })
     expect(c.status).toBe(400)
     expect(JSON.parse(await c.body())).toMatchObject({ code: 'VALIDATION_FAILED' })
+  })
+
+  it('authenticates like every route: an agent token streams its own agent only', async () => {
+    const { t, port } = await listening({
+      env: { MNEMO_API_TOKEN: 'admin-token-0123456789abcdef', MNEMO_AGENT_TOKENS: 'ada:ada-token-0123456789abcdef' },
+    })
+    const anonymous = await openSse(port)
+    expect(anonymous.status).toBe(401)
+    const other = await openSse(port, { authorization: 'Bearer ada-token-0123456789abcdef', 'x-mnemo-agent': 'bob' })
+    expect(other.status).toBe(403)
+    expect(JSON.parse(await other.body())).toMatchObject({ code: 'AGENT_FORBIDDEN' })
+    const own = await openSse(port, { authorization: 'Bearer ada-token-0123456789abcdef' })
+    clients.push(own)
+    expect(own.status).toBe(200)
+    expect((await own.next((e) => e.event === 'ready')).data).toMatchObject({ agent: 'ada' })
+    const res = await t.call('PUT', '/files/memory/n.md', {
+      token: 'ada-token-0123456789abcdef',
+      payload: { content: 'n\n' },
+    })
+    expect(res.statusCode).toBe(201)
+    expect((await own.next(ofType('file.indexed', 'memory/n.md'))).data).toMatchObject({ agent: 'ada' })
+  })
+
+  it('refuses a new stream with 503 OVERLOADED while the service sheds load', async () => {
+    let overloaded = false
+    const { port } = await listening({ overrides: { pressureProbe: () => overloaded } })
+    overloaded = true
+    const shed = await waitFor(async () => {
+      const c = await openSse(port, { 'x-mnemo-agent': 'ada' })
+      clients.push(c)
+      return c.status === 503 ? c : undefined
+    })
+    expect(JSON.parse(await shed.body())).toMatchObject({ code: 'OVERLOADED' })
   })
 })
