@@ -1,6 +1,6 @@
 /**
  * The open event streams of a server, capped per agent and in total (each holds a socket
- * and a queue of up to MNEMO-wide `queue` frames). A stream that would pass a cap is
+ * and a queue of up to `queue` frames: events-module.ts). A stream that would pass a cap is
  * refused with 429 EVENT_STREAMS_LIMIT before anything is sent. closeAll() ends every
  * stream, so the server's close does not wait for clients that never hang up.
  */
@@ -15,6 +15,7 @@ export type StreamLimits = {
 
 export function createStreamLimits(limits: StreamLimits) {
   const perAgent = new Map<string, number>()
+  let all = 0
   const open = new Set<{ end: () => void }>()
 
   return {
@@ -30,16 +31,16 @@ export function createStreamLimits(limits: StreamLimits) {
           `Agent "${agent}" has ${limits.perAgent} event streams open already; close one first`,
         )
       }
-      let all = 0
-      for (const n of perAgent.values()) all += n
       if (all >= limits.total) {
         throw appError('EVENT_STREAMS_LIMIT', `The server has ${limits.total} event streams open already`)
       }
       perAgent.set(agent, mine + 1)
+      all++
       let released = false
       return () => {
         if (released) return
         released = true
+        all--
         const left = (perAgent.get(agent) ?? 1) - 1
         if (left === 0) perAgent.delete(agent)
         else perAgent.set(agent, left)
@@ -54,9 +55,5 @@ export function createStreamLimits(limits: StreamLimits) {
     closeAll(): void {
       for (const s of [...open]) s.end()
     },
-    /** Streams open now. */
-    count: (): number => open.size,
   }
 }
-
-export type StreamRegistry = ReturnType<typeof createStreamLimits>
