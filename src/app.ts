@@ -12,6 +12,7 @@ import { registerAdmission } from './http/plugins/admission.js'
 import { registerAuth } from './http/plugins/auth.js'
 import { registerLoadShedding } from './http/plugins/load-shedding.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
+import { eventsRoutes } from './http/routes/events.routes.js'
 import { mcpRoutes } from './mcp/mcp.routes.js'
 import { MAX_RESULTS } from './http/schemas/search.schema.js'
 import { replyToClientError } from './http/plugins/client-errors.js'
@@ -90,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(flushRoutes, { memory, bodyLimitBytes: fileBodyLimitBytes })
   await app.register(indexingRoutes, { memory })
   await app.register(agentsRoutes, { memory })
+  await app.register(eventsRoutes, { events: services.events })
   await app.register(mcpRoutes, {
     memory,
     foreground: services.foreground,

@@ -10,6 +10,7 @@ import { createAdmission } from './admission/admission.js'
 import { createAgents } from './agents/agents-module.js'
 import type { SharedResources } from './agents/agent-space.js'
 import { createEmbeddingWiring } from './embedding-wiring.js'
+import { createEvents, type EventSettings } from './events/events-module.js'
 import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
 import { nodeWritePort, type WritePort } from './files/file-writer.js'
@@ -58,6 +59,8 @@ export type ContainerOverrides = ProviderDeps & {
   writePort?: WritePort
   /** An extra overload signal (true: shed requests with 503 OVERLOADED); tests drive shedding with it. */
   pressureProbe?: () => boolean
+  /** Replaces limits of GET /events (tests shrink the replay window, queues and caps). */
+  events?: Partial<EventSettings>
 }
 
 export async function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
@@ -85,6 +88,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
   const { cache } = embedding
   storage.startReaders(embedding.shards)
   const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
+  const events = createEvents(overrides.events, overrides.now)
   const admission = createAdmission(config.admission, { pressureProbe: overrides.pressureProbe })
   // Gauges read main's status, the open spaces and admission at scrape time, once they exist.
   const metrics = createMetrics({
@@ -109,6 +113,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     ...(overrides.onRebuildStage && { onRebuildStage: overrides.onRebuildStage }),
     ...(overrides.now && { now: overrides.now }),
     observer: metrics.observer,
+    events: events.bus,
   }
   const search = createSearchService({
     embedder: embedding.queryEmbedder,
@@ -151,6 +156,8 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       metrics,
       /** Per-agent request slots, the body budget and the shedding settings. */
       admission,
+      /** Change notifications every space publishes (GET /events) and their limits. */
+      events,
     },
     /** Agents open now besides main (for tests and benchmarks). */
     openAgents: agents.openAgents,

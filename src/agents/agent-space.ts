@@ -28,10 +28,13 @@ import { createSyncCoordinator, type SyncOutcome } from '../indexing/sync-coordi
 import { whenClaimed } from '../indexing/sync-claim.js'
 import { createSyncWorker } from '../indexing/sync-worker.js'
 import type { WatcherFactory } from '../indexing/watcher.js'
+import type { EventBus } from '../events/event-bus.js'
+import { createSpaceEvents } from '../events/space-events.js'
+import { publicErrorMessage } from '../shared/public-error.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
 import type { IndexReader } from '../search/index-reader.js'
 import type { SearchTarget } from '../search/search-service.js'
-import type { Space } from '../shared/agent-id.js'
+import { TEAM_PREFIX, type Space } from '../shared/agent-id.js'
 import type { Turns } from '../shared/async.js'
 import type { Foreground } from '../shared/foreground.js'
 import { createInFlight } from '../shared/in-flight.js'
@@ -101,6 +104,8 @@ export type SharedResources = {
   writePort: WritePort
   onRebuildStage?: (stage: RebuildStage) => Promise<void>
   now?: () => number
+  /** Where the space announces file changes, indexing and rebuilds (GET /events). */
+  events?: Pick<EventBus, 'publish'>
   /** Told of every space's sync outcomes, writes indexed and watcher restarts (metrics.ts). */
   observer?: {
     syncEnded: (outcome: SyncOutcome) => void
@@ -185,6 +190,11 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     paths: memoryPaths,
   }
   const targets = createWriteTargets(store)
+  const events =
+    shared.events &&
+    (def.space === 'team'
+      ? createSpaceEvents(shared.events, { space: 'team' }, TEAM_PREFIX)
+      : createSpaceEvents(shared.events, { space: 'agent', agent: def.name }, ''))
   const indexer = createIndexer({
     live: store,
     targets: targets.all,
@@ -199,6 +209,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     vectorizer: shared.embedding.vectorizer,
     log: log.child({ module: 'indexer' }),
     ...(shared.now && { now: shared.now }),
+    ...(events && { announce: events.indexChanged }),
   })
   const reader = shared.readerFor(store)
   const rebuilder = createRebuilder({
@@ -215,8 +226,16 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     sync: (reason, signal, urgent) =>
       whenClaimed(store, reason, () => indexer.sync({ full: false, reason, signal, urgent })),
     rebuild: async (reason, signal) => {
-      const result = await rebuilder.rebuild(reason, signal)
+      let result: SyncResult
+      try {
+        result = await rebuilder.rebuild(reason, signal)
+      } catch (err) {
+        // A rebuild stopped by shutdown did not finish: nothing to announce.
+        if (!signal.aborted) events?.rebuildFinished({ ok: false, error: publicErrorMessage(err) })
+        throw err
+      }
       builtWith = await store.getMeta('identity')
+      events?.rebuildFinished({ ok: true, files: result.indexed })
       return result
     },
     stale: () => builtWith !== shared.embedding.identity(),
@@ -256,6 +275,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     indexPath: pathIndex.request,
     port: shared.writePort,
     log: log.child({ module: 'writes' }),
+    ...(events && { onChange: events.fileChanged }),
   }
   const indexing = createIndexingService({
     store,

@@ -157,6 +157,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream change notifications (Server-Sent Events)
+         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished` (each `data:` line is a ChangeEvent). The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -319,7 +339,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -372,6 +392,38 @@ export interface components {
                     error?: string;
                 } | null;
             } | null;
+        };
+        ChangeEvent: {
+            /** @description The event id, also on the `id:` line: `<process>-<n>`, n increasing by one per event */
+            id: string;
+            /**
+             * @description file.written: the write API or a flush changed the file on disk; file.deleted: the API deleted it; file.indexed: the index took in its current content (after an API write, or a change on disk the watcher or a sync found); file.unindexed: the index dropped it (deleted on disk or through the API, or grown past MNEMO_MAX_FILE_BYTES); rebuild.finished: a full re-index ended (ok: it went live)
+             * @enum {string}
+             */
+            type: "file.written" | "file.deleted" | "file.indexed" | "file.unindexed" | "rebuild.finished";
+            /**
+             * @description Whose memory: the agent's own, or the team's
+             * @enum {string}
+             */
+            space: "agent" | "team";
+            /** @description The agent whose memory it is (space "agent") */
+            agent?: string;
+            /** @description The file, as /files names it (team files under `team/`); not on rebuilds */
+            path?: string;
+            /** @description SHA-256 (hex) of the file content: on file.indexed, and on file.written except flushes */
+            sha256?: string;
+            /** @description The file size in bytes after the change */
+            sizeBytes?: number;
+            /** @description file.indexed: the chunks the index holds for the file */
+            chunks?: number;
+            /** @description rebuild.finished: whether the new index went live */
+            ok?: boolean;
+            /** @description rebuild.finished (ok): files the rebuild indexed */
+            files?: number;
+            /** @description rebuild.finished (not ok): why it failed; the previous index serves */
+            error?: string;
+            /** @description When the event was published (ISO 8601, UTC) */
+            time: string;
         };
         /** @enum {string} */
         Source: "memory" | "sessions";
@@ -810,7 +862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -923,7 +975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1035,7 +1087,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1179,7 +1231,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1323,7 +1375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1443,7 +1495,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1569,7 +1621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1673,7 +1725,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1808,7 +1860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1882,7 +1934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1893,6 +1945,85 @@ export interface operations {
             };
             /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+                /** @description The id of the last event received (an EventSource sends it when it reconnects): the events after it are sent first when the replay window (the last 1,000 events of every agent) still holds them; otherwise, or when the id is from before a restart, the stream starts with `event: reset` */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream; each event's `data:` is JSON (ChangeEvent) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ChangeEvent"];
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: HOST_NOT_ALLOWED) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1981,7 +2112,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: AGENT_BUSY) */
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;

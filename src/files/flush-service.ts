@@ -32,6 +32,7 @@ import { FLUSH_MARKER, hasFlushMarker, hasNul, REFUSED_MARKER, REFUSED_NUL } fro
 import { MEMORY_DIR } from '../domain/layout.js'
 import type { MakeFolder } from './workspace-fs.js'
 import { indexWritten } from './write-service.js'
+import type { FileChange } from '../events/space-events.js'
 
 /** Day files whose state is remembered; others are read again when flushed to. */
 const DAY_FILE_CACHE = 16
@@ -69,6 +70,8 @@ export type FlushServiceDeps = {
   drain: () => Promise<void>
   log: Logger
   now?: () => number
+  /** Told of each append once it is on disk, before it is indexed (GET /events). */
+  onChange?: ((change: FileChange) => void) | undefined
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -220,9 +223,11 @@ export function createFlushService(deps: FlushServiceDeps) {
           // Another program appended meanwhile: find the entry instead of assuming its place.
           range = await locate(target, composed.entry)
         }
-        return { rel, range, replayed: false }
+        return { rel, range, replayed: false, sizeBytes: after.sizeBytes }
       })
     })
+    // A replayed flush (its id found in the file) changed nothing.
+    if ('sizeBytes' in outcome) deps.onChange?.({ kind: 'written', path: outcome.rel, sizeBytes: outcome.sizeBytes })
     const indexed = await indexWritten(deps, outcome.rel)
     return { indexed, path: outcome.rel, ...outcome.range, replayed: outcome.replayed }
   }

@@ -29,6 +29,7 @@ import {
 import type { MemoryPaths } from './memory-paths.js'
 import type { MakeFolder } from './workspace-fs.js'
 import { preconditionHolds, type Precondition } from './preconditions.js'
+import type { FileChange } from '../events/space-events.js'
 
 export type WriteResult = {
   path: string
@@ -56,6 +57,8 @@ export type WriteServiceDeps = {
   /** Creates a folder a write needs (counted against the space's cap: folder-budget.ts). */
   makeFolder: MakeFolder
   log: Logger
+  /** Told of each change once it is on disk, before it is indexed (GET /events). */
+  onChange?: ((change: FileChange) => void) | undefined
 }
 
 /**
@@ -171,11 +174,13 @@ export function createWriteService(deps: WriteServiceDeps) {
         await replaceFile(file, bytes, deps.port)
         return current === null
       })
+      const hash = sha256(bytes)
+      deps.onChange?.({ kind: 'written', path: rel, sha256: hash, sizeBytes: bytes.length })
       const totalLines = countLines(content)
       const indexed = await index(rel)
       return {
         path: rel,
-        sha256: sha256(bytes),
+        sha256: hash,
         sizeBytes: bytes.length,
         totalLines,
         startLine: 1,
@@ -213,6 +218,7 @@ export function createWriteService(deps: WriteServiceDeps) {
           created: current === null,
         }
       })
+      deps.onChange?.({ kind: 'written', path: rel, sha256: written.sha256, sizeBytes: written.sizeBytes })
       const indexed = await index(rel)
       return {
         path: rel,
@@ -241,6 +247,7 @@ export function createWriteService(deps: WriteServiceDeps) {
         if (conditional) checkPrecondition(precondition, await readIfExists(target))
         await deleteFile(target)
       })
+      deps.onChange?.({ kind: 'deleted', path: rel })
       return { path: rel, indexed: await index(rel) }
     })
   }

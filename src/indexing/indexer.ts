@@ -39,6 +39,8 @@ export type IndexerDeps = {
   turns: PassContext['turns']
   log: Logger
   now?: () => number
+  /** Told of each file written into or dropped from the live index (GET /events). */
+  announce?: PassContext['announce']
 }
 
 export function createIndexer(deps: IndexerDeps) {
@@ -56,6 +58,7 @@ export function createIndexer(deps: IndexerDeps) {
     turns: deps.turns,
     log: deps.log,
     now: deps.now ?? Date.now,
+    announce: deps.announce,
   }
 
   /** Scans every source and syncs the index with it. */

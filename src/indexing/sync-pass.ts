@@ -25,6 +25,7 @@ import { prepareFile, type PreparedFile, type TermCache } from './prepare-file.j
 import { transcriptText } from './transcript.js'
 import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
+import type { IndexChange } from '../events/space-events.js'
 
 /**
  * Chunks of prepared files a pass collects before it embeds and writes them, unless the
@@ -87,6 +88,8 @@ export type PassContext = {
   reclaimer?: Pick<MemoryReclaimer, 'worked' | 'hold'> | undefined
   log: Logger
   now: () => number
+  /** Told of each file a pass into the live index wrote or dropped, once written (GET /events). */
+  announce?: ((change: IndexChange) => void) | undefined
 }
 
 const relativePosix = (root: string, abs: string) => path.relative(root, abs).split(path.sep).join('/')
@@ -121,6 +124,8 @@ export function startPass(
   let touches: FileRecord[] = []
   let batchChunks = 0
   let embedStopped = false
+  // A rebuild's passes into its new index announce nothing: the rebuild announces its end.
+  const announce = opts.into ? undefined : ctx.announce
 
   /** Attaches vectors to items; after a provider failure, chunks stay pending. */
   const embed = async (items: { hash: string; input: string; set: (v: Float32Array) => void }[]) => {
@@ -178,7 +183,11 @@ export function startPass(
       )
     }
     await writing
-    const write = writeAll({ replace: w, touch: t })
+    const write = writeAll({ replace: w, touch: t }).then(() => {
+      for (const { record: r, chunks } of w) {
+        announce?.({ kind: 'indexed', path: r.path, sha256: r.sha256, sizeBytes: r.sizeBytes, chunks: chunks.length })
+      }
+    })
     if (!base.overlapsWrites) return write
     writing = write
     write.catch(() => undefined)
@@ -279,6 +288,7 @@ export function startPass(
     progress.phase('deleting')
     await writeAll({ remove: gone.map((g) => ({ path: g.path, readSeq: g.readSeq })) })
     result.deleted = gone.filter((g) => g.known).length
+    for (const g of gone) if (g.known) announce?.({ kind: 'unindexed', path: g.path })
     if (withPending && ctx.vectorizer && base.storesVectors()) {
       progress.phase('embedding')
       await embedPending()

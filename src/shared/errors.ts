@@ -58,6 +58,10 @@ export const ERROR_CODES = {
     message:
       'This agent has too many requests in progress (MNEMO_AGENT_MAX_CONCURRENT); retry after Retry-After seconds',
   },
+  EVENT_STREAMS_LIMIT: {
+    status: 429,
+    message: 'Too many event streams are open (per agent or in total); close one or retry later',
+  },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },
   SYNC_FAILED: { status: 500, message: 'The sync failed; GET /index shows the last outcome' },

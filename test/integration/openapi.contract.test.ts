@@ -47,6 +47,7 @@ describe('OpenAPI document', () => {
       'listFiles',
       'readFile',
       'searchMemory',
+      'streamEvents',
       'triggerIndex',
       'writeFile',
     ])

@@ -14,7 +14,7 @@
  * left: it is held until the handler ends, so an agent that disconnects at once and asks
  * again cannot have more work in progress than its slots. (A hijacked reply's handler may
  * outlive its response; /mcp stops its tool calls when the response closes instead.)
- * Ops routes (route-classes.ts) take no slot.
+ * Ops routes and streams (route-classes.ts) take no slot.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Admission } from '../../admission/admission.js'
@@ -22,7 +22,7 @@ import { declaredBodyBytes } from '../../admission/body-budget.js'
 import type { Metrics } from '../../metrics/metrics.js'
 import { agentOf } from './auth.js'
 import { sendError } from './error-handler.js'
-import { isOpsRoute } from '../route-classes.js'
+import { takesAgentSlot } from '../route-classes.js'
 
 /** Seconds a client refused for the body budget should wait: bodies drain within seconds. */
 const BODY_BUDGET_RETRY_AFTER_S = 1
@@ -52,7 +52,7 @@ export function registerAdmission(
   /** The slot of each request that took one, and whether its handler runs now. */
   const holds = new WeakMap<FastifyRequest, { release: () => void; running: boolean; closed: boolean }>()
   app.addHook('onRoute', (route) => {
-    if (isOpsRoute(route.url)) return
+    if (!takesAgentSlot(route.url)) return
     const handler = route.handler
     route.handler = async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       const hold = holds.get(request)
@@ -71,7 +71,7 @@ export function registerAdmission(
   app.addHook('onRequest', async (request, reply) => {
     const agent = agentOf(request)
     const route = request.routeOptions.url
-    if (agent === undefined || route === undefined || isOpsRoute(route)) return
+    if (agent === undefined || !takesAgentSlot(route)) return
     const ticket = slots.acquire(agent)
     const hold = { release: ticket.release, running: false, closed: false }
     holds.set(request, hold)

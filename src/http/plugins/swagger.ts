@@ -26,6 +26,7 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         { name: 'files', description: 'Read and write memory files' },
         { name: 'index', description: 'Index status and syncs' },
         { name: 'agents', description: 'Agents and their indexes' },
+        { name: 'events', description: 'Change notifications (Server-Sent Events)' },
         { name: 'mcp', description: 'Model Context Protocol endpoint for agent runtimes' },
         { name: 'ops', description: 'Health, readiness and docs' },
       ],

@@ -1,0 +1,44 @@
+/**
+ * What one space tells the event bus (event-bus.ts): files written and deleted through the
+ * API, files the index took in or dropped (API writes and the watcher's syncs alike), and
+ * rebuilds finished. Paths are named as the agents see them: the team's under `team/`.
+ */
+import type { Audience, EventBus } from './event-bus.js'
+
+/** A change a sync pass made to the live index. */
+export type IndexChange =
+  | { kind: 'indexed'; path: string; sha256: string; sizeBytes: number; chunks: number }
+  | { kind: 'unindexed'; path: string }
+
+/** A change the write API made to a file on disk, before it is indexed. */
+export type FileChange =
+  { kind: 'written'; path: string; sha256?: string; sizeBytes: number } | { kind: 'deleted'; path: string }
+
+export function createSpaceEvents(bus: Pick<EventBus, 'publish'>, audience: Audience, pathPrefix: string) {
+  const named = (path: string) => pathPrefix + path
+  return {
+    fileChanged: (change: FileChange): void => {
+      if (change.kind === 'deleted') bus.publish(audience, { type: 'file.deleted', path: named(change.path) })
+      else {
+        bus.publish(audience, {
+          type: 'file.written',
+          path: named(change.path),
+          ...(change.sha256 !== undefined && { sha256: change.sha256 }),
+          sizeBytes: change.sizeBytes,
+        })
+      }
+    },
+    indexChanged: (change: IndexChange): void => {
+      if (change.kind === 'unindexed') bus.publish(audience, { type: 'file.unindexed', path: named(change.path) })
+      else {
+        const { path, sha256, sizeBytes, chunks } = change
+        bus.publish(audience, { type: 'file.indexed', path: named(path), sha256, sizeBytes, chunks })
+      }
+    },
+    rebuildFinished: (outcome: { ok: true; files: number } | { ok: false; error: string }): void => {
+      bus.publish(audience, { type: 'rebuild.finished', ...outcome })
+    },
+  }
+}
+
+export type SpaceEvents = ReturnType<typeof createSpaceEvents>

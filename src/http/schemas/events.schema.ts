@@ -1,0 +1,47 @@
+/** GET /events: the request headers and the events a stream carries (README, "Change notifications"). */
+import { z } from 'zod'
+import { AgentHeaders } from './common.schema.js'
+
+export const EventsHeaders = AgentHeaders.extend({
+  'last-event-id': z
+    .string()
+    .max(200)
+    .optional()
+    .describe(
+      'The id of the last event received (an EventSource sends it when it reconnects): the events after it are ' +
+        'sent first when the replay window (the last 1,000 events of every agent) still holds them; otherwise, or ' +
+        'when the id is from before a restart, the stream starts with `event: reset`',
+    ),
+})
+
+/**
+ * The JSON in each event's `data:` line (documentation: the stream itself is SSE text).
+ * Stream-control events (`ready`, `reset`, `overflow`) carry `type` and the fields their
+ * description names.
+ */
+export const ChangeEvent = z
+  .object({
+    id: z.string().describe('The event id, also on the `id:` line: `<process>-<n>`, n increasing by one per event'),
+    type: z
+      .enum(['file.written', 'file.deleted', 'file.indexed', 'file.unindexed', 'rebuild.finished'])
+      .describe(
+        'file.written: the write API or a flush changed the file on disk; file.deleted: the API deleted it; ' +
+          'file.indexed: the index took in its current content (after an API write, or a change on disk the ' +
+          'watcher or a sync found); file.unindexed: the index dropped it (deleted on disk or through the API, or ' +
+          'grown past MNEMO_MAX_FILE_BYTES); rebuild.finished: a full re-index ended (ok: it went live)',
+      ),
+    space: z.enum(['agent', 'team']).describe("Whose memory: the agent's own, or the team's"),
+    agent: z.string().optional().describe('The agent whose memory it is (space "agent")'),
+    path: z.string().optional().describe('The file, as /files names it (team files under `team/`); not on rebuilds'),
+    sha256: z
+      .string()
+      .optional()
+      .describe('SHA-256 (hex) of the file content: on file.indexed, and on file.written except flushes'),
+    sizeBytes: z.number().int().optional().describe('The file size in bytes after the change'),
+    chunks: z.number().int().optional().describe('file.indexed: the chunks the index holds for the file'),
+    ok: z.boolean().optional().describe('rebuild.finished: whether the new index went live'),
+    files: z.number().int().optional().describe('rebuild.finished (ok): files the rebuild indexed'),
+    error: z.string().optional().describe('rebuild.finished (not ok): why it failed; the previous index serves'),
+    time: z.string().describe('When the event was published (ISO 8601, UTC)'),
+  })
+  .meta({ id: 'ChangeEvent' })
