@@ -237,9 +237,14 @@ export async function clientMain(command: string, argv: string[], usage: string)
       return
     }
     const config = err instanceof ConfigError || err instanceof CliError
-    const reason = err instanceof Error ? err.message : String(err)
+    // fetch says only "fetch failed"; its cause says why (ECONNREFUSED: nothing listens there).
+    const { code: cause, message: causeMessage } =
+      (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause ?? {}
+    const why = typeof cause === 'string' ? cause : typeof causeMessage === 'string' ? causeMessage : undefined
+    const reason = `${err instanceof Error ? err.message : String(err)}${why ? ` (${why})` : ''}`
     const where = process.env.MNEMO_URL ?? 'http://127.0.0.1:8787'
-    process.stderr.write(`mnemo: ${config ? reason : `cannot reach mnemo at ${where}: ${reason}`}\n`)
+    const hint = cause === 'ECONNREFUSED' ? ': is it running? (npm start, or set MNEMO_URL)' : ''
+    process.stderr.write(`mnemo: ${config ? reason : `cannot reach mnemo at ${where}: ${reason}${hint}`}\n`)
     process.exitCode = 1
   }
 }
