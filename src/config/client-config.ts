@@ -20,7 +20,7 @@ export const clientEnvSchema = z.object({
       z
         .url({ protocol: /^https?$/ })
         .refine((u) => new URL(u).username === '' && new URL(u).password === '', {
-          message: 'must not hold credentials: put the token in MNEMO_TOKEN',
+          message: 'must not hold credentials: put the token in MNEMO_API_TOKEN',
         })
         .default('http://127.0.0.1:8787'),
     )

@@ -8,7 +8,8 @@
  * - One service per distinct `example-env` setup; its examples run one after another in
  *   document order (README.md first, then docs/*.md by name), so one may read what an
  *   earlier one of the same setup wrote.
- * - `localhost:8787` and `127.0.0.1:8787` become the service's address; `mnemo` runs
+ * - `localhost:8787` and `127.0.0.1:8787` become the service's address (in stated outputs
+ *   too); `mnemo` (and `scripts/mnemo`) runs
  *   src/cli.ts with MNEMO_URL set to it; nothing else of this process's environment leaks in.
  * - Each must exit 0; a `curl` answered with an HTTP status of 400 or more must say so in its
  *   `# →` output (e.g. `# → {"statusCode":403,"code":"AGENT_FORBIDDEN",…}`); a stated output
@@ -53,9 +54,12 @@ const setups = [...new Set(examples.map((e) => e.setup))]
 
 type Run = { code: number; stdout: string; stderr: string; statuses: number[] }
 
+/** The doc's address of mnemo, in commands and in outputs, as the service under test's. */
+const atAddress = (text: string, baseUrl: string) =>
+  text.replace(/\b(localhost|127\.0\.0\.1):8787\b/g, new URL(baseUrl).host)
+
 function runExample(command: string, cwd: string, baseUrl: string): Promise<Run> {
-  const address = new URL(baseUrl).host
-  const script = PRELUDE + command.replace(/\b(localhost|127\.0\.0\.1):8787\b/g, address)
+  const script = PRELUDE + atAddress(command, baseUrl)
   return new Promise((resolve) => {
     execFile(
       'bash',
@@ -125,7 +129,8 @@ describe.each(setups)('docs examples on a service with %j', (setup) => {
         )
       }
       if (example.expected !== undefined) {
-        expect(hasShape(output, example.expected), `the output is not # → ${example.expected}\n${report}`).toBe(true)
+        const expected = atAddress(example.expected, baseUrl)
+        expect(hasShape(output, expected), `the output is not # → ${expected}\n${report}`).toBe(true)
       }
     })
   }
