@@ -123,7 +123,7 @@ function blockExamples(
     const trailing = heredoc ? null : TRAILING_ARROW.exec(last)
     if (trailing) {
       expected = trailing[1]
-      parts[parts.length - 1] = last.slice(0, trailing.index)
+      parts[parts.length - 1] = last.slice(0, trailing.index).trimEnd()
     }
     for (let arrow; k + 1 < block.length && (arrow = ARROW.exec(block[k + 1]?.text as string)); k++) {
       expected = `${expected ?? ''} ${arrow[1] as string}`
