@@ -1,10 +1,12 @@
 /**
- * `mnemo search|get|index|flush`: one call to a running mnemo over REST, through a client
+ * `mnemo search|get|index|flush|status`: calls to a running mnemo over REST, through a client
  * typed by the OpenAPI document (src/client/api-types.ts, openapi-fetch). Where and as
- * whom: MNEMO_URL, MNEMO_TOKEN (or _FILE), MNEMO_AGENT, MNEMO_TIMEOUT_MS (client-config.ts). Prints
- * text for people, or the JSON answer with --json; exits 1 with `CODE: message` on an error.
+ * whom: MNEMO_URL, MNEMO_API_TOKEN (or MNEMO_TOKEN, or a _FILE variant), MNEMO_AGENT,
+ * MNEMO_TIMEOUT_MS (client-config.ts). Prints text for people, or the JSON answer with
+ * --json; exits 1 with `CODE: message` on an error, 2 with the usage on a usage error (an
+ * unknown option, a missing argument), before any call.
  */
-import { parseArgs } from 'node:util'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
 import createClient from 'openapi-fetch'
 import type { paths } from './client/api-types.js'
 import { loadClientConfig } from './config/client-config.js'
@@ -14,7 +16,23 @@ export const CLIENT_USAGE = `       mnemo search <query…> [--max-results N] [-
        mnemo get <path> [--from N] [--lines N] [--json]
        mnemo index [--full] [--wait] [--json]
        mnemo flush [note…] [--flush-id ID] [--json]   (no notes: one per stdin line)
+       mnemo status [--json]   is it ready, and what its index holds (GET /ready, GET /index)
+  client settings: MNEMO_URL (http://127.0.0.1:8787), MNEMO_API_TOKEN or MNEMO_API_TOKEN_FILE,
+  MNEMO_AGENT (with the admin token), MNEMO_TIMEOUT_MS (30000)
 `
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+const JSON_FLAG: Options = { json: { type: 'boolean', default: false } }
+
+/** The options each command takes; any other is a usage error. */
+const COMMAND_OPTIONS: Record<string, Options> = {
+  search: { ...JSON_FLAG, 'max-results': { type: 'string' }, 'min-score': { type: 'string' } },
+  get: { ...JSON_FLAG, from: { type: 'string' }, lines: { type: 'string' } },
+  index: { ...JSON_FLAG, full: { type: 'boolean', default: false }, wait: { type: 'boolean', default: false } },
+  flush: { ...JSON_FLAG, 'flush-id': { type: 'string' } },
+  status: JSON_FLAG,
+}
 
 type Answer = { data?: unknown; error?: unknown; response: Response }
 
@@ -32,6 +50,28 @@ export function progressLine(p: Progress, width: number): string {
 }
 
 class CliError extends Error {}
+/** The command line itself is wrong: exit 2 with the usage, and no call is made. */
+class UsageError extends Error {}
+
+/** parseArgs with this command's options, its errors (an unknown option…) as usage errors. */
+function parseCommand(command: string, argv: string[]) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: COMMAND_OPTIONS[command] ?? {}, strict: true })
+  } catch (err) {
+    // Node's message goes on about `--` for positionals that start with a dash: its first sentence says it.
+    throw new UsageError((err instanceof Error ? err.message : String(err)).replace(/\. .*$/s, '').toLowerCase())
+  }
+}
+
+/** A numeric option's value, or a usage error naming it. */
+function numberOption(name: string, value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n)) {
+    throw new UsageError(`--${name} takes a number, not "${String(value)}"`)
+  }
+  return n
+}
 
 /** The answer's body, or a CliError saying what went wrong. */
 function bodyOf<T>(answer: Answer & { data?: T }): T {
@@ -47,20 +87,17 @@ async function readStdinLines(): Promise<string[]> {
 }
 
 export async function runClientCommand(command: string, argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      'max-results': { type: 'string' },
-      'min-score': { type: 'string' },
-      from: { type: 'string' },
-      lines: { type: 'string' },
-      full: { type: 'boolean', default: false },
-      wait: { type: 'boolean', default: false },
-      'flush-id': { type: 'string' },
-    },
-  })
+  const { values, positionals } = parseCommand(command, argv)
+  const num = (name: string) => numberOption(name, values[name] as string | boolean | undefined)
+  const str = (name: string) => values[name] as string | undefined
+  // Checked before any call: a wrong command line never reaches the service.
+  if (command === 'search' && positionals.length === 0) throw new UsageError('what to search for?')
+  if (command === 'get' && positionals.length !== 1) throw new UsageError('which file? (one path)')
+  if (['index', 'status'].includes(command) && positionals.length > 0) {
+    throw new UsageError(`takes no arguments, not "${positionals.join(' ')}"`)
+  }
+  const searchNumbers = { maxResults: num('max-results'), minScore: num('min-score') }
+  const window = { from: num('from'), lines: num('lines') }
   const config = loadClientConfig(process.env, process.cwd())
   const headers: Record<string, string> = {}
   if (config.token) headers.authorization = `Bearer ${config.token}`
@@ -70,17 +107,14 @@ export async function runClientCommand(command: string, argv: string[]): Promise
     headers,
     fetch: (request) => fetch(request, { signal: AbortSignal.timeout(config.timeoutMs) }),
   })
-  const num = (v: string | undefined) => (v === undefined ? undefined : Number(v))
   const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
 
   switch (command) {
     case 'search': {
-      const query = positionals.join(' ')
-      if (!query) throw new CliError('VALIDATION_FAILED: what to search for?')
       const body = {
-        query,
-        ...(values['max-results'] && { maxResults: num(values['max-results']) }),
-        ...(values['min-score'] && { minScore: num(values['min-score']) }),
+        query: positionals.join(' '),
+        ...(searchNumbers.maxResults !== undefined && { maxResults: searchNumbers.maxResults }),
+        ...(searchNumbers.minScore !== undefined && { minScore: searchNumbers.minScore }),
       }
       const found = bodyOf(await client.POST('/search', { body }))
       if (values.json) return print(JSON.stringify(found, null, 2))
@@ -92,11 +126,10 @@ export async function runClientCommand(command: string, argv: string[]): Promise
       return
     }
     case 'get': {
-      const [path] = positionals
-      if (!path) throw new CliError('VALIDATION_FAILED: which file?')
+      const path = positionals[0] as string
       const query = {
-        ...(values.from && { from: num(values.from) }),
-        ...(values.lines && { lines: num(values.lines) }),
+        ...(window.from !== undefined && { from: window.from }),
+        ...(window.lines !== undefined && { lines: window.lines }),
       }
       const file = bodyOf(await client.GET('/files/{path}', { params: { path: { path }, query } }))
       return print(values.json ? JSON.stringify(file, null, 2) : file.text)
@@ -104,7 +137,7 @@ export async function runClientCommand(command: string, argv: string[]): Promise
     case 'index': {
       const pending = client.POST('/index', {
         params: { query: values.wait ? { wait: 'true' } : {} },
-        body: { full: values.full },
+        body: { full: values.full === true },
       })
       // A person waiting at a terminal sees the sync move (GET /index every half second).
       const bar =
@@ -130,25 +163,88 @@ export async function runClientCommand(command: string, argv: string[]): Promise
     case 'flush': {
       const entries = positionals.length > 0 ? positionals : await readStdinLines()
       if (entries.length === 0) throw new CliError('VALIDATION_FAILED: no notes to flush')
-      const body = { entries, ...(values['flush-id'] && { flushId: values['flush-id'] }) }
+      const flushId = str('flush-id')
+      const body = { entries, ...(flushId !== undefined && { flushId }) }
       const flushed = bodyOf(await client.POST('/flush', { body }))
       if (values.json || !('path' in flushed)) return print(JSON.stringify(flushed, null, 2))
       return print(
         `${flushed.replayed ? 'already flushed' : 'flushed'}: ${flushed.path}#L${flushed.startLine}-L${flushed.endLine}`,
       )
     }
+    case 'status': {
+      // /ready answers 503 (with the same body) while not ready: that is an answer here, not a failure.
+      const readyAnswer = await client.GET('/ready')
+      const notReady = readyAnswer.error as Partial<Ready> | undefined
+      const ready = typeof notReady?.ready === 'boolean' ? (notReady as Ready) : bodyOf(readyAnswer)
+      const index = bodyOf(await client.GET('/index'))
+      if (!ready.ready) process.exitCode = 1
+      if (values.json) return print(JSON.stringify({ ready, index }, null, 2))
+      return print(statusText(config.url, ready, index))
+    }
   }
 }
 
-/** Runs a client command, turning failures into a one-line message and exit code 1. */
-export async function clientMain(command: string, argv: string[]): Promise<void> {
+type Ready = paths['/ready']['get']['responses'][200]['content']['application/json']
+type IndexStatus = paths['/index']['get']['responses'][200]['content']['application/json']
+
+/** The values of GET /ready's checks when all is well; any other is named by `mnemo status`. */
+const FINE_CHECKS: Record<string, readonly string[]> = {
+  index: ['open'],
+  initialSync: ['done'],
+  lastSync: ['ok', 'none'],
+  folder: ['held'],
+  workspace: ['writable'],
+  embedder: ['none', 'ready'],
+  database: ['ok'],
+}
+
+/** `mnemo status` for people: whether it is ready (and if not, which checks fail), then the index. */
+export function statusText(url: string, ready: Ready, index: IndexStatus): string {
+  const failing = Object.entries(ready.checks ?? {})
+    .filter(([check, value]) => !(FINE_CHECKS[check] ?? [value]).includes(value))
+    .map(([check, value]) => `${check} ${value}`)
+  const e = index.embedding
+  const search =
+    e.provider === 'none'
+      ? 'keyword (no embedding provider)'
+      : `hybrid, embeddings ${e.provider}${e.model ? ` ${e.model}` : ''}${e.dims ? ` (${e.dims} dims)` : ''}${e.state === 'pending' ? `, pending: ${e.error ?? 'waiting for the model server'}` : ''}`
+  const last = index.lastSync
+  const lines = [
+    `mnemo at ${url}: ${ready.ready ? 'ready' : 'not ready'}${failing.length > 0 ? ` (${failing.join(', ')})` : ''}`,
+    `index: ${index.files} files, ${index.chunks} chunks on ${index.engine.kind}${index.engine.ok ? '' : ` (unreachable: ${index.engine.error ?? ''})`}`,
+    `search: ${search}${index.vectorsPending > 0 ? `; ${index.vectorsPending} chunks waiting for a vector` : ''}`,
+    `watch: ${index.watch.state}${index.watch.reason ? ` (${index.watch.reason})` : ''}`,
+    `sync: ${index.progress ? `running, ${progressLine(index.progress, BAR_WIDTH)}` : index.dirty ? 'changes waiting' : 'idle'}${
+      last
+        ? `; last ${last.ok ? 'ok' : `failed: ${last.error ?? ''}`} at ${last.at} in ${Math.round(last.durationMs)} ms`
+        : ''
+    }`,
+  ]
+  return lines.join('\n')
+}
+
+/**
+ * Runs a client command, turning failures into a one-line message and exit code 1, and
+ * usage errors into the message and `usage` with exit code 2.
+ */
+export async function clientMain(command: string, argv: string[], usage: string): Promise<void> {
   try {
     await runClientCommand(command, argv)
   } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`mnemo ${command}: ${err.message}\n${usage}`)
+      process.exitCode = 2
+      return
+    }
     const config = err instanceof ConfigError || err instanceof CliError
-    const reason = err instanceof Error ? err.message : String(err)
+    // fetch says only "fetch failed"; its cause says why (ECONNREFUSED: nothing listens there).
+    const { code: cause, message: causeMessage } =
+      (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause ?? {}
+    const why = typeof cause === 'string' ? cause : typeof causeMessage === 'string' ? causeMessage : undefined
+    const reason = `${err instanceof Error ? err.message : String(err)}${why ? ` (${why})` : ''}`
     const where = process.env.MNEMO_URL ?? 'http://127.0.0.1:8787'
-    process.stderr.write(`mnemo: ${config ? reason : `cannot reach mnemo at ${where}: ${reason}`}\n`)
+    const hint = cause === 'ECONNREFUSED' ? ': is it running? (npm start, or set MNEMO_URL)' : ''
+    process.stderr.write(`mnemo: ${config ? reason : `cannot reach mnemo at ${where}: ${reason}${hint}`}\n`)
     process.exitCode = 1
   }
 }

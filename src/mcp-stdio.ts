@@ -1,6 +1,6 @@
 /**
  * `mnemo mcp`: the MCP tools over stdio for clients that launch tools as processes. It
- * holds no index: every call goes to a running mnemo over REST (MNEMO_URL, MNEMO_TOKEN,
+ * holds no index: every call goes to a running mnemo over REST (MNEMO_URL, MNEMO_API_TOKEN,
  * MNEMO_AGENT). stdout carries the protocol only; problems go to stderr. A process entry
  * like main.ts.
  */

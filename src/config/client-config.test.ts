@@ -57,3 +57,29 @@ describe('MNEMO_TOKEN_FILE', () => {
     }
   })
 })
+
+describe('MNEMO_API_TOKEN, the service’s own name, beside MNEMO_TOKEN', () => {
+  it('reads MNEMO_API_TOKEN or its file, and MNEMO_TOKEN when it is the only one', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-client-'))
+    try {
+      fs.writeFileSync(path.join(dir, 'token'), 'tok-0123456789abcdef\n')
+      expect(loadClientConfig({ MNEMO_API_TOKEN: 'api-0123456789abcdef' }).token).toBe('api-0123456789abcdef')
+      expect(loadClientConfig({ MNEMO_API_TOKEN_FILE: 'token' }, dir).token).toBe('tok-0123456789abcdef')
+      expect(loadClientConfig({ MNEMO_TOKEN: 'old-0123456789abcdef' }).token).toBe('old-0123456789abcdef')
+      // A shell that runs the service and the client: both names, one token.
+      const both = { MNEMO_API_TOKEN_FILE: 'token', MNEMO_TOKEN_FILE: 'token' }
+      expect(loadClientConfig(both, dir).token).toBe('tok-0123456789abcdef')
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses two different tokens rather than guessing, without echoing either', () => {
+    const env = { MNEMO_API_TOKEN: 'api-0123456789abcdef', MNEMO_TOKEN: 'old-0123456789abcdef' }
+    expect(() => loadClientConfig(env)).toThrow('MNEMO_TOKEN: holds another token than MNEMO_API_TOKEN')
+    expect(() => loadClientConfig(env)).not.toThrow(/0123456789/)
+    expect(() => loadClientConfig({ MNEMO_API_TOKEN: 'a-0123456789abcdef', MNEMO_API_TOKEN_FILE: 'x' })).toThrow(
+      'MNEMO_API_TOKEN: set either MNEMO_API_TOKEN or MNEMO_API_TOKEN_FILE, not both',
+    )
+  })
+})

@@ -1,12 +1,15 @@
 /**
- * Settings of `mnemo mcp`, the stdio MCP entry that talks to a running mnemo over REST:
- * where it is, the token to send and the agent to act for. Parsed once at start; a bad
- * value stops it with a message naming the variable, like the service's own settings.
+ * Settings of the `mnemo` client commands and `mnemo mcp`, which talk to a running mnemo
+ * over REST: where it is, the token to send and the agent to act for. Parsed once at start;
+ * a bad value stops it with a message naming the variable, like the service's own settings.
+ * The token is read from MNEMO_API_TOKEN (the service's own variable, so one shell can run
+ * both) or MNEMO_TOKEN, each or its `_FILE` variant; two of them holding different tokens is
+ * an error rather than a guess.
  */
 import { z } from 'zod'
 import { AGENT_ID_PATTERN } from '../shared/agent-id.js'
 import { ConfigError } from './load-config.js'
-import { readSecretFile } from './token-settings.js'
+import { variableOrFile } from './token-settings.js'
 
 const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v)
 
@@ -17,19 +20,25 @@ export const clientEnvSchema = z.object({
       z
         .url({ protocol: /^https?$/ })
         .refine((u) => new URL(u).username === '' && new URL(u).password === '', {
-          message: 'must not hold credentials: put the token in MNEMO_TOKEN',
+          message: 'must not hold credentials: put the token in MNEMO_API_TOKEN',
         })
         .default('http://127.0.0.1:8787'),
     )
     .describe('Base URL of the running mnemo'),
-  MNEMO_TOKEN: z
+  MNEMO_API_TOKEN: z
     .preprocess(unsetIfEmpty, z.string().optional())
-    .describe('Bearer token: the agent token (or the admin token with MNEMO_AGENT)'),
-  MNEMO_TOKEN_FILE: z
+    .describe('Bearer token to send: an agent token, or the admin token (with MNEMO_AGENT to pick the agent)'),
+  MNEMO_API_TOKEN_FILE: z
     .preprocess(unsetIfEmpty, z.string().optional())
     .describe(
-      'File holding the token (a Docker or Kubernetes secret; one trailing newline ignored); not with MNEMO_TOKEN',
+      'File holding the token (a Docker or Kubernetes secret; one trailing newline ignored); not with MNEMO_API_TOKEN',
     ),
+  MNEMO_TOKEN: z
+    .preprocess(unsetIfEmpty, z.string().optional())
+    .describe('Older name of MNEMO_API_TOKEN for the client, still read'),
+  MNEMO_TOKEN_FILE: z
+    .preprocess(unsetIfEmpty, z.string().optional())
+    .describe('Older name of MNEMO_API_TOKEN_FILE for the client, still read; not with MNEMO_TOKEN'),
   MNEMO_AGENT: z
     .preprocess(unsetIfEmpty, z.string().regex(AGENT_ID_PATTERN, 'must be an agent id').optional())
     .describe('Agent to act for (default: the token’s agent, or main)'),
@@ -48,13 +57,12 @@ export function loadClientConfig(env: Record<string, string | undefined>, cwd = 
   }
   const e = parsed.data
   const issues: string[] = []
-  if (e.MNEMO_TOKEN !== undefined && e.MNEMO_TOKEN_FILE !== undefined) {
-    issues.push('MNEMO_TOKEN: set either MNEMO_TOKEN or MNEMO_TOKEN_FILE, not both')
+  const apiToken = variableOrFile('MNEMO_API_TOKEN', e.MNEMO_API_TOKEN, e.MNEMO_API_TOKEN_FILE, cwd, issues)
+  const oldToken = variableOrFile('MNEMO_TOKEN', e.MNEMO_TOKEN, e.MNEMO_TOKEN_FILE, cwd, issues)
+  if (apiToken !== undefined && oldToken !== undefined && apiToken !== oldToken) {
+    issues.push('MNEMO_TOKEN: holds another token than MNEMO_API_TOKEN: set only MNEMO_API_TOKEN')
   }
-  const token =
-    e.MNEMO_TOKEN_FILE === undefined
-      ? e.MNEMO_TOKEN
-      : readSecretFile('MNEMO_TOKEN_FILE', e.MNEMO_TOKEN_FILE, cwd, issues)
+  const token = apiToken ?? oldToken
   if (issues.length > 0) throw new ConfigError(issues)
   return {
     url: e.MNEMO_URL.replace(/\/+$/, ''),

@@ -92,6 +92,27 @@ describe('web pages, without a token', () => {
       expect(res.statusCode).toBe(403)
       expect(res.json()).toMatchObject({ code: 'ORIGIN_FORBIDDEN' })
     }
+    // MCP is a route like the others: a page cannot call memory_write through it either.
+    const mcp = await t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      payload: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'memory_write', arguments: { path: 'memory/planted.md', content: '- planted' } },
+      }),
+      headers: { ...evil, 'content-type': 'text/plain' },
+    })
+    expect(mcp.statusCode).toBe(403)
+    expect(mcp.json()).toMatchObject({ code: 'ORIGIN_FORBIDDEN' })
+    const rebound = await t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { host: 'attacker.example', accept: 'application/json, text/event-stream' },
+    })
+    expect(rebound.json()).toMatchObject({ code: 'HOST_NOT_ALLOWED' })
     expect(t.ws.read('memory/2026-02-16.md')).not.toContain('planted')
     expect(fs.existsSync(t.ws.abs('memory/planted.md'))).toBe(false)
     const read = await t.app.inject({ method: 'GET', url: '/files/MEMORY.md', headers: evil })

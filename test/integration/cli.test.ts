@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
@@ -28,7 +29,7 @@ describe('mnemo search|get|index|flush against a running service', () => {
   beforeAll(async () => {
     const ws = createTempWorkspace({ corpus: true })
     service = startService({ MNEMO_WORKSPACE: ws.root, MNEMO_DATA_DIR: ws.dataDir, MNEMO_API_TOKEN: TOKEN }, ws.base)
-    env = { MNEMO_URL: await service.ready(), MNEMO_TOKEN: TOKEN }
+    env = { MNEMO_URL: await service.ready(), MNEMO_API_TOKEN: TOKEN }
   })
   afterAll(() => service.kill('SIGKILL'))
 
@@ -66,10 +67,67 @@ describe('mnemo search|get|index|flush against a running service', () => {
     const missing = await mnemo(['get', 'memory/none.md'], env)
     expect(missing).toMatchObject({ code: 1, stdout: '' })
     expect(missing.stderr).toMatch(/^mnemo: FILE_NOT_FOUND: /)
-    const denied = await mnemo(['search', 'redis'], { ...env, MNEMO_TOKEN: 'wrong-token-000000000' })
+    const denied = await mnemo(['search', 'redis'], { ...env, MNEMO_API_TOKEN: 'wrong-token-000000000' })
     expect(denied.stderr).toMatch(/^mnemo: UNAUTHORIZED: /)
-    const down = await mnemo(['search', 'redis'], { MNEMO_URL: 'http://127.0.0.1:9', MNEMO_TOKEN: TOKEN })
+    const down = await mnemo(['search', 'redis'], { MNEMO_URL: 'http://127.0.0.1:9', MNEMO_API_TOKEN: TOKEN })
     expect(down).toMatchObject({ code: 1 })
     expect(down.stderr).toContain('mnemo: cannot reach mnemo at http://127.0.0.1:9')
+  })
+
+  it('reads the token from the older MNEMO_TOKEN too, and refuses two different tokens', async () => {
+    const old = await mnemo(['status'], { MNEMO_URL: env.MNEMO_URL as string, MNEMO_TOKEN: TOKEN })
+    expect(old.code).toBe(0)
+    const two = await mnemo(['status'], { ...env, MNEMO_TOKEN: 'other-token-0123456789' })
+    expect(two).toMatchObject({ code: 1, stdout: '' })
+    expect(two.stderr).toContain('MNEMO_TOKEN: holds another token than MNEMO_API_TOKEN')
+    expect(two.stderr).not.toContain(TOKEN)
+  })
+
+  it('says whether it is ready and what the index holds, for people or as JSON', async () => {
+    const status = await mnemo(['status'], env)
+    expect(status.code).toBe(0)
+    const lines = status.stdout.split('\n')
+    expect(lines[0]).toBe(`mnemo at ${env.MNEMO_URL as string}: ready`)
+    expect(lines.slice(1, 5)).toEqual([
+      expect.stringMatching(/^index: \d+ files, \d+ chunks on sqlite$/),
+      'search: keyword (no embedding provider)',
+      'watch: watching',
+      expect.stringMatching(/^sync: (idle|changes waiting|running.*); last ok at \S+ in \d+ ms$/),
+    ])
+    const json = JSON.parse((await mnemo(['status', '--json'], env)).stdout) as { ready: unknown; index: unknown }
+    expect(json.ready).toMatchObject({ ready: true, checks: { index: 'open', initialSync: 'done' } })
+    expect(json.index).toMatchObject({ files: expect.any(Number), engine: { kind: 'sqlite', ok: true } })
+  })
+})
+
+describe('mnemo --help, --version and usage errors (no service needed)', () => {
+  const nowhere = { MNEMO_URL: 'http://127.0.0.1:9' }
+
+  it('prints the usage on stdout for --help, and the version for --version', async () => {
+    const help = await mnemo(['--help'], nowhere)
+    expect(help).toMatchObject({ code: 0, stderr: '' })
+    for (const command of ['serve', 'mcp', 'search', 'get', 'index', 'flush', 'status']) {
+      expect(help.stdout).toMatch(new RegExp(`mnemo \\[?${command}\\b`))
+    }
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    expect(await mnemo(['--version'], nowhere)).toMatchObject({ code: 0, stdout: `mnemo ${pkg.version}\n` })
+  })
+
+  it.each([
+    [['--bogus'], 'unknown option "--bogus"'],
+    [['serach', 'redis'], 'unknown command "serach"'],
+    [['search', 'redis', '--bogus'], "mnemo search: unknown option '--bogus'"],
+    [['get', 'MEMORY.md', '--full'], "mnemo get: unknown option '--full'"],
+    [['search'], 'mnemo search: what to search for?'],
+    [['get'], 'mnemo get: which file?'],
+    [['search', 'redis', '--max-results', 'ten'], '--max-results takes a number, not "ten"'],
+    [['status', 'now'], 'mnemo status: takes no arguments'],
+    [['serve', '--port', '9'], 'mnemo serve takes no arguments'],
+  ])('refuses %j with exit code 2 and the usage, without calling mnemo', async (args, message) => {
+    const run = await mnemo(args, nowhere)
+    expect(run).toMatchObject({ code: 2, stdout: '' })
+    expect(run.stderr).toContain(message)
+    expect(run.stderr).toContain('usage: mnemo')
+    expect(run.stderr).not.toContain('cannot reach')
   })
 })

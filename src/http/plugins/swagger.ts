@@ -7,6 +7,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
 import { namedWildcard, tidyDocument } from './openapi-tidy.js'
+import { swaggerUiLook } from './swagger-theme.js'
 
 export const API_VERSION = '0.1.0'
 
@@ -50,6 +51,6 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
     transform: (input) => namedWildcard(jsonSchemaTransform(input)),
     transformObject: (input) => tidyDocument(jsonSchemaTransformObject(input)),
   })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
+  await app.register(swaggerUi, { routePrefix: '/docs', ...swaggerUiLook })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 }
