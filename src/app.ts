@@ -24,6 +24,8 @@ import { flushRoutes } from './http/routes/flush.routes.js'
 import { healthRoutes } from './http/routes/health.routes.js'
 import { indexingRoutes } from './http/routes/indexing.routes.js'
 import { searchRoutes } from './http/routes/search.routes.js'
+import { transferRoutes } from './http/routes/transfer.routes.js'
+import { importBodyLimit } from './transfer/transfer-module.js'
 import type { Logger } from './shared/logger.js'
 
 /** A client-supplied x-request-id is kept when it looks like an id, so logs can be joined. */
@@ -89,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(flushRoutes, { memory, bodyLimitBytes: fileBodyLimitBytes })
   await app.register(indexingRoutes, { memory })
   await app.register(agentsRoutes, { memory })
+  await app.register(transferRoutes, { transfer: services.transfer, importBodyLimitBytes: importBodyLimit(config) })
   await app.register(mcpRoutes, {
     memory,
     foreground: services.foreground,

@@ -2,7 +2,8 @@
 /**
  * The `mnemo` command: `mnemo` or `mnemo serve` runs the service (serve.ts); `mnemo mcp`
  * speaks MCP over stdio to a running service (mcp-stdio.ts); `search`, `get`, `index` and
- * `flush` make one call to a running service (cli-client.ts).
+ * `flush` make one call to a running service (cli-client.ts); `export` and `import` move
+ * memory as tar archives (cli-transfer.ts).
  */
 import { nodeVersionProblem } from './node-version.js'
 
@@ -15,7 +16,8 @@ const USAGE = `usage: mnemo [serve]   run the memory service (settings: MNEMO_* 
 /** The whole usage text, client commands included. */
 async function usage(): Promise<string> {
   const { CLIENT_USAGE } = await import('./cli-client.js')
-  return USAGE + CLIENT_USAGE
+  const { TRANSFER_USAGE } = await import('./cli-transfer.js')
+  return USAGE + CLIENT_USAGE + TRANSFER_USAGE
 }
 
 const problem = nodeVersionProblem(process.version)
@@ -28,7 +30,10 @@ const command = process.argv[2] ?? 'serve'
 // The Node.js version is checked above, as main.ts would.
 if (command === 'serve') await import('./serve.js')
 else if (command === 'mcp') await import('./mcp-stdio.js')
-else if (CLIENT_COMMANDS.has(command)) {
+else if (command === 'export' || command === 'import') {
+  const { transferMain } = await import('./cli-transfer.js')
+  await transferMain(command, process.argv.slice(3))
+} else if (CLIENT_COMMANDS.has(command)) {
   const { clientMain } = await import('./cli-client.js')
   await clientMain(command, process.argv.slice(3))
 } else {

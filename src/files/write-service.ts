@@ -8,6 +8,7 @@
  * the next sync indexes it): the file is the source of truth.
  */
 import { createHash } from 'node:crypto'
+import fs from 'node:fs/promises'
 import { sha256 } from '../domain/hashing.js'
 import { appError, isAppError } from '../shared/errors.js'
 import type { InFlight } from '../shared/in-flight.js'
@@ -140,6 +141,9 @@ export function checkNewFileWrite(mode: 'replace' | 'append', content: string, m
   if (introducesMarker(content, null)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
 }
 
+/** What an import did with one file: written new, written over, already that content, or kept as it was. */
+export type RestoreOutcome = 'created' | 'replaced' | 'unchanged' | 'kept'
+
 export function createWriteService(deps: WriteServiceDeps) {
   const writablePath = (raw: string) => checkWritablePath(raw, deps.memoryPaths)
 
@@ -245,7 +249,36 @@ export function createWriteService(deps: WriteServiceDeps) {
     })
   }
 
-  return { put, append, remove }
+  /**
+   * Writes a file from an archive (POST /import) atomically, as put() does, with its
+   * modification time (ms since the epoch) from the archive. The content was checked by the
+   * caller (UTF-8, no NUL, size); flush markers are kept: they are the service's own and came
+   * from an export. `keep`: an existing file is left as it is. Indexed before it resolves.
+   */
+  function restore(
+    raw: string,
+    bytes: Buffer,
+    opts: { keep: boolean; mtimeMs: number },
+  ): Promise<{ path: string; outcome: RestoreOutcome; indexed: boolean }> {
+    const rel = writablePath(raw)
+    checkSize(bytes.length, deps.maxFileBytes)
+    return deps.inFlight.run(async () => {
+      const outcome = await locked(rel, true, async (target): Promise<RestoreOutcome> => {
+        const file = target as WriteTarget
+        const current = await readIfExists(file)
+        if (current && opts.keep) return 'kept'
+        if (current?.equals(bytes)) return 'unchanged'
+        await replaceFile(file, bytes, deps.port)
+        const seconds = opts.mtimeMs / 1000
+        await fs.utimes(file.folder.at(file.name), seconds, seconds)
+        return current === null ? 'created' : 'replaced'
+      })
+      const written = outcome === 'created' || outcome === 'replaced'
+      return { path: rel, outcome, indexed: written ? await index(rel) : true }
+    })
+  }
+
+  return { put, append, remove, restore }
 }
 
 export type WriteService = ReturnType<typeof createWriteService>
