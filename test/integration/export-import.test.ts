@@ -124,6 +124,9 @@ describe('export and import of a deployment', () => {
     expect(body).toMatchObject({ written: 5, indexed: true })
     expect(body.files.every((f) => f.outcome === 'created')).toBe(true)
     for (const rel of ['MEMORY.md', LONG_NAME]) expect(target.ws.read(rel)).toBe(source.ws.read(rel))
+    // The modification time travels too (tar keeps whole seconds): undated notes keep their age.
+    const seconds = (rel: string, ws: AgentsApp['ws']) => Math.floor(fs.statSync(ws.abs(rel)).mtimeMs / 1000)
+    expect(seconds('MEMORY.md', target.ws)).toBe(seconds('MEMORY.md', source.ws))
     const day = body.files.find((f) => f.path.startsWith('agents/coder/memory/2'))?.path.slice('agents/coder/'.length)
     const dayText = fs.readFileSync(path.join(target.agentsDir, 'coder', day as string), 'utf8')
     // Flush markers came from the service's own export: kept, so a retried flush stays a replay.
@@ -293,6 +296,8 @@ describe('import refuses bad archives whole', () => {
     await refused('{"files": []}', 400, 'ARCHIVE_INVALID')
     await refused(Buffer.alloc(0), 400, 'ARCHIVE_INVALID')
     await refused(whole, 415, 'UNSUPPORTED_MEDIA_TYPE', { 'content-type': 'application/json' })
+    await refused(gzipSync(whole), 415, 'UNSUPPORTED_MEDIA_TYPE', { 'content-type': 'application/gzip' })
+    await refused(whole, 415, 'UNSUPPORTED_MEDIA_TYPE', {})
   })
 
   it('takes folder entries and ./ names, and an empty archive writes nothing', async () => {
