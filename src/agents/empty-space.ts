@@ -54,6 +54,7 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
     restore: async () => {
       throw appError('AGENT_NOT_FOUND')
     },
+    revert: async () => undefined,
   }
   // Only a flush without notes reaches here (one with notes creates the agent): it has nothing to sync.
   const flush: FlushService = { flush: async () => ({ indexed: true, drained: true }) }

@@ -254,31 +254,53 @@ export function createWriteService(deps: WriteServiceDeps) {
    * modification time (ms since the epoch) from the archive. The content was checked by the
    * caller (UTF-8, no NUL, size); flush markers are kept: they are the service's own and came
    * from an export. `keep`: an existing file is left as it is. Indexed before it resolves.
+   * `previous`: what the file held before (null: it did not exist), for revert().
    */
   function restore(
     raw: string,
     bytes: Buffer,
     opts: { keep: boolean; mtimeMs: number },
-  ): Promise<{ path: string; outcome: RestoreOutcome; indexed: boolean }> {
+  ): Promise<{ path: string; outcome: RestoreOutcome; indexed: boolean; previous: Buffer | null }> {
     const rel = writablePath(raw)
     checkSize(bytes.length, deps.maxFileBytes)
     return deps.inFlight.run(async () => {
-      const outcome = await locked(rel, true, async (target): Promise<RestoreOutcome> => {
+      const done = await locked(rel, true, async (target) => {
         const file = target as WriteTarget
-        const current = await readIfExists(file)
-        if (current && opts.keep) return 'kept'
-        if (current?.equals(bytes)) return 'unchanged'
+        const previous = await readIfExists(file)
+        const outcome = ((): RestoreOutcome | null => {
+          if (previous && opts.keep) return 'kept'
+          return previous?.equals(bytes) ? 'unchanged' : null
+        })()
+        if (outcome) return { outcome, previous }
         await replaceFile(file, bytes, deps.port)
         const seconds = opts.mtimeMs / 1000
         await fs.utimes(file.folder.at(file.name), seconds, seconds)
-        return current === null ? 'created' : 'replaced'
+        return { outcome: previous === null ? ('created' as const) : ('replaced' as const), previous }
       })
-      const written = outcome === 'created' || outcome === 'replaced'
-      return { path: rel, outcome, indexed: written ? await index(rel) : true }
+      const written = done.outcome === 'created' || done.outcome === 'replaced'
+      return { path: rel, ...done, indexed: written ? await index(rel) : true }
     })
   }
 
-  return { put, append, remove, restore }
+  /**
+   * Undoes a restore() that wrote `wrote`: puts `previous` back, or deletes the file it
+   * created. A file changed since (another write) is left as it is now. Folders the restore
+   * created stay.
+   */
+  function revert(raw: string, wrote: Buffer, previous: Buffer | null): Promise<void> {
+    const rel = writablePath(raw)
+    return deps.inFlight.run(async () => {
+      await locked(rel, false, async (target) => {
+        const current = target && (await readIfExists(target))
+        if (!target || !current?.equals(wrote)) return
+        if (previous === null) await deleteFile(target)
+        else await replaceFile(target, previous, deps.port)
+      })
+      await index(rel)
+    })
+  }
+
+  return { put, append, remove, restore, revert }
 }
 
 export type WriteService = ReturnType<typeof createWriteService>

@@ -5,7 +5,8 @@
  * time: memory holds one file, not the archive. An import reads and checks the whole
  * archive (read-archive.ts, archive-layout.ts) before it writes a file, so a bad entry
  * writes nothing; then it writes each file atomically through its space's write service
- * and indexes it, so the files are searchable when the call returns.
+ * and indexes it, so the files are searchable when the call returns. A write that fails
+ * part-way (a full disk) undoes the files written before it.
  */
 import type { Readable } from 'node:stream'
 import tar from 'tar-stream'
@@ -33,6 +34,9 @@ export type ImportedFile = { path: string; outcome: RestoreOutcome; indexed: boo
 
 /** Files exported: markdown memory, not session transcripts. */
 const isExported = (f: { path: string; source: string }) => f.source === 'memory' && /\.md$/i.test(f.path)
+
+/** A file an import wrote, and what it held before (null: it did not exist). */
+type Written = { owner: Owner; rel: string; bytes: Buffer; previous: Buffer | null }
 
 const ownerKey = (owner: Owner) => (owner.kind === 'team' ? 'team' : `agent:${owner.id}`)
 
@@ -105,6 +109,20 @@ export function createTransferService(deps: TransferDeps) {
     pack.finalize()
   }
 
+  /**
+   * Puts back what an import that failed part-way (a full disk, a folder or agent limit)
+   * had written, last first, as far as it can: a file that cannot be put back is logged.
+   */
+  async function undo(written: Written[]) {
+    for (const w of written.reverse()) {
+      try {
+        await onOwner(w.owner, 'read', (space) => space.writes.revert(w.rel, w.bytes, w.previous))
+      } catch (err) {
+        deps.log.error({ err, path: w.rel, space: ownerKey(w.owner) }, 'could not undo a file of a failed import')
+      }
+    }
+  }
+
   return {
     /**
      * The archive of `scope` as a stream. Resolves once every space was found and listed
@@ -134,14 +152,33 @@ export function createTransferService(deps: TransferDeps) {
         groups.set(key, [...(groups.get(key) ?? []), f])
       }
       const done: ImportedFile[] = []
-      for (const group of groups.values()) {
-        const owner = (group[0] as (typeof files)[number]).target.owner
-        await onOwner(owner, 'write', async (space) => {
-          for (const f of group) {
-            const r = await space.writes.restore(f.target.rel, f.bytes, { keep: opts.keep, mtimeMs: f.mtimeMs })
-            done.push({ path: f.name, outcome: r.outcome, indexed: r.indexed })
-          }
-        })
+      const written: Written[] = []
+      // Bytes of replaced files held for undo: at most as much as the archive may hold, so
+      // an archive of small files over big ones cannot hold unbounded memory. Past that,
+      // files are written without a way back (a failure then leaves them; logged).
+      let heldBytes = 0
+      try {
+        for (const group of groups.values()) {
+          const owner = (group[0] as (typeof files)[number]).target.owner
+          await onOwner(owner, 'write', async (space) => {
+            for (const f of group) {
+              const r = await space.writes.restore(f.target.rel, f.bytes, { keep: opts.keep, mtimeMs: f.mtimeMs })
+              if (r.outcome === 'created' || r.outcome === 'replaced') {
+                heldBytes += r.previous?.length ?? 0
+                if (heldBytes <= deps.limits.maxBodyBytes) {
+                  written.push({ owner, rel: f.target.rel, bytes: f.bytes, previous: r.previous })
+                }
+              }
+              done.push({ path: f.name, outcome: r.outcome, indexed: r.indexed })
+            }
+          })
+        }
+      } catch (err) {
+        if (heldBytes > deps.limits.maxBodyBytes) {
+          deps.log.warn('an import failed after replacing more than it could hold for undo: later files stay written')
+        }
+        await undo(written)
+        throw err
       }
       return done
     },

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
 import tar from 'tar-stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { WritePort } from '../../src/files/file-writer.js'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
@@ -316,5 +317,44 @@ describe('import refuses bad archives whole', () => {
     })
     expect(res.json()).toMatchObject({ files: [{ path: 'main/memory/good.md', outcome: 'created' }], written: 1 })
     expect(app.ws.read('memory/good.md')).toBe('a good note\n')
+  })
+})
+
+describe('an import that fails while writing', () => {
+  it('puts back every file it wrote before the failure: a full disk leaves the memory as it was', async () => {
+    let writes = 0
+    let failAt = Infinity
+    const writePort: WritePort = {
+      write: (handle, bytes, offset, length) => {
+        if (++writes === failAt) {
+          return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }))
+        }
+        return handle.write(bytes, offset, length)
+      },
+      sync: (handle) => handle.sync(),
+    }
+    const app = await buildAgentsApp({ overrides: { writePort } })
+    try {
+      app.ws.write('MEMORY.md', '# Before\nthe old main notes\n')
+      await app.sync()
+      const archive = await makeTar([
+        { name: 'main/MEMORY.md', body: '# After\nthe imported main notes about zeppelins\n' },
+        { name: 'main/memory/a.md', body: 'imported note about zeppelins\n' },
+        { name: 'main/memory/b.md', body: 'this one meets a full disk\n' },
+      ])
+      failAt = writes + 3
+      const res = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: archive })
+      expect({ status: res.statusCode, code: res.json<{ code: string }>().code }).toEqual({
+        status: 507,
+        code: 'STORAGE_FULL',
+      })
+      expect(app.ws.read('MEMORY.md')).toBe('# Before\nthe old main notes\n')
+      expect(fs.existsSync(app.ws.abs('memory/a.md'))).toBe(false)
+      expect(fs.existsSync(app.ws.abs('memory/b.md'))).toBe(false)
+      const found = await app.search({ query: 'zeppelins' })
+      expect(found.body.results).toEqual([])
+    } finally {
+      await app.close()
+    }
   })
 })
