@@ -16,8 +16,9 @@ export const ERROR_CODES = {
   ARCHIVE_ENTRY_INVALID: {
     status: 400,
     message:
-      'An archive entry is refused (a link, device or other non-file entry, a duplicate name, text that is not ' +
-      'UTF-8 or holds NUL, or a folder the deployment does not have); nothing was written',
+      'An archive entry is refused (a link, device or other non-file entry, a duplicate name, a name that is ' +
+      'both a file and a folder, text that is not UTF-8 or holds NUL, or a folder the deployment does not have); ' +
+      'nothing was written',
   },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid bearer token' },
   PATH_READ_ONLY: {

@@ -83,8 +83,8 @@ async function readData(stream: AsyncIterable<Buffer>): Promise<Buffer> {
 }
 
 /**
- * Every file of the archive in `body`, checked: regular files only, a name at most once,
- * each at most `maxFileBytes` of UTF-8 text without NUL. `checkName` checks (and may map)
+ * Every file of the archive in `body`, checked: regular files only, a name at most once
+ * and never also a folder of another file, each at most `maxFileBytes` of UTF-8 text without NUL. `checkName` checks (and may map)
  * a file's name; it runs before the file's data is read. Throws ARCHIVE_INVALID,
  * ARCHIVE_ENTRY_INVALID, PAYLOAD_TOO_LARGE or what `checkName` throws.
  */
@@ -138,11 +138,23 @@ export async function readArchive<T>(
     extract.destroy()
     throw isAppError(err) ? err : notTar(err)
   }
+  checkNoFileIsAFolder(files)
   if (meter.bytes() === 0) throw appError('ARCHIVE_INVALID', 'The body is empty: send a tar archive')
   if (!meter.endsWithMarker()) {
     throw appError('ARCHIVE_INVALID', 'The archive is cut short: it does not end with the end-of-archive marker')
   }
   return files
+}
+
+/** Throws when a file's name is also a folder of another file's (`a.md` and `a.md/b.md`): one of them cannot be written. */
+function checkNoFileIsAFolder(files: readonly { name: string }[]): void {
+  const names = new Set(files.map((f) => f.name))
+  for (const { name } of files) {
+    for (let at = name.indexOf('/'); at > 0; at = name.indexOf('/', at + 1)) {
+      const folder = name.slice(0, at)
+      if (names.has(folder)) throw refused(folder, `a file, and the folder of "${name}"`)
+    }
+  }
 }
 
 function notTar(err: unknown): Error {

@@ -257,6 +257,12 @@ describe('import refuses bad archives whole', () => {
     await refused(await makeTar([good, { ...good, name: './main/memory/good.md' }]), 400, 'ARCHIVE_ENTRY_INVALID')
   })
 
+  it('refuses a name that is a file and the folder of another file', async () => {
+    const nested = { name: 'main/memory/good.md/inner.md', body: 'inside a file?\n' }
+    const body = await refused(await makeTar([good, nested]), 400, 'ARCHIVE_ENTRY_INVALID')
+    expect(body.details?.entry).toBe('main/memory/good.md')
+  })
+
   it('refuses text that is not UTF-8 or holds NUL', async () => {
     const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])
     await refused(await makeTar([good, { name: 'main/memory/x.md', body: latin1 }]), 400, 'ARCHIVE_ENTRY_INVALID')
