@@ -16,13 +16,13 @@ export type ArchiveFile = { name: string; bytes: Buffer; mtimeMs: number }
 
 export type ReadArchiveLimits = { maxBodyBytes: number; maxFileBytes: number }
 
-/** A tar block: headers and the end-of-archive marker are whole blocks of zeros or not. */
+/** Bytes of a tar block. The end-of-archive marker is two blocks of zeros; one is required. */
 const BLOCK_BYTES = 512
 
 const refused = (name: string, reason: string) =>
   appError('ARCHIVE_ENTRY_INVALID', `Archive entry "${name}": ${reason}`, { details: { entry: name, reason } })
 
-/** Entry types tar-stream reports that are neither a file nor a folder, and what to call them. */
+/** Whether an entry is a file or a folder; any other type (links, devices, FIFOs) is refused. */
 function checkType(name: string, type: string | null | undefined): 'file' | 'directory' {
   if (type === 'file' || type === 'contiguous-file') return 'file'
   if (type === 'directory') return 'directory'
@@ -84,9 +84,10 @@ async function readData(stream: AsyncIterable<Buffer>): Promise<Buffer> {
 
 /**
  * Every file of the archive in `body`, checked: regular files only, a name at most once
- * and never also a folder of another file, each at most `maxFileBytes` of UTF-8 text without NUL. `checkName` checks (and may map)
- * a file's name; it runs before the file's data is read. Throws ARCHIVE_INVALID,
- * ARCHIVE_ENTRY_INVALID, PAYLOAD_TOO_LARGE or what `checkName` throws.
+ * and never also the folder of another file, each at most `maxFileBytes` of UTF-8 text
+ * without NUL. `checkName` checks (and may map) a file's name; it runs before the file's
+ * data is read. Throws ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, PAYLOAD_TOO_LARGE or what
+ * `checkName` throws.
  */
 export async function readArchive<T>(
   body: Readable,
@@ -138,15 +139,15 @@ export async function readArchive<T>(
     extract.destroy()
     throw isAppError(err) ? err : notTar(err)
   }
-  checkNoFileIsAFolder(files)
   if (meter.bytes() === 0) throw appError('ARCHIVE_INVALID', 'The body is empty: send a tar archive')
   if (!meter.endsWithMarker()) {
     throw appError('ARCHIVE_INVALID', 'The archive is cut short: it does not end with the end-of-archive marker')
   }
+  checkNoFileIsAFolder(files)
   return files
 }
 
-/** Throws when a file's name is also a folder of another file's (`a.md` and `a.md/b.md`): one of them cannot be written. */
+/** Throws when a file's name is also the folder of another file (`a.md`, `a.md/b.md`): both cannot be written. */
 function checkNoFileIsAFolder(files: readonly { name: string }[]): void {
   const names = new Set(files.map((f) => f.name))
   for (const { name } of files) {
