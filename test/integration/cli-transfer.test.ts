@@ -15,15 +15,16 @@ const TOKEN = 'cli-transfer-token-0123456789'
 type Run = { code: number; stdout: Buffer; stderr: string }
 
 /** `mnemo <args>` as a child process; stdout as bytes (an archive is binary). */
-function mnemo(args: string[], env: Record<string, string>): Promise<Run> {
+function mnemo(args: string[], env: Record<string, string>, stdin?: Buffer): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       ['--import', 'tsx', path.join(ROOT, 'src/cli.ts'), ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000, encoding: 'buffer' },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr: stderr.toString() }),
     )
+    child.stdin?.end(stdin ?? '')
   })
 }
 
@@ -58,6 +59,12 @@ describe('mnemo export | mnemo import', () => {
     expect((await mnemo(['search', 'POSTGRES_URL'], envTo)).stdout.toString()).toMatch(/^MEMORY\.md#L\d+-L\d+/)
     const again = await mnemo(['import', backup, '--keep'], envTo)
     expect(again.stdout.toString()).toMatch(/^imported: 0 files written, 0 unchanged, [1-9]\d* kept\n$/)
+    // From stdin, as a pipe from another machine would send it.
+    const piped = await mnemo(['import', '-', '--json'], envTo, exported.stdout)
+    const answer = JSON.parse(piped.stdout.toString()) as { files: { outcome: string }[]; written: number }
+    expect(answer.written).toBe(0)
+    expect(answer.files.length).toBeGreaterThan(0)
+    expect(answer.files.every((f) => f.outcome === 'unchanged')).toBe(true)
   })
 
   it('says why an import is refused, and exits 1', async () => {
