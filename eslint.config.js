@@ -52,6 +52,7 @@ export default tseslint.config(
       'src/serve.ts',
       'src/mcp-stdio.ts',
       'src/cli-client.ts',
+      'src/cli-transfer.ts',
       'src/healthcheck.ts',
       'src/**/*.test.ts',
     ],

@@ -26,6 +26,8 @@ import { healthRoutes } from './http/routes/health.routes.js'
 import { indexingRoutes } from './http/routes/indexing.routes.js'
 import { oauthDiscoveryRoutes } from './http/routes/oauth-discovery.routes.js'
 import { searchRoutes } from './http/routes/search.routes.js'
+import { transferRoutes } from './http/routes/transfer.routes.js'
+import { importBodyLimit } from './transfer/transfer-module.js'
 import type { Logger } from './shared/logger.js'
 
 /** A client-supplied x-request-id is kept when it looks like an id, so logs can be joined. */
@@ -92,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(indexingRoutes, { memory })
   await app.register(agentsRoutes, { memory })
   await app.register(eventsRoutes, { events: services.events })
+  await app.register(transferRoutes, { transfer: services.transfer, importBodyLimitBytes: importBodyLimit(config) })
   await app.register(mcpRoutes, {
     memory,
     foreground: services.foreground,

@@ -51,12 +51,12 @@ export function progressLine(p: Progress, width: number): string {
 
 class CliError extends Error {}
 /** The command line itself is wrong: exit 2 with the usage, and no call is made. */
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 /** parseArgs with this command's options, its errors (an unknown option…) as usage errors. */
-function parseCommand(command: string, argv: string[]) {
+export function parseCommand(command: string, argv: string[], options = COMMAND_OPTIONS[command] ?? {}) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, options: COMMAND_OPTIONS[command] ?? {}, strict: true })
+    return parseArgs({ args: argv, allowPositionals: true, options, strict: true })
   } catch (err) {
     // Node's message goes on about `--` for positionals that start with a dash: its first sentence says it.
     throw new UsageError((err instanceof Error ? err.message : String(err)).replace(/\. .*$/s, '').toLowerCase())

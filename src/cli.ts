@@ -2,8 +2,9 @@
 /**
  * The `mnemo` command: `mnemo` or `mnemo serve` runs the service (serve.ts); `mnemo mcp`
  * speaks MCP over stdio to a running service (mcp-stdio.ts); `search`, `get`, `index`,
- * `flush` and `status` make calls to a running service (cli-client.ts). `--help` prints the
- * usage on stdout, `--version` the package's version; anything else unknown is a usage error
+ * `flush` and `status` make calls to a running service (cli-client.ts); `export` and
+ * `import` move memory as tar archives (cli-transfer.ts). `--help` prints the usage on
+ * stdout, `--version` the package's version; anything else unknown is a usage error
  * (exit 2, the usage on stderr), never an attempt to reach the service.
  */
 import fs from 'node:fs'
@@ -21,7 +22,8 @@ const USAGE = `usage: mnemo [serve]   run the memory service (settings: MNEMO_* 
 /** The whole usage text, client commands included. */
 async function usage(): Promise<string> {
   const { CLIENT_USAGE } = await import('./cli-client.js')
-  return USAGE + CLIENT_USAGE
+  const { TRANSFER_USAGE } = await import('./cli-transfer.js')
+  return USAGE + CLIENT_USAGE + TRANSFER_USAGE
 }
 
 /** The version in package.json, one folder up from both src/cli.ts and dist/cli.js. */
@@ -50,7 +52,10 @@ else if ((command === 'serve' || command === 'mcp') && rest.length > 0) {
 // The Node.js version is checked above, as main.ts would.
 else if (command === 'serve') await import('./serve.js')
 else if (command === 'mcp') await import('./mcp-stdio.js')
-else if (CLIENT_COMMANDS.has(command)) {
+else if (command === 'export' || command === 'import') {
+  const { transferMain } = await import('./cli-transfer.js')
+  await transferMain(command, rest, await usage())
+} else if (CLIENT_COMMANDS.has(command)) {
   const { clientMain } = await import('./cli-client.js')
   await clientMain(command, rest, await usage())
 } else await usageError(`unknown ${command.startsWith('-') ? 'option' : 'command'} "${command}"`)

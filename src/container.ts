@@ -130,6 +130,8 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     services: {
       /** Everything a request acting as an agent may do (REST and MCP). */
       memory: instrumentGateway(agents.gateway, metrics),
+      /** Export and import of memory as tar archives. */
+      transfer: agents.transfer,
       /** Who a request is, from its token. */
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
       /** The main agent's readiness (GET /ready), whether its workspace can be written, the embedder's state. */

@@ -38,13 +38,11 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
       throw appError('PRECONDITION_FAILED', undefined, { details: { currentSha256: null } })
     throw appError('AGENT_NOT_FOUND', `No agent "${name}": it has no memory yet (its first write creates it)`)
   }
-  const files: FileService = {
-    list: async () => [],
-    read: async (raw) => {
-      const check = checkSourcePath(raw, PLAIN_LAYOUT, { workspace: '', sessions: null })
-      return check.kind === 'invalid' ? check : { kind: 'not-found' }
-    },
+  const noFile = async (raw: string) => {
+    const check = checkSourcePath(raw, PLAIN_LAYOUT, { workspace: '', sessions: null })
+    return check.kind === 'invalid' ? check : { kind: 'not-found' as const }
   }
+  const files: FileService = { list: async () => [], read: noFile, readBytes: noFile }
   const writes: WriteService = {
     put: async (raw, content, pre) => writeNeedingFile(raw, 'replace', content, pre),
     append: async (raw, content, pre) => writeNeedingFile(raw, 'append', content, pre),
@@ -52,6 +50,11 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
       checkWritablePath(raw, PLAIN_LAYOUT)
       throw appError('FILE_NOT_FOUND')
     },
+    // Imports open the agent for writing (creating it): they never reach an empty space.
+    restore: async () => {
+      throw appError('AGENT_NOT_FOUND')
+    },
+    revert: async () => undefined,
   }
   // Only a flush without notes reaches here (one with notes creates the agent): it has nothing to sync.
   const flush: FlushService = { flush: async () => ({ indexed: true, drained: true }) }

@@ -177,6 +177,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export markdown memory as a tar archive
+         * @description Streams the markdown memory files (not session transcripts) as an uncompressed tar archive. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). Each space is synced first, so files edited on disk are included. A failure while streaming (after the 200) cuts the archive short: it then lacks the end-of-archive marker and POST /import refuses it.
+         */
+        get: operations["exportMemory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import markdown memory from a tar archive
+         * @description Writes the markdown files of a tar archive (Content-Type: application/x-tar), as GET /export makes them. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). All or nothing: the whole archive is read and checked before any file is written, and one bad entry refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), 400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as both a file and a folder, text that is not UTF-8 or holds NUL, team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or 403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT); details.entry names the entry. Folder entries and ./ prefixes are accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day files are kept. A failure while writing (507 STORAGE_FULL, 409 FOLDER_LIMIT or AGENT_LIMIT) puts back the files written before it (folders and agents it created stay).
+         */
+        post: operations["importMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -339,7 +379,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -727,6 +767,24 @@ export interface components {
             /** @description Vectors in the embedding cache, which every agent shares. Shown to the admin token (or with no token configured) only: its growth would tell an agent whether another agent holds a text */
             embeddingCacheEntries?: number;
         };
+        ImportResult: {
+            /** @description Every file of the archive, in archive order */
+            files: {
+                /** @description The file's name in the archive */
+                path: string;
+                /**
+                 * @description `created`: a new file; `replaced`: written over a different one; `unchanged`: the file already held these bytes (not written); `kept`: it exists and existing=keep left it
+                 * @enum {string}
+                 */
+                outcome: "created" | "replaced" | "unchanged" | "kept";
+                /** @description false when indexing the written file failed: it is on disk and the next sync indexes it */
+                indexed: boolean;
+            }[];
+            /** @description Files created or replaced */
+            written: number;
+            /** @description Every written file is indexed (searchable now) */
+            indexed: boolean;
+        };
     };
     responses: never;
     parameters: never;
@@ -760,7 +818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
@@ -769,7 +827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -799,7 +857,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -930,7 +988,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileList"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1033,7 +1091,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileWindow"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1159,7 +1217,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileWriteResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1303,7 +1361,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileWriteResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1441,7 +1499,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileDeleteResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1558,7 +1616,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlushResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1680,7 +1738,7 @@ export interface operations {
                     "application/json": components["schemas"]["IndexStatus"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1797,7 +1855,7 @@ export interface operations {
                     "application/json": components["schemas"]["IndexStatus"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1986,7 +2044,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ChangeEvent"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2042,6 +2100,240 @@ export interface operations {
             };
         };
     };
+    exportMemory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tar archive (ustar/pax, uncompressed) of markdown files */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": string;
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    importMemory: {
+        parameters: {
+            query?: {
+                /** @description What happens to a file that exists: `replace` (default) writes the archive's version over it, as restoring a backup does; `keep` leaves it as it is and writes only files that do not exist. Files the archive does not hold are never deleted */
+                existing?: "replace" | "keep";
+            };
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A tar archive (ustar/pax, uncompressed) of markdown files */
+        requestBody: {
+            content: {
+                "application/x-tar": string;
+            };
+        };
+        responses: {
+            /** @description Import markdown memory from a tar archive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: STORAGE_FULL) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     callMcp: {
         parameters: {
             query?: never;
@@ -2076,7 +2368,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;

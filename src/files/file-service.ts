@@ -29,6 +29,10 @@ export type ReadResult =
   | { kind: 'invalid'; reason: string }
   | { kind: 'too-large'; sizeBytes: number }
 
+/** A whole file's bytes (GET /export), or why it cannot be read. */
+export type BytesResult =
+  { kind: 'ok'; path: string; bytes: Buffer; sizeBytes: number; mtimeMs: number } | Exclude<ReadResult, { kind: 'ok' }>
+
 export type FileInfo = {
   path: string
   source: Source
@@ -72,11 +76,8 @@ export function checkSourcePath(
 }
 
 export function createFileService(deps: FileServiceDeps) {
-  /** A window of `lines` lines starting at 1-based line `from` (default: to the end). */
-  async function read(
-    rawPath: string,
-    opts: { from?: number | undefined; lines?: number | undefined },
-  ): Promise<ReadResult> {
+  /** The bytes of a source file, checked as read() checks it. */
+  async function load(rawPath: string): Promise<BytesResult> {
     const check = checkSourcePath(rawPath, deps.memoryPaths, { workspace: deps.root, sessions: deps.sessionsReal })
     if (check.kind === 'invalid') return check
     // A symlinked file inside the folder is served from its target; the target is then
@@ -85,13 +86,22 @@ export function createFileService(deps: FileServiceDeps) {
     if (resolved.kind !== 'ok') return resolved
     const real = path.relative(check.root, resolved.abs).split(path.sep).join('/')
     const file = await readWorkspaceFile(check.root, real, deps.maxFileBytes)
+    return file.kind === 'ok' ? { ...file, path: check.rel } : file
+  }
+
+  /** A window of `lines` lines starting at 1-based line `from` (default: to the end). */
+  async function read(
+    rawPath: string,
+    opts: { from?: number | undefined; lines?: number | undefined },
+  ): Promise<ReadResult> {
+    const file = await load(rawPath)
     if (file.kind !== 'ok') return file
     const all = splitLines(decodeText(file.bytes))
     const from = opts.from ?? 1
     const to = Math.min(all.length, opts.lines === undefined ? all.length : from + opts.lines - 1)
     return {
       kind: 'ok',
-      path: check.rel,
+      path: file.path,
       from,
       to: Math.max(to, from - 1),
       totalLines: all.length,
@@ -112,7 +122,7 @@ export function createFileService(deps: FileServiceDeps) {
     }))
   }
 
-  return { read, list }
+  return { read, readBytes: load, list }
 }
 
 export type FileService = ReturnType<typeof createFileService>

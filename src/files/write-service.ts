@@ -8,6 +8,7 @@
  * the next sync indexes it): the file is the source of truth.
  */
 import { createHash } from 'node:crypto'
+import fs from 'node:fs/promises'
 import { sha256 } from '../domain/hashing.js'
 import { appError, isAppError } from '../shared/errors.js'
 import type { InFlight } from '../shared/in-flight.js'
@@ -143,6 +144,9 @@ export function checkNewFileWrite(mode: 'replace' | 'append', content: string, m
   if (introducesMarker(content, null)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
 }
 
+/** What an import did with one file: written new, written over, already that content, or kept as it was. */
+export type RestoreOutcome = 'created' | 'replaced' | 'unchanged' | 'kept'
+
 export function createWriteService(deps: WriteServiceDeps) {
   const writablePath = (raw: string) => checkWritablePath(raw, deps.memoryPaths)
 
@@ -252,7 +256,58 @@ export function createWriteService(deps: WriteServiceDeps) {
     })
   }
 
-  return { put, append, remove }
+  /**
+   * Writes a file from an archive (POST /import) atomically, as put() does, with its
+   * modification time (ms since the epoch) from the archive. The content was checked by the
+   * caller (UTF-8, no NUL, size); flush markers are kept: they are the service's own and came
+   * from an export. `keep`: an existing file is left as it is. Indexed before it resolves.
+   * `previous`: what the file held before (null: it did not exist), for revert().
+   */
+  function restore(
+    raw: string,
+    bytes: Buffer,
+    opts: { keep: boolean; mtimeMs: number },
+  ): Promise<{ path: string; outcome: RestoreOutcome; indexed: boolean; previous: Buffer | null }> {
+    const rel = writablePath(raw)
+    checkSize(bytes.length, deps.maxFileBytes)
+    return deps.inFlight.run(async () => {
+      const done = await locked(rel, true, async (target) => {
+        const file = target as WriteTarget
+        const previous = await readIfExists(file)
+        const outcome = ((): RestoreOutcome | null => {
+          if (previous && opts.keep) return 'kept'
+          return previous?.equals(bytes) ? 'unchanged' : null
+        })()
+        if (outcome) return { outcome, previous }
+        await replaceFile(file, bytes, deps.port)
+        const seconds = opts.mtimeMs / 1000
+        await fs.utimes(file.folder.at(file.name), seconds, seconds)
+        return { outcome: previous === null ? ('created' as const) : ('replaced' as const), previous }
+      })
+      const written = done.outcome === 'created' || done.outcome === 'replaced'
+      return { path: rel, ...done, indexed: written ? await index(rel) : true }
+    })
+  }
+
+  /**
+   * Undoes a restore() that wrote `wrote`: puts `previous` back, or deletes the file it
+   * created. A file changed since (another write) is left as it is now. Folders the restore
+   * created stay.
+   */
+  function revert(raw: string, wrote: Buffer, previous: Buffer | null): Promise<void> {
+    const rel = writablePath(raw)
+    return deps.inFlight.run(async () => {
+      await locked(rel, false, async (target) => {
+        const current = target && (await readIfExists(target))
+        if (!target || !current?.equals(wrote)) return
+        if (previous === null) await deleteFile(target)
+        else await replaceFile(target, previous, deps.port)
+      })
+      await index(rel)
+    })
+  }
+
+  return { put, append, remove, restore, revert }
 }
 
 export type WriteService = ReturnType<typeof createWriteService>

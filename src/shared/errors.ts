@@ -9,6 +9,17 @@ export const ERROR_CODES = {
     status: 400,
     message: 'X-Mnemo-Agent must be an agent id: a-z, 0-9, "_" and "-", starting with a letter or digit, at most 63',
   },
+  ARCHIVE_INVALID: {
+    status: 400,
+    message: 'The body is not a whole tar archive (empty, not tar, compressed, or cut short); nothing was written',
+  },
+  ARCHIVE_ENTRY_INVALID: {
+    status: 400,
+    message:
+      'An archive entry is refused (a link, device or other non-file entry, a duplicate name, a name that is ' +
+      'both a file and a folder, text that is not UTF-8 or holds NUL, or a folder the deployment does not have); ' +
+      'nothing was written',
+  },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid bearer token' },
   PATH_READ_ONLY: {
     status: 403,

@@ -1,8 +1,8 @@
 /**
  * Finishing touches on the generated OpenAPI document, so client generators and linters
  * (openapi-typescript, Redocly) take it as it is: a named path parameter for the files
- * routes, no unused component schemas, a description on every response, and a `type`
- * beside every `nullable`.
+ * routes, no unused component schemas, a description on every response, a `type`
+ * beside every `nullable`, and error answers as JSON on routes that produce something else.
  */
 import type { jsonSchemaTransform } from 'fastify-type-provider-zod'
 import { ERROR_CODES } from '../../shared/errors.js'
@@ -89,6 +89,27 @@ function describeResponses<T>(doc: T): T {
   return doc
 }
 
+type Media = Record<string, { schema?: { $ref?: string } }>
+
+/**
+ * Error answers are JSON whatever a route produces on success (a tar archive, Prometheus
+ * text): the generator lists them under the route's `produces` types, so they are moved.
+ */
+function jsonErrors<T>(doc: T): T {
+  const paths = (doc as { paths?: Record<string, Record<string, { responses?: Record<string, { content?: Media }> }>> })
+    .paths
+  for (const ops of Object.values(paths ?? {})) {
+    for (const op of Object.values(ops)) {
+      for (const response of Object.values(op.responses ?? {})) {
+        const media = Object.values(response.content ?? {})
+        const error = media.find((m) => m.schema?.$ref === '#/components/schemas/ErrorBody')
+        if (error && !response.content?.['application/json']) response.content = { 'application/json': error }
+      }
+    }
+  }
+  return doc
+}
+
 /** OpenAPI 3.0 wants a `type` beside `nullable`; zod writes `{nullable, allOf: [$ref]}` for a nullable object. */
 function typedNullables(node: unknown): void {
   if (Array.isArray(node)) {
@@ -104,5 +125,5 @@ function typedNullables(node: unknown): void {
 /** The whole document's finishing touches (see the top of this file). */
 export function tidyDocument<T>(doc: T): T {
   typedNullables(doc)
-  return describeResponses(withoutUnusedSchemas(doc))
+  return jsonErrors(describeResponses(withoutUnusedSchemas(doc)))
 }

@@ -1,0 +1,110 @@
+/**
+ * GET /export and POST /import: an agent's markdown memory (or, for the admin, every
+ * space's) as a tar archive, and back (transfer-service.ts). The archive layout is in
+ * archive-layout.ts; the import body limit in transfer-module.ts.
+ */
+import type { Readable } from 'node:stream'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { AGENT_HEADER } from '../../shared/agent-id.js'
+import { appError } from '../../shared/errors.js'
+import type { ArchiveScope } from '../../transfer/archive-layout.js'
+import type { TransferService } from '../../transfer/transfer-service.js'
+import { callerOf } from '../plugins/auth.js'
+import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
+import { ImportQuery, ImportResult, TarArchive } from '../schemas/transfer.schema.js'
+import type { FastifyRequest } from 'fastify'
+
+export type TransferRoutesOptions = {
+  transfer: TransferService
+  /** Largest archive an import takes, in bytes (transfer-module.ts importBodyLimit). */
+  importBodyLimitBytes: number
+}
+
+const TAR = 'application/x-tar'
+
+const LAYOUT =
+  "An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files " +
+  'names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole ' +
+  'deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… ' +
+  '(MNEMO_TEAM_DIR). '
+
+/** Whose files: the deployment's for the admin not acting for a named agent, else the acting agent's. */
+function scopeOf(request: FastifyRequest): ArchiveScope {
+  const { principal, agent } = callerOf(request)
+  const named = request.headers[AGENT_HEADER] !== undefined
+  return principal.role === 'admin' && !named ? { kind: 'deployment' } : { kind: 'agent', agent }
+}
+
+const isStream = (body: unknown): body is Readable =>
+  typeof body === 'object' && body !== null && typeof (body as Readable).pipe === 'function'
+
+export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = async (app, opts) => {
+  // Only tar bodies here, read as a stream (the JSON parser would take a JSON body).
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(TAR, (_request, payload, done) => done(null, payload))
+
+  app.get('/export', {
+    schema: {
+      operationId: 'exportMemory',
+      tags: ['files'],
+      summary: 'Export markdown memory as a tar archive',
+      description:
+        `Streams the markdown memory files (not session transcripts) as an uncompressed tar archive. ${LAYOUT}` +
+        'Each space is synced first, so files edited on disk are included. A failure while streaming (after the 200) ' +
+        'cuts the archive short: it then lacks the end-of-archive marker and POST /import refuses it.',
+      headers: AgentHeaders,
+      produces: [TAR],
+      response: { 200: TarArchive, ...errorResponses(400, 401, 403, 404, 409, 429, 500, 503) },
+    },
+    handler: async (request, reply) => {
+      const archive = await opts.transfer.exportArchive(scopeOf(request))
+      return reply.type(TAR).header('content-disposition', 'attachment; filename="mnemo-export.tar"').send(archive)
+    },
+  })
+
+  app.post('/import', {
+    bodyLimit: opts.importBodyLimitBytes,
+    schema: {
+      operationId: 'importMemory',
+      tags: ['files'],
+      summary: 'Import markdown memory from a tar archive',
+      description:
+        `Writes the markdown files of a tar archive (Content-Type: ${TAR}), as GET /export makes them. ${LAYOUT}` +
+        'All or nothing: the whole archive is read and checked before any file is written, and one bad entry ' +
+        'refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), ' +
+        '400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as ' +
+        'both a file and a folder, text that is not UTF-8 or holds NUL, team/ or agents/ where the deployment has ' +
+        'none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or ' +
+        '403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 ' +
+        'PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of ' +
+        'MNEMO_MAX_BODY_BYTES_IN_FLIGHT); details.entry names the entry. Folder entries and ./ prefixes are ' +
+        'accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time ' +
+        'the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day ' +
+        'files are kept. A failure while writing (507 STORAGE_FULL, 409 FOLDER_LIMIT or AGENT_LIMIT) puts back ' +
+        'the files written before it (folders and agents it created stay).',
+      headers: AgentHeaders,
+      querystring: ImportQuery,
+      consumes: [TAR],
+      body: TarArchive,
+      response: {
+        200: ImportResult,
+        ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 429, 500, 503, 507),
+      },
+    },
+    handler: async (request, reply) => {
+      const body = request.body
+      if (!isStream(body)) throw appError('ARCHIVE_INVALID', 'The body is empty: send a tar archive')
+      try {
+        const files = await opts.transfer.importArchive(scopeOf(request), body, {
+          keep: request.query.existing === 'keep',
+        })
+        const written = files.filter((f) => f.outcome === 'created' || f.outcome === 'replaced')
+        return { files, written: written.length, indexed: written.every((f) => f.indexed) }
+      } catch (err) {
+        // A refusal before the body's end leaves the rest unread: the connection is not reused.
+        if (!request.raw.readableEnded) void reply.header('connection', 'close')
+        throw err
+      }
+    },
+  })
+}

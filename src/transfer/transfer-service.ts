@@ -1,0 +1,188 @@
+/**
+ * Export and import of markdown memory as tar archives (GET /export, POST /import). An
+ * export lists each space's files first (after a sync, so files edited by hand are in it),
+ * so an unknown agent is refused before a byte is sent, then streams them one file at a
+ * time: memory holds one file, not the archive. An import reads and checks the whole
+ * archive (read-archive.ts, archive-layout.ts) before it writes a file, so a bad entry
+ * writes nothing; then it writes each file atomically through its space's write service
+ * and indexes it, so the files are searchable when the call returns. A write that fails
+ * part-way (a full disk) undoes the files written before it.
+ */
+import type { Readable } from 'node:stream'
+import tar from 'tar-stream'
+import type { AgentRegistry } from '../agents/agent-registry.js'
+import type { AgentSpace } from '../agents/agent-space.js'
+import type { SpaceView } from '../agents/empty-space.js'
+import type { RestoreOutcome } from '../files/write-service.js'
+import { MAIN_AGENT } from '../shared/agent-id.js'
+import { appError } from '../shared/errors.js'
+import type { Logger } from '../shared/logger.js'
+import type { ArchiveLayout, ArchiveScope, Owner } from './archive-layout.js'
+import { readArchive, type ReadArchiveLimits } from './read-archive.js'
+
+export type TransferDeps = {
+  registry: Pick<AgentRegistry, 'use' | 'list'>
+  /** The team space, or null without MNEMO_TEAM_DIR. */
+  team: AgentSpace | null
+  layout: ArchiveLayout
+  limits: ReadArchiveLimits
+  log: Logger
+}
+
+/** One imported file: its archive name and what was done with it. */
+export type ImportedFile = { path: string; outcome: RestoreOutcome; indexed: boolean }
+
+/** Files exported: markdown memory, not session transcripts. */
+const isExported = (f: { path: string; source: string }) => f.source === 'memory' && /\.md$/i.test(f.path)
+
+/** A file an import wrote, and what it held before (null: it did not exist). */
+type Written = { owner: Owner; rel: string; bytes: Buffer; previous: Buffer | null }
+
+const ownerKey = (owner: Owner) => (owner.kind === 'team' ? 'team' : `agent:${owner.id}`)
+
+/** Adds one file to the archive; resolves once the reader has taken it (backpressure). */
+function addEntry(pack: tar.Pack, header: Parameters<tar.Pack['entry']>[0], bytes: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // A client that goes away destroys the stream, and an entry waiting for room is never called back.
+    const onClose = () => reject(new Error('the export stream was closed'))
+    pack.once('close', onClose)
+    pack.entry(header, bytes, (err) => {
+      pack.off('close', onClose)
+      if (err) reject(err)
+      else resolve()
+    })
+  })
+}
+
+export function createTransferService(deps: TransferDeps) {
+  const { registry, team, layout } = deps
+
+  /** Runs `fn` on the space of `owner`; an agent opened for `access` (a write may create it). */
+  function onOwner<T>(owner: Owner, access: 'read' | 'write', fn: (space: SpaceView) => Promise<T>): Promise<T> {
+    if (owner.kind === 'agent') return registry.use(owner.id, access, fn)
+    if (!team) throw appError('VALIDATION_FAILED', 'There is no team memory (MNEMO_TEAM_DIR is not set)')
+    return team.checkFolder().then(() => fn(team))
+  }
+
+  /** The spaces an archive of `scope` holds. */
+  async function ownersOf(scope: ArchiveScope): Promise<Owner[]> {
+    if (scope.kind === 'agent') return [{ kind: 'agent', id: scope.agent }]
+    const agents = (await registry.list()).map((a) => a.id).filter((id) => id !== MAIN_AGENT)
+    return [
+      { kind: 'agent', id: MAIN_AGENT },
+      ...agents.map((id): Owner => ({ kind: 'agent', id })),
+      ...(team ? [{ kind: 'team' } as const] : []),
+    ]
+  }
+
+  /** Each space's files to export, after a sync of its index (a failed sync is logged: the index serves). */
+  async function plan(scope: ArchiveScope): Promise<{ owner: Owner; paths: string[] }[]> {
+    const out = []
+    for (const owner of await ownersOf(scope)) {
+      const paths = await onOwner(owner, 'read', async (space) => {
+        await space.indexing.requestSync({ full: false, reason: 'export' }).catch((err: unknown) => {
+          deps.log.warn({ err, space: ownerKey(owner) }, 'the sync before an export failed; exporting what is indexed')
+        })
+        return (await space.files.list()).filter(isExported).map((f) => f.path)
+      })
+      out.push({ owner, paths })
+    }
+    return out
+  }
+
+  /** Writes the planned files into `pack`, one at a time, and ends it. */
+  async function fill(pack: tar.Pack, scope: ArchiveScope, groups: { owner: Owner; paths: string[] }[]) {
+    for (const { owner, paths } of groups) {
+      await onOwner(owner, 'read', async (space) => {
+        for (const rel of paths) {
+          const file = await space.files.readBytes(rel)
+          // Deleted (or grown past MNEMO_MAX_FILE_BYTES) since it was listed: not in this archive.
+          if (file.kind !== 'ok') {
+            deps.log.warn({ path: rel, space: ownerKey(owner), reason: file.kind }, 'a file left out of an export')
+            continue
+          }
+          const header = { name: layout.nameOf(scope, owner, rel), mtime: new Date(file.mtimeMs), mode: 0o644 }
+          await addEntry(pack, header, file.bytes)
+        }
+      })
+    }
+    pack.finalize()
+  }
+
+  /**
+   * Puts back what an import that failed part-way (a full disk, a folder or agent limit)
+   * had written, last first, as far as it can: a file that cannot be put back is logged.
+   */
+  async function undo(written: Written[]) {
+    for (const w of written.reverse()) {
+      try {
+        await onOwner(w.owner, 'read', (space) => space.writes.revert(w.rel, w.bytes, w.previous))
+      } catch (err) {
+        deps.log.error({ err, path: w.rel, space: ownerKey(w.owner) }, 'could not undo a file of a failed import')
+      }
+    }
+  }
+
+  return {
+    /**
+     * The archive of `scope` as a stream. Resolves once every space was found and listed
+     * (so a refusal is still an error answer); a failure while streaming ends the stream
+     * without the end-of-archive marker, which an import refuses as cut short.
+     */
+    async exportArchive(scope: ArchiveScope): Promise<Readable> {
+      const groups = await plan(scope)
+      const pack = tar.pack()
+      fill(pack, scope, groups).catch((err: unknown) => {
+        deps.log.error({ err }, 'an export failed while streaming; the archive was cut short')
+        pack.destroy(err instanceof Error ? err : new Error(String(err)))
+      })
+      return pack as unknown as Readable
+    },
+
+    /**
+     * Imports the archive in `body`: reads and checks all of it, then writes its files
+     * (`keep`: files that exist are left as they are) and indexes them. A refused archive
+     * writes nothing.
+     */
+    async importArchive(scope: ArchiveScope, body: Readable, opts: { keep: boolean }): Promise<ImportedFile[]> {
+      const files = await readArchive(body, deps.limits, (name, kind) => layout.targetOf(scope, name, kind))
+      const groups = new Map<string, typeof files>()
+      for (const f of files) {
+        const key = ownerKey(f.target.owner)
+        groups.set(key, [...(groups.get(key) ?? []), f])
+      }
+      const done: ImportedFile[] = []
+      const written: Written[] = []
+      // Bytes of replaced files held for undo: at most as much as the archive may hold, so
+      // an archive of small files over big ones cannot hold unbounded memory. Past that,
+      // files are written without a way back (a failure then leaves them; logged).
+      let heldBytes = 0
+      try {
+        for (const group of groups.values()) {
+          const owner = (group[0] as (typeof files)[number]).target.owner
+          await onOwner(owner, 'write', async (space) => {
+            for (const f of group) {
+              const r = await space.writes.restore(f.target.rel, f.bytes, { keep: opts.keep, mtimeMs: f.mtimeMs })
+              if (r.outcome === 'created' || r.outcome === 'replaced') {
+                heldBytes += r.previous?.length ?? 0
+                if (heldBytes <= deps.limits.maxBodyBytes) {
+                  written.push({ owner, rel: f.target.rel, bytes: f.bytes, previous: r.previous })
+                }
+              }
+              done.push({ path: f.name, outcome: r.outcome, indexed: r.indexed })
+            }
+          })
+        }
+      } catch (err) {
+        if (heldBytes > deps.limits.maxBodyBytes) {
+          deps.log.warn('an import failed after replacing more than it could hold for undo: later files stay written')
+        }
+        await undo(written)
+        throw err
+      }
+      return done
+    },
+  }
+}
+
+export type TransferService = ReturnType<typeof createTransferService>
