@@ -14,6 +14,9 @@ const POSTGRES_API_SUITE = [
   'test/integration/agents.isolation.test.ts',
   'test/integration/mcp.test.ts',
   'test/integration/time-range.test.ts',
+  'test/integration/export-import.test.ts',
+  'test/integration/events.test.ts',
+  'test/integration/agents.grants.test.ts',
 ]
 
 export default defineConfig({
