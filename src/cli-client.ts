@@ -49,7 +49,8 @@ export function progressLine(p: Progress, width: number): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.phase} ${p.filesDone}/${p.filesTotal} files${embedded}`
 }
 
-class CliError extends Error {}
+/** A failure the service or the command line explained: printed as it is. */
+export class CliError extends Error {}
 /** The command line itself is wrong: exit 2 with the usage, and no call is made. */
 export class UsageError extends Error {}
 
@@ -231,20 +232,29 @@ export async function clientMain(command: string, argv: string[], usage: string)
   try {
     await runClientCommand(command, argv)
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`mnemo ${command}: ${err.message}\n${usage}`)
-      process.exitCode = 2
-      return
-    }
-    const config = err instanceof ConfigError || err instanceof CliError
-    // fetch says only "fetch failed"; its cause says why (ECONNREFUSED: nothing listens there).
-    const { code: cause, message: causeMessage } =
-      (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause ?? {}
-    const why = typeof cause === 'string' ? cause : typeof causeMessage === 'string' ? causeMessage : undefined
-    const reason = `${err instanceof Error ? err.message : String(err)}${why ? ` (${why})` : ''}`
-    const where = process.env.MNEMO_URL ?? 'http://127.0.0.1:8787'
-    const hint = cause === 'ECONNREFUSED' ? ': is it running? (npm start, or set MNEMO_URL)' : ''
-    process.stderr.write(`mnemo: ${config ? reason : `cannot reach mnemo at ${where}: ${reason}${hint}`}\n`)
-    process.exitCode = 1
+    reportFailure(command, err, usage)
   }
+}
+
+/**
+ * Prints why a command failed and sets the exit code: 2 with the usage for a wrong command
+ * line, 1 with one line otherwise (the service's `CODE: message`, or why it was not reached).
+ */
+export function reportFailure(command: string, err: unknown, usage: string): void {
+  if (err instanceof UsageError) {
+    process.stderr.write(`mnemo ${command}: ${err.message}\n${usage}`)
+    process.exitCode = 2
+    return
+  }
+  process.exitCode = 1
+  const message = err instanceof Error ? err.message : String(err)
+  if (err instanceof ConfigError || err instanceof CliError) return void process.stderr.write(`mnemo: ${message}\n`)
+  // fetch says only "fetch failed"; its cause says why (ECONNREFUSED: nothing listens there).
+  const { code: cause, message: causeMessage } =
+    (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause ?? {}
+  const why = typeof cause === 'string' ? cause : typeof causeMessage === 'string' ? causeMessage : undefined
+  if (why === undefined) return void process.stderr.write(`mnemo: ${command} failed: ${message}\n`)
+  const where = process.env.MNEMO_URL ?? 'http://127.0.0.1:8787'
+  const hint = cause === 'ECONNREFUSED' ? ': is it running? (npm start, or set MNEMO_URL)' : ''
+  process.stderr.write(`mnemo: cannot reach mnemo at ${where}: ${message} (${why})${hint}\n`)
 }

@@ -7,20 +7,17 @@
 import fs from 'node:fs'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { parseCommand, UsageError } from './cli-client.js'
+import { CliError, parseCommand, reportFailure, UsageError } from './cli-client.js'
 import { loadClientConfig } from './config/client-config.js'
-import { ConfigError } from './config/load-config.js'
 
 export const TRANSFER_USAGE = `       mnemo export > backup.tar   (admin token, no MNEMO_AGENT: every space; else the agent's own files)
        mnemo import <file.tar | -> [--keep] [--json]   (--keep: leave existing files as they are)
 `
 
-class TransferError extends Error {}
-
 /** `CODE: message` of an error answer. */
-async function failure(res: Response): Promise<TransferError> {
+async function failure(res: Response): Promise<CliError> {
   const body = (await res.json().catch(() => undefined)) as { code?: string; message?: string } | undefined
-  return new TransferError(`${body?.code ?? `HTTP ${res.status}`}: ${body?.message ?? res.statusText}`)
+  return new CliError(`${body?.code ?? `HTTP ${res.status}`}: ${body?.message ?? res.statusText}`)
 }
 
 async function run(command: 'export' | 'import', argv: string[]): Promise<void> {
@@ -39,7 +36,7 @@ async function run(command: 'export' | 'import', argv: string[]): Promise<void> 
   try {
     if (command === 'export') {
       if (process.stdout.isTTY)
-        throw new TransferError('VALIDATION_FAILED: redirect the archive to a file: mnemo export > backup.tar')
+        throw new CliError('VALIDATION_FAILED: redirect the archive to a file: mnemo export > backup.tar')
       const res = await fetch(`${config.url}/export`, { headers, signal: answered.signal })
       clearTimeout(timer)
       if (!res.ok || !res.body) throw await failure(res)
@@ -48,7 +45,7 @@ async function run(command: 'export' | 'import', argv: string[]): Promise<void> 
     }
     const file = positionals[0] as string
     if (file !== '-' && !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
-      throw new TransferError(`VALIDATION_FAILED: no such file: ${file}`)
+      throw new CliError(`VALIDATION_FAILED: no such file: ${file}`)
     }
     const source = file === '-' ? process.stdin : fs.createReadStream(file)
     const query = values.keep ? '?existing=keep' : ''
@@ -82,15 +79,6 @@ export async function transferMain(command: 'export' | 'import', argv: string[],
   try {
     await run(command, argv)
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`mnemo ${command}: ${err.message}\n${usage}`)
-      process.exitCode = 2
-      return
-    }
-    const known = err instanceof ConfigError || err instanceof TransferError
-    const reason = err instanceof Error ? err.message : String(err)
-    const where = process.env.MNEMO_URL ?? 'http://127.0.0.1:8787'
-    process.stderr.write(`mnemo: ${known ? reason : `${command} failed at ${where}: ${reason}`}\n`)
-    process.exitCode = 1
+    reportFailure(command, err, usage)
   }
 }
