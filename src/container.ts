@@ -32,6 +32,7 @@ import type { Db } from './store/sqlite/database.js'
 import { ensureDataDir } from './store/data-dir.js'
 import { loadSqliteVec } from './store/sqlite/sqlite-vec.js'
 import { createStorage } from './storage-wiring.js'
+import { createTransfer } from './transfer/transfer-module.js'
 
 /**
  * Analysed chunk terms remembered for all agents: at most 20,000 chunks and 4 million
@@ -131,7 +132,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       /** Everything a request acting as an agent may do (REST and MCP). */
       memory: instrumentGateway(agents.gateway, metrics),
       /** Export and import of memory as tar archives. */
-      transfer: agents.transfer,
+      transfer: createTransfer({ config, registry: agents.registry, team: agents.team, log }),
       /** Who a request is, from its token. */
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
       /** The main agent's readiness (GET /ready), whether its workspace can be written, the embedder's state. */

@@ -15,7 +15,6 @@ import { AGENT_FOLDER, createAgentFolders } from './agent-folders.js'
 import { createAgentRegistry } from './agent-registry.js'
 import { createAgentSpace, type AgentSpace, type SharedResources, type SpaceDef } from './agent-space.js'
 import { emptySpace } from './empty-space.js'
-import { createTransfer, type TransferConfig } from '../transfer/transfer-module.js'
 
 /** A folder as a real path, created when missing. */
 function realDir(dir: string): string {
@@ -24,7 +23,7 @@ function realDir(dir: string): string {
 }
 
 export type AgentsDeps = {
-  config: Pick<Config, 'workspace' | 'agents'> & { index: Pick<Config['index'], 'maxFileBytes'> } & TransferConfig
+  config: Pick<Config, 'workspace' | 'agents'> & { index: Pick<Config['index'], 'maxFileBytes'> }
   shared: SharedResources
   search: Pick<SearchService, 'search'>
   log: Logger
@@ -117,8 +116,9 @@ export async function createAgents(deps: AgentsDeps) {
   return {
     main,
     gateway,
-    /** GET /export and POST /import. */
-    transfer: createTransfer({ config, registry, team, log: deps.log }),
+    /** The agents (opened on use) and the team's space, for export and import. */
+    registry,
+    team,
     /** Agents open now besides main (never more than MNEMO_MAX_OPEN_AGENTS). */
     openAgents: registry.openCount,
     /** Open spaces (main, the team, agents) that rescan because no inotify watch was left. */

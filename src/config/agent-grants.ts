@@ -8,8 +8,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { isAgentId, MAIN_AGENT } from '../shared/agent-id.js'
-import { MAX_SPACES } from '../search/search-spaces.js'
+import { isAgentId, MAIN_AGENT, MAX_SPACES } from '../shared/agent-id.js'
 import { MIN_TOKEN_CHARS } from './agent-tokens.js'
 
 /** Owners one reader may have: a search covers the reader's own index, the team's and theirs. */

@@ -5,6 +5,7 @@
  * with the part of the request's pathPrefix that applies to its own paths, and its chunk
  * ids are made unique across spaces before the merged list is ranked.
  */
+import { MAX_SPACES } from '../shared/agent-id.js'
 
 /**
  * The pathPrefix filter for a space whose paths are shown under `spacePrefix`: undefined to
@@ -20,11 +21,7 @@ export function spacePathPrefix(
 }
 
 /**
- * Spaces one search can cover (the agent's, the team's and up to 14 granted ones); chunk ids
- * are spread so that each space has its own residue. Ids stay exact: SQLite rowids times 16
- * are far below 2^53 for any index that fits on a disk.
+ * A chunk id unique across the spaces of one search (keeps the order of ids within a space):
+ * each space has its own residue modulo MAX_SPACES.
  */
-export const MAX_SPACES = 16
-
-/** A chunk id unique across the spaces of one search (keeps the order of ids within a space). */
 export const globalChunkId = (id: number, spaceIndex: number): number => id * MAX_SPACES + spaceIndex

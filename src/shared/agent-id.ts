@@ -35,3 +35,10 @@ export const grantOwner = (space: Space): string | null => (space.startsWith('ag
 
 /** Where a reader sees agent `owner`'s files: `agents/coder/memory/2026-03-01.md`. */
 export const grantedPrefix = (owner: string): string => `${GRANTS_PREFIX}${owner}/`
+
+/**
+ * Spaces one search can cover (the agent's, the team's and up to 14 granted ones): chunk
+ * ids are spread so that each space has its own residue (search/search-spaces.ts). Ids stay
+ * exact: SQLite rowids times 16 are far below 2^53 for any index that fits on a disk.
+ */
+export const MAX_SPACES = 16
