@@ -37,6 +37,17 @@ function plainName(raw: string): string {
   return name.endsWith('/') ? name.slice(0, -1) : name
 }
 
+/**
+ * The entry's modification time in ms. A header's time that does not parse (octal with 8s
+ * and 9s) or lies past what a Date holds (base-256, year 275760) is refused: the file's
+ * time could not be set after it was written.
+ */
+function mtimeOf(name: string, mtime: Date | undefined): number {
+  const ms = mtime?.getTime() ?? Date.now()
+  if (!Number.isFinite(ms)) throw refused(name, 'its modification time is not a date')
+  return ms
+}
+
 const FATAL_UTF8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Throws unless the file is UTF-8 text without NUL (what the write API stores). */
@@ -131,7 +142,7 @@ export async function readArchive<T>(
       // streamx streams are async iterables of their chunks; its types do not say so.
       const bytes = await readData(entry as unknown as AsyncIterable<Buffer>)
       checkText(header.name, bytes)
-      files.push({ name, bytes, target, mtimeMs: header.mtime?.getTime() ?? Date.now() })
+      files.push({ name, bytes, target, mtimeMs: mtimeOf(header.name, header.mtime) })
     }
   } catch (err) {
     body.unpipe(meter.meter)

@@ -269,6 +269,23 @@ describe('import refuses bad archives whole', () => {
     await refused(await makeTar([good, { name: 'main/memory/x.md', body: 'a\u0000b\n' }]), 400, 'ARCHIVE_ENTRY_INVALID')
   })
 
+  it('refuses a modification time that is no date (a 500 before, with the file left written)', async () => {
+    // Octal digits 8 and 9 do not parse; a base-256 time past what a Date holds (year 275760).
+    const past = Buffer.alloc(12)
+    past.writeBigUInt64BE(10n ** 13n, 4)
+    past[0] = 0x80
+    for (const field of [Buffer.from('99999999999\0'), past]) {
+      const archive = await makeTar([good, { name: 'main/memory/when.md', body: 'x\n' }])
+      // The second entry's header follows the first's header and its one block of data.
+      field.copy(archive, 1024 + 136)
+      archive.fill(0x20, 1024 + 148, 1024 + 156)
+      const sum = archive.subarray(1024, 1536).reduce((a, b) => a + b, 0)
+      archive.write(`${sum.toString(8).padStart(6, '0')}\0 `, 1024 + 148, 'latin1')
+      const body = await refused(archive, 400, 'ARCHIVE_ENTRY_INVALID')
+      expect(body.details?.entry).toBe('main/memory/when.md')
+    }
+  })
+
   it('refuses a file over MNEMO_MAX_FILE_BYTES, and an archive over the import limit', async () => {
     const big = await refused(
       await makeTar([good, { name: 'main/memory/big.md', body: 'x'.repeat(2049) }]),

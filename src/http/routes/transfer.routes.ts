@@ -73,8 +73,8 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
         'All or nothing: the whole archive is read and checked before any file is written, and one bad entry ' +
         'refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), ' +
         '400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as ' +
-        'both a file and a folder, text that is not UTF-8 or holds NUL, team/ or agents/ where the deployment has ' +
-        'none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or ' +
+        'both a file and a folder, text that is not UTF-8 or holds NUL, a modification time that is not a date, ' +
+        'team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or ' +
         '403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 ' +
         'PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of ' +
         'MNEMO_MAX_BODY_BYTES_IN_FLIGHT); details.entry names the entry. Folder entries and ./ prefixes are ' +
