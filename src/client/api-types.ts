@@ -186,7 +186,7 @@ export interface paths {
         };
         /**
          * Export markdown memory as a tar archive
-         * @description Streams the markdown memory files (not session transcripts) as an uncompressed tar archive. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). Each space is synced first, so files edited on disk are included. A failure while streaming (after the 200) cuts the archive short: it then lacks the end-of-archive marker and POST /import refuses it.
+         * @description Streams the markdown memory files (not session transcripts) as an uncompressed tar archive. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). Each space is synced first, so files edited on disk are included. A failure while streaming (after the 200), or the server shutting down, cuts the archive short: it then lacks the end-of-archive marker and POST /import refuses it.
          */
         get: operations["exportMemory"];
         put?: never;

@@ -4,6 +4,7 @@
  * every bad archive is refused with a stable code and nothing written.
  */
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
@@ -380,4 +381,25 @@ describe('an import that fails while writing', () => {
       await app.close()
     }
   })
+})
+
+describe('an export to a client that stopped reading', () => {
+  it('is cut short when the server closes, so the close does not wait for the client forever', async () => {
+    const app = await buildAgentsApp()
+    // More than the socket buffers hold on both ends (a few MiB each on loopback).
+    for (let i = 0; i < 40; i++) app.ws.write(`memory/f${i}.md`, `line ${i}\n`.repeat(25_000))
+    await app.sync()
+    await app.app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.app.server.address() as net.AddressInfo
+    const client = net.connect(port, '127.0.0.1')
+    const clientClosed = new Promise<void>((resolve) => client.once('close', () => resolve()))
+    await new Promise((resolve) => client.once('connect', resolve))
+    client.pause()
+    client.write('GET /export HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    // Until the export is under way (its first bytes reached the client's buffer).
+    await new Promise((resolve) => client.once('readable', resolve))
+    await app.close()
+    client.resume()
+    await clientClosed
+  }, 30_000)
 })
