@@ -285,6 +285,8 @@ describe('import refuses bad archives whole', () => {
       const body = await refused(archive, 400, 'ARCHIVE_ENTRY_INVALID')
       expect(body.details?.entry).toBe('main/memory/when.md')
     }
+    const paxSoon = await makeTar([good, { name: 'main/memory/when.md', body: 'x\n', pax: { mtime: 'soon' } }])
+    expect((await refused(paxSoon, 400, 'ARCHIVE_ENTRY_INVALID')).details?.entry).toBe('main/memory/when.md')
   })
 
   it('refuses a file over MNEMO_MAX_FILE_BYTES, and an archive over the import limit', async () => {
@@ -379,6 +381,31 @@ describe('an import that fails while writing', () => {
       expect(found.body.results).toEqual([])
     } finally {
       await app.close()
+    }
+  })
+})
+
+describe('modification times a tar header cannot hold', () => {
+  it('travel in a PAX record: a note last changed after 2038-01-19 keeps its time (it became 2242 before)', async () => {
+    const source = await buildAgentsApp()
+    const target = await buildAgentsApp()
+    try {
+      source.ws.write('memory/later.md', 'a note from the future\n')
+      const later = new Date('2040-06-01T12:00:00Z')
+      fs.utimesSync(source.ws.abs('memory/later.md'), later, later)
+      const exported = await source.app.inject({ method: 'GET', url: '/export' })
+      expect(exported.statusCode).toBe(200)
+      const res = await target.app.inject({
+        method: 'POST',
+        url: '/import',
+        headers: TAR,
+        payload: exported.rawPayload,
+      })
+      expect(res.json()).toMatchObject({ files: [{ path: 'main/memory/later.md', outcome: 'created' }] })
+      expect(fs.statSync(target.ws.abs('memory/later.md')).mtime).toEqual(later)
+    } finally {
+      await source.close()
+      await target.close()
     }
   })
 })
