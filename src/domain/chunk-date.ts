@@ -15,7 +15,9 @@ const TIME_HEADING = /^(\d{2}):(\d{2})(?::(\d{2}))?(?:\s|$)/
 
 /** The local midnight of a date (month 1–12), or null for an impossible date. */
 export function localMidnight(year: number, month: number, day: number): number | null {
-  const at = new Date(year, month - 1, day)
+  // setFullYear, not new Date(year, …): that reads years 0-99 as 1900-1999.
+  const at = new Date(2000, 0, 1)
+  at.setFullYear(year, month - 1, day)
   // new Date rolls an impossible date over (Feb 30 → Mar 2): that is no date.
   return at.getFullYear() === year && at.getMonth() === month - 1 && at.getDate() === day ? at.getTime() : null
 }

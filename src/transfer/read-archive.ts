@@ -37,6 +37,26 @@ function plainName(raw: string): string {
   return name.endsWith('/') ? name.slice(0, -1) : name
 }
 
+/** Largest time a Date holds, in ms either side of 1970. */
+const MAX_DATE_MS = 8.64e15
+/** A PAX time: decimal seconds, maybe negative, maybe with a fraction. */
+const PAX_SECONDS = /^-?\d+(?:\.\d+)?$/
+
+/**
+ * The entry's modification time in ms: its PAX `mtime` record (seconds; an export writes one
+ * for a time the header cannot hold), else the header's. One that does not parse (octal with
+ * 8s and 9s) or lies past what a Date holds (year 275760) is refused: the file's time could
+ * not be set after it was written.
+ */
+function mtimeOf(name: string, header: tar.Header): number {
+  // tar-stream's types leave the PAX records unknown: they are strings by key.
+  const pax = (header.pax as Record<string, string> | null | undefined)?.mtime
+  const ms =
+    pax === undefined ? (header.mtime?.getTime() ?? Date.now()) : PAX_SECONDS.test(pax) ? Number(pax) * 1000 : NaN
+  if (!(Math.abs(ms) <= MAX_DATE_MS)) throw refused(name, 'its modification time is not a date')
+  return ms
+}
+
 const FATAL_UTF8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Throws unless the file is UTF-8 text without NUL (what the write API stores). */
@@ -131,7 +151,7 @@ export async function readArchive<T>(
       // streamx streams are async iterables of their chunks; its types do not say so.
       const bytes = await readData(entry as unknown as AsyncIterable<Buffer>)
       checkText(header.name, bytes)
-      files.push({ name, bytes, target, mtimeMs: header.mtime?.getTime() ?? Date.now() })
+      files.push({ name, bytes, target, mtimeMs: mtimeOf(header.name, header) })
     }
   } catch (err) {
     body.unpipe(meter.meter)

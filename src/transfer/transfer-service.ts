@@ -38,6 +38,18 @@ const isExported = (f: { path: string; source: string }) => f.source === 'memory
 /** A file an import wrote, and what it held before (null: it did not exist). */
 type Written = { owner: Owner; rel: string; bytes: Buffer; previous: Buffer | null }
 
+/**
+ * Seconds tar-stream writes right in a header's mtime field: it takes them as a 32-bit
+ * integer, so a time after 2038-01-19 (or before 1970) came out wrong (2242-03-16, 2037).
+ */
+const MAX_HEADER_SECONDS = 2 ** 31 - 1
+
+/** A PAX `mtime` record, in seconds, for a time the header cannot hold (read-archive.ts prefers it). */
+function paxMtime(mtimeMs: number): { pax?: Record<string, string> } {
+  const seconds = mtimeMs / 1000
+  return seconds >= 0 && seconds <= MAX_HEADER_SECONDS ? {} : { pax: { mtime: String(seconds) } }
+}
+
 const ownerKey = (owner: Owner) => (owner.kind === 'team' ? 'team' : `agent:${owner.id}`)
 
 /** Adds one file to the archive; resolves once the reader has taken it (backpressure). */
@@ -101,7 +113,8 @@ export function createTransferService(deps: TransferDeps) {
             deps.log.warn({ path: rel, space: ownerKey(owner), reason: file.kind }, 'a file left out of an export')
             continue
           }
-          const header = { name: layout.nameOf(scope, owner, rel), mtime: new Date(file.mtimeMs), mode: 0o644 }
+          const name = layout.nameOf(scope, owner, rel)
+          const header = { name, mtime: new Date(file.mtimeMs), mode: 0o644, ...paxMtime(file.mtimeMs) }
           await addEntry(pack, header, file.bytes)
         }
       })

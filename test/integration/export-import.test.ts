@@ -4,6 +4,7 @@
  * every bad archive is refused with a stable code and nothing written.
  */
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
@@ -269,6 +270,25 @@ describe('import refuses bad archives whole', () => {
     await refused(await makeTar([good, { name: 'main/memory/x.md', body: 'a\u0000b\n' }]), 400, 'ARCHIVE_ENTRY_INVALID')
   })
 
+  it('refuses a modification time that is no date (a 500 before, with the file left written)', async () => {
+    // Octal digits 8 and 9 do not parse; a base-256 time past what a Date holds (year 275760).
+    const past = Buffer.alloc(12)
+    past.writeBigUInt64BE(10n ** 13n, 4)
+    past[0] = 0x80
+    for (const field of [Buffer.from('99999999999\0'), past]) {
+      const archive = await makeTar([good, { name: 'main/memory/when.md', body: 'x\n' }])
+      // The second entry's header follows the first's header and its one block of data.
+      field.copy(archive, 1024 + 136)
+      archive.fill(0x20, 1024 + 148, 1024 + 156)
+      const sum = archive.subarray(1024, 1536).reduce((a, b) => a + b, 0)
+      archive.write(`${sum.toString(8).padStart(6, '0')}\0 `, 1024 + 148, 'latin1')
+      const body = await refused(archive, 400, 'ARCHIVE_ENTRY_INVALID')
+      expect(body.details?.entry).toBe('main/memory/when.md')
+    }
+    const paxSoon = await makeTar([good, { name: 'main/memory/when.md', body: 'x\n', pax: { mtime: 'soon' } }])
+    expect((await refused(paxSoon, 400, 'ARCHIVE_ENTRY_INVALID')).details?.entry).toBe('main/memory/when.md')
+  })
+
   it('refuses a file over MNEMO_MAX_FILE_BYTES, and an archive over the import limit', async () => {
     const big = await refused(
       await makeTar([good, { name: 'main/memory/big.md', body: 'x'.repeat(2049) }]),
@@ -363,4 +383,50 @@ describe('an import that fails while writing', () => {
       await app.close()
     }
   })
+})
+
+describe('modification times a tar header cannot hold', () => {
+  it('travel in a PAX record: a note last changed after 2038-01-19 keeps its time (it became 2242 before)', async () => {
+    const source = await buildAgentsApp()
+    const target = await buildAgentsApp()
+    try {
+      source.ws.write('memory/later.md', 'a note from the future\n')
+      const later = new Date('2040-06-01T12:00:00Z')
+      fs.utimesSync(source.ws.abs('memory/later.md'), later, later)
+      const exported = await source.app.inject({ method: 'GET', url: '/export' })
+      expect(exported.statusCode).toBe(200)
+      const res = await target.app.inject({
+        method: 'POST',
+        url: '/import',
+        headers: TAR,
+        payload: exported.rawPayload,
+      })
+      expect(res.json()).toMatchObject({ files: [{ path: 'main/memory/later.md', outcome: 'created' }] })
+      expect(fs.statSync(target.ws.abs('memory/later.md')).mtime).toEqual(later)
+    } finally {
+      await source.close()
+      await target.close()
+    }
+  })
+})
+
+describe('an export to a client that stopped reading', () => {
+  it('is cut short when the server closes, so the close does not wait for the client forever', async () => {
+    const app = await buildAgentsApp()
+    // More than the socket buffers hold on both ends (a few MiB each on loopback).
+    for (let i = 0; i < 40; i++) app.ws.write(`memory/f${i}.md`, `line ${i}\n`.repeat(25_000))
+    await app.sync()
+    await app.app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.app.server.address() as net.AddressInfo
+    const client = net.connect(port, '127.0.0.1')
+    const clientClosed = new Promise<void>((resolve) => client.once('close', () => resolve()))
+    await new Promise((resolve) => client.once('connect', resolve))
+    client.pause()
+    client.write('GET /export HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    // Until the export is under way (its first bytes reached the client's buffer).
+    await new Promise((resolve) => client.once('readable', resolve))
+    await app.close()
+    client.resume()
+    await clientClosed
+  }, 30_000)
 })

@@ -86,6 +86,16 @@ describe('POST /search with a time range', () => {
     expect(found(vector.body)).toEqual(['MEMORY.md#1', 'memory/projects/deploy.md#1'])
   })
 
+  it('takes dates of the years 0 to 99 (a Date rolled them into 1900-1999: the bound was refused, the day file undated)', async () => {
+    const t = await start()
+    t.ws.write('memory/0050-01-01.md', '- Deploy by chariot.\n')
+    await t.sync()
+    const res = await t.search({ query: 'deploy', minScore: 0, maxResults: 20, before: '0050-01-02', datedOnly: true })
+    expect(res.statusCode, JSON.stringify(res.body)).toBe(200)
+    expect(found(res.body)).toEqual(['memory/0050-01-01.md#1'])
+    expect((await t.search({ query: 'deploy', after: '0001-01-01' })).statusCode).toBe(200)
+  })
+
   it.each([
     [{ after: 'last week' }, 'after'],
     [{ before: '2026-02-30' }, 'before'],

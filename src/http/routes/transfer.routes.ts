@@ -42,6 +42,14 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
   // Only tar bodies here, read as a stream (the JSON parser would take a JSON body).
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(TAR, (_request, payload, done) => done(null, payload))
+  // Exports being streamed, cut short when the server closes: the close waits for every
+  // response to end, and a client that stops reading would never let an export end.
+  const streaming = new Set<Readable>()
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+    for (const archive of streaming) archive.destroy()
+  })
 
   app.get('/export', {
     schema: {
@@ -50,14 +58,21 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
       summary: 'Export markdown memory as a tar archive',
       description:
         `Streams the markdown memory files (not session transcripts) as an uncompressed tar archive. ${LAYOUT}` +
-        'Each space is synced first, so files edited on disk are included. A failure while streaming (after the 200) ' +
-        'cuts the archive short: it then lacks the end-of-archive marker and POST /import refuses it.',
+        'Each space is synced first, so files edited on disk are included. A failure while streaming (after the 200), ' +
+        'or the server shutting down, cuts the archive short: it then lacks the end-of-archive marker and POST ' +
+        '/import refuses it.',
       headers: AgentHeaders,
       produces: [TAR],
       response: { 200: TarArchive, ...errorResponses(400, 401, 403, 404, 409, 429, 500, 503) },
     },
     handler: async (request, reply) => {
       const archive = await opts.transfer.exportArchive(scopeOf(request))
+      if (closing) {
+        archive.destroy()
+        throw appError('SHUTTING_DOWN')
+      }
+      streaming.add(archive)
+      archive.once('close', () => streaming.delete(archive))
       return reply.type(TAR).header('content-disposition', 'attachment; filename="mnemo-export.tar"').send(archive)
     },
   })
@@ -73,8 +88,8 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
         'All or nothing: the whole archive is read and checked before any file is written, and one bad entry ' +
         'refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), ' +
         '400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as ' +
-        'both a file and a folder, text that is not UTF-8 or holds NUL, team/ or agents/ where the deployment has ' +
-        'none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or ' +
+        'both a file and a folder, text that is not UTF-8 or holds NUL, a modification time that is not a date, ' +
+        'team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or ' +
         '403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 ' +
         'PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of ' +
         'MNEMO_MAX_BODY_BYTES_IN_FLIGHT); details.entry names the entry. Folder entries and ./ prefixes are ' +
