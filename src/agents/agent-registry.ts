@@ -19,7 +19,7 @@
  */
 import { folderReplaced } from '../files/held-root.js'
 import { isAgentId, MAIN_AGENT } from '../shared/agent-id.js'
-import { deferred, yieldToEventLoop } from '../shared/async.js'
+import { yieldToEventLoop } from '../shared/async.js'
 import { appError, isAppError } from '../shared/errors.js'
 import { createLimiter } from '../shared/limiter.js'
 import type { Logger } from '../shared/logger.js'
@@ -94,13 +94,13 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   const opening = createLimiter(OPENS_AT_ONCE)
   const closing = createLimiter(CLOSES_AT_ONCE)
   /** Resolved (and replaced) whenever a place may have come free. */
-  let changed = deferred()
+  let changed = Promise.withResolvers<void>()
   let closed = false
   let warnedFull = false
 
   function notify(): void {
     const was = changed
-    changed = deferred()
+    changed = Promise.withResolvers<void>()
     was.resolve()
   }
 
