@@ -10,7 +10,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import createClient from 'openapi-fetch'
 import type { paths } from './client/api-types.js'
 import { loadClientConfig } from './config/client-config.js'
-import { ConfigError } from './config/load-config.js'
+import { ConfigError } from './shared/config-error.js'
 
 export const CLIENT_USAGE = `       mnemo search <query…> [--max-results N] [--min-score X] [--json]
        mnemo get <path> [--from N] [--lines N] [--json]
