@@ -19,6 +19,8 @@ export default tseslint.config(
       'openapi/',
       'scratch/',
       '.tools/',
+      // Written by `npm run openapi` (openapi-typescript); typechecked, not linted.
+      'src/generated/',
     ],
   },
   js.configs.recommended,

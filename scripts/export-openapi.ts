@@ -1,7 +1,7 @@
 /**
  * Writes the OpenAPI document generated from the route schemas to openapi/openapi.json,
  * and the TypeScript types a client generator derives from it (openapi-typescript) to
- * src/client/api-types.ts; with --check fails when either checked-in file differs (CI's
+ * src/generated/api-types.ts; with --check fails when either checked-in file differs (CI's
  * drift check). The app is built on a throwaway workspace; no sync runs and nothing listens.
  */
 import fs from 'node:fs'
@@ -14,7 +14,7 @@ import { createContainer } from '../src/container.js'
 import { createLogger } from '../src/shared/logger.js'
 
 export const OPENAPI_FILE = path.resolve(import.meta.dirname, '../openapi/openapi.json')
-export const CLIENT_TYPES_FILE = path.resolve(import.meta.dirname, '../src/client/api-types.ts')
+export const CLIENT_TYPES_FILE = path.resolve(import.meta.dirname, '../src/generated/api-types.ts')
 
 /** openapi-typescript's types for the document, as checked in. */
 export async function renderClientTypes(doc: string): Promise<string> {
@@ -56,7 +56,7 @@ if (process.argv[1] === import.meta.filename) {
       process.stderr.write(`${names} out of date with the route schemas: run \`npm run openapi\` and commit\n`)
       process.exit(1)
     }
-    process.stdout.write('openapi/openapi.json and src/client/api-types.ts are up to date\n')
+    process.stdout.write('openapi/openapi.json and src/generated/api-types.ts are up to date\n')
   } else {
     for (const { file, text } of files) {
       fs.mkdirSync(path.dirname(file), { recursive: true })

@@ -84,19 +84,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerSwagger(app)
   registerHttpMetrics(app, services.metrics, { metricsPublic: config.server.metricsPublic })
 
-  const { memory } = services
+  const { gateway } = services
   // Each route takes the body it can use (docs/decisions.md, "Body limits"): a file write or
   // a flush what a file may hold, the JSON routes MNEMO_BODY_LIMIT_BYTES (the default).
   const fileBodyLimitBytes = config.index.maxFileBytes
-  await app.register(searchRoutes, { memory, foreground: services.foreground })
-  await app.register(filesRoutes, { memory, writeBodyLimitBytes: fileBodyLimitBytes })
-  await app.register(flushRoutes, { memory, bodyLimitBytes: fileBodyLimitBytes })
-  await app.register(indexingRoutes, { memory })
-  await app.register(agentsRoutes, { memory })
+  await app.register(searchRoutes, { gateway, foreground: services.foreground })
+  await app.register(filesRoutes, { gateway, writeBodyLimitBytes: fileBodyLimitBytes })
+  await app.register(flushRoutes, { gateway, bodyLimitBytes: fileBodyLimitBytes })
+  await app.register(indexingRoutes, { gateway })
+  await app.register(agentsRoutes, { gateway })
   await app.register(eventsRoutes, { events: services.events })
   await app.register(transferRoutes, { transfer: services.transfer, importBodyLimitBytes: importBodyLimit(config) })
   await app.register(mcpRoutes, {
-    memory,
+    gateway,
     foreground: services.foreground,
     bodyLimitBytes: config.server.bodyLimitBytes,
     maxBatch: config.admission.mcpMaxBatch,

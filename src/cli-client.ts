@@ -1,6 +1,6 @@
 /**
  * `mnemo search|get|index|flush|status`: calls to a running mnemo over REST, through a client
- * typed by the OpenAPI document (src/client/api-types.ts, openapi-fetch). Where and as
+ * typed by the OpenAPI document (src/generated/api-types.ts, openapi-fetch). Where and as
  * whom: MNEMO_URL, MNEMO_API_TOKEN (or MNEMO_TOKEN, or a _FILE variant), MNEMO_AGENT,
  * MNEMO_TIMEOUT_MS (client-config.ts). Prints text for people, or the JSON answer with
  * --json; exits 1 with `CODE: message` on an error, 2 with the usage on a usage error (an
@@ -8,9 +8,9 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import createClient from 'openapi-fetch'
-import type { paths } from './client/api-types.js'
+import type { paths } from './generated/api-types.js'
 import { loadClientConfig } from './config/client-config.js'
-import { ConfigError } from './config/load-config.js'
+import { ConfigError } from './shared/config-error.js'
 
 export const CLIENT_USAGE = `       mnemo search <query…> [--max-results N] [--min-score X] [--json]
        mnemo get <path> [--from N] [--lines N] [--json]

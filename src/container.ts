@@ -130,7 +130,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
   return {
     services: {
       /** Everything a request acting as an agent may do (REST and MCP). */
-      memory: instrumentGateway(agents.gateway, metrics),
+      gateway: instrumentGateway(agents.gateway, metrics),
       /** Export and import of memory as tar archives. */
       transfer: createTransfer({ config, registry: agents.registry, team: agents.team, log }),
       /** Who a request is, from its token. */

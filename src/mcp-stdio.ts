@@ -6,7 +6,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { loadClientConfig } from './config/client-config.js'
-import { ConfigError } from './config/load-config.js'
+import { ConfigError } from './shared/config-error.js'
 import { API_VERSION } from './http/plugins/swagger.js'
 import { createHttpBackend } from './mcp/http-backend.js'
 import { createMemoryMcpServer } from './mcp/memory-tools.js'

@@ -5,7 +5,8 @@
  */
 import os from 'node:os'
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig } from './config/load-config.js'
+import { loadConfig } from './config/load-config.js'
+import { ConfigError } from './shared/config-error.js'
 import { openWithoutToken } from './config/loopback.js'
 import { unknownVariables, unknownVariableWarning } from './config/unknown-variables.js'
 import { createContainer } from './container.js'
@@ -96,8 +97,8 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   // Settings that only prove wrong when used (a model directory, the vector extension)
   // are reported like configuration errors: the message names the variable.
-  const isConfigProblem = (err as { code?: unknown } | null)?.code === 'CONFIG_INVALID'
-  const text = err instanceof Error ? (isConfigProblem ? err.message : (err.stack ?? err.message)) : String(err)
+  const text =
+    err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)
   process.stderr.write(`mnemo: failed to start: ${text}\n`)
   process.exit(1)
 })

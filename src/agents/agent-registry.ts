@@ -17,9 +17,10 @@
  * not answer "I don't remember" about notes that are on disk; reopening one answers from it
  * at once while a catch-up sync runs.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { folderReplaced } from '../files/held-root.js'
 import { isAgentId, MAIN_AGENT } from '../shared/agent-id.js'
-import { deferred, yieldToEventLoop } from '../shared/async.js'
+import { yieldToEventLoop } from '../shared/async.js'
 import { appError, isAppError } from '../shared/errors.js'
 import { createLimiter } from '../shared/limiter.js'
 import type { Logger } from '../shared/logger.js'
@@ -83,8 +84,6 @@ type Entry = {
   revoked: boolean
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
-
 export function createAgentRegistry(deps: AgentRegistryDeps) {
   const now = deps.now ?? Date.now
   const log = deps.log
@@ -94,13 +93,13 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   const opening = createLimiter(OPENS_AT_ONCE)
   const closing = createLimiter(CLOSES_AT_ONCE)
   /** Resolved (and replaced) whenever a place may have come free. */
-  let changed = deferred()
+  let changed = Promise.withResolvers<void>()
   let closed = false
   let warnedFull = false
 
   function notify(): void {
     const was = changed
-    changed = deferred()
+    changed = Promise.withResolvers<void>()
     was.resolve()
   }
 
@@ -141,7 +140,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
         log.warn({ maxOpen: deps.maxOpen }, 'every open agent is busy: a request waits for one to close')
         warnedFull = true
       }
-      await Promise.race([changed.promise, sleep(PREEMPT_AFTER_MS)])
+      await Promise.race([changed.promise, sleep(PREEMPT_AFTER_MS, undefined, { ref: false })])
     }
   }
 
@@ -197,7 +196,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
     entry.lastUsedMs = now()
     try {
       if (opts.placeWaitMs !== undefined) {
-        const late = await Promise.race([entry.ready.then(() => false), sleep(opts.placeWaitMs).then(() => true)])
+        const late = await Promise.race([entry.ready.then(() => false), sleep(opts.placeWaitMs, true, { ref: false })])
         if (late && !entry.placed && !entry.space) {
           throw appError('OVERLOADED', `Every open agent is held by a request (MNEMO_MAX_OPEN_AGENTS): retry shortly`, {
             details: { agent: entry.id },

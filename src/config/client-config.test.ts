@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadClientConfig } from './client-config.js'
-import { ConfigError } from './load-config.js'
+import { ConfigError } from '../shared/config-error.js'
 
 describe('loadClientConfig (mnemo mcp)', () => {
   it('talks to the local service by default', () => {

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod'
 import { AGENT_ID_PATTERN } from '../shared/agent-id.js'
-import { ConfigError } from './load-config.js'
+import { invalidConfiguration } from '../shared/config-error.js'
 import { variableOrFile } from './token-settings.js'
 
 const unsetIfEmpty = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v)
@@ -53,7 +53,7 @@ export type ClientConfig = { url: string; token: string | undefined; agent: stri
 export function loadClientConfig(env: Record<string, string | undefined>, cwd = '.'): ClientConfig {
   const parsed = clientEnvSchema.safeParse(env)
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`))
+    throw invalidConfiguration(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`))
   }
   const e = parsed.data
   const issues: string[] = []
@@ -63,7 +63,7 @@ export function loadClientConfig(env: Record<string, string | undefined>, cwd = 
     issues.push('MNEMO_TOKEN: holds another token than MNEMO_API_TOKEN: set only MNEMO_API_TOKEN')
   }
   const token = apiToken ?? oldToken
-  if (issues.length > 0) throw new ConfigError(issues)
+  if (issues.length > 0) throw invalidConfiguration(issues)
   return {
     url: e.MNEMO_URL.replace(/\/+$/, ''),
     token,

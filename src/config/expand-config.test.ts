@@ -2,7 +2,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from './load-config.js'
+import { ConfigError } from '../shared/config-error.js'
+import { loadConfig } from './load-config.js'
 
 function issuesOf(env: Record<string, string>, cwd = '/srv/app'): string[] {
   try {

@@ -3,7 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { envSchema } from './env-schema.js'
-import { ConfigError, loadConfig } from './load-config.js'
+import { ConfigError } from '../shared/config-error.js'
+import { loadConfig } from './load-config.js'
 
 const cwd = '/srv/app'
 

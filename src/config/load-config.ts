@@ -1,24 +1,17 @@
 /**
  * loadConfig(env, cwd) → Config: validates the MNEMO_* variables with env-schema.ts and
- * shapes them into the nested Config. Throws ConfigError listing every problem, each
+ * shapes them into the nested Config. Throws a ConfigError (shared/config-error.ts) listing every problem, each
  * naming its variable, so one start-up attempt shows all of them.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { GRANTS_PREFIX, MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
+import { invalidConfiguration } from '../shared/config-error.js'
 import { parseAgentGrants } from './agent-grants.js'
 import type { Config } from './config.js'
 import { envSchema } from './env-schema.js'
 import { openWithoutToken } from './loopback.js'
 import { loadAdminToken, loadAgentTokens, loadDatabaseUrl, variableOrFile } from './token-settings.js'
-
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID'
-  constructor(readonly issues: string[]) {
-    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`)
-    this.name = 'ConfigError'
-  }
-}
 
 /** File name of the index inside MNEMO_DATA_DIR. */
 export const INDEX_FILE_NAME = 'index.sqlite'
@@ -89,7 +82,7 @@ function checkSeparateFolders(
 export function loadConfig(env: Record<string, string | undefined>, cwd: string): Config {
   const parsed = envSchema.safeParse(env)
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`))
+    throw invalidConfiguration(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`))
   }
   const e = parsed.data
   const issues: string[] = []
@@ -130,7 +123,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   if (grants.has(MAIN_AGENT) && extraPaths.some((p) => `${p}/`.startsWith(GRANTS_PREFIX))) {
     issues.push('MNEMO_EXTRA_PATHS: agents/ is reserved for granted memories when main reads another agent')
   }
-  if (issues.length > 0) throw new ConfigError(issues)
+  if (issues.length > 0) throw invalidConfiguration(issues)
 
   const config: Config = {
     server: {

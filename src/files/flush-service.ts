@@ -61,7 +61,7 @@ export type FlushServiceDeps = {
   maxFileBytes: number
   locks: KeyedMutex
   inFlight: InFlight
-  indexPath: (rel: string) => Promise<void>
+  reindexFile: (rel: string) => Promise<void>
   /** The file system calls writes make (tests inject failures). */
   port: WritePort
   /** Creates a folder a write needs (counted against the space's cap: folder-budget.ts). */

@@ -52,7 +52,7 @@ export type WriteServiceDeps = {
   locks: KeyedMutex
   inFlight: InFlight
   /** Indexes one file now (coalesced per path); resolves when the index has it. */
-  indexPath: (rel: string) => Promise<void>
+  reindexFile: (rel: string) => Promise<void>
   /** The file system calls writes make (tests inject failures). */
   port: WritePort
   /** Creates a folder a write needs (counted against the space's cap: folder-budget.ts). */
@@ -74,11 +74,11 @@ export const lineBreakBefore = (tail: Buffer | null): string =>
  * the change on disk, where the next sync finds it: the write itself stands.
  */
 export async function indexWritten(
-  deps: { indexPath: (rel: string) => Promise<void>; log: Logger },
+  deps: { reindexFile: (rel: string) => Promise<void>; log: Logger },
   rel: string,
 ): Promise<boolean> {
   try {
-    await deps.indexPath(rel)
+    await deps.reindexFile(rel)
     return true
   } catch (err) {
     // A refusal (the folder was replaced or moved meanwhile) is no fault of the service.

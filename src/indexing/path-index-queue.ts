@@ -5,7 +5,6 @@
  * waits for `settle(path)` (the writes already queued on the file's lock), so eight agents
  * appending to one day file cost about one re-index per batch of appends, not one each.
  */
-import { deferred, type Deferred } from '../shared/async.js'
 
 export type PathIndexQueueDeps = {
   index: (path: string) => Promise<unknown>
@@ -15,10 +14,10 @@ export type PathIndexQueueDeps = {
 
 export function createPathIndexQueue(deps: PathIndexQueueDeps) {
   /** Per path: the pass reading now, and the one waiting to start (which new requests join). */
-  type State = { running: Promise<void> | null; waiting: Deferred<void> | null }
+  type State = { running: Promise<void> | null; waiting: PromiseWithResolvers<void> | null }
   const states = new Map<string, State>()
 
-  async function runNext(path: string, s: State, next: Deferred<void>): Promise<void> {
+  async function runNext(path: string, s: State, next: PromiseWithResolvers<void>): Promise<void> {
     await s.running?.catch(() => undefined)
     await deps.settle(path)
     // From here on the pass reads the file: later requests need the pass after it.
@@ -43,7 +42,7 @@ export function createPathIndexQueue(deps: PathIndexQueueDeps) {
       states.set(path, s)
     }
     if (!s.waiting) {
-      s.waiting = deferred()
+      s.waiting = Promise.withResolvers<void>()
       void runNext(path, s, s.waiting)
     }
     return s.waiting.promise

@@ -8,7 +8,6 @@
  * such a rebuild fails, the next automatic attempt waits AUTO_REBUILD_RETRY_MS.
  * stop() cancels both lanes between batches and waits for them.
  */
-import { deferred, type Deferred } from '../shared/async.js'
 import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
@@ -29,7 +28,7 @@ export type LastSync = {
 }
 
 /** The follow-up sync that requests made during a running one share. */
-type Queued = Deferred<SyncResult> & { reasons: string[]; urgent: boolean }
+type Queued = PromiseWithResolvers<SyncResult> & { reasons: string[]; urgent: boolean }
 
 export type SyncCoordinatorDeps = {
   /** One incremental sync; `urgent`: a caller waits for it, so it does not pause for searches. */
@@ -134,7 +133,7 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
       return syncing
     }
     if (!queued) {
-      queued = { ...deferred<SyncResult>(), reasons: [], urgent: false }
+      queued = { ...Promise.withResolvers<SyncResult>(), reasons: [], urgent: false }
       queued.promise.catch(() => undefined)
     }
     if (!queued.reasons.includes(reason)) queued.reasons.push(reason)

@@ -8,7 +8,7 @@
  */
 import { asProviderError, ProviderError } from '../providers/provider-error.js'
 import type { EmbeddingProvider } from '../providers/types.js'
-import { deferred, forEachWithConcurrency, yieldToEventLoop, type Deferred } from '../shared/async.js'
+import { forEachWithConcurrency, yieldToEventLoop } from '../shared/async.js'
 import type { EmbeddingCache } from '../store/port.js'
 import { estimateTokens } from '../text/token-estimate.js'
 
@@ -96,9 +96,9 @@ export function createVectorizer(deps: VectorizerDeps) {
       return promise ? [{ hash: i.hash, promise }] : []
     })
     const missing = uncached.filter((i) => !inFlight.has(i.hash))
-    const mine = new Map<string, Deferred<Float32Array | undefined>>()
+    const mine = new Map<string, PromiseWithResolvers<Float32Array | undefined>>()
     for (const item of missing) {
-      const d = deferred<Float32Array | undefined>()
+      const d = Promise.withResolvers<Float32Array | undefined>()
       mine.set(item.hash, d)
       inFlight.set(item.hash, d.promise)
     }

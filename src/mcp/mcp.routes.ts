@@ -12,7 +12,7 @@ import {
   createLocalBackend,
   serialBackend,
   sharedBudget,
-  type LocalMemory,
+  type LocalGateway,
   type RequestBudget,
 } from './memory-backend.js'
 import { checkJsonRpcBody } from './json-rpc-body.js'
@@ -23,7 +23,7 @@ import { AgentHeaders, ErrorBody, errorResponses } from '../http/schemas/common.
 import { API_VERSION } from '../http/plugins/swagger.js'
 
 export type McpRoutesOptions = {
-  memory: LocalMemory
+  gateway: LocalGateway
   foreground: Pick<Foreground, 'enter'>
   /** Body limit, in bytes (MNEMO_BODY_LIMIT_BYTES). */
   bodyLimitBytes: number
@@ -115,7 +115,7 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
       }
       const { agent } = callerOf(request)
       const gone = new AbortController()
-      const local = createLocalBackend(opts.memory, agent, opts.foreground)
+      const local = createLocalBackend(opts.gateway, agent, opts.foreground)
       const backend = serialBackend(sharedBudget(local, opts.budget, searchCalls(parsedBody)), gone.signal)
       const server = createMemoryMcpServer(backend, { version: API_VERSION, log: request.log })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })

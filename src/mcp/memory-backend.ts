@@ -110,14 +110,14 @@ export function sharedBudget(backend: MemoryBackend, budget: RequestBudget, sear
   }
 }
 
-export type LocalMemory = Pick<
+export type LocalGateway = Pick<
   AgentGateway,
   'search' | 'listFiles' | 'readFile' | 'append' | 'put' | 'remove' | 'flush'
 >
 
 /** The service itself, acting as `agent`; searches count as in progress for background indexing. */
 export function createLocalBackend(
-  memory: LocalMemory,
+  gateway: LocalGateway,
   agent: string,
   foreground: Pick<Foreground, 'enter'>,
 ): MemoryBackend {
@@ -125,21 +125,21 @@ export function createLocalBackend(
     async search(input) {
       const exit = foreground.enter()
       try {
-        return await memory.search(agent, input)
+        return await gateway.search(agent, input)
       } finally {
         exit()
       }
     },
-    list: async () => ({ files: await memory.listFiles(agent) }),
-    get: (input) => memory.readFile(agent, input.path, input),
-    write: (input) => memory.append(agent, input.path, input.content, { ifMatch: null, ifNoneMatch: false }),
+    list: async () => ({ files: await gateway.listFiles(agent) }),
+    get: (input) => gateway.readFile(agent, input.path, input),
+    write: (input) => gateway.append(agent, input.path, input.content, { ifMatch: null, ifNoneMatch: false }),
     replace: (input) =>
-      memory.put(agent, input.path, input.content, { ifMatch: [input.sha256.toLowerCase()], ifNoneMatch: false }),
+      gateway.put(agent, input.path, input.content, { ifMatch: [input.sha256.toLowerCase()], ifNoneMatch: false }),
     async remove(input) {
       const ifMatch = input.sha256 === undefined ? null : [input.sha256.toLowerCase()]
-      const result = await memory.remove(agent, input.path, { ifMatch, ifNoneMatch: false })
+      const result = await gateway.remove(agent, input.path, { ifMatch, ifNoneMatch: false })
       return { path: result.path, deleted: true as const, indexed: result.indexed }
     },
-    flush: (input) => memory.flush(agent, input),
+    flush: (input) => gateway.flush(agent, input),
   }
 }

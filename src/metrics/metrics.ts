@@ -7,7 +7,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { AdmissionSnapshot } from '../admission/admission.js'
 import type { SyncOutcome } from '../indexing/sync-coordinator.js'
-import { VECTORS_REBUILDING } from '../search/search-service.js'
 import type { SearchResponse } from '../search/types.js'
 
 /** Seconds; from a cached keyword search (~1 ms) to a slow provider call (seconds). */
@@ -197,14 +196,13 @@ export function createMetrics(
       }
       searches.inc({ mode: res.mode, answered: String(res.results.length > 0) })
       if (res.snippetsShortened) snippetsShortened.inc(res.snippetsShortened)
-      if (res.degraded?.vector) degraded.inc({ stage: 'vector' })
-      if (res.degraded?.rerank) degraded.inc({ stage: 'rerank' })
-      if (res.degraded?.expand) degraded.inc({ stage: 'expand' })
+      const codes = res.degradedCodes ?? {}
+      if (codes.vector) degraded.inc({ stage: 'vector' })
+      if (codes.rerank) degraded.inc({ stage: 'rerank' })
+      if (codes.expand) degraded.inc({ stage: 'expand' })
       // A degraded vector stage while an index is rebuilt is no provider failure.
-      if (res.degraded?.vector && res.degraded.vector !== VECTORS_REBUILDING) {
-        providerErrors.inc({ kind: 'embedding', use: 'search' })
-      }
-      if (res.degraded?.rerank) providerErrors.inc({ kind: 'rerank', use: 'search' })
+      if (codes.vector && codes.vector !== 'INDEX_REBUILDING') providerErrors.inc({ kind: 'embedding', use: 'search' })
+      if (codes.rerank) providerErrors.inc({ kind: 'rerank', use: 'search' })
       if (res.usage.embeddingTokens > 0) {
         providerTokens.inc({ kind: 'embedding', use: 'search' }, res.usage.embeddingTokens)
       }

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs'
 import type { Config } from '../config/config.js'
+import { ConfigError } from '../shared/config-error.js'
 import { createDashscopeRerank } from './dashscope-rerank.js'
 import { createHashEmbeddings } from './hash-embeddings.js'
 import type { HttpDeps } from './http-json.js'
@@ -23,15 +24,6 @@ import type { EmbeddingProvider, RerankProvider } from './types.js'
  */
 export const AUTO_OFFLINE: 'hash' | 'none' = 'none'
 
-/** A start-up problem with the provider settings, naming the variable to fix. */
-export class ProviderConfigError extends Error {
-  readonly code = 'CONFIG_INVALID'
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'ProviderConfigError'
-  }
-}
-
 export type ProviderDeps = { http?: HttpDeps; loadTransformers?: LoadTransformers }
 
 export function resolveEmbeddingKind(cfg: Config['embedding']): Exclude<Config['embedding']['provider'], 'auto'> {
@@ -44,7 +36,7 @@ export function resolveEmbeddingKind(cfg: Config['embedding']): Exclude<Config['
 function openAiDims(cfg: Config['embedding'], model: string): number {
   const dims = cfg.dims ?? KNOWN_MODEL_DIMS[model] ?? cfg.probedDims
   if (dims === undefined) {
-    throw new ProviderConfigError(
+    throw new ConfigError(
       `MNEMO_EMBED_DIMENSIONS: needed for model "${model}" (mnemo does not know its size and has not asked the server)`,
     )
   }
@@ -84,7 +76,7 @@ export function createEmbeddingProvider(cfg: Config['embedding'], deps: Provider
           ...(deps.loadTransformers && { load: deps.loadTransformers }),
         })
       } catch (err) {
-        if (err instanceof ModelDirError) throw new ProviderConfigError(err.message, { cause: err })
+        if (err instanceof ModelDirError) throw new ConfigError(err.message, { cause: err })
         throw err
       }
   }
@@ -124,7 +116,7 @@ export function createRerankProvider(
           ...(deps.loadTransformers && { load: deps.loadTransformers }),
         })
       } catch (err) {
-        if (err instanceof ModelDirError) throw new ProviderConfigError(err.message, { cause: err })
+        if (err instanceof ModelDirError) throw new ConfigError(err.message, { cause: err })
         throw err
       }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { errorBodyDetail } from './http-json.js'
+import { defaultHttpDeps, errorBodyDetail } from './http-json.js'
 
 const KEY = 'sk-live-0123456789abcdef'
 
@@ -16,5 +16,20 @@ describe('errorBodyDetail', () => {
 
   it('keeps at most 200 characters', () => {
     expect(errorBodyDetail('x'.repeat(5000))).toHaveLength(200)
+  })
+})
+
+describe('defaultHttpDeps.sleep', () => {
+  it('rejects with the abort reason once its signal aborts, as an aborted fetch does', async () => {
+    const controller = new AbortController()
+    const reason = new Error('the service is shutting down')
+    const sleeping = defaultHttpDeps.sleep(60_000, controller.signal)
+    controller.abort(reason)
+    await expect(sleeping).rejects.toBe(reason)
+  })
+
+  it('rejects at once when its signal has already aborted', async () => {
+    const reason = new Error('cancelled')
+    await expect(defaultHttpDeps.sleep(60_000, AbortSignal.abort(reason))).rejects.toBe(reason)
   })
 })

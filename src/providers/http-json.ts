@@ -3,6 +3,7 @@
  * and the retry policy of retry-policy.ts. Failures become ProviderErrors that name the
  * provider and the HTTP status, never the request body or the key.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { ProviderError } from './provider-error.js'
 import { isRetryableStatus, parseRetryAfter, retryDelayMs } from './retry-policy.js'
 
@@ -16,13 +17,10 @@ export type HttpDeps = {
 
 export const defaultHttpDeps: HttpDeps = {
   fetch: (...args) => fetch(...args),
+  // Rejects with the abort reason, as an aborted fetch does (timers/promises wraps it in an AbortError).
   sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, ms)
-      signal?.addEventListener('abort', () => {
-        clearTimeout(timer)
-        reject(signal.reason as Error)
-      })
+    sleep(ms, undefined, { signal }).catch((err: unknown) => {
+      throw signal?.aborted ? signal.reason : err
     }),
   random: Math.random,
   now: Date.now,

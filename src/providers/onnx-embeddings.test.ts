@@ -2,7 +2,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createEmbeddingProvider, createRerankProvider, ProviderConfigError } from './create-providers.js'
+import { ConfigError } from '../shared/config-error.js'
+import { createEmbeddingProvider, createRerankProvider } from './create-providers.js'
 import { createOnnxEmbeddings } from './onnx-embeddings.js'
 import { createOnnxRerank } from './onnx-rerank.js'
 import { modelPooling, modelPrefixes, readModelDir } from './onnx-model-dir.js'
@@ -89,7 +90,7 @@ describe('local model directories', () => {
       }),
     ).toThrow(message)
     const config = loadConfig({ MNEMO_EMBED_PROVIDER: 'local', MNEMO_LOCAL_MODEL_DIR: dir }, base)
-    expect(() => createEmbeddingProvider(config.embedding)).toThrow(ProviderConfigError)
+    expect(() => createEmbeddingProvider(config.embedding)).toThrow(ConfigError)
     expect(() => createEmbeddingProvider(config.embedding)).toThrow(/^MNEMO_LOCAL_MODEL_DIR: /)
   })
 

@@ -9,11 +9,12 @@
 import { ProviderError } from '../providers/provider-error.js'
 import type { RerankProvider } from '../providers/types.js'
 import { withTimeout } from '../shared/async.js'
+import { degradationOf, type Degradation } from './degraded.js'
 
 export type RerankOutcome<T> = {
   hits: (T & { rerankScore?: number })[]
   tokens: number
-  degraded?: string
+  degraded?: Degradation
   error?: unknown
 }
 
@@ -45,7 +46,6 @@ export async function applyRerank<T extends { id: number; score: number }>(
       .sort((a, b) => b.rerankScore - a.rerankScore || a.id - b.id)
     return { hits: reranked, tokens: out.tokens }
   } catch (err) {
-    const reason = err instanceof Error ? err.message : 'rerank failed'
-    return { hits, tokens: 0, degraded: reason, error: err }
+    return { hits, tokens: 0, degraded: degradationOf(err, 'rerank failed'), error: err }
   }
 }

@@ -17,6 +17,7 @@ import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { analyseQuery, indexTokens, queryTerms } from '../text/analyzer.js'
 import { dropDuplicateRanges } from './dedupe.js'
+import { degradationOf, type Degradation, type DegradedCode, type DegradedStage } from './degraded.js'
 import type { QueryExpansion } from './expand/query-expansion.js'
 import type { IndexReader } from './index-reader.js'
 import type { KeywordHit } from './keyword-search.js'
@@ -95,7 +96,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
 }
 
 /** degraded.vector while an index is rebuilt for new embedding settings. */
-export const VECTORS_REBUILDING =
+const VECTORS_REBUILDING =
   'the index is being rebuilt for new embedding settings; keyword results until it is swapped in'
 
 /** The request's time range; a bad bound is a 400 (also for MCP calls, which skip the HTTP schema's checks). */
@@ -153,7 +154,12 @@ export function createSearchService(deps: SearchServiceDeps) {
       }
       return { target, filters }
     })
-    const degraded: { vector?: string; rerank?: string; expand?: string } = {}
+    const degraded: Partial<Record<DegradedStage, string>> = {}
+    const degradedCodes: Partial<Record<DegradedStage, DegradedCode>> = {}
+    const degrade = (stage: DegradedStage, { reason, code }: Degradation) => {
+      degraded[stage] = reason
+      degradedCodes[stage] = code
+    }
     const usage = { embeddingTokens: 0, rerankTokens: 0 }
     const timings = { keyword: 0, embed: 0, vector: 0, rerank: 0, total: 0 }
     const { terms, names } = requested === 'vector' ? { terms: [], names: [] } : analyseQuery(req.query)
@@ -173,7 +179,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       const ready = targets.map(({ target, filters }) => !filters || target.vectorsReady())
       if (ready.some((r) => !r)) {
         if (requested === 'vector') throw appError('EMBEDDING_UNAVAILABLE', VECTORS_REBUILDING)
-        degraded.vector = VECTORS_REBUILDING
+        degrade('vector', { reason: VECTORS_REBUILDING, code: 'INDEX_REBUILDING' })
         if (!warnedRebuilding) deps.log.warn(VECTORS_REBUILDING)
         warnedRebuilding = true
         if (!ready.some(Boolean)) return none
@@ -186,7 +192,7 @@ export function createSearchService(deps: SearchServiceDeps) {
         usage.embeddingTokens += out.tokens
       } catch (err) {
         if (requested === 'vector') throw err
-        degraded.vector = err instanceof Error ? err.message : 'embedding failed'
+        degrade('vector', degradationOf(err, 'embedding failed'))
         deps.log.warn({ err }, 'query embedding failed; answering by keyword')
         return none
       } finally {
@@ -205,7 +211,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     timings.vector = Math.max(0, vector.ms - timings.embed)
     const candidates = { keyword: keyword.value, vector: vector.value }
     const widened = await deps.expansion?.widen(req, { ...candidates, targets, limit, embedder: deps.embedder })
-    if (widened?.degraded) degraded.expand = widened.degraded
+    if (widened?.degraded) degrade('expand', widened.degraded)
     usage.embeddingTokens += widened?.embeddingTokens ?? 0
 
     const keywordRan = keyword.value.some((hits) => hits !== null)
@@ -245,7 +251,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       ranked = out.hits
       usage.rerankTokens += out.tokens
       if (out.degraded) {
-        degraded.rerank = out.degraded
+        degrade('rerank', out.degraded)
         deps.log.warn({ err: out.error }, 'rerank failed; answering in merged order')
       }
       timings.rerank = elapsed(rerankStarted)
@@ -303,7 +309,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       results,
       mode,
       ...(budget.shortened() > 0 ? { snippetsShortened: budget.shortened() } : {}),
-      ...(degraded.vector || degraded.rerank || degraded.expand ? { degraded } : {}),
+      ...(Object.keys(degraded).length > 0 ? { degraded, degradedCodes } : {}),
       usage: { ...usage, resultTokens: tokens.used() },
       timingsMs: timings,
     }

@@ -1,6 +1,7 @@
 /** Search request and response types of the service layer (SPEC §3). */
 import type { Source } from '../domain/chunks.js'
 import type { Space } from '../shared/agent-id.js'
+import type { DegradedCode, DegradedStage } from './degraded.js'
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector'
 
@@ -66,7 +67,10 @@ export type SearchResponse = {
    * MNEMO_SNIPPET_BYTES_PER_SEARCH; absent when none was.
    */
   snippetsShortened?: number
-  degraded?: { vector?: string; rerank?: string; expand?: string }
+  /** Why each stage that fell back did, for people; absent when none did. */
+  degraded?: Partial<Record<DegradedStage, string>>
+  /** The same stages' reasons as stable codes (degraded.ts); present exactly when `degraded` is. */
+  degradedCodes?: Partial<Record<DegradedStage, DegradedCode>>
   /** Provider tokens this search cost, and the estimated tokens of the snippets it returns. */
   usage: { embeddingTokens: number; rerankTokens: number; resultTokens: number }
   timingsMs: { keyword: number; embed: number; vector: number; rerank: number; total: number }

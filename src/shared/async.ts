@@ -1,17 +1,4 @@
-/** Small async helpers: deferred promises, and keeping the event loop responsive during long synchronous work. */
-
-/** A promise with its resolve and reject (Promise.withResolvers, which Node 20 lacks). */
-export type Deferred<T> = { promise: Promise<T>; resolve: (value: T) => void; reject: (err: unknown) => void }
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (err: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
+/** Small async helpers: keeping the event loop responsive during long synchronous work. */
 
 /** Resolves on the next turn of the event loop, after pending I/O callbacks. */
 export function yieldToEventLoop(): Promise<void> {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { deferred } from './async.js'
 import { createLimiter } from './limiter.js'
 
 describe('createLimiter', () => {
   it('runs at most `max` calls at once, the rest in arrival order', async () => {
     const limiter = createLimiter(2)
-    const gates = [0, 1, 2, 3].map(() => deferred())
+    const gates = [0, 1, 2, 3].map(() => Promise.withResolvers<void>())
     const started: number[] = []
     const runs = gates.map((gate, i) =>
       limiter.run(async () => {

@@ -10,8 +10,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
+import { ConfigError } from '../shared/config-error.js'
 import { publicErrorMessage } from '../shared/public-error.js'
-import { ensureDataDir, settingError } from './data-dir.js'
+import { ensureDataDir } from './data-dir.js'
 
 export const LOCK_FILE = 'mnemo.lock'
 export const HOLDER_FILE = 'mnemo.lock.json'
@@ -40,15 +41,15 @@ function lockedError(dataDir: string, cause: unknown): Error {
   const who = holder
     ? `pid ${holder.pid} on host ${holder.host}, since ${holder.since}`
     : 'its details are not written yet'
-  return settingError(
+  return new ConfigError(
     `MNEMO_DATA_DIR: ${dataDir} is in use by another mnemo process (${who}); ` +
       'one process per data dir: stop that one, or give this one another MNEMO_DATA_DIR',
-    cause,
+    { cause },
   )
 }
 
 /**
- * Takes the data dir's lock for this process, or throws (code CONFIG_INVALID) naming the
+ * Takes the data dir's lock for this process, or throws a ConfigError naming the
  * holder. release() gives it up (shutdown); a process that dies gives it up anyway.
  */
 export function lockDataDir(dataDir: string, holder: LockHolder): { release(): void } {
@@ -63,7 +64,9 @@ export function lockDataDir(dataDir: string, holder: LockHolder): { release(): v
   } catch (err) {
     db.close()
     if ((err as { code?: unknown }).code === 'SQLITE_BUSY') throw lockedError(dataDir, err)
-    throw settingError(`MNEMO_DATA_DIR: cannot lock ${path.join(dataDir, LOCK_FILE)} (${publicErrorMessage(err)})`, err)
+    throw new ConfigError(`MNEMO_DATA_DIR: cannot lock ${path.join(dataDir, LOCK_FILE)} (${publicErrorMessage(err)})`, {
+      cause: err,
+    })
   }
   held.add(db)
   const holderPath = path.join(dataDir, HOLDER_FILE)

@@ -4,8 +4,8 @@
  * vectors disagree; other words hash into the remaining dimensions. It counts calls and can
  * be told to fail or to answer slowly.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { EmbeddingProvider } from '../../src/providers/types.js'
-import { abortableDelay } from './abortable-delay.js'
 
 const CONCEPTS: readonly string[][] = [
   ['car', 'cars', 'automobile', 'vehicle', 'sedan', '汽车', '车辆'],
@@ -51,7 +51,7 @@ export function createFakeEmbedder(opts: { dims?: number; model?: string } = {})
   async function run<T>(batch: string[], make: () => T, signal?: AbortSignal): Promise<T> {
     calls++
     texts.push(...batch)
-    if (delayMs > 0) await abortableDelay(delayMs, signal)
+    if (delayMs > 0) await sleep(delayMs, undefined, { signal })
     if (failure) throw failure
     return make()
   }

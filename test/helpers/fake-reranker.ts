@@ -2,8 +2,8 @@
  * A deterministic reranker for tests: scores a document by whether it contains `favourite`
  * (0.9) or not (0.1). It can fail or answer slowly.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { RerankProvider } from '../../src/providers/types.js'
-import { abortableDelay } from './abortable-delay.js'
 
 export function createFakeReranker(favourite: string) {
   let failure: Error | null = null
@@ -14,7 +14,7 @@ export function createFakeReranker(favourite: string) {
     model: 'fake',
     async rerank(_query, documents, { signal }) {
       calls++
-      if (delayMs > 0) await abortableDelay(delayMs, signal)
+      if (delayMs > 0) await sleep(delayMs, undefined, { signal })
       if (failure) throw failure
       return { scores: documents.map((d) => (d.includes(favourite) ? 0.9 : 0.1)), tokens: documents.length * 5 }
     },

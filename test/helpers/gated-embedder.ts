@@ -3,7 +3,6 @@
  * in progress as long as it likes (admission control); it counts the calls in flight.
  */
 import type { EmbeddingProvider } from '../../src/providers/types.js'
-import { deferred, type Deferred } from '../../src/shared/async.js'
 
 const DIMS = 8
 
@@ -14,7 +13,7 @@ function unit(): Float32Array {
 }
 
 export function createGatedEmbedder() {
-  let gate: Deferred<void> | null = null
+  let gate: PromiseWithResolvers<void> | null = null
   let started = 0
   let inFlight = 0
   let maxInFlight = 0
@@ -46,7 +45,7 @@ export function createGatedEmbedder() {
     maxInFlight: () => maxInFlight,
     /** Holds every query embedding from now on until open(). */
     hold(): void {
-      gate = deferred()
+      gate = Promise.withResolvers<void>()
     },
     open(): void {
       gate?.resolve()

@@ -120,19 +120,20 @@ describe('expand with a chat model', () => {
     expect(paths(expanded.body)).toContain(ACCOUNTS)
   })
 
-  it.each<[string, ScriptedAnswer, RegExp]>([
-    ['a slow model', { ...chat(VARIANTS), delayMs: 1500 }, /no answer within 300 ms/],
-    ['a 500', { status: 500, body: { error: { message: 'overloaded' } } }, /HTTP 500/],
-    ['malformed JSON', { body: '{"choices": [' }, /malformed JSON/],
-    ['an answer with no variants', chat('I would rather not.'), /no lex\/vec\/hyde variants/],
-    ['a body that is not a chat completion', { body: { error: 'nope' } }, /not a chat completion/],
-  ])('searches the plain query with degraded.expand and a warning on %s', async (_name, answer, reason) => {
+  it.each<[string, ScriptedAnswer, RegExp, string]>([
+    ['a slow model', { ...chat(VARIANTS), delayMs: 1500 }, /no answer within 300 ms/, 'PROVIDER_TIMEOUT'],
+    ['a 500', { status: 500, body: { error: { message: 'overloaded' } } }, /HTTP 500/, 'PROVIDER_FAILED'],
+    ['malformed JSON', { body: '{"choices": [' }, /malformed JSON/, 'PROVIDER_FAILED'],
+    ['an answer with no variants', chat('I would rather not.'), /no lex\/vec\/hyde variants/, 'PROVIDER_FAILED'],
+    ['a body that is not a chat completion', { body: { error: 'nope' } }, /not a chat completion/, 'PROVIDER_FAILED'],
+  ])('searches the plain query with degraded.expand and a warning on %s', async (_name, answer, reason, code) => {
     const logs: string[] = []
     const { t } = await start([answer], { logs })
     const plain = await t.search({ query: QUERY, minScore: 0 })
     const expanded = await t.search({ query: QUERY, minScore: 0, expand: true })
     expect(expanded.statusCode).toBe(200)
     expect(expanded.body.degraded?.expand).toMatch(reason)
+    expect(expanded.body.degradedCodes).toEqual({ expand: code })
     expect(expanded.body.results).toEqual(plain.body.results)
     expect(expanded.body.results.length).toBeGreaterThan(0)
     expect(logs.some((l) => l.includes('"level":40') && l.includes('query expansion failed'))).toBe(true)
@@ -179,6 +180,7 @@ describe('expand with a chat model', () => {
     expect(res.body.mode).toBe('hybrid')
     expect(res.body.degraded?.vector).toBeUndefined()
     expect(res.body.degraded?.expand).toMatch(/a vec variant was not embedded/)
+    expect(res.body.degradedCodes).toEqual({ expand: 'PROVIDER_FAILED' })
     expect(res.body.results).toEqual(plain.body.results)
   })
 })

@@ -95,6 +95,7 @@ describe('hybrid search', () => {
     expect(res.statusCode).toBe(200)
     expect(res.body.mode).toBe('keyword')
     expect(res.body.degraded?.vector).toContain('embedding service down')
+    expect(res.body.degradedCodes).toEqual({ vector: 'PROVIDER_FAILED' })
     const top = res.body.results[0]
     expect(top).toMatchObject({ path: 'memory/notes.md', vectorScore: 0 })
     expect(top?.score).toBe(top?.textScore)
@@ -108,6 +109,7 @@ describe('hybrid search', () => {
     const res = await t.search({ query: 'automobile history' })
     expect(Date.now() - started).toBeLessThan(1500)
     expect(res.body.degraded?.vector).toMatch(/150 ms/)
+    expect(res.body.degradedCodes).toEqual({ vector: 'PROVIDER_TIMEOUT' })
     expect(paths(res.body)).toEqual(['memory/notes.md'])
   })
 
@@ -154,11 +156,13 @@ describe('hybrid search', () => {
     const slow = await t.search({ query: 'automobile maintenance', minScore: 0 })
     expect(slow.statusCode).toBe(200)
     expect(slow.body.degraded?.rerank).toMatch(/150 ms/)
+    expect(slow.body.degradedCodes).toEqual({ rerank: 'PROVIDER_TIMEOUT' })
     expect(paths(slow.body)).toEqual(paths(merged.body))
     reranker.slow(0)
     reranker.fail()
     const failed = await t.search({ query: 'automobile maintenance', minScore: 0 })
     expect(failed.body.degraded?.rerank).toContain('reranker down')
+    expect(failed.body.degradedCodes).toEqual({ rerank: 'PROVIDER_FAILED' })
     expect(failed.body.results.map((r) => r.score)).toEqual(merged.body.results.map((r) => r.score))
   })
 
@@ -248,7 +252,15 @@ describe('embedding during indexing', () => {
     // The old index (16-dim vectors) serves until the rebuild is swapped in: by keyword.
     expect(await status(after.t)).toMatchObject({ rebuilding: true })
     const meanwhile = await after.t.search({ query: 'sedan mechanic' })
-    expect(meanwhile.body).toMatchObject({ mode: 'keyword', degraded: { vector: expect.stringContaining('rebuilt') } })
+    expect(meanwhile.body).toMatchObject({
+      mode: 'keyword',
+      degraded: { vector: expect.stringContaining('rebuilt') },
+      degradedCodes: { vector: 'INDEX_REBUILDING' },
+    })
+    // Counted as a degraded search, not as a provider failure.
+    const metrics = (await after.t.app.inject({ method: 'GET', url: '/metrics' })).body
+    expect(metrics).toContain('mnemo_search_degraded_total{stage="vector"} 1')
+    expect(metrics).not.toContain('mnemo_provider_errors_total{kind="embedding",use="search"}')
     expect(paths(meanwhile.body)[0]).toBe('memory/cars.md')
     expect((await after.t.search({ query: 'car repair', mode: 'vector' })).statusCode).toBe(503)
     release()

@@ -123,7 +123,7 @@ describe('POST /index and GET /index', () => {
     const res = await t.app.inject({ method: 'POST', url: '/index', payload: {} })
     expect(res.statusCode).toBe(202)
     expect(res.json()).toMatchObject({ syncing: true })
-    await t.container.services.memory.syncIndex('main', { full: false, wait: true, reason: 'test', admin: true })
+    await t.container.services.gateway.syncIndex('main', { full: false, wait: true, reason: 'test', admin: true })
     expect(await status()).toMatchObject({ files: 5, syncing: false })
   })
 
@@ -155,7 +155,7 @@ describe('POST /index and GET /index', () => {
       for (const part of ['a', 'b', 'c'])
         t.ws.write(`memory/2026-01-${String(d).padStart(2, '0')}-${part}.md`, dayFile(d, 600))
     }
-    const job = t.container.services.memory.syncIndex('main', { full: false, wait: true, reason: 'test', admin: true })
+    const job = t.container.services.gateway.syncIndex('main', { full: false, wait: true, reason: 'test', admin: true })
     let answeredDuringSync = 0
     while ((await status()).syncing) {
       const health = await t.app.inject({ method: 'GET', url: '/health' })

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import createClient from 'openapi-fetch'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { paths } from '../../src/client/api-types.js'
+import type { paths } from '../../src/generated/api-types.js'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
 

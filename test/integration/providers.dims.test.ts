@@ -109,6 +109,7 @@ describe('an embedding server that does not answer at start-up', () => {
       expect(hybrid.body.results.length).toBeGreaterThan(0)
       expect(hybrid.body.degraded?.vector).toContain('the embedding server has not answered yet')
       expect(hybrid.body.degraded?.vector).toContain(reason)
+      expect(hybrid.body.degradedCodes).toEqual({ vector: 'EMBEDDING_UNAVAILABLE' })
       const vector = await t.search({ query: 'redis cache', mode: 'vector' })
       expect(vector.statusCode).toBe(503)
       expect(vector.body.code).toBe('EMBEDDING_UNAVAILABLE')

@@ -5,7 +5,7 @@ import { requireAdmin } from '../plugins/auth.js'
 import { errorResponses } from '../schemas/common.schema.js'
 import { AgentList } from '../schemas/agents.schema.js'
 
-export const agentsRoutes: FastifyPluginAsyncZod<{ memory: Pick<AgentGateway, 'agents'> }> = async (app, opts) => {
+export const agentsRoutes: FastifyPluginAsyncZod<{ gateway: Pick<AgentGateway, 'agents'> }> = async (app, opts) => {
   app.get('/agents', {
     schema: {
       operationId: 'listAgents',
@@ -18,6 +18,6 @@ export const agentsRoutes: FastifyPluginAsyncZod<{ memory: Pick<AgentGateway, 'a
       response: { 200: AgentList, ...errorResponses(401, 403, 429, 500, 503) },
     },
     preHandler: async (request) => requireAdmin(request),
-    handler: async () => opts.memory.agents(),
+    handler: async () => opts.gateway.agents(),
   })
 }

@@ -22,7 +22,7 @@ import {
 } from '../schemas/files.schema.js'
 
 export type FilesRoutesOptions = {
-  memory: Pick<AgentGateway, 'listFiles' | 'readFile' | 'put' | 'append' | 'remove'>
+  gateway: Pick<AgentGateway, 'listFiles' | 'readFile' | 'put' | 'append' | 'remove'>
   /**
    * Largest body a write accepts, in bytes: MNEMO_MAX_FILE_BYTES, what a file may hold. A
    * JSON `{content}` body's escaping counts against it; text/markdown writes a file up to it.
@@ -73,7 +73,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       headers: AgentHeaders,
       response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 409, 429, 500, 503) },
     },
-    handler: async (request) => ({ files: await opts.memory.listFiles(callerOf(request).agent) }),
+    handler: async (request) => ({ files: await opts.gateway.listFiles(callerOf(request).agent) }),
   })
 
   app.get('/files/*', {
@@ -90,7 +90,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 500, 503) },
     },
     handler: async (request, reply) => {
-      const window = await opts.memory.readFile(callerOf(request).agent, request.params['*'], request.query)
+      const window = await opts.gateway.readFile(callerOf(request).agent, request.params['*'], request.query)
       void reply.header('etag', etagOf(window.sha256))
       return window
     },
@@ -118,7 +118,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
     handler: async (request, reply) => {
       const { agent } = callerOf(request)
       const pre = preconditions(request.headers)
-      const result = await opts.memory.put(agent, request.params['*'], contentOf(request.body), pre)
+      const result = await opts.gateway.put(agent, request.params['*'], contentOf(request.body), pre)
       return reply
         .code(result.created ? 201 : 200)
         .header('etag', etagOf(result.sha256))
@@ -149,7 +149,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       const content = contentOf(request.body)
       if (content === '') throw appError('VALIDATION_FAILED', 'Nothing to append')
       const pre = preconditions(request.headers)
-      const result = await opts.memory.append(callerOf(request).agent, request.params['*'], content, pre)
+      const result = await opts.gateway.append(callerOf(request).agent, request.params['*'], content, pre)
       return reply.header('etag', etagOf(result.sha256)).send(result)
     },
   })
@@ -166,7 +166,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
     },
     handler: async (request) => {
       const pre = preconditions(request.headers)
-      const result = await opts.memory.remove(callerOf(request).agent, request.params['*'], pre)
+      const result = await opts.gateway.remove(callerOf(request).agent, request.params['*'], pre)
       return { path: result.path, deleted: true as const, indexed: result.indexed }
     },
   })

@@ -6,7 +6,7 @@ import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import { FlushRequest, FlushResult } from '../schemas/flush.schema.js'
 
 export const flushRoutes: FastifyPluginAsyncZod<{
-  memory: Pick<AgentGateway, 'flush'>
+  gateway: Pick<AgentGateway, 'flush'>
   bodyLimitBytes: number
 }> = async (app, opts) => {
   app.post('/flush', {
@@ -31,6 +31,6 @@ export const flushRoutes: FastifyPluginAsyncZod<{
     preValidation: async (request) => {
       request.body ??= {}
     },
-    handler: (request) => opts.memory.flush(callerOf(request).agent, request.body),
+    handler: (request) => opts.gateway.flush(callerOf(request).agent, request.body),
   })
 }

@@ -6,7 +6,7 @@ import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import { IndexQuery, IndexRequest, IndexStatus } from '../schemas/indexing.schema.js'
 
 export const indexingRoutes: FastifyPluginAsyncZod<{
-  memory: Pick<AgentGateway, 'indexStatus' | 'syncIndex'>
+  gateway: Pick<AgentGateway, 'indexStatus' | 'syncIndex'>
 }> = async (app, opts) => {
   app.get('/index', {
     schema: {
@@ -19,7 +19,7 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
     },
     handler: async (request) => {
       const { agent, principal } = callerOf(request)
-      return opts.memory.indexStatus(agent, { admin: principal.role === 'admin' })
+      return opts.gateway.indexStatus(agent, { admin: principal.role === 'admin' })
     },
   })
 
@@ -52,7 +52,7 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       const { agent, principal } = callerOf(request)
       const wait = request.query.wait === true
       const admin = principal.role === 'admin'
-      const out = await opts.memory.syncIndex(agent, { full: request.body.full, wait, reason: 'api', admin })
+      const out = await opts.gateway.syncIndex(agent, { full: request.body.full, wait, reason: 'api', admin })
       return reply.code(out.done ? 200 : 202).send(out.status)
     },
   })

@@ -11,7 +11,7 @@ import { callerOf } from '../plugins/auth.js'
 import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import { SearchRequest, SearchResponse } from '../schemas/search.schema.js'
 
-export type SearchRoutesOptions = { memory: Pick<AgentGateway, 'search'>; foreground: Pick<Foreground, 'enter'> }
+export type SearchRoutesOptions = { gateway: Pick<AgentGateway, 'search'>; foreground: Pick<Foreground, 'enter'> }
 
 export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (app, opts) => {
   const inProgress = new WeakMap<FastifyRequest, () => void>()
@@ -43,6 +43,6 @@ export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (a
       headers: AgentHeaders,
       response: { 200: SearchResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504) },
     },
-    handler: (request) => opts.memory.search(callerOf(request).agent, request.body),
+    handler: (request) => opts.gateway.search(callerOf(request).agent, request.body),
   })
 }

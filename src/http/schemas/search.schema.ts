@@ -1,6 +1,7 @@
 /** POST /search request and response (SPEC §3). */
 import { z } from 'zod'
 import { parseDateBound } from '../../search/date-range.js'
+import { DEGRADED_CODES } from '../../search/degraded.js'
 import { AGENT_ID_PATTERN } from '../../shared/agent-id.js'
 import { PathPrefix } from './common.schema.js'
 
@@ -142,6 +143,9 @@ export const SearchHit = z
   })
   .meta({ id: 'SearchHit' })
 
+/** Why a stage fell back, as a code (search/degraded.ts); degradedCodes describes them. */
+const DegradedCode = z.enum(DEGRADED_CODES)
+
 export const SearchResponse = z
   .object({
     results: z.array(SearchHit),
@@ -163,7 +167,22 @@ export const SearchResponse = z
           .describe('Why the query was searched without (some of) its variants (expansion model failed or timed out)'),
       })
       .optional()
-      .describe('Present when a configured stage failed and the search fell back'),
+      .describe(
+        'Present when a configured stage failed and the search fell back; the reasons are for people (compare degradedCodes)',
+      ),
+    degradedCodes: z
+      .object({
+        vector: DegradedCode.optional().describe('Why the vector side did not run, as a code'),
+        rerank: DegradedCode.optional().describe('Why results are in merged order, as a code'),
+        expand: DegradedCode.optional().describe("Why (some of) the query's variants were left out, as a code"),
+      })
+      .optional()
+      .describe(
+        'Present exactly when degraded is: the same stages, each with its reason as a stable code. ' +
+          'PROVIDER_FAILED: the provider answered with an error or could not be reached; PROVIDER_TIMEOUT: it did not answer within its time limit; ' +
+          'EMBEDDING_UNAVAILABLE: the embedding server has not answered since start-up (asked again in the background); ' +
+          'INDEX_REBUILDING: an index is being rebuilt for new embedding settings (keyword results until it is swapped in)',
+      ),
     usage: z
       .object({
         embeddingTokens: z

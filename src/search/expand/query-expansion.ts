@@ -14,6 +14,7 @@ import { withTimeout } from '../../shared/async.js'
 import type { Logger } from '../../shared/logger.js'
 import { createLru } from '../../shared/lru.js'
 import { analyseQuery } from '../../text/analyzer.js'
+import { degradationOf, type Degradation } from '../degraded.js'
 import type { IndexReader } from '../index-reader.js'
 import type { KeywordHit } from '../keyword-search.js'
 import type { QueryEmbedder } from '../query-embedder.js'
@@ -48,9 +49,9 @@ export type ExpandTarget = {
 /** The plain query's candidates per index (null: that side did not run there). */
 export type CandidateLists = { keyword: (KeywordHit[] | null)[]; vector: (VectorHit[] | null)[] }
 
-export type Widened = CandidateLists & { degraded?: string; embeddingTokens: number }
+export type Widened = CandidateLists & { degraded?: Degradation; embeddingTokens: number }
 
-type Outcome = { variants: Variant[]; degraded?: string }
+type Outcome = { variants: Variant[]; degraded?: Degradation }
 
 type WidenContext = CandidateLists & {
   targets: readonly ExpandTarget[]
@@ -79,9 +80,9 @@ async function vectorCandidates(
   embedder: Pick<QueryEmbedder, 'embed'>,
   variants: readonly Variant[],
   ctx: WidenContext,
-): Promise<{ lists: VectorHit[][][]; tokens: number; problems: string[] }> {
+): Promise<{ lists: VectorHit[][][]; tokens: number; problems: Degradation[] }> {
   let tokens = 0
-  const problems: string[] = []
+  const problems: Degradation[] = []
   const lists = await Promise.all(
     variants.map(async (v): Promise<VectorHit[][]> => {
       let vector: Float32Array
@@ -90,7 +91,8 @@ async function vectorCandidates(
         vector = out.vector
         tokens += out.tokens
       } catch (err) {
-        problems.push(`a ${v.type} variant was not embedded: ${err instanceof Error ? err.message : String(err)}`)
+        const { reason, code } = degradationOf(err, String(err))
+        problems.push({ reason: `a ${v.type} variant was not embedded: ${reason}`, code })
         return ctx.targets.map(() => [])
       }
       return Promise.all(
@@ -136,7 +138,7 @@ export function createQueryExpansion(deps: ExpansionDeps) {
       return { variants }
     } catch (err) {
       deps.log.warn({ err }, 'query expansion failed; searching with the plain query')
-      return { variants: [], degraded: err instanceof Error ? err.message : 'query expansion failed' }
+      return { variants: [], degraded: degradationOf(err, 'query expansion failed') }
     }
   }
 
@@ -158,8 +160,10 @@ export function createQueryExpansion(deps: ExpansionDeps) {
       Promise.all(byKeyword.map((v) => keywordCandidates(v, ctx))),
       embedder ? vectorCandidates(embedder, byVector, ctx) : { lists: [], tokens: 0, problems: [] },
     ])
-    if (vectors.problems.length > 0) deps.log.warn({ problems: vectors.problems }, 'query expansion: variants left out')
-    const reason = [degraded, ...vectors.problems].filter(Boolean).join('; ')
+    const problems = vectors.problems.map((p) => p.reason)
+    if (problems.length > 0) deps.log.warn({ problems }, 'query expansion: variants left out')
+    // Every failure's reason; the code of the first (the variants' source's, else the first variant's embedding's).
+    const failures = degraded ? [degraded, ...vectors.problems] : vectors.problems
     const variantLists = <T>(extra: T[][][], i: number) =>
       extra.map((lists) => ({ weight: VARIANT_WEIGHT, hits: lists[i] ?? [] }))
     return {
@@ -173,7 +177,7 @@ export function createQueryExpansion(deps: ExpansionDeps) {
           ? hits
           : fuseWeighted('vectorScore', [{ weight: 1, hits }, ...variantLists(vectors.lists, i)], ctx.limit),
       ),
-      ...(reason ? { degraded: reason } : {}),
+      ...(failures[0] && { degraded: { reason: failures.map((f) => f.reason).join('; '), code: failures[0].code } }),
       embeddingTokens: vectors.tokens,
     }
   }

@@ -5,8 +5,8 @@
  * indexes retired by rebuilds are deleted in the background.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
+import { ConfigError } from '../../shared/config-error.js'
 import type { Logger } from '../../shared/logger.js'
-import { settingError } from '../data-dir.js'
 import type { EngineHealth, SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
 import { createPool, inTransaction, lockKey, tablesOf, type Pool, type Tables } from './database.js'
 import { createPgEmbeddingCache } from './embedding-cache.js'
@@ -51,10 +51,10 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     server = await migrate(pool, t, opts.schema, { vectors: opts.vectorsWanted, log })
   } catch (err) {
     await pool.end().catch(() => undefined)
-    if ((err as { code?: unknown }).code === 'CONFIG_INVALID') throw err
-    throw settingError(
+    if (err instanceof ConfigError) throw err
+    throw new ConfigError(
       `MNEMO_DATABASE_URL: cannot reach or prepare ${redactUrl(opts.url)} (${(err as Error).message})`,
-      err,
+      { cause: err },
     )
   }
   const wantedDims = () => opts.vectors()?.dims ?? null
@@ -173,11 +173,11 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     },
     vectorLayout(preference: VectorPreference) {
       if (preference !== 'auto') {
-        throw settingError(
+        throw new ConfigError(
           `MNEMO_VECTOR_BACKEND=${preference} applies to SQLite; with MNEMO_DATABASE_URL vectors live in pgvector`,
         )
       }
-      if (server.vectorProblem) throw settingError(`MNEMO_DATABASE_URL: ${server.vectorProblem}`)
+      if (server.vectorProblem) throw new ConfigError(`MNEMO_DATABASE_URL: ${server.vectorProblem}`)
       return { backend: 'pgvector' as const, shards: 1 }
     },
     openEmbeddingCache: (cacheOpts: { maxEntries: number; now?: (() => number) | undefined }) =>

@@ -12,8 +12,8 @@
  * scoring reads it for every candidate). Document frequencies and corpus size are kept as
  * counts (terms, indexes) in the transactions that change them.
  */
+import { ConfigError } from '../../shared/config-error.js'
 import type { Logger } from '../../shared/logger.js'
-import { settingError } from '../data-dir.js'
 import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from './database.js'
 
 /**
@@ -159,7 +159,7 @@ const atLeast = (version: string, min: readonly number[]) => {
 export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vectors: boolean; log: Logger }) {
   const info = await serverInfo(pool)
   if (info.version < MIN_SERVER_VERSION) {
-    throw settingError(`MNEMO_DATABASE_URL: PostgreSQL 15 or later is required (the server is ${info.version})`)
+    throw new ConfigError(`MNEMO_DATABASE_URL: PostgreSQL 15 or later is required (the server is ${info.version})`)
   }
   return inTransaction(pool, async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(${lockKey(1)})`, [`${schema}:migrate`])
@@ -168,7 +168,7 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
     const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${t.version}`)
     const found = rows[0]?.version
     if (found !== undefined && found > PG_SCHEMA_VERSION) {
-      throw settingError(
+      throw new ConfigError(
         `MNEMO_DATABASE_URL: the schema "${schema}" was written by a newer mnemo (schema ${found}, this one knows ${PG_SCHEMA_VERSION})`,
       )
     }

@@ -4,13 +4,10 @@
  * sqlite-vec explicitly (MNEMO_VECTOR_BACKEND=sqlite-vec) makes a failed load a start-up error.
  */
 import Database from 'better-sqlite3'
+import { ConfigError } from '../../shared/config-error.js'
 import type { Logger } from '../../shared/logger.js'
 import type { Db } from './database.js'
 import type { VectorBackend, VectorPreference } from '../port.js'
-
-export class VectorBackendError extends Error {
-  readonly code = 'CONFIG_INVALID'
-}
 
 export function chooseVectorBackend(preference: VectorPreference, load: (db: Db) => void, log: Logger): VectorBackend {
   if (preference === 'scan') return 'scan'
@@ -20,7 +17,7 @@ export function chooseVectorBackend(preference: VectorPreference, load: (db: Db)
     return 'sqlite-vec'
   } catch (err) {
     if (preference === 'sqlite-vec') {
-      throw new VectorBackendError(
+      throw new ConfigError(
         `MNEMO_VECTOR_BACKEND=sqlite-vec, but the extension does not load: ${(err as Error).message}`,
       )
     }

@@ -498,7 +498,7 @@ export interface components {
             mode: "hybrid" | "keyword" | "vector";
             /** @description Results whose snippet was shortened or left empty to keep the answer within MNEMO_SNIPPET_BYTES_PER_SEARCH (64 KiB of snippets); their lines are readable with GET /files. Absent when none was */
             snippetsShortened?: number;
-            /** @description Present when a configured stage failed and the search fell back */
+            /** @description Present when a configured stage failed and the search fell back; the reasons are for people (compare degradedCodes) */
             degraded?: {
                 /** @description Why the vector side did not run (embedder failed or timed out) */
                 vector?: string;
@@ -506,6 +506,24 @@ export interface components {
                 rerank?: string;
                 /** @description Why the query was searched without (some of) its variants (expansion model failed or timed out) */
                 expand?: string;
+            };
+            /** @description Present exactly when degraded is: the same stages, each with its reason as a stable code. PROVIDER_FAILED: the provider answered with an error or could not be reached; PROVIDER_TIMEOUT: it did not answer within its time limit; EMBEDDING_UNAVAILABLE: the embedding server has not answered since start-up (asked again in the background); INDEX_REBUILDING: an index is being rebuilt for new embedding settings (keyword results until it is swapped in) */
+            degradedCodes?: {
+                /**
+                 * @description Why the vector side did not run, as a code
+                 * @enum {string}
+                 */
+                vector?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
+                /**
+                 * @description Why results are in merged order, as a code
+                 * @enum {string}
+                 */
+                rerank?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
+                /**
+                 * @description Why (some of) the query's variants were left out, as a code
+                 * @enum {string}
+                 */
+                expand?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
             };
             /** @description Tokens this search cost and returned */
             usage: {
