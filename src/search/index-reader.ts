@@ -15,6 +15,12 @@ export type KeywordRequest = {
   names?: boolean[] | undefined
   limit: number
   filters: ChunkFilters
+  /**
+   * Also read the raw texts of the best this many hits (default 0): a search that ranks by
+   * keyword alone needs them next, and reading them here saves a second trip to a search
+   * worker (about 0.1 ms of /search latency on 2 busy cores, issue 19).
+   */
+  texts?: number | undefined
 }
 export type VectorRequest = {
   vector: Float32Array
@@ -43,8 +49,13 @@ export function createReaderOps(store: SpaceReads) {
   const keyword = createKeywordSearch({ store })
   const vector = createVectorSearch(store)
   return {
-    keyword: (req: KeywordRequest): Promise<KeywordHit[]> =>
-      keyword.search(req.terms, req.limit, req.filters, req.names),
+    keyword: async (req: KeywordRequest): Promise<KeywordHit[]> => {
+      const hits = await keyword.search(req.terms, req.limit, req.filters, req.names)
+      const n = Math.min(req.texts ?? 0, hits.length)
+      if (n === 0) return hits
+      const texts = await store.chunkTexts(hits.slice(0, n).map((h) => h.id))
+      return hits.map((h, i) => (i < n ? { ...h, text: texts.get(h.id) } : h))
+    },
     vector: (req: VectorRequest): Promise<VectorHit[]> => vector.search(req.vector, req.limit, req.filters, req.shards),
     texts: async (ids: number[]): Promise<Map<number, string>> => store.chunkTexts(ids),
   }

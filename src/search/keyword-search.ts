@@ -23,8 +23,11 @@ export const HEADING_WEIGHT = 2
  */
 export const POSTING_BUDGET = 1000
 
-/** A chunk and its absolute textScore (scores.ts), in [0, 1), higher is better. */
-export type KeywordHit = ChunkHead & { textScore: number }
+/**
+ * A chunk and its absolute textScore (scores.ts), in [0, 1), higher is better; `text`, its
+ * raw text, when the reader was asked for the texts of the best hits (index-reader.ts).
+ */
+export type KeywordHit = ChunkHead & { textScore: number; text?: string | undefined }
 
 export type KeywordSearchDeps = {
   store: KeywordIndex

@@ -164,11 +164,17 @@ export function createSearchService(deps: SearchServiceDeps) {
     const timings = { keyword: 0, embed: 0, vector: 0, rerank: 0, total: 0 }
     const { terms, names } = requested === 'vector' ? { terms: [], names: [] } : analyseQuery(req.query)
 
+    // Ranked by keyword alone and not reranked, the results are the best keyword hits: their
+    // texts come with them (index-reader.ts), and only texts beyond those are read later.
+    const keywordOnly = requested === 'keyword' || !deps.embedder
+    const textsWithHits = keywordOnly && !(deps.reranker && req.rerank !== false) ? maxResults : 0
     const keywordSide = timed(async (): Promise<(KeywordHit[] | null)[]> => {
       if (requested === 'vector') return targets.map(() => null)
       return Promise.all(
         targets.map(async ({ filters, target }) =>
-          !filters || terms.length === 0 ? [] : target.reader.keyword({ terms, names, limit, filters }),
+          !filters || terms.length === 0
+            ? []
+            : target.reader.keyword({ terms, names, limit, filters, texts: textsWithHits }),
         ),
       )
     })
@@ -232,6 +238,9 @@ export function createSearchService(deps: SearchServiceDeps) {
     })
     let ranked: Candidate[] = dropDuplicateRanges(merged.sort(byScore))
     let texts = new Map<number, string>()
+    keyword.value.forEach((hits, index) => {
+      for (const hit of hits ?? []) if (hit.text !== undefined) texts.set(globalChunkId(hit.id, index), hit.text)
+    })
 
     if (deps.reranker && req.rerank !== false && ranked.length > 0) {
       const rerankStarted = performance.now()

@@ -40,6 +40,10 @@ describe('queryTerms', () => {
     ['莱昂德罗·内托的国籍是哪个国家？', ['莱昂', '昂德', '德罗', '内托', '国籍', '国家']],
     ['POSTGRES_URL', ['postgr', 'url', 'postgres_url']],
     ['猫', ['猫']],
+    // No stopword character: the run is kept whole without segmenting.
+    ['部署服务', ['部署', '署服', '服务']],
+    // 和 is a stopword, 和平 is not: segmenting keeps the word.
+    ['和平协议', ['和平', '平协', '协议']],
   ])('turns %j into terms %j', (query, terms) => {
     expect(queryTerms(query)).toEqual(terms)
   })

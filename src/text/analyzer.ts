@@ -145,8 +145,20 @@ function* windows(text: string, size: number): Generator<string> {
   }
 }
 
+/** Every character of a CJK stopword. */
+const CJK_STOPWORD_CHARS: ReadonlySet<string> = new Set([...CJK_STOPWORDS].flatMap((w) => Array.from(w)))
+
+/** Whether `run` holds a character of some CJK stopword (else no segment of it can be one). */
+function mayHoldStopword(run: string): boolean {
+  for (const ch of run) if (CJK_STOPWORD_CHARS.has(ch)) return true
+  return false
+}
+
 /** CJK sub-runs of a query run, split at function words and question words. */
 function cjkQueryRuns(run: string): string[] {
+  // Segmenting (ICU's dictionary) is most of a query's analysis: a run without any stopword
+  // character is left whole without it, as segmenting would leave it (issue 19).
+  if (!mayHoldStopword(run)) return [run]
   const runs: string[] = []
   let current = ''
   for (const { segment } of segmenter.segment(run)) {

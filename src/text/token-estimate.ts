@@ -11,9 +11,25 @@ export const LATIN_CHARS_PER_TOKEN = 4
 /** No CJK script has a character below U+1100 (Hangul Jamo): those skip the regular expression. */
 const FIRST_CJK = 0x1100
 
+/** Past the Basic Multilingual Plane, code points are rare: those are asked of the regular expression. */
+const BMP_END = 0x10000
+/**
+ * CJK_CHAR's answer per BMP code point, filled as characters are met (0 not asked yet,
+ * 1 no, 2 yes; 64 KB): the regular expression needs a string per character, which made it
+ * most of a search's token counting (issue 19) and of chunking Chinese text.
+ */
+const bmpAnswers = new Uint8Array(BMP_END)
+
 /** Whether the character at code point `cp` is CJK. */
 export function isCjkCodePoint(cp: number): boolean {
-  return cp >= FIRST_CJK && CJK_CHAR.test(String.fromCodePoint(cp))
+  if (cp < FIRST_CJK) return false
+  if (cp >= BMP_END) return CJK_CHAR.test(String.fromCodePoint(cp))
+  let answer = bmpAnswers[cp] as number
+  if (answer === 0) {
+    answer = CJK_CHAR.test(String.fromCodePoint(cp)) ? 2 : 1
+    bmpAnswers[cp] = answer
+  }
+  return answer === 2
 }
 
 /** Estimated token cost of one character (1 for CJK, 1/4 otherwise). */

@@ -159,7 +159,16 @@ function bind(opened: Opened, generation: () => number) {
     : vectors.backend === 'scan'
       ? createScanIndex({ all: () => vectorRepo.all(), heads, generation, dims: vectors.dims, shards: vectors.shards })
       : createVec0Index(vectorRepo, heads)
-  return { ...opened, repo: createChunksRepo(opened.db, vectorRepo, opened.storesVectors), reads, vectorIndex }
+  // Prepared once: db.pragma() compiles its statement on every call (about 8 µs against 2 µs),
+  // and a reader asks at every search whether another connection committed.
+  const dataVersion = opened.db.prepare<[], number>('PRAGMA data_version').pluck()
+  return {
+    ...opened,
+    repo: createChunksRepo(opened.db, vectorRepo, opened.storesVectors),
+    reads,
+    vectorIndex,
+    dataVersion: (): number => dataVersion.get() as number,
+  }
 }
 
 export function createIndexStore(opts: IndexStoreOptions) {
@@ -167,7 +176,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const first = readonly ? { ...openReader(opts), recreated: false } : openWriter(opts)
   let commits = 0
   /** The writer counts its own commits; a reader asks SQLite whether others committed. */
-  const generation = (): number => (readonly ? (state.db.pragma('data_version', { simple: true }) as number) : commits)
+  const generation = (): number => (readonly ? state.dataVersion() : commits)
   let state = bind(first, generation)
   const setFtsOptions = (options: Record<string, number>) =>
     state.db.transaction(() => state.repo.setFtsOptions(options))()

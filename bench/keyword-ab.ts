@@ -1,0 +1,115 @@
+/**
+ * Keyword /search latency of several builds side by side (issue 19): each build's
+ * dist/main.js serves its own index of the same workspace (bench/corpus.ts, 200 × 50 notes),
+ * and rounds of the benchmark's typical queries alternate between the builds, so load on a
+ * shared machine falls on all of them alike. One keep-alive client, sequential requests.
+ *
+ *   npx tsx bench/keyword-ab.ts --rounds 7 label=/path/to/worktree ...
+ *
+ * Prints each build's median over rounds of the round's p50 and p99 (ms) and of the server's
+ * CPU time per search (all its threads and its main thread, from /proc: less sensitive to load than latency).
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { makeQueries, writeCorpus } from './corpus.js'
+import { createClient } from './http-client.js'
+import { median, percentile } from './stats.js'
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    rounds: { type: 'string', default: '7' },
+    dir: { type: 'string', default: path.join(os.tmpdir(), 'mnemo-keyword-ab') },
+  },
+})
+const workspace = path.join(values.dir, 'workspace')
+if (!fs.existsSync(workspace)) writeCorpus(workspace, 200, 50)
+const queries = makeQueries(500)
+
+async function start(label: string, root: string) {
+  const port = 40000 + Math.floor(Math.random() * 20000)
+  const child = spawn(process.execPath, [path.join(root, 'dist/main.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      MNEMO_LOG_LEVEL: 'warn',
+      MNEMO_INDEX_ON_START: 'false',
+      MNEMO_WATCH: 'false',
+      MNEMO_WORKSPACE: workspace,
+      MNEMO_DATA_DIR: path.join(values.dir, `data-${label}`),
+      MNEMO_PORT: String(port),
+      ...(process.env.AB_NODE_OPTIONS ? { NODE_OPTIONS: process.env.AB_NODE_OPTIONS } : {}),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${baseUrl}/health`)).ok) break
+    } catch {
+      if (i > 600) throw new Error(`${label} did not start`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+  const client = createClient(baseUrl)
+  const res = await client.request('POST', '/index?wait=true', {})
+  if (res.status !== 200) throw new Error(`${label}: index failed: ${res.body}`)
+  for (const query of queries.slice(0, 200)) await client.request('POST', '/search', { query })
+  const stop = async () => {
+    client.close()
+    const exited = new Promise((r) => child.on('exit', r))
+    child.kill('SIGTERM')
+    await exited
+  }
+  return {
+    label,
+    client,
+    stop,
+    pid: child.pid as number,
+    p50: [] as number[],
+    p99: [] as number[],
+    cpu: [] as number[],
+    mainCpu: [] as number[],
+  }
+}
+
+/** CPU time in ms of a process or thread (Linux: utime + stime in clock ticks of 10 ms). */
+function cpuMs(statPath: string): number {
+  const fields = fs.readFileSync(statPath, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+/** CPU ms of the server's main thread and of all its threads. */
+const cpuOf = (pid: number) => ({ main: cpuMs(`/proc/${pid}/task/${pid}/stat`), all: cpuMs(`/proc/${pid}/stat`) })
+
+const builds = []
+for (const arg of positionals) {
+  const [label, root] = arg.split('=') as [string, string]
+  builds.push(await start(label, root))
+}
+for (let round = 0; round < Number(values.rounds); round++) {
+  const order = round % 2 === 0 ? builds : [...builds].reverse()
+  for (const b of order) {
+    const ms: number[] = []
+    const cpu0 = cpuOf(b.pid)
+    for (const query of queries) {
+      const res = await b.client.request('POST', '/search', { query })
+      if (res.status !== 200) throw new Error(`${b.label}: ${res.status} ${res.body}`)
+      ms.push(res.ms)
+    }
+    const cpu1 = cpuOf(b.pid)
+    b.cpu.push(((cpu1.all - cpu0.all) * 1000) / queries.length)
+    b.mainCpu.push(((cpu1.main - cpu0.main) * 1000) / queries.length)
+    b.p50.push(percentile(ms, 50))
+    b.p99.push(percentile(ms, 99))
+  }
+}
+for (const b of builds) {
+  await b.stop()
+  const f = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ')
+  process.stdout.write(
+    `${b.label}: p50 ${median(b.p50).toFixed(2)} ms (rounds ${f(b.p50)}), p99 ${median(b.p99).toFixed(2)} ms, server CPU ${median(b.cpu).toFixed(0)} µs per search (main thread ${median(b.mainCpu).toFixed(0)}) (rounds ${b.cpu.map((c) => c.toFixed(0)).join(' ')})\n`,
+  )
+}

@@ -1,0 +1,61 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pino from 'pino'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../config/load-config.js'
+import { prepareFile } from '../indexing/prepare-file.js'
+import { createIndexStore } from '../store/sqlite/index-store.js'
+import { createLocalReader, type IndexReader } from './index-reader.js'
+import { createSearchService, type SearchTarget } from './search-service.js'
+
+const CHUNKING = { maxTokens: 60, overlapTokens: 10 }
+const slicer = { maybeYield: async () => undefined }
+
+describe('a keyword search', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-search-service-'))
+  const store = createIndexStore({ dbPath: path.join(dir, 'index.sqlite') })
+  afterAll(() => {
+    store.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  const config = loadConfig({ MNEMO_WORKSPACE: dir }, dir)
+
+  it('reads the texts of its results with its hits, in one call to the reader', async () => {
+    const notes = Array.from({ length: 8 }, (_, i) => `## note ${i}\nwalrus ${'tusk '.repeat(i + 1)}ice`).join('\n\n')
+    const file = await prepareFile(
+      { rel: 'memory/a.md', text: notes, sha256: 'x', sizeBytes: 1, mtimeMs: 0, indexedAtMs: 0, readSeq: 1 },
+      CHUNKING,
+      slicer,
+    )
+    store.transaction((r) => r.replaceFile(file.record, file.chunks))
+    const local = createLocalReader(store)
+    const calls: string[] = []
+    const reader: Pick<IndexReader, 'keyword' | 'vector' | 'texts'> = {
+      keyword: (req) => (calls.push('keyword'), local.keyword(req)),
+      vector: (req) => (calls.push('vector'), local.vector(req)),
+      texts: (ids) => (calls.push('texts'), local.texts(ids)),
+    }
+    const target: SearchTarget = {
+      space: 'agent',
+      pathPrefix: '',
+      privateMemoryFile: true,
+      reader,
+      vectorsReady: () => false,
+      onSearch: () => undefined,
+    }
+    const service = createSearchService({
+      embedder: null,
+      reranker: null,
+      settings: config.search,
+      rerank: config.rerank,
+      log: pino({ level: 'silent' }),
+    })
+
+    const res = await service.search({ query: 'walrus tusk', maxResults: 3, minScore: 0 }, [target])
+
+    expect(res.results).toHaveLength(3)
+    expect(res.results.every((r) => r.snippet.includes('walrus'))).toBe(true)
+    expect(calls).toEqual(['keyword'])
+  })
+})

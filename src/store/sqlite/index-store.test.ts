@@ -1,0 +1,43 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { prepareFile } from '../../indexing/prepare-file.js'
+import { queryTerms } from '../../text/analyzer.js'
+import { createIndexStore } from './index-store.js'
+
+const CHUNKING = { maxTokens: 60, overlapTokens: 10 }
+const slicer = { maybeYield: async () => undefined }
+/** The analysed terms of walrus and penguin (stemmed as the index stores them). */
+const TERMS = queryTerms('walrus penguin')
+
+async function prepared(rel: string, text: string) {
+  return prepareFile({ rel, text, sha256: rel, sizeBytes: 1, mtimeMs: 0, indexedAtMs: 0, readSeq: 1 }, CHUNKING, slicer)
+}
+
+describe('a read-only index store', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
+  const dbPath = path.join(dir, 'index.sqlite')
+  const writer = createIndexStore({ dbPath })
+  const reader = createIndexStore({ dbPath, readonly: true })
+  afterAll(() => {
+    reader.close()
+    writer.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('refreshes its cached term statistics when another connection commits', async () => {
+    const first = await prepared('memory/a.md', '## one\nwalrus tusk\n\n## two\nwalrus snow')
+    writer.transaction((r) => r.replaceFile(first.record, first.chunks))
+    expect(reader.docFreqs(TERMS)).toEqual([2, 0])
+    const rowsBefore = reader.corpusStats().rows
+    const generation = reader.generation()
+
+    const second = await prepared('memory/b.md', '## three\npenguin walrus')
+    writer.transaction((r) => r.replaceFile(second.record, second.chunks))
+
+    expect(reader.generation()).not.toBe(generation)
+    expect(reader.docFreqs(TERMS)).toEqual([3, 1])
+    expect(reader.corpusStats().rows).toBe(rowsBefore + 1)
+  })
+})
