@@ -9,4 +9,10 @@ if (problem) {
   process.stderr.write(`${problem}\n`)
   process.exit(1)
 }
+// V8's compiled code of our modules and dependencies is kept on disk (in the OS temp folder,
+// or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off) and reused by the next
+// start: about 15 % less start-up CPU (BENCHMARKS.md, "Cold start"). Where that folder cannot
+// be written, Node carries on without it. Typed here until @types/node knows the call.
+const nodeModule = process.getBuiltinModule('node:module') as { enableCompileCache?: () => unknown }
+nodeModule.enableCompileCache?.()
 await import('./serve.js')

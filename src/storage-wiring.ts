@@ -11,7 +11,6 @@ import { createReaderPool, type ReaderPool } from './search/reader-pool.js'
 import { MAIN_AGENT } from './shared/agent-id.js'
 import type { Logger } from './shared/logger.js'
 import type { SpaceStore, StorageEngine, VectorConfig } from './store/port.js'
-import { createPostgresEngine } from './store/postgres/engine.js'
 import type { Db } from './store/sqlite/database.js'
 import { createSqliteEngine } from './store/sqlite/engine.js'
 
@@ -36,6 +35,8 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
   const { config, log } = deps
   const database = config.index.database
   if (database) {
+    // Imported only for PostgreSQL: pg and its modules are not loaded by a SQLite start.
+    const { createPostgresEngine } = await import('./store/postgres/engine.js')
     const engine = await createPostgresEngine({
       url: database.url,
       schema: database.schema,

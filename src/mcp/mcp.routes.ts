@@ -5,7 +5,6 @@
  * checked before it reaches here). GET (a server-sent event stream) and DELETE (ending a
  * session) have nothing to do without sessions: 405.
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import {
@@ -16,7 +15,7 @@ import {
   type RequestBudget,
 } from './memory-backend.js'
 import { checkJsonRpcBody } from './json-rpc-body.js'
-import { createMemoryMcpServer } from './memory-tools.js'
+import { loadMcpSdk } from './mcp-sdk.js'
 import type { Foreground } from '../shared/foreground.js'
 import { callerOf } from '../http/plugins/auth.js'
 import { AgentHeaders, ErrorBody, errorResponses } from '../http/schemas/common.schema.js'
@@ -114,6 +113,7 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
         parsedBody = body.message
       }
       const { agent } = callerOf(request)
+      const { createMemoryMcpServer, StreamableHTTPServerTransport } = await loadMcpSdk()
       const gone = new AbortController()
       const local = createLocalBackend(opts.gateway, agent, opts.foreground)
       const backend = serialBackend(sharedBudget(local, opts.budget, searchCalls(parsedBody)), gone.signal)

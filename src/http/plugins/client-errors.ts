@@ -4,7 +4,7 @@
  * are answered in the one error shape too, with a request id, instead of Node's bare body.
  */
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES } from '../status-codes.js'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.js'

@@ -5,7 +5,7 @@
  * limit, bad JSON, media type) to stable codes, anything else to a 500 whose details stay in
  * the log.
  */
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES } from '../status-codes.js'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { codeOfFsError, ERROR_CODES, isAppError, type ErrorCode } from '../../shared/errors.js'
 
