@@ -3,12 +3,13 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
- *                    [--only keyword,hybrid,live,agents,replicas] [--hybrid-sizes 10000,100000]
+ *                    [--only keyword,hybrid,live,agents,replicas,start] [--hybrid-sizes 10000,100000]
  *                    [--agents 200] [--agent-files 10] [--engines sqlite,postgres,pglite] [--writes 100]
+ *                    [--qmd /tmp/qmd/node_modules/.bin/qmd] (with --only start: QMD indexes the same files)
  *
  * `--engines` runs the keyword, hybrid and replicas benchmarks once per engine, side by side
  * (bench/engines.ts: postgres needs MNEMO_TEST_DATABASE_URL, as scripts/with-postgres sets;
- * pglite starts PGlite with pgvector); live and agents run on SQLite only.
+ * pglite starts PGlite with pgvector); live, agents and start run on SQLite only.
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -21,6 +22,7 @@ import { benchHybrid } from './hybrid.js'
 import { benchKeyword } from './keyword.js'
 import { benchLive } from './live.js'
 import { benchReplicas } from './replicas.js'
+import { benchStart } from './start.js'
 import { refusedNote } from './measure.js'
 import { fmt } from './stats.js'
 
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'bench-results' },
     agents: { type: 'string', default: '200' },
     'agent-files': { type: 'string', default: '10' },
+    qmd: { type: 'string' },
   },
 })
 
@@ -49,8 +52,8 @@ const engineNames = values.engines.split(',').map((name) => {
   return name as EngineName
 })
 const only = new Set(values.only.split(','))
-if ((only.has('live') || only.has('agents')) && !engineNames.includes('sqlite'))
-  throw new Error('live and agents run on SQLite only: add sqlite to --engines')
+if ((only.has('live') || only.has('agents') || only.has('start')) && !engineNames.includes('sqlite'))
+  throw new Error('live, agents and start run on SQLite only: add sqlite to --engines')
 execSync('npm run build', { stdio: 'inherit' })
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-bench-'))
 const runs = Number(values.runs)
@@ -204,6 +207,29 @@ try {
         'keyword /search p50 / p99 during rebuilds',
         `${fmt(live.rebuildP50)} / ${fmt(live.rebuildP99)} ms (${fmt(live.rebuildP99 / live.idleP99)}× idle p99)`,
         '≤ 2× idle p99',
+      ],
+    ])
+  }
+  if (only.has('start')) {
+    const start = await benchStart({
+      tmp,
+      runs,
+      files: Number(values.files),
+      notesPerFile: Number(values.notes),
+      qmd: values.qmd,
+    })
+    results.start = start
+    sqliteTable(`Start-up: empty workspace, and ${start.chunks} chunks to index (keyword)`, [
+      ['spawn → /ready 200, empty workspace', `${fmt(start.emptyReadyMs)} ms`, '≤ 400 ms'],
+      [
+        'spawn → /ready 200 and a search finds, first sync of the workspace',
+        `${fmt(start.coldSearchableMs)} ms`,
+        '≤ QMD',
+      ],
+      [
+        'QMD `qmd collection add` of the same files (--qmd)',
+        values.qmd ? `${fmt(start.qmdIndexMs)} ms` : 'not run',
+        '',
       ],
     ])
   }

@@ -18,7 +18,8 @@ async function freePort(): Promise<number> {
 
 export type ServerProcess = Awaited<ReturnType<typeof startServer>>
 
-export async function startServer(env: Record<string, string>) {
+/** `pollMs`: how often /health is asked while the process starts (start.ts times start-up with a shorter one). */
+export async function startServer(env: Record<string, string>, opts: { pollMs?: number } = {}) {
   const port = await freePort()
   const child = spawn(process.execPath, [MAIN], {
     env: {
@@ -42,7 +43,7 @@ export async function startServer(env: Record<string, string>) {
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error('server did not start')
-    await new Promise((r) => setTimeout(r, 50))
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 50))
   }
   return {
     baseUrl,
