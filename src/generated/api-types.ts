@@ -278,6 +278,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "jsonrpc": "2.0",
+         *       "id": 1,
+         *       "method": "tools/list"
+         *     }
+         */
+        JsonRpcMessageInput: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id?: string | number;
+            method?: string;
+            params?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
         /** @enum {string} */
         SourceInput: "memory" | "sessions";
         /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
@@ -359,22 +375,6 @@ export interface components {
             sessionId?: string;
             /** @description Idempotency key: a retried flush with the same id appends nothing and answers the first lines */
             flushId?: string;
-        };
-        /**
-         * @example {
-         *       "jsonrpc": "2.0",
-         *       "id": 1,
-         *       "method": "tools/list"
-         *     }
-         */
-        JsonRpcMessageInput: {
-            /** @enum {string} */
-            jsonrpc: "2.0";
-            id?: string | number;
-            method?: string;
-            params?: unknown;
-        } & {
-            [key: string]: unknown;
         };
         ErrorBody: {
             /** @description HTTP status code */
@@ -464,6 +464,17 @@ export interface components {
             error?: string;
             /** @description When the event was published (ISO 8601, UTC) */
             time: string;
+        };
+        /** @description A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600: empty, repeated ids, more than MNEMO_MCP_MAX_BATCH messages) */
+        JsonRpcError: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            error: {
+                code: number;
+                message: string;
+            };
+            /** @enum {string|null} */
+            id: null;
         };
         /** @enum {string} */
         Source: "memory" | "sessions";
@@ -604,17 +615,6 @@ export interface components {
             endLine?: number;
             /** @description The flushId had already landed: nothing was appended */
             replayed?: boolean;
-        };
-        /** @description A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600: empty, repeated ids, more than MNEMO_MCP_MAX_BATCH messages) */
-        JsonRpcError: {
-            /** @enum {string} */
-            jsonrpc: "2.0";
-            error: {
-                code: number;
-                message: string;
-            };
-            /** @enum {string|null} */
-            id: null;
         };
         Health: {
             /** @enum {string} */
