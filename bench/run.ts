@@ -221,11 +221,13 @@ try {
     results.start = start
     sqliteTable(`Start-up: empty workspace, and ${start.chunks} chunks to index (keyword)`, [
       ['spawn → /ready 200, empty workspace', `${fmt(start.emptyReadyMs)} ms`, '≤ 400 ms'],
+      ['CPU the server used by then (all threads)', `${fmt(start.emptyReadyCpuMs)} ms`, ''],
       [
         'spawn → /ready 200 and a search finds, first sync of the workspace',
         `${fmt(start.coldSearchableMs)} ms`,
         '≤ QMD',
       ],
+      ['CPU the server used by then (all threads)', `${fmt(start.coldSearchableCpuMs)} ms`, ''],
       [
         'QMD `qmd collection add` of the same files (--qmd)',
         values.qmd ? `${fmt(start.qmdIndexMs)} ms` : 'not run',

@@ -25,8 +25,24 @@ export type StartBenchOptions = {
 /** How often /ready is asked, in ms: short enough to time an empty start to about 10 ms. */
 const POLL_MS = 10
 
-/** Milliseconds from spawn until /ready answers 200; the server is stopped after `then`. */
-async function spawnToReady(env: Record<string, string>, then: (baseUrl: string) => Promise<void>): Promise<number> {
+/**
+ * CPU time (user + system, all threads) a process has used, in ms, from /proc (10 ms ticks
+ * on Linux); NaN elsewhere. Less sensitive than wall time to other load on the machine.
+ */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return NaN
+  }
+}
+
+/** From spawn until /ready answers 200: wall and CPU ms; the server is stopped after `then`. */
+async function spawnToReady(
+  env: Record<string, string>,
+  then: (baseUrl: string) => Promise<void>,
+): Promise<{ ms: number; cpuMs: number }> {
   const started = performance.now()
   const server = await startServer({ MNEMO_INDEX_ON_START: 'true', ...env }, { pollMs: POLL_MS })
   try {
@@ -34,9 +50,9 @@ async function spawnToReady(env: Record<string, string>, then: (baseUrl: string)
       if ((await fetch(`${server.baseUrl}/ready`)).status === 200) break
       await new Promise((r) => setTimeout(r, POLL_MS))
     }
-    const ms = performance.now() - started
+    const ready = { ms: performance.now() - started, cpuMs: cpuMs(server.pid) }
     await then(server.baseUrl)
-    return ms
+    return ready
   } finally {
     await server.stop()
   }
@@ -84,7 +100,13 @@ async function qmdIndex(qmd: string, workspace: string, home: string): Promise<n
 export async function benchStart(opts: StartBenchOptions) {
   const workspace = path.join(opts.tmp, 'start-workspace')
   writeCorpus(workspace, opts.files, opts.notesPerFile)
-  const samples = { emptyReadyMs: [] as number[], coldSearchableMs: [] as number[], qmdIndexMs: [] as number[] }
+  const samples = {
+    emptyReadyMs: [] as number[],
+    emptyReadyCpuMs: [] as number[],
+    coldSearchableMs: [] as number[],
+    coldSearchableCpuMs: [] as number[],
+    qmdIndexMs: [] as number[],
+  }
   let chunks = 0
   // Interleaved rounds: the machine's load drifts alike for every figure.
   for (let run = 0; run < opts.runs; run++) {
@@ -92,22 +114,30 @@ export async function benchStart(opts: StartBenchOptions) {
     // A new empty folder each round (the service writes an example MEMORY.md into it).
     const empty = path.join(opts.tmp, `start-empty-${run}`)
     fs.mkdirSync(empty, { recursive: true })
-    samples.emptyReadyMs.push(
-      await spawnToReady({ MNEMO_WORKSPACE: empty, MNEMO_DATA_DIR: dataDir('empty') }, async () => undefined),
+    const emptyStart = await spawnToReady(
+      { MNEMO_WORKSPACE: empty, MNEMO_DATA_DIR: dataDir('empty') },
+      async () => undefined,
     )
-    samples.coldSearchableMs.push(
-      await spawnToReady({ MNEMO_WORKSPACE: workspace, MNEMO_DATA_DIR: dataDir('cold') }, async (baseUrl) => {
+    samples.emptyReadyMs.push(emptyStart.ms)
+    samples.emptyReadyCpuMs.push(emptyStart.cpuMs)
+    const coldStart = await spawnToReady(
+      { MNEMO_WORKSPACE: workspace, MNEMO_DATA_DIR: dataDir('cold') },
+      async (baseUrl) => {
         await expectResults(baseUrl)
         chunks = ((await (await fetch(`${baseUrl}/index`)).json()) as { chunks: number }).chunks
-      }),
+      },
     )
+    samples.coldSearchableMs.push(coldStart.ms)
+    samples.coldSearchableCpuMs.push(coldStart.cpuMs)
     if (opts.qmd) samples.qmdIndexMs.push(await qmdIndex(opts.qmd, workspace, path.join(opts.tmp, 'qmd-home')))
     for (const name of ['empty', 'cold']) fs.rmSync(dataDir(name), { recursive: true, force: true })
   }
   return {
     chunks,
     emptyReadyMs: median(samples.emptyReadyMs),
+    emptyReadyCpuMs: median(samples.emptyReadyCpuMs),
     coldSearchableMs: median(samples.coldSearchableMs),
+    coldSearchableCpuMs: median(samples.coldSearchableCpuMs),
     qmdIndexMs: opts.qmd ? median(samples.qmdIndexMs) : NaN,
     samples,
   }
