@@ -12,7 +12,7 @@ import type { Progress, SyncProgress } from './sync-progress.js'
 import type { Config } from '../config/config.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
-import { scanSources, statSource, type SourceRoots } from './file-scanner.js'
+import { scanSources, statSource, type ScannedFile, type SourceRoots } from './file-scanner.js'
 import type { TermCache } from './prepare-file.js'
 import type { ReadSequence } from '../store/port.js'
 import { startPass, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
@@ -76,10 +76,19 @@ export function createIndexer(deps: IndexerDeps) {
       pass.result.scanned = scanned.length
       pass.progress.files(scanned.length)
       const known = new Map((await base.listFiles()).map((f) => [f.path, f]))
-      for (const file of scanned) {
+      // A store that does not overlap writes (SQLite) gets one file read ahead: its read waits
+      // on the disk while the one before it is prepared and written (that wait was about 15 %
+      // of a first sync). One that does (PostgreSQL) reads the next file during the write.
+      const begin = (file: ScannedFile | undefined) =>
+        file && !base.overlapsWrites ? pass.begin(file, known.get(file.rel), false) : undefined
+      let ahead = begin(scanned[0])
+      for (let i = 0; i < scanned.length; i++) {
+        const file = scanned[i] as ScannedFile
         const prev = known.get(file.rel)
         known.delete(file.rel)
-        await pass.visit(file, prev, false)
+        const begun = ahead
+        ahead = begin(scanned[i + 1])
+        await pass.visit(file, prev, false, begun)
       }
       for (const path of known.keys()) pass.gone.push({ path, readSeq: scanSeq, known: true })
       return await pass.finish(true)

@@ -18,7 +18,7 @@ import type { FileRecord } from '../domain/chunks.js'
 import type { FileChanges, ReadSequence, SpaceWriter, VectorPut } from '../store/port.js'
 import { decodeText } from '../text/lines.js'
 import { embedInput } from './embed-input.js'
-import { readWorkspaceFile } from '../files/workspace-fs.js'
+import { readWorkspaceFile, type ReadResult } from '../files/workspace-fs.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
 import { sha256 } from '../domain/hashing.js'
 import { prepareFile, type PreparedFile, type TermCache } from './prepare-file.js'
@@ -93,6 +93,16 @@ export type PassContext = {
 }
 
 const relativePosix = (root: string, abs: string) => path.relative(root, abs).split(path.sep).join('/')
+
+/**
+ * A file's visit begun ahead of its turn: its read number, taken first as always, and the
+ * read of its bytes when the visit will need them (settled, so an abandoned one is never an
+ * unhandled rejection).
+ */
+export type BegunRead = {
+  readSeq: number
+  read: Promise<{ ok: true; value: ReadResult } | { ok: false; error: unknown }> | null
+}
 
 const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
   prev.sizeBytes === file.sizeBytes && prev.mtimeMs === file.mtimeMs && prev.mtimeMs < prev.indexedAtMs - RACY_WINDOW_MS
@@ -202,10 +212,34 @@ export function startPass(
     log.warn({ path: rel, code: (err as NodeJS.ErrnoException).code }, 'no permission to read; skipped')
   }
 
-  /** Reads `file` and queues it for writing unless it is unchanged. */
-  async function visit(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<void> {
-    opts.signal?.throwIfAborted()
+  /** Takes `file`'s read number and starts reading it unless its stat shows it need not be. */
+  async function begin(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<BegunRead> {
     const readSeq = await ctx.readSeq.next()
+    const skip =
+      file.sizeBytes > ctx.maxFileBytes || (!opts.full && !force && prev !== undefined && unchangedByStat(prev, file))
+    // Opened from its folder's root without following symlinks, like the file API does.
+    const read = skip
+      ? null
+      : readWorkspaceFile(file.root, relativePosix(file.root, file.abs), ctx.maxFileBytes).then(
+          (value) => ({ ok: true as const, value }),
+          (error: unknown) => ({ ok: false as const, error }),
+        )
+    return { readSeq, read }
+  }
+
+  /**
+   * Reads `file` and queues it for writing unless it is unchanged. `begun`: its read, begun
+   * while the file before it was being prepared and written (the indexer reads one file
+   * ahead, so the wait for the disk overlaps that work).
+   */
+  async function visit(
+    file: ScannedFile,
+    prev: FileRecord | undefined,
+    force: boolean,
+    begun?: Promise<BegunRead>,
+  ): Promise<void> {
+    opts.signal?.throwIfAborted()
+    const { readSeq, read: reading } = await (begun ?? begin(file, prev, force))
     if (file.sizeBytes > ctx.maxFileBytes) {
       result.skipped++
       log.warn(
@@ -219,10 +253,13 @@ export function startPass(
       result.unchanged++
       return
     }
+    // begin() skips reading exactly the files the two checks above returned for.
+    if (reading === null) return
     let bytes: Buffer
     try {
-      // Opened from its folder's root without following symlinks, like the file API does.
-      const read = await readWorkspaceFile(file.root, relativePosix(file.root, file.abs), ctx.maxFileBytes)
+      const outcome = await reading
+      if (!outcome.ok) throw outcome.error
+      const read = outcome.value
       // A write's own pass waits only once it has used a whole slice (a flush never does).
       if (background) await slicer.pause()
       else slicer.restart()
@@ -321,13 +358,18 @@ export function startPass(
   }
 
   /** `visit` that counts the file as done. */
-  async function visitCounted(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<void> {
-    await visit(file, prev, force)
+  async function visitCounted(
+    file: ScannedFile,
+    prev: FileRecord | undefined,
+    force: boolean,
+    begun?: Promise<BegunRead>,
+  ): Promise<void> {
+    await visit(file, prev, force, begun)
     progress.fileDone()
   }
 
   /** Waits for a write still in flight when the pass failed before its finish. */
   const settle = () => writing.catch(() => undefined)
 
-  return { result, gone, visit: visitCounted, finish, settle, unreadable, progress }
+  return { result, gone, begin, visit: visitCounted, finish, settle, unreadable, progress }
 }
