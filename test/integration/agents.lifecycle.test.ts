@@ -36,26 +36,33 @@ describe('agent lifecycle', () => {
       expect(res.statusCode).toBe(201)
     }
     await waitFor(() => (t.container.openAgents() === 2 ? true : undefined))
-    expect(await agents()).toEqual([
-      { id: 'ana', open: false, files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
-      { id: 'ben', open: true, files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
+    const first = await agents()
+    expect(first).toEqual([
+      { id: 'ana', open: expect.any(Boolean), files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
+      { id: 'ben', open: expect.any(Boolean), files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
       { id: 'cy', open: true, files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
       { id: 'main', open: true, files: 0, chunks: 0, lastSync: null },
     ])
+    // Ana, the least recently used, is closed unless its watcher's sync of its own write still
+    // kept it busy when cy opened (seen on a loaded machine): then ben, the next idle one.
+    expect(first.filter((r) => !r.open).map((r) => r.id)).toHaveLength(1)
+
+    const closed = first.find((r) => !r.open)?.id as string
+    expect(['ana', 'ben']).toContain(closed)
 
     // Reopened from its index: nothing is re-read, and its watcher works again.
-    expect((await hits('ana', 'runbook')).map((r) => r.path)).toEqual(['MEMORY.md'])
+    expect((await hits(closed, 'runbook')).map((r) => r.path)).toEqual(['MEMORY.md'])
     const status = await waitFor(async () => {
-      const s = (await t.call('GET', '/index', { agent: 'ana' })).json<Record<string, unknown>>()
+      const s = (await t.call('GET', '/index', { agent: closed })).json<Record<string, unknown>>()
       return s.watching && s.lastSync ? s : undefined
     })
     expect(status).toMatchObject({ files: 1, lastSync: { ok: true, reason: 'startup', indexed: 0, unchanged: 1 } })
-    t.writeAgentFile('ana', 'memory/2026-03-01.md', '- ana moved the standup to 9:30.\n')
-    await waitFor(async () => ((await hits('ana', 'standup')).length === 1 ? true : undefined))
+    t.writeAgentFile(closed, 'memory/2026-03-01.md', `- ${closed} moved the standup to 9:30.\n`)
+    await waitFor(async () => ((await hits(closed, 'standup')).length === 1 ? true : undefined))
     await waitFor(() => (t.container.openAgents() === 2 ? true : undefined))
-    // Ben or cy was closed to make room: whichever was idle first (a watcher sync keeps one busy).
+    // Another was closed to make room: whichever was idle first (a watcher sync keeps one busy).
     const rows = await agents()
-    expect(rows.filter((r) => r.open).map((r) => r.id)).toEqual(expect.arrayContaining(['ana', 'main']))
+    expect(rows.filter((r) => r.open).map((r) => r.id)).toEqual(expect.arrayContaining([closed, 'main']))
     expect(rows.filter((r) => !r.open)).toEqual([expect.objectContaining({ files: 1, chunks: 1 })])
   })
 
