@@ -22,11 +22,15 @@ WORKDIR /app
 # MALLOC_MMAP_THRESHOLD_: glibc serves allocations of 128 KiB and more (a file being
 # indexed, a request body) from their own mappings and returns them when freed; by default
 # it raises that threshold after the first free and keeps such memory for good (docs/deploy.md).
+# --max-semi-space-size=4: V8's young generation at most 3 × 4 MiB per thread; Node 24's
+# default (16 MiB semi-spaces on a machine with more than 512 MiB) keeps ~110 MB more
+# resident after load for no measurable throughput (BENCHMARKS.md, issue 19).
 ENV MNEMO_HOST=0.0.0.0 \
     MNEMO_PORT=8787 \
     MNEMO_WORKSPACE=/data/workspace \
     MNEMO_DATA_DIR=/data/index \
-    MALLOC_MMAP_THRESHOLD_=131072
+    MALLOC_MMAP_THRESHOLD_=131072 \
+    NODE_OPTIONS=--max-semi-space-size=4
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -21,7 +21,8 @@ export type ServerProcess = Awaited<ReturnType<typeof startServer>>
 /** `pollMs`: how often /health is asked while the process starts (start.ts times start-up with a shorter one). */
 export async function startServer(env: Record<string, string>, opts: { pollMs?: number } = {}) {
   const port = await freePort()
-  const child = spawn(process.execPath, [MAIN], {
+  // As npm start and the image run it: small young generations (BENCHMARKS.md, issue 19).
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
       // As the image and npm start run it (Dockerfile): big buffers are returned to the system.
