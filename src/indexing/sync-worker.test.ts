@@ -1,11 +1,12 @@
 import { pino } from 'pino'
-import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { emptySyncResult } from './sync-result.js'
 import { createSyncWorker, isOutOfWatches, type SyncWorkerDeps } from './sync-worker.js'
 import type { WatchHandlers, WatcherFactory } from './watcher.js'
 
 const log = pino({ level: 'silent' })
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** Moves the fake clock on by `ms`, running the timers (debounce, rescan, restart) due meanwhile. */
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms)
 
 /** A watcher the test drives: `change()` reports a change, `fail()` a watcher error. */
 function fakeWatcher(opts: { failStarts?: number; startError?: () => Error } = {}) {
@@ -52,6 +53,10 @@ function setup(overrides: Partial<SyncWorkerDeps> = {}, watcher = fakeWatcher())
 }
 
 describe('sync worker', () => {
+  // Fake timers: the debounce, rescans and watcher restarts run when the test moves the clock.
+  beforeEach(() => void vi.useFakeTimers())
+  afterEach(() => void vi.useRealTimers())
+
   it('debounces a burst of changes into one sync', async () => {
     const { worker, watcher, requests } = setup()
     await worker.start()
@@ -131,8 +136,6 @@ describe('sync worker', () => {
   it.each(['ENOSPC', 'EMFILE'])(
     'falls back to periodic rescans when the watcher finds no watch left (%s), and watches again later',
     async (code) => {
-      vi.useFakeTimers()
-      onTestFinished(() => void vi.useRealTimers())
       const outOfWatches = () => Object.assign(new Error(`${code}: out of watches`), { code })
       const watcher = fakeWatcher({ failStarts: 2, startError: outOfWatches })
       const { worker, requests } = setup({ fallback: { rescanMs: 20, retryMs: 150 } }, watcher)
