@@ -26,6 +26,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
+          // One worker runs every file, importing shared modules once: starting a fresh worker
+          // per file cost more than the tests. Tests keep no state between files (fake timers
+          // are restored, temp folders and apps are theirs).
+          isolate: false,
         },
       },
       {
