@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { onTestFinished } from 'vitest'
 import type { ContainerOverrides } from '../../src/container.js'
 import { buildTestApp, type TestApp } from './build-test-app.js'
 import { createTempWorkspace, type TempWorkspace } from './temp-workspace.js'
@@ -21,17 +22,17 @@ export type AgentsApp = TestApp & {
   ): Promise<{ statusCode: number; json: <T = Record<string, unknown>>() => T; body: string }>
 }
 
-export async function buildAgentsApp(
-  opts: {
-    team?: boolean
-    env?: Record<string, string>
-    overrides?: ContainerOverrides
-    start?: boolean
-    logs?: string[]
-    /** Reuse the folders of an earlier app (a restart). */
-    ws?: TempWorkspace
-  } = {},
-): Promise<AgentsApp> {
+type AgentsAppOptions = {
+  team?: boolean
+  env?: Record<string, string>
+  overrides?: ContainerOverrides
+  start?: boolean
+  logs?: string[]
+  /** Reuse the folders of an earlier app (a restart). */
+  ws?: TempWorkspace
+}
+
+export async function buildAgentsApp(opts: AgentsAppOptions = {}): Promise<AgentsApp> {
   const ws = opts.ws ?? createTempWorkspace()
   const agentsDir = path.join(ws.base, 'agents')
   const teamDir = path.join(ws.base, 'team')
@@ -69,4 +70,11 @@ export async function buildAgentsApp(
       return { statusCode: res.statusCode, json: <T>() => res.json<T>(), body: res.body }
     },
   }
+}
+
+/** buildAgentsApp inside a test: the app closes itself when the test finishes (see useTestApp). */
+export async function useAgentsApp(opts: AgentsAppOptions = {}): Promise<AgentsApp> {
+  const t = await buildAgentsApp(opts)
+  onTestFinished(() => t.close())
+  return t
 }

@@ -5,6 +5,7 @@
  * database instead, in a schema of the workspace's own, dropped when the app closes.
  */
 import type { FastifyInstance } from 'fastify'
+import { onTestFinished } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { createContainer, type Container, type ContainerOverrides } from '../../src/container.js'
@@ -22,6 +23,7 @@ export type TestApp = {
   search(body: Record<string, unknown>): Promise<{ statusCode: number; body: SearchBody }>
   /** POST /index?wait=true and assert success. */
   sync(full?: boolean): Promise<void>
+  /** Closes the app, deletes the temp workspace and drops the test schema; once, however often called. */
   close(): Promise<void>
 }
 
@@ -71,6 +73,7 @@ export async function buildTestApp(
   const app = await buildApp({ config, logger, container })
   const headers = config.server.apiToken ? { authorization: `Bearer ${config.server.apiToken}` } : {}
 
+  let closing: Promise<void> | undefined
   const testApp: TestApp = {
     app,
     ws,
@@ -83,13 +86,27 @@ export async function buildTestApp(
       const res = await app.inject({ method: 'POST', url: '/index?wait=true', payload: { full }, headers })
       if (res.statusCode !== 200) throw new Error(`sync failed: ${res.statusCode} ${res.body}`)
     },
-    async close() {
-      await app.close()
-      ws.cleanup()
-      await database?.drop()
+    close() {
+      closing ??= (async () => {
+        await app.close()
+        ws.cleanup()
+        await database?.drop()
+      })()
+      return closing
     },
   }
   if (opts.start) await container.start()
   if (opts.sync ?? true) await testApp.sync()
   return testApp
+}
+
+/**
+ * buildTestApp inside a test: the app closes itself when the test finishes, pass or fail
+ * (onTestFinished runs last-built first, so an app restarted over the same workspace closes
+ * before the one it replaced). For an app shared by a file's tests, buildTestApp in beforeAll.
+ */
+export async function useTestApp(opts: Parameters<typeof buildTestApp>[0] = {}): Promise<TestApp> {
+  const t = await buildTestApp(opts)
+  onTestFinished(() => t.close())
+  return t
 }

@@ -3,20 +3,17 @@
  * waits, then gets 429 AGENT_BUSY, while other agents and the probes are not held up; slots
  * are never leaked, also when a client leaves mid-request or while waiting.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { createGatedEmbedder } from '../helpers/gated-embedder.js'
 import { rawSocket } from '../helpers/raw-socket.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 let t: AgentsApp
-afterEach(async () => {
-  await t.close()
-})
 
 async function start(env: Record<string, string>) {
   const embedder = createGatedEmbedder()
-  t = await buildAgentsApp({
+  t = await useAgentsApp({
     // Held query embeddings must not time out into a degraded answer.
     env: { MNEMO_EMBED_QUERY_TIMEOUT_MS: '60000', ...env },
     overrides: { embedder: embedder.provider },

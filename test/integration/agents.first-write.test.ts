@@ -6,21 +6,19 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import type { SearchResponse } from '../helpers/api-types.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
 const OPS = 'ops-token-0123456789abcdefgh'
 const BOB = 'bob-token-0123456789abcdefgh'
 
 let t: AgentsApp
-afterEach(() => t.close())
-
-type Hits = { results: { path: string; space: string }[] }
 
 /** Ops (a token, no folder yet) beside a team memory with one note. */
 async function withTeam(env: Record<string, string> = {}) {
-  t = await buildAgentsApp({
+  t = await useAgentsApp({
     team: true,
     env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `ops:${OPS},bob:${BOB}`, MNEMO_TEAM_WRITABLE: 'true', ...env },
   })
@@ -56,7 +54,7 @@ describe('an agent with a token but no folder yet', () => {
     await withTeam()
     const search = await t.call('POST', '/search', { token: OPS, payload: { query: 'deploys Fridays' } })
     expect(search.statusCode).toBe(200)
-    expect(search.json<Hits>().results.map((r) => [r.path, r.space])).toEqual([['team/MEMORY.md', 'team']])
+    expect(search.json<SearchResponse>().results.map((r) => [r.path, r.space])).toEqual([['team/MEMORY.md', 'team']])
     const list = await t.call('GET', '/files', { token: OPS })
     expect(list.json<{ files: { path: string }[] }>().files.map((f) => f.path)).toEqual(['team/MEMORY.md'])
     const teamFile = await t.call('GET', '/files/team/MEMORY.md', { token: OPS })
@@ -83,14 +81,14 @@ describe('an agent with a token but no folder yet', () => {
     })
     // The admin sees the same agent the same way.
     const asAdmin = await t.call('POST', '/search', { token: ADMIN, agent: 'ops', payload: { query: 'Fridays' } })
-    expect(asAdmin.json<Hits>().results).toHaveLength(1)
+    expect(asAdmin.json<SearchResponse>().results).toHaveLength(1)
     expect(fs.existsSync(opsDir())).toBe(false)
     expect(fs.existsSync(opsIndex())).toBe(false)
 
     const first = await t.call('PUT', '/files/MEMORY.md', { token: OPS, payload: { content: '- ops owns Kafka\n' } })
     expect(first.statusCode).toBe(201)
     const own = await t.call('POST', '/search', { token: OPS, payload: { query: 'Kafka' } })
-    expect(own.json<Hits>().results.map((r) => r.path)).toEqual(['MEMORY.md'])
+    expect(own.json<SearchResponse>().results.map((r) => r.path)).toEqual(['MEMORY.md'])
   })
 
   it('writes team memory without creating its own folder', async () => {

@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { useTestApp } from '../helpers/build-test-app.js'
 import { startSwapper } from '../helpers/folder-swapper.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -16,9 +16,6 @@ const ALICE = 'alice-token-0123456789abcdef'
 const BOB = 'bob-token-0123456789abcdefgh'
 const SECRET = 'MARLIN-QUARTERLY-4471'
 const SWAP_MS = 3000
-
-let t: AgentsApp | TestApp
-afterEach(() => t.close())
 
 /** Every file under `dir` with its content (a snapshot to compare). */
 function snapshot(dir: string): Record<string, string> {
@@ -32,11 +29,10 @@ function snapshot(dir: string): Record<string, string> {
 
 /** Alice and bob with a note each, alice's space open, and what bob's folder holds. */
 async function twoAgents(opts: { env?: Record<string, string>; logs?: string[] } = {}) {
-  const app = await buildAgentsApp({
+  const app = await useAgentsApp({
     env: { MNEMO_AGENT_TOKENS: `alice:${ALICE},bob:${BOB}`, ...opts.env },
     ...(opts.logs && { logs: opts.logs }),
   })
-  t = app
   const alice = await app.call('PUT', '/files/MEMORY.md', { token: ALICE, payload: { content: '# Alice\n- tea\n' } })
   expect(alice.statusCode).toBe(201)
   const bob = await app.call('POST', '/files/memory/2026-03-01.md', {
@@ -151,8 +147,7 @@ describe('an agent folder replaced after its space opened', () => {
 
 describe('the team folder or the workspace replaced after start', () => {
   it('refuses team memory while the team folder is a symlink elsewhere, and serves it again once put back', async () => {
-    const app = await buildAgentsApp({ team: true, env: { MNEMO_TEAM_WRITABLE: 'true' } })
-    t = app
+    const app = await useAgentsApp({ team: true, env: { MNEMO_TEAM_WRITABLE: 'true' } })
     const team = await app.call('PUT', '/files/team/MEMORY.md', {
       payload: { content: '# Team\n- The team deploys on Fridays.\n' },
     })
@@ -190,8 +185,7 @@ describe('the team folder or the workspace replaced after start', () => {
   })
 
   it('answers 409 and /ready 503 while the workspace is replaced, and recovers once it is back', async () => {
-    const app = await buildTestApp({ corpus: true })
-    t = app
+    const app = await useTestApp({ corpus: true })
     expect((await app.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(200)
     const root = app.ws.root
     const other = path.join(app.ws.base, 'other')

@@ -5,9 +5,10 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
+import type { SearchHit } from '../helpers/api-types.js'
 
 const TOKENS = {
   reviewer: 'reviewer-token-0123456789',
@@ -17,16 +18,10 @@ const TOKENS = {
 const CODER_NOTE = 'memory/2026-03-01.md'
 
 let t: AgentsApp | undefined
-afterEach(async () => {
-  await t?.close()
-  t = undefined
-})
-
-type Hit = { path: string; space: string; snippet: string; startLine: number; endLine: number }
 
 /** Coder, reviewer (granted coder) and ops (no grant), each with a token and a note written through the API. */
 async function withGrant(env: Record<string, string> = {}): Promise<AgentsApp> {
-  t = await buildAgentsApp({
+  t = await useAgentsApp({
     team: true,
     env: {
       MNEMO_AGENT_TOKENS: Object.entries(TOKENS)
@@ -54,10 +49,10 @@ function as(agent: keyof typeof TOKENS, method: 'GET' | 'POST' | 'PUT' | 'DELETE
   return t.call(method, url, { token: TOKENS[agent], ...(payload === undefined ? {} : { payload }) })
 }
 
-async function search(agent: keyof typeof TOKENS, body: Record<string, unknown>): Promise<Hit[]> {
+async function search(agent: keyof typeof TOKENS, body: Record<string, unknown>): Promise<SearchHit[]> {
   const res = await as(agent, 'POST', '/search', { minScore: 0, ...body })
   expect(res.statusCode, res.body).toBe(200)
-  return res.json<{ results: Hit[] }>().results
+  return res.json<{ results: SearchHit[] }>().results
 }
 
 /** Every file under a folder with its content, to show that nothing changed on disk. */
@@ -81,7 +76,7 @@ describe('read grants between agents', () => {
     // The reviewer's own note is still its own, beside coder's.
     expect(hits.filter((h) => h.space === 'agent').map((h) => h.path)).toEqual([CODER_NOTE])
 
-    const hit = coders[0] as Hit
+    const hit = coders[0] as SearchHit
     const read = await as(
       'reviewer',
       'GET',
@@ -210,7 +205,7 @@ describe('read grants between agents', () => {
   })
 
   it('reads an owner with a token but no memory yet as empty', async () => {
-    t = await buildAgentsApp({
+    t = await useAgentsApp({
       env: {
         MNEMO_AGENT_TOKENS: `reviewer:${TOKENS.reviewer},coder:${TOKENS.coder}`,
         MNEMO_AGENT_GRANTS: 'reviewer:coder',
@@ -226,7 +221,7 @@ describe('read grants between agents', () => {
   it('gives up with 503 OVERLOADED instead of waiting forever when readers hold every open place', async () => {
     const ids = ['o1', 'o2', 'r1', 'r2']
     const token = (id: string) => `${id}-token-0123456789abcdef`
-    t = await buildAgentsApp({
+    t = await useAgentsApp({
       env: {
         MNEMO_AGENT_TOKENS: ids.map((id) => `${id}:${token(id)}`).join(','),
         MNEMO_AGENT_GRANTS: 'r1:o1,r2:o2',
@@ -254,7 +249,7 @@ describe('read grants between agents', () => {
     for (const reader of ['r1', 'r2']) {
       const res = await searchOwner(reader)
       expect(res.statusCode, res.body).toBe(200)
-      expect(res.json<{ results: Hit[] }>().results.map((h) => h.space)).toEqual([`agent:o${reader.slice(1)}`])
+      expect(res.json<{ results: SearchHit[] }>().results.map((h) => h.space)).toEqual([`agent:o${reader.slice(1)}`])
     }
   })
 
@@ -262,7 +257,7 @@ describe('read grants between agents', () => {
     const ws = createTempWorkspace()
     try {
       await expect(
-        buildAgentsApp({
+        useAgentsApp({
           ws,
           env: {
             MNEMO_AGENT_TOKENS: `reviewer:${TOKENS.reviewer}`,

@@ -1,18 +1,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-
-let t: AgentsApp | TestApp
-afterEach(() => t.close())
-
-type Hits = { results: { path: string; snippet: string; space: string }[] }
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { useTestApp } from '../helpers/build-test-app.js'
+import type { SearchResponse } from '../helpers/api-types.js'
 
 /** Two agents with a note each, written through the API. */
 async function twoAgents(): Promise<AgentsApp> {
-  const app = await buildAgentsApp()
-  t = app
+  const app = await useAgentsApp()
   for (const [agent, note] of [
     ['alice', '- Alice keeps the staging password in the vault under ZEPHYR-42.'],
     ['bob', '- Bob prefers the quarterly report as a PDF, codename MARLIN.'],
@@ -27,13 +22,16 @@ describe('agents are isolated', () => {
   it('keeps each agent to its own notes: search, read, list and the files on disk', async () => {
     const app = await twoAgents()
     const alice = await app.call('POST', '/search', { agent: 'alice', payload: { query: 'ZEPHYR-42 vault' } })
-    expect(alice.json<Hits>().results.map((r) => r.path)).toEqual(['memory/2026-03-01.md'])
-    expect(alice.json<Hits>().results[0]?.snippet).toContain('ZEPHYR-42')
+    expect(alice.json<SearchResponse>().results.map((r) => r.path)).toEqual(['memory/2026-03-01.md'])
+    expect(alice.json<SearchResponse>().results[0]?.snippet).toContain('ZEPHYR-42')
     expect(
-      (await app.call('POST', '/search', { agent: 'bob', payload: { query: 'ZEPHYR-42 vault' } })).json<Hits>().results,
+      (
+        await app.call('POST', '/search', { agent: 'bob', payload: { query: 'ZEPHYR-42 vault' } })
+      ).json<SearchResponse>().results,
     ).toEqual([])
     expect(
-      (await app.call('POST', '/search', { payload: { query: 'MARLIN quarterly report' } })).json<Hits>().results,
+      (await app.call('POST', '/search', { payload: { query: 'MARLIN quarterly report' } })).json<SearchResponse>()
+        .results,
     ).toEqual([])
 
     const read = await app.call('GET', '/files/memory/2026-03-01.md', { agent: 'bob' })
@@ -104,7 +102,7 @@ describe('agents are isolated', () => {
       agent: 'alice',
       payload: { query: 'MARLIN quarterly', pathPrefix: 'bob/' },
     })
-    expect(bobPrefix.json<Hits>().results).toEqual([])
+    expect(bobPrefix.json<SearchResponse>().results).toEqual([])
   })
 
   it('flushes into the acting agent’s own day file, naming the agent in the heading', async () => {
@@ -157,20 +155,19 @@ describe('agents are isolated', () => {
     expect(put.statusCode).toBe(201)
     expect(fs.readFileSync(path.join(app.agentsDir, 'carol/MEMORY.md'), 'utf8')).toBe('# Carol\nLikes tea.')
     const found = await app.call('POST', '/search', { agent: 'carol', payload: { query: 'tea' } })
-    expect(found.json<Hits>().results.map((r) => r.path)).toEqual(['MEMORY.md'])
+    expect(found.json<SearchResponse>().results.map((r) => r.path)).toEqual(['MEMORY.md'])
     expect((await app.call('GET', '/index', { agent: 'carol' })).json()).toMatchObject({ files: 1 })
   })
 
   it('indexes an agent folder that was filled on disk before its first request', async () => {
-    const app = await buildAgentsApp({ env: { MNEMO_INDEX_ON_START: 'true' } })
-    t = app
+    const app = await useAgentsApp({ env: { MNEMO_INDEX_ON_START: 'true' } })
     app.writeAgentFile('dave', 'MEMORY.md', '# Dave\nDave runs the Kafka cluster in eu-west-3.\n')
     const res = await app.call('POST', '/search', { agent: 'dave', payload: { query: 'kafka cluster' } })
-    expect(res.json<Hits>().results.map((r) => r.path)).toEqual(['MEMORY.md'])
+    expect(res.json<SearchResponse>().results.map((r) => r.path)).toEqual(['MEMORY.md'])
   })
 
   it('has only main without MNEMO_AGENTS_DIR: other agents are 404 even for writes', async () => {
-    t = await buildTestApp({ corpus: true })
+    const t = await useTestApp({ corpus: true })
     const main = await t.app.inject({ method: 'GET', url: '/files/MEMORY.md', headers: { 'x-mnemo-agent': 'main' } })
     expect(main.statusCode).toBe(200)
     for (const method of ['GET', 'PUT'] as const) {

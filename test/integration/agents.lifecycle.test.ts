@@ -2,25 +2,24 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { onPostgres } from '../helpers/test-database.js'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { embeddingsReply, startScriptedServer } from '../helpers/scripted-server.js'
 import { waitFor } from '../helpers/wait-for.js'
+import type { AgentList, SearchResponse } from '../helpers/api-types.js'
 
 let t: AgentsApp
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
-  await t.close()
   for (const c of cleanups.splice(0)) await c()
 })
 
-type AgentRow = { id: string; open: boolean; files: number; chunks: number; lastSync: unknown }
-const agents = async () => (await t.call('GET', '/agents')).json<{ agents: AgentRow[] }>().agents
+const agents = async () => (await t.call('GET', '/agents')).json<AgentList>().agents
 const hits = async (agent: string, query: string) =>
-  (await t.call('POST', '/search', { agent, payload: { query } })).json<{ results: { path: string }[] }>().results
+  (await t.call('POST', '/search', { agent, payload: { query } })).json<SearchResponse>().results
 
 describe('agent lifecycle', () => {
   it('closes the least recently used idle agents past MNEMO_MAX_OPEN_AGENTS and reopens them on demand', async () => {
-    t = await buildAgentsApp({
+    t = await useAgentsApp({
       env: {
         MNEMO_MAX_OPEN_AGENTS: '2',
         MNEMO_WATCH: 'true',
@@ -67,12 +66,12 @@ describe('agent lifecycle', () => {
   })
 
   it('lists agents not opened since the start with the counts of their index files', async () => {
-    const first = await buildAgentsApp()
+    const first = await useAgentsApp()
     for (const agent of ['ana', 'ben']) {
       await first.call('PUT', '/files/MEMORY.md', { agent, payload: { content: `# ${agent}\n- one note\n` } })
     }
     await first.app.close()
-    t = await buildAgentsApp({ ws: first.ws })
+    t = await useAgentsApp({ ws: first.ws })
     t.writeAgentFile('cy', 'MEMORY.md', '- on disk, never indexed\n')
     expect(await agents()).toEqual([
       { id: 'ana', open: false, files: 1, chunks: 1, lastSync: null },
@@ -87,18 +86,18 @@ describe('agent lifecycle', () => {
   it.skipIf(onPostgres())(
     'rebuilds an agent index that is not a database any more from the agent’s files',
     async () => {
-      const first = await buildAgentsApp({ env: { MNEMO_INDEX_ON_START: 'true' } })
+      const first = await useAgentsApp({ env: { MNEMO_INDEX_ON_START: 'true' } })
       await first.call('PUT', '/files/MEMORY.md', { agent: 'ana', payload: { content: '- ana keeps bees.\n' } })
       await first.app.close()
       fs.writeFileSync(path.join(first.ws.dataDir, 'agents', 'ana.sqlite'), Buffer.alloc(4096, 0x5a))
-      t = await buildAgentsApp({ ws: first.ws, env: { MNEMO_INDEX_ON_START: 'true' } })
+      t = await useAgentsApp({ ws: first.ws, env: { MNEMO_INDEX_ON_START: 'true' } })
       expect((await hits('ana', 'bees')).map((r) => r.path)).toEqual(['MEMORY.md'])
     },
   )
 
   it('lands 8 agents × 50 concurrent flushes in 8 separate day files, none lost, none crossed', async () => {
     // All 50 of each agent in progress at once (one agent's limit would queue or refuse most of them).
-    t = await buildAgentsApp({ env: { MNEMO_AGENT_MAX_CONCURRENT: '50' } })
+    t = await useAgentsApp({ env: { MNEMO_AGENT_MAX_CONCURRENT: '50' } })
     const ids = Array.from({ length: 8 }, (_, i) => `agent-${i}`)
     const flushes = ids.flatMap((agent) =>
       Array.from({ length: 50 }, (_, n) =>
@@ -140,7 +139,7 @@ describe('agent lifecycle', () => {
   it('embeds a text two agents both hold once, in one shared cache', async () => {
     const server = await startScriptedServer([{ reply: embeddingsReply(8) }])
     cleanups.push(server.close)
-    t = await buildAgentsApp({
+    t = await useAgentsApp({
       env: {
         MNEMO_EMBED_PROVIDER: 'openai',
         MNEMO_EMBED_BASE_URL: `${server.url}/v1`,

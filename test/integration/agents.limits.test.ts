@@ -6,12 +6,11 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { inotifyWatches, openFds } from '../helpers/proc-handles.js'
 
 let t: AgentsApp
-afterEach(() => t.close())
 
 const exists = (p: string) => fs.existsSync(p)
 const agentDir = (id: string) => path.join(t.agentsDir, id)
@@ -35,7 +34,7 @@ async function mcpTool(agent: string, name: string, args: Record<string, unknown
 
 describe('MNEMO_MAX_AGENTS', () => {
   it('refuses to create an agent past the limit with 409 AGENT_LIMIT, creating nothing', async () => {
-    t = await buildAgentsApp({ env: { MNEMO_MAX_AGENTS: '2' } })
+    t = await useAgentsApp({ env: { MNEMO_MAX_AGENTS: '2' } })
     for (const agent of ['ana', 'ben']) {
       expect((await t.call('PUT', '/files/MEMORY.md', { agent, payload: { content: '- x' } })).statusCode).toBe(201)
     }
@@ -98,7 +97,7 @@ describe('a write that would create an agent', () => {
     ['a flush larger than MNEMO_MAX_FILE_BYTES', 'POST', '/flush', { content: big }, 413, 'PAYLOAD_TOO_LARGE'],
     ['a path that is not writable', 'PUT', '/files/notes.txt', { content: 'x' }, 400, 'PATH_INVALID'],
   ] as const)('is refused for %s and creates nothing', async (_name, method, url, payload, status, code) => {
-    t = await buildAgentsApp({ env: { MNEMO_MAX_FILE_BYTES: '2048' } })
+    t = await useAgentsApp({ env: { MNEMO_MAX_FILE_BYTES: '2048' } })
     const res = await t.call(method, url, { agent: 'eve', payload })
     expect(res.statusCode, res.body).toBe(status)
     expect(res.json()).toMatchObject({ code })
@@ -107,7 +106,7 @@ describe('a write that would create an agent', () => {
   })
 
   it('is refused through MCP memory_write for its content before the agent exists', async () => {
-    t = await buildAgentsApp()
+    t = await useAgentsApp()
     for (const content of ['a\u0000b', '<!-- mnemo:flush id=x lines=1 -->']) {
       const res = await mcpTool('eve', 'memory_write', { path: 'memory/2026-03-01.md', content })
       expect(res).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^VALIDATION_FAILED: /) }] })
@@ -122,7 +121,7 @@ describe('a write that would create an agent', () => {
 
 describe('MNEMO_MAX_FOLDERS_PER_AGENT', () => {
   it('refuses a write that would create a folder past the cap with 409 FOLDER_LIMIT', async () => {
-    t = await buildAgentsApp({ env: { MNEMO_MAX_FOLDERS_PER_AGENT: '3' } })
+    t = await useAgentsApp({ env: { MNEMO_MAX_FOLDERS_PER_AGENT: '3' } })
     const put = (rel: string) => t.call('PUT', `/files/${rel}`, { agent: 'ana', payload: { content: `- ${rel}` } })
     // memory/ and memory/a, then memory/a/b: three folders.
     expect((await put('memory/a/x.md')).statusCode).toBe(201)
@@ -151,7 +150,7 @@ describe('opening many agents at once', () => {
     'keeps open spaces, descriptors and watches within MNEMO_MAX_OPEN_AGENTS',
     async () => {
       const maxOpen = 3
-      t = await buildAgentsApp({
+      t = await useAgentsApp({
         env: { MNEMO_MAX_OPEN_AGENTS: String(maxOpen), MNEMO_WATCH: 'true', MNEMO_INDEX_ON_START: 'true' },
       })
       // One agent opened and closed first, so what every space shares already exists.

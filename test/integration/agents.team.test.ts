@@ -1,17 +1,15 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { waitFor } from '../helpers/wait-for.js'
+import type { SearchResponse } from '../helpers/api-types.js'
 
 let t: AgentsApp
-afterEach(() => t.close())
-
-type Hits = { results: { path: string; space: string; snippet: string }[] }
 
 /** Team notes on disk, indexed by the team's start-up sync (seen in GET /agents). */
 async function withTeam(env: Record<string, string> = {}): Promise<AgentsApp> {
-  t = await buildAgentsApp({ team: true, env: { MNEMO_INDEX_ON_START: 'true', ...env } })
+  t = await useAgentsApp({ team: true, env: { MNEMO_INDEX_ON_START: 'true', ...env } })
   t.writeTeamFile('memory/2026-03-01.md', '# Standup\n- The team moved the release train to Thursdays.\n')
   t.writeTeamFile('MEMORY.md', '# Team\n- On-call rota lives in PagerDuty.\n')
   await t.container.start()
@@ -32,7 +30,7 @@ async function withTeam(env: Record<string, string> = {}): Promise<AgentsApp> {
 const search = async (agent: string, body: Record<string, unknown>) => {
   const res = await t.call('POST', '/search', { agent, payload: { minScore: 0, ...body } })
   expect(res.statusCode, res.body).toBe(200)
-  return res.json<Hits>().results
+  return res.json<SearchResponse>().results
 }
 
 describe('team memory', () => {
@@ -115,7 +113,7 @@ describe('team memory', () => {
   })
 
   it('refuses spaces: ["team"] when there is no team memory', async () => {
-    t = await buildAgentsApp()
+    t = await useAgentsApp()
     const res = await t.call('POST', '/search', { payload: { query: 'x', spaces: ['team'] } })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED' })

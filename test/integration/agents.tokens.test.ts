@@ -1,15 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import type { SearchResponse } from '../helpers/api-types.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
 const ALICE = 'alice-token-0123456789abcdef'
 const BOB = 'bob-token-0123456789abcdef'
 
 let t: AgentsApp
-afterEach(() => t.close())
 
 async function withTokens(logs?: string[]): Promise<AgentsApp> {
-  t = await buildAgentsApp({
+  t = await useAgentsApp({
     env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `alice:${ALICE},bob:${BOB}` },
     ...(logs && { logs }),
   })
@@ -23,8 +23,6 @@ async function withTokens(logs?: string[]): Promise<AgentsApp> {
   return t
 }
 
-type Hits = { results: { snippet: string }[] }
-
 describe('agent tokens', () => {
   it('act as their own agent without a header, and with their own id in it', async () => {
     await withTokens()
@@ -34,7 +32,7 @@ describe('agent tokens', () => {
         payload: { query: 'deploy' },
         ...(agent && { agent }),
       })
-      expect(res.json<Hits>().results.map((r) => r.snippet)).toEqual([expect.stringContaining('Alice')])
+      expect(res.json<SearchResponse>().results.map((r) => r.snippet)).toEqual([expect.stringContaining('Alice')])
     }
     const bob = await t.call('GET', '/files/memory/2026-03-01.md', { token: BOB })
     expect(bob.json<{ text: string }>().text).toBe('- Bob: the deploy window is Friday noon.')
@@ -64,7 +62,7 @@ describe('agent tokens', () => {
   it('leave the admin token free to act for any agent, and to list them', async () => {
     await withTokens()
     const asBob = await t.call('POST', '/search', { token: ADMIN, agent: 'bob', payload: { query: 'deploy' } })
-    expect(asBob.json<Hits>().results.map((r) => r.snippet)).toEqual([expect.stringContaining('Bob')])
+    expect(asBob.json<SearchResponse>().results.map((r) => r.snippet)).toEqual([expect.stringContaining('Bob')])
     const agents = await t.call('GET', '/agents', { token: ADMIN })
     expect(agents.statusCode).toBe(200)
     expect(agents.json<{ agents: { id: string }[] }>().agents.map((a) => a.id)).toEqual(['alice', 'bob', 'main'])
@@ -94,7 +92,7 @@ describe('agent tokens', () => {
 
 describe('the shared embedding cache', () => {
   it('is counted in GET /index for the admin only, so an agent cannot probe what others hold', async () => {
-    t = await buildAgentsApp({
+    t = await useAgentsApp({
       env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `alice:${ALICE}`, MNEMO_EMBED_PROVIDER: 'hash' },
     })
     await t.call('PUT', '/files/MEMORY.md', { token: ALICE, payload: { content: '- a note' } })

@@ -4,20 +4,17 @@ import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ContainerOverrides } from '../../src/container.js'
 import { sha256 } from '../../src/domain/hashing.js'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { openSse, type SseClient, type SseEvent } from '../helpers/sse-client.js'
 import { waitFor } from '../helpers/wait-for.js'
 
-const apps: AgentsApp[] = []
 const clients: SseClient[] = []
 afterEach(async () => {
   for (const c of clients.splice(0)) c.close()
-  for (const a of apps.splice(0)) await a.close()
 })
 
 async function listening(opts: { env?: Record<string, string>; overrides?: ContainerOverrides; start?: boolean } = {}) {
-  const t = await buildAgentsApp({ team: true, env: { MNEMO_TEAM_WRITABLE: 'true', ...opts.env }, ...opts })
-  apps.push(t)
+  const t = await useAgentsApp({ team: true, env: { MNEMO_TEAM_WRITABLE: 'true', ...opts.env }, ...opts })
   await t.app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = t.app.server.address() as AddressInfo
   /** An open stream of `agent`, once its `ready` event arrived. */
@@ -198,7 +195,6 @@ describe('GET /events', () => {
     const a = await subscribe('ada')
     const b = await subscribe('bob')
     await t.close()
-    apps.splice(apps.indexOf(t), 1)
     await Promise.all([a.ended, b.ended])
   })
 

@@ -4,15 +4,13 @@
  * configured.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type SearchBody, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp, type SearchBody } from '../helpers/build-test-app.js'
 import { createFakeEmbedder, type FakeEmbedder } from '../helpers/fake-embedder.js'
 import { startScriptedServer, type ScriptedAnswer } from '../helpers/scripted-server.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
 
-const apps: TestApp[] = []
 const servers: Awaited<ReturnType<typeof startScriptedServer>>[] = []
 afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
   for (const s of servers.splice(0)) await s.close()
 })
 
@@ -45,7 +43,7 @@ async function start(
 ) {
   const server = script && (await startScriptedServer(script))
   if (server) servers.push(server)
-  const t = await buildTestApp({
+  const t = await useTestApp({
     ws: notes(),
     env: {
       ...(server && {
@@ -59,7 +57,6 @@ async function start(
     ...(opts.embedder && { overrides: { embedder: opts.embedder.provider } }),
     ...(opts.logs && { logs: opts.logs }),
   })
-  apps.push(t)
   return { t, server }
 }
 

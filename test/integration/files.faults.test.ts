@@ -6,14 +6,9 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { nodeWritePort, type WritePort } from '../../src/files/file-writer.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
+import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 
 /** A disk with `freeBytes` left: writes past it write what fits, then fail with ENOSPC. */
 function disk(freeBytes: number) {
@@ -33,8 +28,7 @@ function disk(freeBytes: number) {
 }
 
 async function start(writePort?: WritePort) {
-  const t = await buildTestApp({ corpus: true, ...(writePort && { overrides: { writePort } }) })
-  apps.push(t)
+  const t = await useTestApp({ corpus: true, ...(writePort && { overrides: { writePort } }) })
   return t
 }
 

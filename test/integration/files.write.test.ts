@@ -1,23 +1,17 @@
 import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { WriteResult } from '../../src/files/write-service.js'
 import { sha256 } from '../../src/domain/hashing.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { rawRequest } from '../helpers/raw-request.js'
 
 /** A write's answer, or an error's (code, details). */
 type WriteBody = WriteResult & { code?: string; details?: { currentSha256: string | null } }
 
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
-
 async function start(env: Record<string, string> = {}) {
-  const t = await buildTestApp({ corpus: true, env })
-  apps.push(t)
+  const t = await useTestApp({ corpus: true, env })
   return t
 }
 

@@ -1,33 +1,21 @@
 import fs from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
+import type { ErrorBody, FlushResult } from '../helpers/api-types.js'
 
-type FlushBody = {
-  indexed: boolean
-  drained?: boolean
-  path?: string
-  startLine?: number
-  endLine?: number
-  replayed?: boolean
-  code?: string
-}
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
+/** A flush answer, or an error's code. */
+type FlushBody = FlushResult & Partial<Pick<ErrorBody, 'code'>>
 
 /** 2026-02-16 23:59:58 in the local time zone (the day file follows the server's zone). */
 const LATE_EVENING = new Date(2026, 1, 16, 23, 59, 58).getTime()
 
 async function start(opts: { ws?: TempWorkspace; now?: () => number; env?: Record<string, string> } = {}) {
-  const t = await buildTestApp({
+  const t = await useTestApp({
     ws: opts.ws ?? createTempWorkspace({ corpus: true }),
     env: opts.env ?? {},
     overrides: { now: opts.now ?? (() => LATE_EVENING) },
   })
-  apps.push(t)
   return t
 }
 
@@ -80,7 +68,6 @@ describe('POST /flush', () => {
     const retry = await flush(t, body)
     expect(retry.body).toEqual({ ...first.body, replayed: true })
     await t.app.close()
-    apps.splice(0)
 
     clock = LATE_EVENING + 5000 // 00:00:03 the next day
     const again = await start({ ws, now: () => clock })

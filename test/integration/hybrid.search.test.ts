@@ -1,25 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ContainerOverrides } from '../../src/container.js'
 import { onPostgres } from '../helpers/test-database.js'
-import { buildTestApp, type SearchBody, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp, type SearchBody, type TestApp } from '../helpers/build-test-app.js'
 import { createFakeEmbedder, type FakeEmbedder } from '../helpers/fake-embedder.js'
 import { createFakeReranker } from '../helpers/fake-reranker.js'
 import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
 import { waitFor } from '../helpers/wait-for.js'
-
-type Status = {
-  embedding: { provider: string; dims: number | null }
-  vectorBackend: string
-  vectorsPending: number
-  embeddingCacheEntries: number
-  rebuilding: boolean
-  lastSync: { full: boolean; embedded: number; embedCacheHits: number; embedError?: string } | null
-}
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
+import type { IndexStatus } from '../helpers/api-types.js'
 
 /** Notes where keyword and meaning disagree: only notes.md says "automobile". */
 function writeNotes(ws: TempWorkspace): void {
@@ -40,17 +27,16 @@ async function start(
   const embedder = opts.embedder ?? createFakeEmbedder()
   const ws = opts.ws ?? createTempWorkspace()
   if (!opts.ws) writeNotes(ws)
-  const t = await buildTestApp({
+  const t = await useTestApp({
     ws,
     env: opts.env ?? {},
     overrides: { embedder: embedder.provider, ...opts.overrides },
   })
-  apps.push(t)
   return { t, embedder }
 }
 
-async function status(t: TestApp): Promise<Status> {
-  return (await t.app.inject({ method: 'GET', url: '/index' })).json<Status>()
+async function status(t: TestApp): Promise<IndexStatus> {
+  return (await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>()
 }
 
 const paths = (body: SearchBody) => body.results.map((r) => r.path)
@@ -241,7 +227,6 @@ describe('embedding during indexing', () => {
     const before = await start({ ws, embedder: createFakeEmbedder({ dims: 16 }) })
     expect((await status(before.t)).embedding.dims).toBe(16)
     await before.t.app.close()
-    apps.splice(apps.indexOf(before.t), 1)
     let release!: () => void
     const held = new Promise<void>((resolve) => (release = resolve))
     const after = await start({

@@ -1,30 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../helpers/build-test-app.js'
 import { createFakeEmbedder } from '../helpers/fake-embedder.js'
 import { waitFor } from '../helpers/wait-for.js'
-
-type Status = {
-  progress: {
-    phase: string
-    filesDone: number
-    filesTotal: number
-    chunksEmbedded: number
-    chunksToEmbed: number
-  } | null
-  lastSync: { ok: boolean } | null
-}
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
+import type { IndexStatus } from '../helpers/api-types.js'
 
 describe('GET /index progress', () => {
   it('shows the running sync: phase, files done of total, chunks embedded; null when idle', async () => {
     const embedder = createFakeEmbedder()
-    const t = await buildTestApp({ corpus: true, sync: false, overrides: { embedder: embedder.provider } })
-    apps.push(t)
-    const status = async () => (await t.app.inject({ method: 'GET', url: '/index' })).json<Status>()
+    const t = await useTestApp({ corpus: true, sync: false, overrides: { embedder: embedder.provider } })
+    const status = async () => (await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>()
     expect((await status()).progress).toBeNull()
     embedder.slow(300)
     expect((await t.app.inject({ method: 'POST', url: '/index', payload: { full: true } })).statusCode).toBe(202)

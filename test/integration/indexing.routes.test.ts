@@ -4,34 +4,19 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { onPostgres } from '../helpers/test-database.js'
 import { waitFor } from '../helpers/wait-for.js'
-
-type Status = {
-  files: number
-  chunks: number
-  syncing: boolean
-  rebuilding: boolean
-  lastSync: {
-    ok: boolean
-    full: boolean
-    scanned: number
-    indexed: number
-    unchanged: number
-    deleted: number
-    chunks: number
-  } | null
-}
+import type { IndexStatus } from '../helpers/api-types.js'
 
 let t: TestApp
 afterEach(() => t.close())
 
-async function status(): Promise<Status> {
-  return (await t.app.inject({ method: 'GET', url: '/index' })).json<Status>()
+async function status(): Promise<IndexStatus> {
+  return (await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>()
 }
 
-async function syncAndStatus(full = false): Promise<Status> {
+async function syncAndStatus(full = false): Promise<IndexStatus> {
   const res = await t.app.inject({ method: 'POST', url: '/index?wait=true', payload: { full } })
   expect(res.statusCode).toBe(200)
-  return res.json<Status>()
+  return res.json<IndexStatus>()
 }
 
 /** A markdown day file of about `lines` bullet lines (a large workspace for the tests). */
@@ -99,7 +84,7 @@ describe('POST /index and GET /index', () => {
 
   it('rebuilds with new chunking settings in a new index and swaps it in', async () => {
     const first = await buildTestApp({ corpus: true })
-    const chunksBefore = (await first.app.inject({ method: 'GET', url: '/index' })).json<Status>().chunks
+    const chunksBefore = (await first.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>().chunks
     await first.app.close()
     t = await buildTestApp({
       ws: first.ws,

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SearchRequest } from '../../src/http/schemas/search.schema.js'
-import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
 const ALICE = 'alice-token-0123456789abcdef'
@@ -17,12 +17,11 @@ let t: AgentsApp
 const clients: Client[] = []
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close()
-  await t.close()
 })
 
 /** The service on a real port, with an admin and an agent token. */
 async function listening(): Promise<string> {
-  t = await buildAgentsApp({ env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `alice:${ALICE}` } })
+  t = await useAgentsApp({ env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `alice:${ALICE}` } })
   await t.app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = t.app.server.address() as { port: number }
   return `http://127.0.0.1:${port}`
@@ -351,7 +350,7 @@ describe('mnemo mcp (stdio)', () => {
   })
 
   it('says which service it cannot reach, as a tool error', async () => {
-    t = await buildAgentsApp()
+    t = await useAgentsApp()
     const client = await stdioClient({ MNEMO_URL: 'http://127.0.0.1:9', MNEMO_TIMEOUT_MS: '2000' })
     const res = await client.callTool({ name: 'memory_search', arguments: { query: 'x' } })
     expect(res.isError).toBe(true)

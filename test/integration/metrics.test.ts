@@ -1,17 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createFakeEmbedder } from '../helpers/fake-embedder.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp } from '../helpers/build-test-app.js'
 import { startScriptedServer } from '../helpers/scripted-server.js'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
 
 const TOKEN = 'metrics-token-0123456789'
 const services: ServiceProcess[] = []
-const apps: TestApp[] = []
 const servers: Awaited<ReturnType<typeof startScriptedServer>>[] = []
 afterEach(async () => {
   for (const s of services.splice(0)) s.kill('SIGKILL')
-  for (const a of apps.splice(0)) await a.close()
   for (const s of servers.splice(0)) await s.close()
 })
 
@@ -85,8 +83,7 @@ describe('GET /metrics', () => {
 
   it('counts the chunks and tokens a write embeds, and a provider failure on the write path', async () => {
     const embedder = createFakeEmbedder()
-    const t = await buildTestApp({ overrides: { embedder: embedder.provider } })
-    apps.push(t)
+    const t = await useTestApp({ overrides: { embedder: embedder.provider } })
     const write = (rel: string, text: string) =>
       t.app.inject({ method: 'PUT', url: `/files/${rel}`, headers: { 'content-type': 'text/markdown' }, payload: text })
     expect((await write('memory/a.md', '# A\n- the deploy moved to Friday\n')).json()).toMatchObject({ indexed: true })
@@ -105,11 +102,10 @@ describe('GET /metrics', () => {
 
   it('is the admin token’s: an agent token gets 403 AGENT_FORBIDDEN, no token 401', async () => {
     const agent = 'alice-token-0123456789'
-    const t = await buildTestApp({
+    const t = await useTestApp({
       env: { MNEMO_API_TOKEN: TOKEN, MNEMO_AGENT_TOKENS: `main:${agent}` },
       sync: false,
     })
-    apps.push(t)
     const get = (token?: string) =>
       t.app.inject({ method: 'GET', url: '/metrics', headers: token ? { authorization: `Bearer ${token}` } : {} })
     const asAgent = await get(agent)
@@ -123,18 +119,16 @@ describe('GET /metrics', () => {
   })
 
   it('needs no token when none is configured (loopback)', async () => {
-    const t = await buildTestApp({ sync: false })
-    apps.push(t)
+    const t = await useTestApp({ sync: false })
     const res = await t.app.inject({ method: 'GET', url: '/metrics' })
     expect(res.statusCode).toBe(200)
   })
 
   it('is open without a token only with MNEMO_METRICS_PUBLIC=true, and counts flushes', async () => {
     const agent = 'alice-token-0123456789'
-    const t = await buildTestApp({
+    const t = await useTestApp({
       env: { MNEMO_API_TOKEN: TOKEN, MNEMO_AGENT_TOKENS: `main:${agent}`, MNEMO_METRICS_PUBLIC: 'true' },
     })
-    apps.push(t)
     const auth = { authorization: `Bearer ${TOKEN}` }
     const asAgent = await t.app.inject({
       method: 'GET',

@@ -4,16 +4,15 @@ import { loadConfig } from '../../src/config/load-config.js'
 import { probeEmbeddingDims } from '../../src/providers/probe-dims.js'
 import { dimsKey, readRememberedDims, rememberDims } from '../../src/providers/remembered-dims.js'
 import { createLogger } from '../../src/shared/logger.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp } from '../helpers/build-test-app.js'
 import { embeddingsReply, freePort, startScriptedServer } from '../helpers/scripted-server.js'
 import { startService } from '../helpers/service-process.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
 import { waitFor } from '../helpers/wait-for.js'
+import type { IndexStatus } from '../helpers/api-types.js'
 
 const servers: Awaited<ReturnType<typeof startScriptedServer>>[] = []
-const apps: TestApp[] = []
 afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
   for (const s of servers.splice(0)) await s.close()
 })
 
@@ -37,21 +36,12 @@ const env = (url: string, extra: Record<string, string> = {}) => ({
   ...extra,
 })
 
-type IndexStatus = {
-  rebuilding: boolean
-  chunks: number
-  embedding: { provider: string; dims: number | null; state: string; error?: string; nextProbeAt?: string }
-  vectorsPending: number
-  lastSync: { full: boolean } | null
-}
-
 const silent = createLogger({ level: 'silent' })
 
 describe('embedding dimensions without MNEMO_EMBED_DIMENSIONS', () => {
   it('asks an unlisted model once at start-up, never sends `dimensions`, and searches hybrid with its vectors', async () => {
     const server = await embeddingServer(12)
-    const t = await buildTestApp({ corpus: true, env: env(server.url) })
-    apps.push(t)
+    const t = await useTestApp({ corpus: true, env: env(server.url) })
     const probes = server.requests.filter((r) => JSON.stringify(r.body).includes('dimension probe'))
     expect(probes).toHaveLength(1)
     expect(server.requests[0]?.body).toEqual({
@@ -101,8 +91,7 @@ describe('an embedding server that does not answer at start-up', () => {
     async (_, script, reason) => {
       const server = await startScriptedServer(script)
       servers.push(server)
-      const t = await buildTestApp({ corpus: true, env: env(server.url, { MNEMO_EMBED_TIMEOUT_MS: '300' }) })
-      apps.push(t)
+      const t = await useTestApp({ corpus: true, env: env(server.url, { MNEMO_EMBED_TIMEOUT_MS: '300' }) })
       const hybrid = await t.search({ query: 'redis cache' })
       expect(hybrid.statusCode).toBe(200)
       expect(hybrid.body.mode).toBe('keyword')
@@ -126,12 +115,11 @@ describe('an embedding server that does not answer at start-up', () => {
 
   it('embeds everything once the server comes up, without a restart: degraded, then hybrid', async () => {
     const port = await freePort()
-    const t = await buildTestApp({
+    const t = await useTestApp({
       corpus: true,
       start: true,
       env: env(`http://127.0.0.1:${port}`),
     })
-    apps.push(t)
     const before = await t.search({ query: 'redis cache' })
     expect(before.body.mode).toBe('keyword')
     expect(before.body.degraded?.vector).toContain('the embedding server has not answered yet')
@@ -164,13 +152,12 @@ describe('an embedding server that does not answer at start-up', () => {
     const port = await freePort()
     const ws = createTempWorkspace({ corpus: true })
     const up = await startScriptedServer([{ reply: embeddingsReply(12) }], { port })
-    const first = await buildTestApp({ ws, env: env(`http://127.0.0.1:${port}`) })
+    const first = await useTestApp({ ws, env: env(`http://127.0.0.1:${port}`) })
     expect((await first.search({ query: 'redis cache' })).body.mode).toBe('hybrid')
     await first.app.close()
     await up.close()
 
-    const t = await buildTestApp({ ws, start: true, env: env(`http://127.0.0.1:${port}`) })
-    apps.push(t)
+    const t = await useTestApp({ ws, start: true, env: env(`http://127.0.0.1:${port}`) })
     const status = (await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>()
     expect(status.embedding).toMatchObject({ state: 'ready', dims: 12 })
     expect(status.vectorsPending).toBe(0)
@@ -188,8 +175,7 @@ describe('an embedding server that does not answer at start-up', () => {
     const ws = createTempWorkspace({ corpus: true })
     fs.mkdirSync(ws.dataDir, { recursive: true })
     rememberDims(ws.dataDir, dimsKey(`http://127.0.0.1:${port}/v1`, 'nomic-embed-text:v1.5'), 8)
-    const t = await buildTestApp({ ws, start: true, env: env(`http://127.0.0.1:${port}`) })
-    apps.push(t)
+    const t = await useTestApp({ ws, start: true, env: env(`http://127.0.0.1:${port}`) })
     expect((await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>().embedding.dims).toBe(8)
     const server = await startScriptedServer([{ reply: embeddingsReply(16) }], { port })
     servers.push(server)
@@ -239,12 +225,11 @@ describe('changing the dimensions of the same model', () => {
     const server = await embeddingServer(8)
     const ws = createTempWorkspace({ corpus: true })
     const model = { MNEMO_EMBED_MODEL: 'text-embedding-v4' }
-    const first = await buildTestApp({ ws, env: env(server.url, { ...model, MNEMO_EMBED_DIMENSIONS: '8' }) })
+    const first = await useTestApp({ ws, env: env(server.url, { ...model, MNEMO_EMBED_DIMENSIONS: '8' }) })
     await first.sync()
     await first.app.close()
 
-    const t = await buildTestApp({ ws, env: env(server.url, { ...model, MNEMO_EMBED_DIMENSIONS: '16' }) })
-    apps.push(t)
+    const t = await useTestApp({ ws, env: env(server.url, { ...model, MNEMO_EMBED_DIMENSIONS: '16' }) })
     await t.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
     const status = await waitFor(async () => {
       const s = (await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>()

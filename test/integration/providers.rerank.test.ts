@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDashscopeRerank } from '../../src/providers/dashscope-rerank.js'
 import { createHttpRerank } from '../../src/providers/http-rerank.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp } from '../helpers/build-test-app.js'
 import { embeddingsReply, startScriptedServer, type ScriptedAnswer } from '../helpers/scripted-server.js'
 
 const servers: Awaited<ReturnType<typeof startScriptedServer>>[] = []
-const apps: TestApp[] = []
 afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
   for (const s of servers.splice(0)) await s.close()
 })
 
@@ -131,7 +129,7 @@ describe('providers configured through the environment', () => {
         }),
       },
     ])
-    const t = await buildTestApp({
+    const t = await useTestApp({
       corpus: true,
       env: {
         MNEMO_EMBED_PROVIDER: 'auto',
@@ -143,7 +141,6 @@ describe('providers configured through the environment', () => {
         MNEMO_RERANK_BASE_URL: rerank.url,
       },
     })
-    apps.push(t)
     const status = (await t.app.inject({ method: 'GET', url: '/index' })).json<Record<string, unknown>>()
     expect(status).toMatchObject({
       embedding: { provider: 'openai', model: 'my-embedder', dims: 8 },

@@ -1,11 +1,11 @@
 import path from 'node:path'
 import { pino } from 'pino'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createReaderOps, type IndexReader } from '../../src/search/index-reader.js'
 import { createReaderPool } from '../../src/search/reader-pool.js'
 import { createIndexStore } from '../../src/store/sqlite/index-store.js'
 import { queryTerms } from '../../src/text/analyzer.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp } from '../helpers/build-test-app.js'
 
 const QUERIES = [
   'qwen-max 模型升级',
@@ -17,16 +17,10 @@ const QUERIES = [
   'zzz nothing',
 ]
 
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
-
 describe('searches in worker threads', () => {
   it('answer exactly as searches on the main thread do', async () => {
-    const pooled = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '2' } })
-    const local = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
-    apps.push(pooled, local)
+    const pooled = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '2' } })
+    const local = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     for (const query of QUERIES) {
       const [a, b] = await Promise.all([pooled.search({ query, minScore: 0 }), local.search({ query, minScore: 0 })])
       expect(a.statusCode).toBe(200)
@@ -38,9 +32,8 @@ describe('searches in worker threads', () => {
     'answer hybrid searches split over vector shards exactly as one unsplit search (%s backend)',
     async (backend) => {
       const env = { MNEMO_EMBED_PROVIDER: 'hash', MNEMO_VECTOR_BACKEND: backend }
-      const pooled = await buildTestApp({ corpus: true, env: { ...env, MNEMO_SEARCH_WORKERS: '2' } })
-      const local = await buildTestApp({ corpus: true, env: { ...env, MNEMO_SEARCH_WORKERS: '0' } })
-      apps.push(pooled, local)
+      const pooled = await useTestApp({ corpus: true, env: { ...env, MNEMO_SEARCH_WORKERS: '2' } })
+      const local = await useTestApp({ corpus: true, env: { ...env, MNEMO_SEARCH_WORKERS: '0' } })
       for (const query of QUERIES) {
         for (const mode of ['hybrid', 'vector']) {
           const [a, b] = await Promise.all([
@@ -54,8 +47,7 @@ describe('searches in worker threads', () => {
   )
 
   it('see what a sync wrote, and no longer see what it removed', async () => {
-    const t = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '2' } })
-    apps.push(t)
+    const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '2' } })
     expect((await t.search({ query: 'Shinjuku' })).body.results).toHaveLength(1)
     expect((await t.search({ query: 'Osaka' })).body.results).toEqual([])
     t.ws.write('memory/travel.md', '# Travel\nThe flight to Osaka leaves on April 2nd.\n')
@@ -68,8 +60,7 @@ describe('searches in worker threads', () => {
   })
 
   it('degrade to the main thread when a worker cannot open the index, instead of failing', async () => {
-    const t = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
-    apps.push(t)
+    const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
     const fallback = createReaderOps(store)
     const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 4, log: pino({ level: 'silent' }) })
@@ -88,9 +79,8 @@ describe('searches in worker threads', () => {
   })
 
   it('serve several index files from the same workers, each its own', async () => {
-    const a = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
-    const b = await buildTestApp({ env: { MNEMO_SEARCH_WORKERS: '0' }, sync: false })
-    apps.push(a, b)
+    const a = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const b = await useTestApp({ env: { MNEMO_SEARCH_WORKERS: '0' }, sync: false })
     b.ws.write('memory/other.md', '# Other\nRedis runs on the other host.\n')
     await b.sync()
     const stores = [a, b].map((x) => createIndexStore({ dbPath: path.join(x.ws.dataDir, 'index.sqlite') }))
@@ -113,9 +103,8 @@ describe('searches in worker threads', () => {
   })
 
   it("take calls from each index file in turn: one agent's queue of searches does not hold back another's", async () => {
-    const a = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
-    const b = await buildTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
-    apps.push(a, b)
+    const a = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const b = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const stores = [a, b].map((x) => createIndexStore({ dbPath: path.join(x.ws.dataDir, 'index.sqlite') }))
     const pool = createReaderPool({ size: 1, shards: 1, maxConnections: 2, log: pino({ level: 'silent' }) })
     try {

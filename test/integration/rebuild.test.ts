@@ -1,31 +1,20 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { RebuildStage } from '../../src/indexing/rebuild.js'
 import { onPostgres } from '../helpers/test-database.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { createFakeEmbedder } from '../helpers/fake-embedder.js'
 import { waitFor } from '../helpers/wait-for.js'
-
-type Status = {
-  files: number
-  rebuilding: boolean
-  lastSync: { ok: boolean; full: boolean; error?: string } | null
-}
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
+import type { IndexStatus } from '../helpers/api-types.js'
 
 async function start(onRebuildStage?: (stage: RebuildStage) => Promise<void>) {
-  const t = await buildTestApp({ corpus: true, overrides: onRebuildStage ? { onRebuildStage } : {} })
-  apps.push(t)
+  const t = await useTestApp({ corpus: true, overrides: onRebuildStage ? { onRebuildStage } : {} })
   return t
 }
 
-async function status(t: TestApp): Promise<Status> {
-  return (await t.app.inject({ method: 'GET', url: '/index' })).json<Status>()
+async function status(t: TestApp): Promise<IndexStatus> {
+  return (await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>()
 }
 
 const rebuildDone = (t: TestApp) =>
@@ -135,8 +124,7 @@ describe('full rebuild', () => {
 
   it('re-embeds nothing it has embedded before: the embedding cache outlives the swap', async () => {
     const embedder = createFakeEmbedder()
-    const t = await buildTestApp({ corpus: true, overrides: { embedder: embedder.provider } })
-    apps.push(t)
+    const t = await useTestApp({ corpus: true, overrides: { embedder: embedder.provider } })
     const embeddedFirst = embedder.calls()
     expect(embeddedFirst).toBeGreaterThan(0)
     await t.sync(true)
@@ -157,12 +145,10 @@ describe('full rebuild', () => {
   it.skipIf(onPostgres())('removes a temp file left by a killed rebuild at start-up', async () => {
     const t = await start()
     await t.app.close()
-    apps.splice(0)
     const temp = path.join(t.ws.dataDir, 'index.sqlite.rebuild')
     fs.writeFileSync(temp, 'half-built')
     fs.writeFileSync(`${temp}-wal`, 'wal')
-    const again = await buildTestApp({ ws: t.ws })
-    apps.push(again)
+    const again = await useTestApp({ ws: t.ws })
     expect(tempFiles(again)).toEqual([])
     expect((await again.search({ query: 'Shinjuku' })).body.results).toHaveLength(1)
   })

@@ -1,10 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../helpers/build-test-app.js'
 
 type Line = { level: number; msg: string; url?: string; statusCode?: number }
 const DEBUG = 20
@@ -13,8 +8,7 @@ const INFO = 30
 describe('request log lines', () => {
   it('logs probes at debug, other requests at info, and never a credential sent in a query string', async () => {
     const logs: string[] = []
-    const t = await buildTestApp({ corpus: true, logs })
-    apps.push(t)
+    const t = await useTestApp({ corpus: true, logs })
     // Unknown query parameters are refused (400), and still logged.
     for (const url of ['/health', '/ready', '/files?token=supersecret-123&x=1', '/files/MEMORY.md?api_key=k-999']) {
       await t.app.inject({ method: 'GET', url })

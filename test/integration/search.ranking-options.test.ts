@@ -1,11 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../helpers/build-test-app.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
 
 const NOW = Date.parse('2026-03-31T12:00:00Z')
 
@@ -16,8 +11,7 @@ async function start(env: Record<string, string> = {}) {
   ws.write('memory/2025-03-01.md', '# 2025-03-01\n\n- staging redis port moved to 6380, redis cache warm\n')
   ws.write('memory/2026-03-30.md', '# 2026-03-30\n\n- staging redis port is 6380, redis cache warm again\n')
   ws.write('memory/2026-03-29.md', '# 2026-03-29\n\n- staging postgres and redis share the port range\n')
-  const t = await buildTestApp({ ws, env, overrides: { now: () => NOW } })
-  apps.push(t)
+  const t = await useTestApp({ ws, env, overrides: { now: () => NOW } })
   return t
 }
 

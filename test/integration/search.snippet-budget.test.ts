@@ -3,14 +3,9 @@
  * snippets are shortened or left empty in rank order, no result is dropped, and the answer
  * says how many snippets were shortened.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type SearchBody, type TestApp } from '../helpers/build-test-app.js'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, type SearchBody } from '../helpers/build-test-app.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close()
-})
 
 /** Ten notes, each one chunk of about 1,000 characters about the billing budget. */
 function workspace() {
@@ -26,8 +21,7 @@ function workspace() {
 }
 
 async function searchWith(env: Record<string, string>): Promise<SearchBody> {
-  const t = await buildTestApp({ ws: workspace(), env })
-  apps.push(t)
+  const t = await useTestApp({ ws: workspace(), env })
   const res = await t.search({ query: 'billing budget', maxResults: 10, minScore: 0 })
   expect(res.statusCode).toBe(200)
   return res.body

@@ -1,18 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { waitFor } from '../helpers/wait-for.js'
-
-type Status = {
-  sources: { memory: { files: number }; sessions: { files: number; chunks: number } }
-  lastSync: { malformedLines: number } | null
-}
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
+import type { IndexStatus } from '../helpers/api-types.js'
 
 const TRANSCRIPT = [
   '{"type":"session","id":"s-1","started":"2026-02-16T09:00:00Z"}',
@@ -23,18 +14,17 @@ const TRANSCRIPT = [
 ].join('\n')
 
 async function start(opts: { watch?: boolean } = {}) {
-  const t = await buildTestApp({
+  const t = await useTestApp({
     corpus: true,
     sync: false,
     start: opts.watch ?? false,
     env: { MNEMO_SESSIONS_DIR: 'sessions', MNEMO_WATCH: String(opts.watch ?? false), MNEMO_SYNC_DEBOUNCE_MS: '100' },
   })
-  apps.push(t)
   const dir = path.join(t.ws.base, 'sessions')
   return { t, dir, file: path.join(dir, '2026', 'main.jsonl') }
 }
 
-const status = async (t: TestApp) => (await t.app.inject({ method: 'GET', url: '/index' })).json<Status>()
+const status = async (t: TestApp) => (await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>()
 
 describe('session transcripts', () => {
   it('are indexed as source "sessions" with JSONL line numbers, malformed lines counted', async () => {

@@ -1,13 +1,8 @@
 import fs from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
-import { buildTestApp, type SearchBody, type TestApp } from '../helpers/build-test-app.js'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, type SearchBody, type TestApp } from '../helpers/build-test-app.js'
 import { createFakeEmbedder } from '../helpers/fake-embedder.js'
 import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
-
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
 
 /** Notes about the deploy, written at different times (every one matches "deploy"). */
 function writeNotes(ws: TempWorkspace): void {
@@ -29,8 +24,7 @@ function writeNotes(ws: TempWorkspace): void {
 async function start(embedder = false): Promise<TestApp> {
   const ws = createTempWorkspace()
   writeNotes(ws)
-  const t = await buildTestApp({ ws, ...(embedder && { overrides: { embedder: createFakeEmbedder().provider } }) })
-  apps.push(t)
+  const t = await useTestApp({ ws, ...(embedder && { overrides: { embedder: createFakeEmbedder().provider } }) })
   return t
 }
 

@@ -1,34 +1,27 @@
 import fs from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { ContainerOverrides } from '../../src/container.js'
 import { sha256 } from '../../src/domain/hashing.js'
 import { watchSources, type WatcherFactory } from '../../src/indexing/watcher.js'
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { waitFor } from '../helpers/wait-for.js'
-
-type Status = { watching: boolean; dirty: boolean; completedSyncs: number; syncing: boolean; queued: boolean }
+import type { IndexStatus } from '../helpers/api-types.js'
 
 const DEBOUNCE_MS = 150
 /** How long past the debounce a change may take to become searchable in these tests. */
 const MARGIN_MS = 3000
 
-const apps: TestApp[] = []
-afterEach(async () => {
-  for (const a of apps.splice(0)) await a.close()
-})
-
 async function start(env: Record<string, string> = {}, overrides: ContainerOverrides = {}) {
-  const t = await buildTestApp({
+  const t = await useTestApp({
     corpus: true,
     start: true,
     env: { MNEMO_WATCH: 'true', MNEMO_SYNC_DEBOUNCE_MS: String(DEBOUNCE_MS), ...env },
     overrides,
   })
-  apps.push(t)
   return t
 }
 
-const status = async (t: TestApp) => (await t.app.inject({ method: 'GET', url: '/index' })).json<Status>()
+const status = async (t: TestApp) => (await t.app.inject({ method: 'GET', url: '/index' })).json<IndexStatus>()
 const paths = async (t: TestApp, query: string) => (await t.search({ query })).body.results.map((r) => r.path)
 
 /** Resolves with the paths once `query` finds them, or fails after `timeoutMs`. */
