@@ -41,6 +41,10 @@ export default defineConfig({
           // Integration tests start services with real timers and files; one file at a time
           // keeps their timing honest on a 2-core machine.
           fileParallelism: false,
+          // Files share one worker and its loaded modules (the app, fastify, the MCP SDK), so
+          // each file no longer pays about a second to import them. Each test builds its own
+          // app and closes it (test/helpers/build-test-app.ts).
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
@@ -52,6 +56,7 @@ export default defineConfig({
           // One PostgreSQL for the run (PGlite unless MNEMO_TEST_DATABASE_URL names a server).
           globalSetup: ['test/postgres/global-setup.ts'],
           fileParallelism: false,
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -64,6 +69,7 @@ export default defineConfig({
           env: { MNEMO_TEST_ENGINE: 'postgres' },
           globalSetup: ['test/postgres/global-setup.ts'],
           fileParallelism: false,
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
