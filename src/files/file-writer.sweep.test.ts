@@ -71,8 +71,14 @@ describe('removeStaleTempFiles', () => {
     const locks = createKeyedMutex()
     let release!: () => void
     const writing = locks.run('memory/a.md', () => new Promise<void>((resolve) => (release = resolve)))
-    const sweep = removeStaleTempFiles(t.root, 'memory', true, (rel, fn) => locks.run(rel, fn))
-    await new Promise((r) => setTimeout(r, 20))
+    // The sweep found the temp file and waits for its write's lock: no sleep, the lock call says so.
+    let asked!: () => void
+    const askedForLock = new Promise<void>((resolve) => (asked = resolve))
+    const sweep = removeStaleTempFiles(t.root, 'memory', true, (rel, fn) => {
+      asked()
+      return locks.run(rel, fn)
+    })
+    await askedForLock
     expect(t.exists(`workspace/memory/${TEMP}`)).toBe(true)
     // The write renames its temp file over the target, then lets go of the lock.
     fs.renameSync(path.join(t.root, 'memory', TEMP), path.join(t.root, 'memory', 'a.md'))
