@@ -2,7 +2,7 @@
  * Response bodies as the API declares them: the types openapi-typescript generates from
  * openapi/openapi.json, so a test reading a field the API no longer has fails to typecheck.
  */
-import type { components } from '../../src/client/api-types.js'
+import type { components } from '../../src/generated/api-types.js'
 
 type Schemas = components['schemas']
 
