@@ -1,9 +1,10 @@
 /**
  * The service process (started by main.ts once the Node.js version is checked): config
- * from the environment, logger, container, app, listen, signals. With main.ts the only
+ * from the environment, logger, container, app, listen, graceful close. With main.ts the only
  * module besides config/ that touches `process`.
  */
 import os from 'node:os'
+import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { loadConfig } from './config/load-config.js'
 import { ConfigError } from './shared/config-error.js'
@@ -65,33 +66,31 @@ async function main(): Promise<void> {
   await app.listen({ host: config.server.host, port: config.server.port })
   await container.start()
 
-  let closing = false
-  const shutdown = (signal: string) => {
-    if (closing) return
-    closing = true
-    logger.info({ signal }, 'shutting down')
-    const timer = setTimeout(() => {
-      logger.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out')
-      process.exit(1)
-    }, SHUTDOWN_TIMEOUT_MS)
-    timer.unref()
-    // The server stops accepting and lets requests in progress finish; their keep-alive
-    // connections then sit idle, and would hold the close open until they time out.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS)
-    sweep.unref()
-    app.close().then(
-      () => {
-        lock.release()
-        process.exit(0)
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed')
-        process.exit(1)
-      },
-    )
-  }
-  process.on('SIGTERM', () => shutdown('SIGTERM'))
-  process.on('SIGINT', () => shutdown('SIGINT'))
+  // Stops accepting, lets requests in progress finish, closes the indexes, then exits: 0, or
+  // 1 after an uncaught error, a failed close or SHUTDOWN_TIMEOUT_MS; a second signal exits
+  // at once (close-with-grace, as fastify's demo app does).
+  closeWithGrace(
+    {
+      delay: SHUTDOWN_TIMEOUT_MS,
+      logger: { error: (message: string) => logger.error(message) },
+      onTimeout: () => logger.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown timed out'),
+    },
+    async ({ signal, err }) => {
+      if (err) logger.error({ err }, 'shutting down after an uncaught error')
+      else logger.info({ signal }, 'shutting down')
+      // Keep-alive connections sit idle once their requests finish, and would hold the close
+      // open until they time out.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS)
+      sweep.unref()
+      try {
+        await app.close()
+      } catch (closeErr) {
+        logger.error({ err: closeErr }, 'shutdown failed')
+        throw closeErr
+      }
+      lock.release()
+    },
+  )
 }
 
 main().catch((err: unknown) => {
