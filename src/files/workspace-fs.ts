@@ -69,7 +69,15 @@ export const makeFolder: MakeFolder = async (child) => {
 async function openSegment(child: string, create: MakeFolder | null): Promise<fs.FileHandle | 'not-found' | 'invalid'> {
   const first = await tryOpenDir(child)
   if (first !== 'not-found' || !create) return first
-  await create(child)
+  try {
+    await create(child)
+  } catch (err) {
+    // ENOENT from mkdir inside an open folder: that folder was removed meanwhile (e.g. a
+    // folder renamed over it while it was empty). Nothing can be made in it; the caller
+    // refuses the request (PATH_CHANGED), and nothing is made anywhere else.
+    if (errno(err) === 'ENOENT') return 'not-found'
+    throw err
+  }
   return tryOpenDir(child)
 }
 
