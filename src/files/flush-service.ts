@@ -205,22 +205,19 @@ export function createFlushService(deps: FlushServiceDeps) {
    */
   const waiting = new Map<string, Pending[]>()
 
-  /** Writes the flushes of `batch` to `rel` in one append and one fsync (lock held). */
-  async function writeBatch(rel: string, lookIn: readonly string[], batch: Pending[]): Promise<void> {
+  /**
+   * Answers the flushes of `batch` whose id is among `marked` (the markers of the files
+   * looked in) or earlier in the batch as replayed; returns the others, to be written.
+   */
+  function unreplayed(batch: readonly Pending[], marked: readonly { rel: string; flushes?: Map<string, Range> }[]) {
     const fresh: Pending[] = []
     // The first of this batch's flushes with each id: a second with the same id replays it.
     const first = new Map<string, Pending>()
-    const marked = await Promise.all(
-      lookIn.map(async (candidate) => ({
-        candidate,
-        flushes: (await onDayFile(candidate, (t) => load(candidate, t)))?.flushes,
-      })),
-    )
     for (const p of batch) {
       const flushId = p.req.flushId
       const found = flushId ? marked.find((m) => m.flushes?.has(flushId)) : undefined
       const range = flushId && found?.flushes?.get(flushId)
-      if (found && range) p.done.resolve({ rel: found.candidate, range, replayed: true })
+      if (found && range) p.done.resolve({ rel: found.rel, range, replayed: true })
       else if (flushId && first.has(flushId)) {
         const original = first.get(flushId) as Pending
         original.done.promise.then(
@@ -232,9 +229,21 @@ export function createFlushService(deps: FlushServiceDeps) {
         fresh.push(p)
       }
     }
-    if (fresh.length === 0) return
+    return fresh
+  }
+
+  /** Writes the flushes of `batch` to `rel` in one append and one fsync (lock held). */
+  async function writeBatch(rel: string, lookIn: readonly string[], batch: Pending[]): Promise<void> {
+    // The previous day's file, for a retry across midnight; the day file is read below.
+    const elsewhere = await Promise.all(
+      lookIn
+        .filter((other) => other !== rel)
+        .map(async (other) => ({ rel: other, flushes: (await onDayFile(other, (t) => load(other, t)))?.flushes })),
+    )
     await onDayFile(rel, async (target) => {
       const before = await load(rel, target)
+      const fresh = unreplayed(batch, [{ rel, ...(before && { flushes: before.flushes }) }, ...elsewhere])
+      if (fresh.length === 0) return
       let tail = before?.tail ?? null
       let sizeBytes = before?.sizeBytes ?? 0
       let newlines = before?.newlines ?? 0
