@@ -9,13 +9,14 @@
  * Prints requests, 5xx answers (must be 0), acknowledged writes lost or duplicated (must
  * be 0), answers carrying outside content (must be 0), outside files changed (must be 0)
  * and RSS growth in the steady phase (must stay under 10 %); returns whether all held.
+ * Also prints the steady phase's flush latency (issue 19: p99 ≤ 100 ms with 16 clients).
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { createRandom } from './corpus.js'
 import { rssMb } from './rss.js'
-import { median } from './stats.js'
+import { median, percentile } from './stats.js'
 import { startServer, type ServerProcess } from './server-process.js'
 
 export type FaultOptions = {
@@ -84,6 +85,8 @@ export async function runFaults(opts: FaultOptions): Promise<boolean> {
   const flushed = new Map<string, string>()
   /** Flushes cut off by a kill: retried with the same id once the service is back. */
   const unanswered: { flushId: string; note: string }[] = []
+  /** Milliseconds of each answered flush in the steady phase (none are cut off by kills there). */
+  const flushMs: number[] = []
 
   let server: ServerProcess
   async function call(method: string, route: string, body?: unknown, contentType = 'application/json') {
@@ -125,7 +128,9 @@ export async function runFaults(opts: FaultOptions): Promise<boolean> {
       } else if (op < 9) {
         const flushId = `${phase}-c${id}:${n}`
         const note = `- flush note ${n} of client ${id} (${phase})`
+        const started = performance.now()
         const res = await call('POST', '/flush', { entries: [note], date: DAY, flushId })
+        if (res?.status === 200 && phase === 'steady') flushMs.push(performance.now() - started)
         if (res?.status === 200) flushed.set(flushId, note)
         else if (!res) unanswered.push({ flushId, note })
       } else {
@@ -209,6 +214,11 @@ export async function runFaults(opts: FaultOptions): Promise<boolean> {
       ['answers carrying outside content', String(tally.leaks.length), '0'],
       ['outside files changed / created', `${outsideChanged} / ${outsideAdded}`, '0 / 0'],
       ['folder swaps during the run', String(swaps), ''],
+      [
+        'steady-phase `/flush` p50 / p99',
+        `${percentile(flushMs, 50).toFixed(0)} / ${percentile(flushMs, 99).toFixed(0)} ms (${flushMs.length})`,
+        'p99 ≤ 100 ms',
+      ],
       [
         'RSS median, first → last third after warm-up',
         `${rssWarm.toFixed(0)} → ${rssEnd.toFixed(0)} MB (${(growth * 100).toFixed(1)} %)`,

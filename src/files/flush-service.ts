@@ -2,7 +2,9 @@
  * POST /flush (SPEC §4): the write-ahead an agent makes before its context is compacted.
  * Notes are appended to the day file `memory/<date>.md` under a heading naming the time,
  * agent and session, in one write under the file's lock (concurrent flushes land whole, in
- * some order), fsynced and indexed before the call returns.
+ * some order), fsynced and indexed before the call returns. Flushes that arrive while the
+ * file's lock is held are written together when it is free: one write and one fsync for
+ * all of them (each still answered only once its entry is on disk and indexed).
  *
  * With a flushId, a marker line `<!-- mnemo:flush id=… lines=N -->` follows the heading. A
  * retried flush finds it (in the day file, and in the previous day's when no date was
@@ -51,6 +53,11 @@ export type FlushResult =
   | { indexed: boolean; path: string; startLine: number; endLine: number; replayed: boolean }
 
 type Range = { startLine: number; endLine: number }
+
+/** Where a flush's entry is (or was found, for a replayed flush). */
+type Written = { rel: string; range: Range; replayed: boolean }
+/** A flush waiting to be written with the others of its batch. */
+type Pending = { req: FlushRequest; body: string; at: Date; done: PromiseWithResolvers<Written> }
 
 /** What flushes know of a day file, valid while its size and mtime are these. */
 type DayFile = { sizeBytes: number; mtimeMs: number; newlines: number; tail: Buffer; flushes: Map<string, Range> }
@@ -183,12 +190,96 @@ export function createFlushService(deps: FlushServiceDeps) {
     return state
   }
 
-  /** Where `entry` landed when another program appended to the file at the same time. */
-  async function locate(target: WriteTarget, entry: string): Promise<Range> {
-    const bytes = (await readIfExists(target)) ?? Buffer.alloc(0)
+  /** Where `entry` landed in `bytes` (the file) when another program appended at the same time. */
+  function locate(bytes: Buffer, entry: string): Range {
     const at = bytes.lastIndexOf(Buffer.from(entry, 'utf8'))
     const startLine = countNewlines(bytes.subarray(0, at)) + 1
     return { startLine, endLine: startLine + countLines(entry) - 1 }
+  }
+
+  /**
+   * Flushes waiting for the lock of their day file, by the files they look in: they are
+   * written together once it is theirs (group commit). A flush holds the lock through its
+   * fsync, which under load took most of a flush's time; now the flushes queued behind it
+   * share the next write and fsync instead of taking one each.
+   */
+  const waiting = new Map<string, Pending[]>()
+
+  /**
+   * Answers the flushes of `batch` whose id is among `marked` (the markers of the files
+   * looked in) or earlier in the batch as replayed; returns the others, to be written.
+   */
+  function unreplayed(batch: readonly Pending[], marked: readonly { rel: string; flushes?: Map<string, Range> }[]) {
+    const fresh: Pending[] = []
+    // The first of this batch's flushes with each id: a second with the same id replays it.
+    const first = new Map<string, Pending>()
+    for (const p of batch) {
+      const flushId = p.req.flushId
+      const found = flushId ? marked.find((m) => m.flushes?.has(flushId)) : undefined
+      const range = flushId && found?.flushes?.get(flushId)
+      if (found && range) p.done.resolve({ rel: found.rel, range, replayed: true })
+      else if (flushId && first.has(flushId)) {
+        const original = first.get(flushId) as Pending
+        original.done.promise.then(
+          (w) => p.done.resolve({ rel: w.rel, range: w.range, replayed: true }),
+          (err: unknown) => p.done.reject(err),
+        )
+      } else {
+        if (flushId) first.set(flushId, p)
+        fresh.push(p)
+      }
+    }
+    return fresh
+  }
+
+  /** Writes the flushes of `batch` to `rel` in one append and one fsync (lock held). */
+  async function writeBatch(rel: string, lookIn: readonly string[], batch: Pending[]): Promise<void> {
+    // The previous day's file, for a retry across midnight; the day file is read below.
+    const elsewhere = await Promise.all(
+      lookIn
+        .filter((other) => other !== rel)
+        .map(async (other) => ({ rel: other, flushes: (await onDayFile(other, (t) => load(other, t)))?.flushes })),
+    )
+    await onDayFile(rel, async (target) => {
+      const before = await load(rel, target)
+      const fresh = unreplayed(batch, [{ rel, ...(before && { flushes: before.flushes }) }, ...elsewhere])
+      if (fresh.length === 0) return
+      let tail = before?.tail ?? null
+      let sizeBytes = before?.sizeBytes ?? 0
+      let newlines = before?.newlines ?? 0
+      const parts: Buffer[] = []
+      const written: { p: Pending; entry: string; range: Range }[] = []
+      for (const p of fresh) {
+        const composed = composeFlush({ ...p.req, tail, body: p.body, at: p.at })
+        const added = Buffer.from(composed.separator + composed.entry, 'utf8')
+        if (sizeBytes + added.length > deps.maxFileBytes) {
+          p.done.reject(dayFileTooLarge(deps.maxFileBytes))
+          continue
+        }
+        parts.push(added)
+        sizeBytes += added.length
+        newlines += countNewlines(added)
+        tail = Buffer.from(added.subarray(-2))
+        written.push({
+          p,
+          entry: composed.entry,
+          range: { startLine: newlines - composed.entryLines + 1, endLine: newlines },
+        })
+      }
+      if (written.length === 0) return
+      const after = await appendToFile(target, Buffer.concat(parts), deps.port)
+      if (after.sizeBytes === sizeBytes) {
+        const flushes = before?.flushes ?? new Map<string, Range>()
+        for (const w of written) if (w.p.req.flushId) flushes.set(w.p.req.flushId, w.range)
+        dayFiles.set(rel, { sizeBytes, mtimeMs: after.mtimeMs, newlines, tail: tail as Buffer, flushes })
+      } else {
+        // Another program appended meanwhile: find the entries instead of assuming their place.
+        const bytes = (await readIfExists(target)) ?? Buffer.alloc(0)
+        for (const w of written) w.range = locate(bytes, w.entry)
+      }
+      deps.onChange?.({ kind: 'written', path: rel, sizeBytes: after.sizeBytes })
+      for (const w of written) w.p.done.resolve({ rel, range: w.range, replayed: false })
+    })
   }
 
   async function append(req: FlushRequest, body: string): Promise<FlushResult> {
@@ -197,37 +288,25 @@ export function createFlushService(deps: FlushServiceDeps) {
     const rel = dayFile(date)
     // A retry after midnight goes to the next day file: look in the previous one too.
     const lookIn = req.flushId && !req.date ? [rel, dayFile(previousDate(date))] : [rel]
-    const outcome = await deps.locks.runAll(lookIn, async () => {
-      const flushId = req.flushId
-      if (flushId) {
-        for (const candidate of lookIn) {
-          const range = await onDayFile(candidate, async (t) => (await load(candidate, t))?.flushes.get(flushId))
-          if (range) return { rel: candidate, range, replayed: true }
-        }
-      }
-      return onDayFile(rel, async (target) => {
-        const before = await load(rel, target)
-        const composed = composeFlush({ ...req, tail: before?.tail ?? null, body, at })
-        const added = Buffer.from(composed.separator + composed.entry, 'utf8')
-        const sizeBefore = before?.sizeBytes ?? 0
-        if (sizeBefore + added.length > deps.maxFileBytes) throw dayFileTooLarge(deps.maxFileBytes)
-        const after = await appendToFile(target, added, deps.port)
-        const newlines = (before?.newlines ?? 0) + countNewlines(added)
-        let range = { startLine: newlines - composed.entryLines + 1, endLine: newlines }
-        if (after.sizeBytes === sizeBefore + added.length) {
-          const flushes = before?.flushes ?? new Map<string, Range>()
-          if (flushId) flushes.set(flushId, range)
-          const state = { sizeBytes: after.sizeBytes, mtimeMs: after.mtimeMs, newlines }
-          dayFiles.set(rel, { ...state, tail: Buffer.from(added.subarray(-2)), flushes })
-        } else {
-          // Another program appended meanwhile: find the entry instead of assuming its place.
-          range = await locate(target, composed.entry)
-        }
-        return { rel, range, replayed: false, sizeBytes: after.sizeBytes }
-      })
-    })
-    // A replayed flush (its id found in the file) changed nothing.
-    if ('sizeBytes' in outcome) deps.onChange?.({ kind: 'written', path: outcome.rel, sizeBytes: outcome.sizeBytes })
+    const key = lookIn.join('\n')
+    const pending: Pending = { req, body, at, done: Promise.withResolvers<Written>() }
+    let batch = waiting.get(key)
+    if (!batch) {
+      const mine: Pending[] = []
+      batch = mine
+      waiting.set(key, mine)
+      void deps.locks
+        .runAll(lookIn, () => {
+          // Flushes arriving from now on wait for the next turn of the lock.
+          waiting.delete(key)
+          return writeBatch(rel, lookIn, mine)
+        })
+        .catch((err: unknown) => {
+          for (const p of mine) p.done.reject(err)
+        })
+    }
+    batch.push(pending)
+    const outcome = await pending.done.promise
     const indexed = await indexWritten(deps, outcome.rel)
     return { indexed, path: outcome.rel, ...outcome.range, replayed: outcome.replayed }
   }

@@ -148,6 +148,38 @@ describe('POST /flush', () => {
     expect(found[0]?.path).toBe('memory/2026-02-16.md')
   }, 120_000)
 
+  it('answers each of many flushes arriving at once its own lines, a concurrent retry once, the too-large alone', async () => {
+    const t = await start({ ws: createTempWorkspace(), env: { MNEMO_MAX_FILE_BYTES: '2048' } })
+    const bodies = Array.from({ length: 12 }, (_, i) => ({ entries: [`- batch note ${i}`], flushId: `batch-${i}` }))
+    // Alone it fits an empty day file; after the twelve small ones it does not.
+    const big = { content: `- ${'x'.repeat(1900)}`, flushId: 'batch-big' }
+    const answers = await Promise.all([...bodies, bodies[3]!, big].map((b) => flush(t, b)))
+    const landed = answers.filter((a) => a.status === 200)
+    for (const a of landed) {
+      const text = await window(t, 'memory/2026-02-16.md', a.body.startLine!, a.body.endLine!)
+      expect(text).toMatch(
+        /^## 23:59:58\n<!-- mnemo:flush id=(batch-\d+|batch-big) lines=1 -->\n- (batch note \d+|x+)$/,
+      )
+    }
+    const refused = answers.filter((a) => a.status !== 200)
+    expect(refused.length).toBeGreaterThan(0)
+    expect(refused.every((a) => a.status === 413 && a.body.code === 'PAYLOAD_TOO_LARGE')).toBe(true)
+    // batch-3 and its retry name the lines of the one entry both share; one of them replayed.
+    expect(answers[12]).toMatchObject({ status: 200, body: { startLine: answers[3]!.body.startLine } })
+    expect(answers.filter((a) => a.body.replayed)).toHaveLength(1)
+    expect(answers[3]!.body.replayed !== answers[12]!.body.replayed).toBe(true)
+    const file = t.ws.read('memory/2026-02-16.md')
+    expect(Buffer.byteLength(file)).toBeLessThanOrEqual(2048)
+    // Every note answered 200 is in the file once; none refused is.
+    const ids = [...file.matchAll(/id=([\w-]+)/g)].map((m) => m[1])
+    expect(ids.sort()).toEqual(
+      [...bodies, big]
+        .filter((_, i) => answers[i === 12 ? 13 : i]!.status === 200)
+        .map((b) => b.flushId)
+        .sort(),
+    )
+  })
+
   it('with no notes, syncs what changed on disk and answers when it is searchable', async () => {
     const t = await start()
     t.ws.write('memory/direct.md', '# Direct\nWritten by another program: a narwhal.\n')
