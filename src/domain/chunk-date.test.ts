@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chunkDate, dayFileDate } from './chunk-date.js'
+import { chunkDater, dayFileDate } from './chunk-date.js'
 import { inDateRange, passesFilters } from './chunks.js'
 
 const local = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => new Date(y, mo - 1, d, h, mi, s).getTime()
@@ -19,7 +19,7 @@ describe('dayFileDate', () => {
   })
 })
 
-describe('chunkDate', () => {
+describe('chunkDater', () => {
   it.each([
     // path, headings, date
     ['MEMORY.md', [], null],
@@ -31,7 +31,7 @@ describe('chunkDate', () => {
     ['memory/projects/search.md', ['10:00:00'], Math.floor(MTIME)],
     ['sessions/abc.jsonl', [], Math.floor(MTIME)],
   ])('%s under %j → %s', (path, headings, at) => {
-    expect(chunkDate(path, MTIME, headings)).toBe(at)
+    expect(chunkDater(path, MTIME)(headings)).toBe(at)
   })
 })
 

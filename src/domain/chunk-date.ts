@@ -8,24 +8,39 @@
  */
 import { MEMORY_FILE } from './layout.js'
 
-/** A day file's path (also under team/, as search shows team memory). */
+/** A day file's path: memory/YYYY-MM-DD.md or memory/YYYY-MM-DD-slug.md, also under team/. */
 const DAY_FILE = /^(?:team\/)?memory\/(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$/
 /** A flush heading: the time of day the entry was written, optionally followed by a title. */
 const TIME_HEADING = /^(\d{2}):(\d{2})(?::(\d{2}))?(?:\s|$)/
 
+/** The midnight of a date (month 1–12), local or UTC, or null for an impossible date. */
+function midnight(year: number, month: number, day: number, utc: boolean): number | null {
+  // setFullYear, not new Date(year, …) or Date.UTC: those read years 0-99 as 1900-1999.
+  const at = new Date(utc ? Date.UTC(2000, 0, 1) : new Date(2000, 0, 1).getTime())
+  if (utc) at.setUTCFullYear(year, month - 1, day)
+  else at.setFullYear(year, month - 1, day)
+  const got = utc
+    ? [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()]
+    : [at.getFullYear(), at.getMonth(), at.getDate()]
+  // An impossible date rolls over (Feb 30 → Mar 2): that is no date.
+  return got[0] === year && got[1] === month - 1 && got[2] === day ? at.getTime() : null
+}
+
 /** The local midnight of a date (month 1–12), or null for an impossible date. */
-export function localMidnight(year: number, month: number, day: number): number | null {
-  // setFullYear, not new Date(year, …): that reads years 0-99 as 1900-1999.
-  const at = new Date(2000, 0, 1)
-  at.setFullYear(year, month - 1, day)
-  // new Date rolls an impossible date over (Feb 30 → Mar 2): that is no date.
-  return at.getFullYear() === year && at.getMonth() === month - 1 && at.getDate() === day ? at.getTime() : null
+export const localMidnight = (year: number, month: number, day: number) => midnight(year, month, day, false)
+/** The UTC midnight of a date (month 1–12), or null for an impossible date. */
+export const utcMidnight = (year: number, month: number, day: number) => midnight(year, month, day, true)
+
+/** The date a day file's name gives (month 1–12, not checked), or null for any other path. */
+export function dayFileName(path: string): { year: number; month: number; day: number } | null {
+  const m = DAY_FILE.exec(path)
+  return m ? { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) } : null
 }
 
 /** The local midnight of a day file's date, or null for any other path or an impossible date. */
 export function dayFileDate(path: string): number | null {
-  const m = DAY_FILE.exec(path)
-  return m ? localMidnight(Number(m[1]), Number(m[2]), Number(m[3])) : null
+  const name = dayFileName(path)
+  return name && localMidnight(name.year, name.month, name.day)
 }
 
 /** Milliseconds into the day the innermost flush heading names, or 0 when none does. */
@@ -40,13 +55,14 @@ function timeOfDay(headings: readonly string[]): number {
 }
 
 /**
- * A chunk's date in ms since the epoch, or null when undated. `headings` are the chunk's
- * enclosing headings, outermost first; `mtimeMs` its file's modification time.
+ * Dates the chunks of one file (its path read once): a chunk's date in ms since the epoch,
+ * or null when undated, from its enclosing headings (outermost first); `mtimeMs` is the
+ * file's modification time.
  */
-export function chunkDate(path: string, mtimeMs: number, headings: readonly string[]): number | null {
-  if (path === MEMORY_FILE) return null
+export function chunkDater(path: string, mtimeMs: number): (headings: readonly string[]) => number | null {
+  if (path === MEMORY_FILE) return () => null
   const day = dayFileDate(path)
-  if (day === null) return Math.floor(mtimeMs)
+  if (day === null) return () => Math.floor(mtimeMs)
   // Local midnight plus the heading's clock time (a DST change that day shifts it by an hour).
-  return day + timeOfDay(headings)
+  return (headings) => day + timeOfDay(headings)
 }

@@ -9,7 +9,7 @@ import { createLru } from '../shared/lru.js'
 import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
 import { blankFlushMarkers } from '../files/content-rules.js'
-import { chunkDate } from '../domain/chunk-date.js'
+import { chunkDater } from '../domain/chunk-date.js'
 import { chunkMarkdown } from './chunker.js'
 import { embedInputHash } from './embed-input.js'
 
@@ -67,6 +67,7 @@ export async function prepareFile(
   const pieces = await chunkMarkdown(blankFlushMarkers(input.text), chunking, slicer)
   let pathTerms: string[] | undefined
   const chunks: ChunkInput[] = []
+  const dateOf = chunkDater(input.rel, input.mtimeMs)
   for (const piece of pieces) {
     const headings = piece.headings.join(' / ')
     const contentHash = embedInputHash(headings, piece.text)
@@ -86,7 +87,7 @@ export async function prepareFile(
       headings,
       contentHash,
       ...terms,
-      datedMs: chunkDate(input.rel, input.mtimeMs, piece.headings),
+      datedMs: dateOf(piece.headings),
     })
     await slicer.maybeYield()
   }

@@ -4,18 +4,14 @@
  * files decay (memory/YYYY-MM-DD.md, memory/YYYY-MM-DD-slug.md, their team/ copies):
  * MEMORY.md and undated files hold lasting facts and never do.
  */
-
-/** A day file's path: memory/YYYY-MM-DD.md or memory/YYYY-MM-DD-slug.md, also under team/. */
-const DAY_FILE = /^(?:team\/)?memory\/(\d{4}-\d{2}-\d{2})(?:-[^/]*)?\.md$/
+import { dayFileName, utcMidnight } from '../domain/chunk-date.js'
 
 const DAY_MS = 86_400_000
 
 /** The UTC midnight of a day file's date, or null for any other path (or an impossible date). */
 export function dayOfPath(path: string): number | null {
-  const m = DAY_FILE.exec(path)
-  if (!m) return null
-  const at = Date.parse(`${m[1]}T00:00:00Z`)
-  return Number.isNaN(at) ? null : at
+  const name = dayFileName(path)
+  return name && utcMidnight(name.year, name.month, name.day)
 }
 
 /**
