@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { configIssues } from '../../test/helpers/config-issues.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MAX_GRANTS_PER_READER } from './agent-grants.js'
-import { ConfigError } from '../shared/config-error.js'
 import { loadConfig } from './load-config.js'
 
 let base: string
@@ -23,15 +23,7 @@ const env = (more: Record<string, string>) => ({
   ...more,
 })
 
-function issuesOf(vars: Record<string, string>): string[] {
-  try {
-    loadConfig(vars, base)
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues
-    throw err
-  }
-  throw new Error('expected a ConfigError')
-}
+const issuesOf = (vars: Record<string, string>): string[] => configIssues(vars, base)
 
 describe('MNEMO_AGENT_GRANTS', () => {
   it('maps each reader to its owners, knowing agents by token, folder or as main', () => {

@@ -1,19 +1,11 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { configIssues } from '../../test/helpers/config-issues.js'
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../shared/config-error.js'
 import { loadConfig } from './load-config.js'
 
-function issuesOf(env: Record<string, string>, cwd = '/srv/app'): string[] {
-  try {
-    loadConfig(env, cwd)
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues
-    throw err
-  }
-  throw new Error('expected a ConfigError')
-}
+const issuesOf = (env: Record<string, string>, cwd = '/srv/app'): string[] => configIssues(env, cwd)
 
 describe('MNEMO_EXPAND_*', () => {
   it('is off by default, with the heuristic (no URL), a 3 s limit and 1,000 cached queries', () => {

@@ -1,22 +1,14 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { configIssues } from '../../test/helpers/config-issues.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { envSchema } from './env-schema.js'
-import { ConfigError } from '../shared/config-error.js'
 import { loadConfig } from './load-config.js'
 
 const cwd = '/srv/app'
 
-function issuesOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env, cwd)
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues
-    throw err
-  }
-  throw new Error('expected a ConfigError')
-}
+const issuesOf = (env: Record<string, string>): string[] => configIssues(env, cwd)
 
 describe('loadConfig', () => {
   it('starts from an empty environment with the documented defaults', () => {
