@@ -30,7 +30,6 @@ import { createSyncWorker } from '../indexing/sync-worker.js'
 import type { WatcherFactory } from '../indexing/watcher.js'
 import type { EventBus } from '../events/event-bus.js'
 import { createSpaceEvents } from '../events/space-events.js'
-import { publicErrorMessage } from '../shared/public-error.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
 import type { IndexReader } from '../search/index-reader.js'
 import type { SearchTarget } from '../search/search-service.js'
@@ -190,11 +189,8 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     paths: memoryPaths,
   }
   const targets = createWriteTargets(store)
-  const events =
-    shared.events &&
-    (def.space === 'team'
-      ? createSpaceEvents(shared.events, { space: 'team' }, TEAM_PREFIX)
-      : createSpaceEvents(shared.events, { space: 'agent', agent: def.name }, ''))
+  const audience = def.space === 'team' ? ({ space: 'team' } as const) : ({ space: 'agent', agent: def.name } as const)
+  const events = shared.events && createSpaceEvents(shared.events, audience, def.space === 'team' ? TEAM_PREFIX : '')
   const indexer = createIndexer({
     live: store,
     targets: targets.all,
@@ -226,16 +222,9 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     sync: (reason, signal, urgent) =>
       whenClaimed(store, reason, () => indexer.sync({ full: false, reason, signal, urgent })),
     rebuild: async (reason, signal) => {
-      let result: SyncResult
-      try {
-        result = await rebuilder.rebuild(reason, signal)
-      } catch (err) {
-        // A rebuild stopped by shutdown did not finish: nothing to announce.
-        if (!signal.aborted) events?.rebuildFinished({ ok: false, error: publicErrorMessage(err) })
-        throw err
-      }
+      const run = () => rebuilder.rebuild(reason, signal)
+      const result = await (events ? events.rebuilt(run, signal) : run())
       builtWith = await store.getMeta('identity')
-      events?.rebuildFinished({ ok: true, files: result.indexed })
       return result
     },
     stale: () => builtWith !== shared.embedding.identity(),

@@ -3,6 +3,7 @@
  * API, files the index took in or dropped (API writes and the watcher's syncs alike), and
  * rebuilds finished. Paths are named as the agents see them: the team's under `team/`.
  */
+import { publicErrorMessage } from '../shared/public-error.js'
 import type { Audience, EventBus } from './event-bus.js'
 
 /** A change a sync pass made to the live index. */
@@ -35,8 +36,21 @@ export function createSpaceEvents(bus: Pick<EventBus, 'publish'>, audience: Audi
         bus.publish(audience, { type: 'file.indexed', path: named(path), sha256, sizeBytes, chunks })
       }
     },
-    rebuildFinished: (outcome: { ok: true; files: number } | { ok: false; error: string }): void => {
-      bus.publish(audience, { type: 'rebuild.finished', ...outcome })
+    /**
+     * Runs a rebuild and announces how it ended. One stopped by shutdown (`signal` aborted)
+     * did not finish: nothing is announced.
+     */
+    async rebuilt<T extends { indexed: number }>(run: () => Promise<T>, signal: AbortSignal): Promise<T> {
+      let result: T
+      try {
+        result = await run()
+      } catch (err) {
+        if (!signal.aborted)
+          bus.publish(audience, { type: 'rebuild.finished', ok: false, error: publicErrorMessage(err) })
+        throw err
+      }
+      bus.publish(audience, { type: 'rebuild.finished', ok: true, files: result.indexed })
+      return result
     },
   }
 }
