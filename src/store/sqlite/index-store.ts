@@ -322,9 +322,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
     },
     corpusStats(): CorpusStats {
       freshCaches()
-      if (!corpus) {
-        corpus = { rows: state.reads.corpus().rows }
-      }
+      corpus ??= { rows: state.reads.corpus().rows }
       return corpus
     },
     /**
