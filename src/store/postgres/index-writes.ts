@@ -7,6 +7,7 @@
  */
 import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import { isZeroVector } from '../../domain/vectors.js'
+import { diffChunks } from '../chunk-diff.js'
 import type { FileChanges } from '../port.js'
 import type { Client, Tables } from './database.js'
 
@@ -18,8 +19,6 @@ type StoredChunk = {
   terms: string[]
   token_count: number
 }
-
-const keyOf = (startLine: number, endLine: number, hash: string) => `${startLine}:${endLine}:${hash}`
 
 /** A vector as pgvector's text input. */
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(',')}]`
@@ -217,11 +216,12 @@ export function createIndexWrites(t: Tables) {
     let inserted = 0
     for (const { record, chunks } of changes.replace ?? []) {
       if ((await newestRead(c, indexId, record.path)) > record.readSeq) continue
-      const stored = new Map(
-        (await storedChunks(c, indexId, record.path)).map((s) => [keyOf(s.start_line, s.end_line, s.content_hash), s]),
+      const { added, removed } = diffChunks(
+        await storedChunks(c, indexId, record.path),
+        (s) => ({ startLine: s.start_line, endLine: s.end_line, contentHash: s.content_hash }),
+        chunks,
       )
-      const added = chunks.filter((x) => !stored.delete(keyOf(x.startLine, x.endLine, x.contentHash)))
-      await removeChunks(c, [...stored.values()], tally)
+      await removeChunks(c, removed, tally)
       await insertChunks(c, indexId, record, added, dims, tally)
       inserted += added.length
       await upsertFile(c, indexId, record)

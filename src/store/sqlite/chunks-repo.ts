@@ -5,6 +5,7 @@
  * mapped to camelCase here only.
  */
 import type { ChunkInput, FileRecord, PendingChunk, Source } from '../../domain/chunks.js'
+import { diffChunks } from '../chunk-diff.js'
 import { toFileRecord, type FileRow } from '../file-row.js'
 import { createChunkRows, type ChunkRef } from './chunk-rows.js'
 import type { Db } from './database.js'
@@ -15,10 +16,6 @@ type StoredChunk = ChunkRef & { startLine: number; endLine: number; contentHash:
 
 /** What replacing a file's chunks takes: the chunks to insert and the rows to delete. */
 export type ReplacePlan = { added: ChunkInput[]; removed: ChunkRef[] }
-
-/** Chunks with the same key have the same row content (terms derive from lines, hash and path). */
-export const chunkKey = (c: { startLine: number; endLine: number; contentHash: string }): string =>
-  `${c.startLine}:${c.endLine}:${c.contentHash}`
 
 /**
  * @param storeVectors false while the index's vector layout differs from the configured
@@ -93,10 +90,8 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
    */
   function planReplace(file: FileRecord, chunks: readonly ChunkInput[]): ReplacePlan | null {
     if (isStale(file.path, file.readSeq)) return null
-    const stored = new Map<string, StoredChunk>()
-    for (const row of stmt.chunksOf.all(file.path)) stored.set(chunkKey(row), row)
-    const added = chunks.filter((c) => !stored.delete(chunkKey(c)))
-    return { added, removed: [...stored.values()].map((r) => ({ id: r.id, tokenCount: r.tokenCount })) }
+    const { added, removed } = diffChunks(stmt.chunksOf.all(file.path), (row) => row, chunks)
+    return { added, removed: removed.map((r) => ({ id: r.id, tokenCount: r.tokenCount })) }
   }
 
   /** Applies a plan made in the same transaction: the file's chunks change at once. */

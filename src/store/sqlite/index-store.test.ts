@@ -11,8 +11,8 @@ const slicer = { maybeYield: async () => undefined }
 /** The analysed terms of walrus and penguin (stemmed as the index stores them). */
 const TERMS = queryTerms('walrus penguin')
 
-async function prepared(rel: string, text: string) {
-  return prepareFile({ rel, text, sha256: rel, sizeBytes: 1, mtimeMs: 0, indexedAtMs: 0, readSeq: 1 }, CHUNKING, slicer)
+async function prepared(rel: string, text: string, readSeq = 1) {
+  return prepareFile({ rel, text, sha256: rel, sizeBytes: 1, mtimeMs: 0, indexedAtMs: 0, readSeq }, CHUNKING, slicer)
 }
 
 describe('a read-only index store', () => {
@@ -39,5 +39,25 @@ describe('a read-only index store', () => {
     expect(reader.generation()).not.toBe(generation)
     expect(reader.docFreqs(TERMS)).toEqual([3, 1])
     expect(reader.corpusStats().rows).toBe(rowsBefore + 1)
+  })
+})
+
+describe('replacing a file', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
+  const writer = createIndexStore({ dbPath: path.join(dir, 'index.sqlite') })
+  afterAll(() => {
+    writer.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('keeps one row per chunk when the file holds equal chunks (pieces of a repetitive line)', async () => {
+    const text = `${'walrus tusk '.repeat(400)}\n## penguin\nsnow\n`
+    for (const readSeq of [1, 2, 3]) {
+      const file = await prepared('memory/long.md', text, readSeq)
+      const pieces = new Set(file.chunks.map((c) => `${c.startLine}:${c.endLine}:${c.contentHash}`))
+      expect(pieces.size).toBeLessThan(file.chunks.length)
+      writer.transaction((r) => r.replaceFile(file.record, file.chunks))
+      expect(writer.corpusStats().rows).toBe(file.chunks.length)
+    }
   })
 })

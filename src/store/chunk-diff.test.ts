@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { diffChunks, type ChunkIdentity } from './chunk-diff.js'
+
+const chunk = (startLine: number, endLine: number, contentHash: string): ChunkIdentity => ({
+  startLine,
+  endLine,
+  contentHash,
+})
+const row = (id: number, c: ChunkIdentity) => ({ id, ...c })
+
+describe('diffChunks', () => {
+  it.each([
+    ['nothing stored', [], [chunk(1, 2, 'a')], [chunk(1, 2, 'a')], []],
+    ['unchanged', [row(1, chunk(1, 2, 'a'))], [chunk(1, 2, 'a')], [], []],
+    ['appended', [row(1, chunk(1, 2, 'a'))], [chunk(1, 2, 'a'), chunk(3, 4, 'b')], [chunk(3, 4, 'b')], []],
+    ['changed text', [row(1, chunk(1, 2, 'a'))], [chunk(1, 2, 'b')], [chunk(1, 2, 'b')], [1]],
+    ['moved lines', [row(1, chunk(1, 2, 'a'))], [chunk(2, 3, 'a')], [chunk(2, 3, 'a')], [1]],
+    ['emptied', [row(1, chunk(1, 2, 'a')), row(2, chunk(3, 3, 'b'))], [], [], [1, 2]],
+    // Equal chunks (pieces of one repetitive line): one row each, none left behind.
+    [
+      'equal chunks kept',
+      [row(1, chunk(5, 5, 'p')), row(2, chunk(5, 5, 'p'))],
+      [chunk(5, 5, 'p'), chunk(5, 5, 'p')],
+      [],
+      [],
+    ],
+    ['an equal chunk more', [row(1, chunk(5, 5, 'p'))], [chunk(5, 5, 'p'), chunk(5, 5, 'p')], [chunk(5, 5, 'p')], []],
+    ['an equal chunk less', [row(1, chunk(5, 5, 'p')), row(2, chunk(5, 5, 'p'))], [chunk(5, 5, 'p')], [], [2]],
+  ])('%s', (_, stored, chunks, added, removed) => {
+    const diff = diffChunks(stored, (r) => r, chunks)
+    expect(diff.added).toEqual(added)
+    expect(diff.removed.map((r) => r.id)).toEqual(removed)
+  })
+})
