@@ -15,7 +15,7 @@ import { createTokenAuth } from './agents/token-auth.js'
 import type { Config } from './config/config.js'
 import { nodeWritePort, type WritePort } from './files/file-writer.js'
 import { workspaceAccess } from './files/workspace-access.js'
-import { createTermCache } from './indexing/prepare-file.js'
+import { createPrepareCache } from './indexing/prepare-file.js'
 import type { RebuildStage } from './indexing/rebuild.js'
 import { watchSources, type WatcherFactory } from './indexing/watcher.js'
 import { createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
@@ -35,11 +35,13 @@ import { createStorage } from './storage-wiring.js'
 import { createTransfer } from './transfer/transfer-module.js'
 
 /**
- * Analysed chunk terms remembered for all agents: at most 20,000 chunks and 4 million
- * characters of terms (about 8 MB; a full 400-token chunk's terms are about 3,000
- * characters), enough for the files being appended to at any time.
+ * What preparing files remembers for all agents (indexing/prepare-file.ts): analysed terms
+ * of at most 20,000 chunks and 4 million characters (about 8 MB; a full 400-token chunk's
+ * terms are about 3,000 characters), and checkpoints of the last 256 files prepared, at
+ * most 2 million characters of their text (with the chunks they keep, about 12 MB): enough
+ * for the files being appended to at any time.
  */
-const TERM_CACHE = { chunks: 20_000, chars: 4_000_000 }
+const PREPARE_CACHE = { chunks: 20_000, termChars: 4_000_000, files: 256, fileChars: 2_000_000 }
 
 export type ContainerOverrides = ProviderDeps & {
   /** Wall clock in ms since the epoch (tests pin it). */
@@ -103,7 +105,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     embedding,
     engine,
     cache,
-    termCache: createTermCache(TERM_CACHE.chunks, TERM_CACHE.chars),
+    prepareCache: createPrepareCache(PREPARE_CACHE),
     reclaimer,
     turns: createTurns(),
     foreground: createForeground(),

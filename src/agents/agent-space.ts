@@ -21,7 +21,7 @@ import { createWriteService } from '../files/write-service.js'
 import { createIndexer } from '../indexing/indexer.js'
 import { createIndexingService, type IndexingServiceDeps } from '../indexing/indexing-service.js'
 import { createPathIndexQueue } from '../indexing/path-index-queue.js'
-import type { TermCache } from '../indexing/prepare-file.js'
+import type { PrepareCache } from '../indexing/prepare-file.js'
 import { createRebuilder, type RebuildStage } from '../indexing/rebuild.js'
 import type { SyncResult } from '../indexing/sync-result.js'
 import { createSyncCoordinator, type SyncOutcome } from '../indexing/sync-coordinator.js'
@@ -88,7 +88,7 @@ export type SharedResources = {
   /** Where indexes live (store/port.ts). */
   engine: Pick<StorageEngine, 'openSpace' | 'kind' | 'keywordTokenizer' | 'health' | 'locate' | 'peekCounts'>
   cache: IndexingServiceDeps['cache']
-  termCache: TermCache
+  prepareCache: PrepareCache
   /** Gives memory back after big indexing work (shared/memory-reclaimer.ts). */
   reclaimer?: Pick<MemoryReclaimer, 'worked' | 'hold'>
   /** One indexing slice per turn of the event loop, across every space (shared/async.ts). */
@@ -197,7 +197,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     readSeq: await store.readSequence(),
     foreground: shared.foreground,
     roots,
-    termCache: shared.termCache,
+    prepareCache: shared.prepareCache,
     reclaimer: shared.reclaimer,
     turns: shared.turns,
     chunking: config.chunking,

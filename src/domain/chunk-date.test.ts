@@ -31,7 +31,10 @@ describe('chunkDater', () => {
     ['memory/projects/search.md', ['10:00:00'], Math.floor(MTIME)],
     ['sessions/abc.jsonl', [], Math.floor(MTIME)],
   ])('%s under %j → %s', (path, headings, at) => {
-    expect(chunkDater(path, MTIME)(headings)).toBe(at)
+    const dater = chunkDater(path, MTIME)
+    expect(dater.of(headings)).toBe(at)
+    // Whether another mtime moves the date.
+    expect(dater.byMtime).toBe(chunkDater(path, MTIME + 86_400_000).of(headings) !== at)
   })
 })
 

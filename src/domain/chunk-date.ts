@@ -55,14 +55,17 @@ function timeOfDay(headings: readonly string[]): number {
 }
 
 /**
- * Dates the chunks of one file (its path read once): a chunk's date in ms since the epoch,
- * or null when undated, from its enclosing headings (outermost first); `mtimeMs` is the
- * file's modification time.
+ * Dates the chunks of one file (its path read once): `of` gives a chunk's date in ms since
+ * the epoch, or null when undated, from its enclosing headings (outermost first);
+ * `mtimeMs` is the file's modification time, and `byMtime` whether the dates depend on it.
  */
-export function chunkDater(path: string, mtimeMs: number): (headings: readonly string[]) => number | null {
-  if (path === MEMORY_FILE) return () => null
+export function chunkDater(
+  path: string,
+  mtimeMs: number,
+): { of: (headings: readonly string[]) => number | null; byMtime: boolean } {
+  if (path === MEMORY_FILE) return { of: () => null, byMtime: false }
   const day = dayFileDate(path)
-  if (day === null) return () => Math.floor(mtimeMs)
+  if (day === null) return { of: () => Math.floor(mtimeMs), byMtime: true }
   // Local midnight plus the heading's clock time (a DST change that day shifts it by an hour).
-  return (headings) => day + timeOfDay(headings)
+  return { of: (headings) => day + timeOfDay(headings), byMtime: false }
 }

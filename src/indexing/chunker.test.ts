@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { splitLines } from '../text/lines.js'
 import { estimateTokens } from '../text/token-estimate.js'
-import { chunkMarkdown, type Chunk } from './chunker.js'
+import { chunkMarkdown, chunkMarkdownFrom, type Chunk } from './chunker.js'
 
 const opts = { maxTokens: 40, overlapTokens: 8 }
 
@@ -130,5 +130,84 @@ describe('chunkMarkdown', () => {
     const unix = await chunkMarkdown('# A\none\n# B\ntwo\n', opts)
     const dos = await chunkMarkdown('# A\r\none\r\n# B\r\ntwo\r\n', opts)
     expect(dos).toEqual(unix)
+  })
+})
+
+/**
+ * A markdown text of `n` lines mixing headings, blanks, long lines, CRLF and code fences,
+ * which may stay open to the end (seeded).
+ */
+function markdownLines(n: number, seed: number): string[] {
+  let x = seed
+  const next = (m: number) => {
+    x = (x * 1103515245 + 12345) % 2147483648
+    return x % m
+  }
+  const kinds = [
+    (i: number) => `## ${String(i % 24).padStart(2, '0')}:00:00`,
+    (i: number) => `# Part ${i}`,
+    () => '',
+    () => '```',
+    (i: number) => `\`\`\`\ncode ${i}\n\`\`\``,
+    (i: number) => sentence(i),
+    (i: number) => `- ${sentence(i)} ${sentence(i + 1)}`,
+    (i: number) => `${'很长的一行记录。'.repeat(12)}${i}`,
+    (i: number) => `${sentence(i)}\r`,
+  ]
+  return Array.from({ length: n }, (_, i) => (kinds[next(kinds.length)] as (i: number) => string)(i))
+}
+
+describe('chunkMarkdownFrom', () => {
+  it('chunks a text that grew by lines from the checkpoint of its start exactly as the whole text', async () => {
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const lines = markdownLines(60, seed)
+      const whole = `${lines.join('\n')}\n`
+      const expected = await chunkMarkdown(whole, opts)
+      for (let cut = 0; cut <= lines.length; cut += 3) {
+        // The start ends with a newline, or not (its last line then grows with the append).
+        for (const start of [`${lines.slice(0, cut).join('\n')}\n`, lines.slice(0, cut).join('\n')]) {
+          if (!whole.startsWith(start)) continue
+          const first = await chunkMarkdownFrom(start, null, opts)
+          const grown = await chunkMarkdownFrom(whole, first.checkpoint, opts)
+          const kept = [...first.chunks].slice(0, grown.skipped)
+          expect(grown.skipped).toBe(first.checkpoint.chunks)
+          expect([...kept, ...grown.chunks], `seed ${seed}, cut ${cut}`).toEqual(expected)
+        }
+      }
+    }
+  })
+
+  it.each([
+    ['mixed markdown', markdownLines(80, 7).filter((line) => line !== '```')],
+    // Overflowing paragraphs, cut at the blank lines between them (soft cuts).
+    ['paragraphs', Array.from({ length: 60 }, (_, i) => (i % 6 === 5 ? '' : sentence(i)))],
+  ])('goes on from checkpoint to checkpoint as a text grows line by line: %s', async (_, lines) => {
+    const made: Chunk[] = []
+    let from = (await chunkMarkdownFrom('', null, opts)).checkpoint
+    for (let n = 1; n <= lines.length; n++) {
+      const text = `${lines.slice(0, n).join('\n')}\n`
+      const step = await chunkMarkdownFrom(text, from, opts)
+      expect(step.skipped).toBe(from.chunks)
+      made.length = step.skipped
+      made.push(...step.chunks)
+      expect(made, `after line ${n}`).toEqual(await chunkMarkdown(text, opts))
+      from = step.checkpoint
+    }
+    expect(from.chunks).toBeGreaterThan(5)
+  })
+
+  it("starts over when the text no longer starts with the checkpoint's", async () => {
+    const first = await chunkMarkdownFrom('# A\none\n# B\ntwo\n', null, opts)
+    const edited = '# A\nONE\n# B\ntwo\nthree\n'
+    const again = await chunkMarkdownFrom(edited, first.checkpoint, opts)
+    expect(again.skipped).toBe(0)
+    expect(again.chunks).toEqual(await chunkMarkdown(edited, opts))
+  })
+
+  it('takes the checkpoint after the last newline, before a last line that may still grow', async () => {
+    const { checkpoint } = await chunkMarkdownFrom('# A\none\ntwo', null, opts)
+    expect(checkpoint).toMatchObject({ prefix: '# A\none\n', lines: 2 })
+    const grown = await chunkMarkdownFrom('# A\none\ntwo and more\n', checkpoint, opts)
+    expect(grown.chunks).toEqual(await chunkMarkdown('# A\none\ntwo and more\n', opts))
   })
 })

@@ -36,6 +36,40 @@ type Unit = {
   forcedCut: boolean
 }
 
+/**
+ * What chunking has made of a text's first whole lines, to go on from when the text grows
+ * by lines at its end (a day file after a flush, a transcript after a turn): the chunker
+ * reads line by line without looking ahead, so from the same state the rest of a longer
+ * text chunks exactly as a chunking of the whole would. Chunks emitted before it are final.
+ */
+export type ChunkCheckpoint = {
+  /** The text it was taken in, up to and including the last `\n`: a text starting with it can resume. */
+  readonly prefix: string
+  /** Lines of the prefix consumed. */
+  readonly lines: number
+  /** Chunks emitted by then: the first chunks of any text starting with the prefix. */
+  readonly chunks: number
+  readonly state: ChunkerState
+}
+
+/** The chunker's state between two lines (copied, never shared with a running chunking). */
+type ChunkerState = {
+  readonly headingStack: readonly { level: number; text: string }[]
+  readonly current: readonly Unit[]
+  readonly currentTokens: number
+  readonly currentHeadings: string[]
+  readonly fence: string | null
+  readonly prevBlank: boolean
+}
+
+/** What chunkMarkdownFrom makes: the chunks after the first `skipped`, and where to resume next. */
+export type ResumedChunks = {
+  chunks: Chunk[]
+  /** Chunks of the checkpoint resumed from, which come before `chunks` (0: chunked from the start). */
+  skipped: number
+  checkpoint: ChunkCheckpoint
+}
+
 const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
 
@@ -52,13 +86,27 @@ const NEVER_YIELD: Yielder = { maybeYield: async () => undefined }
  * line of megabytes) is chunked in slices: `slicer` is asked after every line and piece.
  */
 export async function chunkMarkdown(text: string, opts: ChunkOptions, slicer: Yielder = NEVER_YIELD): Promise<Chunk[]> {
+  return (await chunkMarkdownFrom(text, null, opts, slicer)).chunks
+}
+
+/**
+ * chunkMarkdown going on from `from` when `text` starts with its prefix (else from the
+ * start): only the chunks after the checkpoint's are made.
+ */
+export async function chunkMarkdownFrom(
+  text: string,
+  from: ChunkCheckpoint | null,
+  opts: ChunkOptions,
+  slicer: Yielder = NEVER_YIELD,
+): Promise<ResumedChunks> {
   const { maxTokens, overlapTokens } = opts
+  const resume = from !== null && text.startsWith(from.prefix) ? from : null
   const chunks: Chunk[] = []
-  const headingStack: { level: number; text: string }[] = []
-  let current: Unit[] = []
-  let currentTokens = 0
-  let currentHeadings: string[] = []
-  let fence: string | null = null
+  const headingStack = [...(resume?.state.headingStack ?? [])]
+  let current: Unit[] = [...(resume?.state.current ?? [])]
+  let currentTokens = resume?.state.currentTokens ?? 0
+  let currentHeadings: string[] = resume?.state.currentHeadings ?? []
+  let fence: string | null = resume?.state.fence ?? null
 
   const hasContent = (units: Unit[]) => units.some((u) => !u.blank && !HEADING.test(u.text))
 
@@ -119,8 +167,11 @@ export async function chunkMarkdown(text: string, opts: ChunkOptions, slicer: Yi
   }
 
   const lines = splitLines(text)
-  let prevBlank = true
-  for (let i = 0; i < lines.length; i++) {
+  // Lines ended by a `\n`; a last line without one may still grow, so it comes after the checkpoint.
+  const whole = text.endsWith('\n') || lines.length === 0 ? lines.length : lines.length - 1
+  let prevBlank = resume?.state.prevBlank ?? true
+
+  async function readLine(i: number): Promise<void> {
     const line = lines[i] as string
     const lineNo = i + 1
     const blank = line.trim() === ''
@@ -166,6 +217,15 @@ export async function chunkMarkdown(text: string, opts: ChunkOptions, slicer: Yi
     prevBlank = blank || (fence === null && fenceMatch !== null && !opensFence)
     await slicer.maybeYield()
   }
+
+  for (let i = resume?.lines ?? 0; i < whole; i++) await readLine(i)
+  const checkpoint: ChunkCheckpoint = {
+    prefix: text.slice(0, text.lastIndexOf('\n') + 1),
+    lines: whole,
+    chunks: (resume?.chunks ?? 0) + chunks.length,
+    state: { headingStack: [...headingStack], current: [...current], currentTokens, currentHeadings, fence, prevBlank },
+  }
+  for (let i = whole; i < lines.length; i++) await readLine(i)
   emit(current)
-  return chunks
+  return { chunks, skipped: resume?.chunks ?? 0, checkpoint }
 }

@@ -8,7 +8,7 @@ import { createTurns } from '../shared/async.js'
 import { createForeground } from '../shared/foreground.js'
 import type { FileChanges, SpaceWriter } from '../store/port.js'
 import { createIndexer } from './indexer.js'
-import { createTermCache } from './prepare-file.js'
+import { createPrepareCache } from './prepare-file.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -88,7 +88,7 @@ function indexerOf(dir: string, store: SpaceWriter, log: string[]) {
     foreground: createForeground(),
     vectorizer: () => null,
     roots: { workspace: dir, sessions: null, paths: createMemoryPaths({ extraPaths: [] }) },
-    termCache: createTermCache(100, 100_000),
+    prepareCache: createPrepareCache({ chunks: 100, termChars: 100_000, files: 10, fileChars: 100_000 }),
     chunking: { maxTokens: 400, overlapTokens: 80 },
     maxFileBytes: 1_000_000,
     turns: createTurns(),

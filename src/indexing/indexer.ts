@@ -13,7 +13,7 @@ import type { Config } from '../config/config.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import { scanSources, statSource, type ScannedFile, type SourceRoots } from './file-scanner.js'
-import type { TermCache } from './prepare-file.js'
+import type { PrepareCache } from './prepare-file.js'
 import type { ReadSequence } from '../store/port.js'
 import { startPass, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
 import type { SyncResult } from './sync-result.js'
@@ -30,8 +30,8 @@ export type IndexerDeps = {
   /** The vectorizer now (null while no embedding provider is bound), asked at each use. */
   vectorizer: () => Pick<Vectorizer, 'vectorize'> | null
   roots: SourceRoots
-  /** Analysed terms of chunks by path and content (shared by every agent's indexer). */
-  termCache: TermCache
+  /** Chunk terms and file checkpoints (prepare-file.ts), shared by every agent's indexer. */
+  prepareCache: PrepareCache
   chunking: Config['chunking']
   maxFileBytes: number
   reclaimer?: PassContext['reclaimer']
@@ -53,7 +53,7 @@ export function createIndexer(deps: IndexerDeps) {
     },
     chunking: deps.chunking,
     maxFileBytes: deps.maxFileBytes,
-    termCache: deps.termCache,
+    prepareCache: deps.prepareCache,
     reclaimer: deps.reclaimer,
     turns: deps.turns,
     log: deps.log,

@@ -10,7 +10,7 @@ import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
 import { blankFlushMarkers } from '../files/content-rules.js'
 import { chunkDater } from '../domain/chunk-date.js'
-import { chunkMarkdown } from './chunker.js'
+import { chunkMarkdownFrom, type Chunk, type ChunkCheckpoint } from './chunker.js'
 import { embedInputHash } from './embed-input.js'
 
 /**
@@ -47,38 +47,67 @@ export function pathContext(rel: string): string {
 export type ChunkTerms = Pick<ChunkInput, 'bodyTerms' | 'headingTerms' | 'tokenCount'>
 
 /**
- * Chunk terms by path and content hash. Re-indexing a file after an append analyses only
- * its new chunks: the others hit the cache. Bounded by the length of the terms kept (a
- * 400-token chunk's terms are about 3 KB), since entries differ in size by a hundredfold.
+ * What preparing a file made of its text up to a chunker checkpoint (chunker.ts): the
+ * chunks before it, ready but for their dates, which may depend on the file's mtime.
  */
-export const createTermCache = (maxEntries: number, maxChars: number) =>
-  createLru<string, ChunkTerms>(maxEntries, {
-    maxWeight: maxChars,
-    weigh: (t) => t.bodyTerms.length + t.headingTerms.length,
-  })
-export type TermCache = ReturnType<typeof createTermCache>
+type FileCheckpoint = { chunker: ChunkCheckpoint; inputs: readonly ChunkInput[]; pieces: readonly Chunk[] }
 
+/**
+ * What preparing files remembers, shared by every agent's indexer. `terms`: chunk terms
+ * by path and content hash, so re-indexing a file after an edit analyses only its changed
+ * chunks; bounded by the length of the terms kept (a 400-token chunk's terms are about
+ * 3 KB), since entries differ in size by a hundredfold. `files`: the last checkpoint of
+ * recently prepared files, by file (its absolute path), so a file that grew by lines at its
+ * end (a day file after a flush, a transcript after a turn) is chunked, hashed and analysed
+ * from there on, not from its first line; bounded by the length of the text kept.
+ */
+export function createPrepareCache(bounds: { chunks: number; termChars: number; files: number; fileChars: number }) {
+  return {
+    terms: createLru<string, ChunkTerms>(bounds.chunks, {
+      maxWeight: bounds.termChars,
+      weigh: (t) => t.bodyTerms.length + t.headingTerms.length,
+    }),
+    files: createLru<string, FileCheckpoint>(bounds.files, {
+      maxWeight: bounds.fileChars,
+      weigh: (f) => f.chunker.prefix.length,
+    }),
+  }
+}
+export type PrepareCache = ReturnType<typeof createPrepareCache>
+
+/**
+ * The rows of one file. `cache.files` is looked up by `key` (the file's absolute path): a
+ * checkpoint of the same file is only a shortcut, used when the text still starts with what
+ * it was taken from, so the rows are the same as without it.
+ */
 export async function prepareFile(
   input: FileInput,
   chunking: Config['chunking'],
   slicer: { maybeYield(): Promise<void> },
-  termCache?: TermCache,
+  cache?: { prepare: PrepareCache; key: string },
 ): Promise<PreparedFile> {
-  const pieces = await chunkMarkdown(blankFlushMarkers(input.text), chunking, slicer)
-  let pathTerms: string[] | undefined
+  const previous = cache?.prepare.files.get(cache.key) ?? null
+  const made = await chunkMarkdownFrom(blankFlushMarkers(input.text), previous?.chunker ?? null, chunking, slicer)
+  const dater = chunkDater(input.rel, input.mtimeMs)
+  const pieces = [...(previous?.pieces.slice(0, made.skipped) ?? []), ...made.chunks]
   const chunks: ChunkInput[] = []
-  const dateOf = chunkDater(input.rel, input.mtimeMs)
-  for (const piece of pieces) {
+  // Chunks before the checkpoint resumed from are as they were, but for dates by mtime.
+  for (const kept of previous?.inputs.slice(0, made.skipped) ?? []) {
+    const datedMs = dater.byMtime ? dater.of((pieces[chunks.length] as Chunk).headings) : kept.datedMs
+    chunks.push(kept.datedMs === datedMs ? kept : { ...kept, datedMs })
+  }
+  let pathTerms: string[] | undefined
+  for (const piece of made.chunks) {
     const headings = piece.headings.join(' / ')
     const contentHash = embedInputHash(headings, piece.text)
     const key = `${input.rel}\n${contentHash}`
-    let terms = termCache?.get(key)
+    let terms = cache?.prepare.terms.get(key)
     if (!terms) {
       pathTerms ??= indexTokens(pathContext(input.rel))
       const body = indexTokens(piece.text)
       const context = [...indexTokens(piece.headings.join('\n')), ...pathTerms]
       terms = { bodyTerms: body.join(' '), headingTerms: context.join(' '), tokenCount: body.length + context.length }
-      termCache?.set(key, terms)
+      cache?.prepare.terms.set(key, terms)
     }
     chunks.push({
       startLine: piece.startLine,
@@ -87,9 +116,17 @@ export async function prepareFile(
       headings,
       contentHash,
       ...terms,
-      datedMs: dateOf(piece.headings),
+      datedMs: dater.of(piece.headings),
     })
     await slicer.maybeYield()
+  }
+  if (cache) {
+    const upTo = made.checkpoint.chunks
+    cache.prepare.files.set(cache.key, {
+      chunker: made.checkpoint,
+      inputs: chunks.slice(0, upTo),
+      pieces: pieces.slice(0, upTo),
+    })
   }
   return {
     record: {

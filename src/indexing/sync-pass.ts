@@ -21,7 +21,7 @@ import { embedInput } from './embed-input.js'
 import { readWorkspaceFile, type ReadResult } from '../files/workspace-fs.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
 import { sha256 } from '../domain/hashing.js'
-import { prepareFile, type PreparedFile, type TermCache } from './prepare-file.js'
+import { prepareFile, type PreparedFile, type PrepareCache } from './prepare-file.js'
 import { transcriptText } from './transcript.js'
 import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
@@ -81,7 +81,7 @@ export type PassContext = {
   vectorizer: Pick<Vectorizer, 'vectorize'> | null
   chunking: Config['chunking']
   maxFileBytes: number
-  termCache: TermCache
+  prepareCache: PrepareCache
   /** Shared by every pass of every agent: one pass's slice per turn of the event loop. */
   turns: Pick<Turns, 'next'>
   /** Told how many bytes of file text were read, so memory is given back after big work. */
@@ -308,7 +308,7 @@ export function startPass(
       },
       ctx.chunking,
       slicer,
-      ctx.termCache,
+      { prepare: ctx.prepareCache, key: file.abs },
     )
     writes.push(prepared)
     result.indexed++
