@@ -58,6 +58,17 @@ describe('prepareFile', () => {
       expect(fromCheckpoint.offers).toBeLessThan(whole.offers / 20)
     })
 
+    it('keeps no checkpoint of a file longer than a quarter of the bound', async () => {
+      const cache = createPrepareCache({ chunks: 1_000, termChars: 1_000_000, files: 4, fileChars: 4 * 1_000 })
+      const rel = 'memory/2026-03-01.md'
+      const key = { prepare: cache, key: '/big' }
+      await prepareFile(file(rel, day(10), 0), chunking, counting(), key)
+      expect(cache.files.size).toBe(1)
+      await prepareFile(file(rel, day(40), 0), chunking, counting(), key)
+      expect(day(40).length).toBeGreaterThan(1_000)
+      expect(cache.files.size).toBe(0)
+    })
+
     it('is prepared whole again when its start changed, or under another key', async () => {
       const cache = newCache()
       const rel = 'memory/2026-03-01.md'

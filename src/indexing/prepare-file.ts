@@ -59,7 +59,8 @@ type FileCheckpoint = { chunker: ChunkCheckpoint; inputs: readonly ChunkInput[];
  * 3 KB), since entries differ in size by a hundredfold. `files`: the last checkpoint of
  * recently prepared files, by file (its absolute path), so a file that grew by lines at its
  * end (a day file after a flush, a transcript after a turn) is chunked, hashed and analysed
- * from there on, not from its first line; bounded by the length of the text kept.
+ * from there on, not from its first line; bounded by the length of the text kept, and a
+ * file longer than a quarter of that bound keeps none (it would push out every other).
  */
 export function createPrepareCache(bounds: { chunks: number; termChars: number; files: number; fileChars: number }) {
   return {
@@ -71,6 +72,7 @@ export function createPrepareCache(bounds: { chunks: number; termChars: number; 
       maxWeight: bounds.fileChars,
       weigh: (f) => f.chunker.prefix.length,
     }),
+    maxFileChars: bounds.fileChars / 4,
   }
 }
 export type PrepareCache = ReturnType<typeof createPrepareCache>
@@ -120,7 +122,8 @@ export async function prepareFile(
     })
     await slicer.maybeYield()
   }
-  if (cache) {
+  if (cache && made.checkpoint.prefix.length > cache.prepare.maxFileChars) cache.prepare.files.delete(cache.key)
+  else if (cache) {
     const upTo = made.checkpoint.chunks
     cache.prepare.files.set(cache.key, {
       chunker: made.checkpoint,
