@@ -19,7 +19,12 @@ export type AgentsApp = TestApp & {
     method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     url: string,
     opts?: { agent?: string; token?: string; payload?: unknown; headers?: Record<string, string> },
-  ): Promise<{ statusCode: number; json: <T = Record<string, unknown>>() => T; body: string }>
+  ): Promise<{
+    statusCode: number
+    headers: Record<string, unknown>
+    json: <T = Record<string, unknown>>() => T
+    body: string
+  }>
 }
 
 type AgentsAppOptions = {
@@ -67,7 +72,7 @@ export async function buildAgentsApp(opts: AgentsAppOptions = {}): Promise<Agent
         headers,
         ...(o.payload === undefined ? {} : { payload: o.payload as string | object }),
       })
-      return { statusCode: res.statusCode, json: <T>() => res.json<T>(), body: res.body }
+      return { statusCode: res.statusCode, headers: res.headers, json: <T>() => res.json<T>(), body: res.body }
     },
   }
 }

@@ -244,6 +244,7 @@ describe('read grants between agents', () => {
     for (const res of refused) {
       expect(res.statusCode).toBe(503)
       expect(res.json()).toMatchObject({ code: 'OVERLOADED' })
+      expect(res.headers['retry-after']).toBe('1')
     }
     // Nothing is left waiting: each reader, asking again, finds its owner's note.
     for (const reader of ['r1', 'r2']) {

@@ -11,6 +11,12 @@ import { codeOfFsError, ERROR_CODES, isAppError, type ErrorCode } from '../../sh
 
 type Mapped = { code: ErrorCode; message: string; details?: unknown }
 
+/**
+ * Seconds an OVERLOADED answer asks a client to wait when its cause set none (an agent
+ * waiting for a place among the open ones): the code's message promises a Retry-After.
+ */
+const OVERLOADED_RETRY_AFTER_S = 1
+
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
@@ -53,6 +59,9 @@ function mapError(err: FastifyError): Mapped {
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, mapped: Mapped, statusOverride?: number) {
   const statusCode = statusOverride ?? ERROR_CODES[mapped.code].status
+  if (mapped.code === 'OVERLOADED' && !reply.hasHeader('retry-after')) {
+    void reply.header('retry-after', String(OVERLOADED_RETRY_AFTER_S))
+  }
   return reply.code(statusCode).send({
     statusCode,
     code: mapped.code,
