@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Request durations by route and status, search stage durations, searches by mode, degraded stages, provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), requests refused by admission control and requests waiting for an agent slot, body bytes in flight, event-loop lag and process metrics. Needs the admin token (an agent token gets 403 AGENT_FORBIDDEN) unless MNEMO_METRICS_PUBLIC=true.
+         * @description Request durations by route and status (event streams left out), search stage durations, searches by mode, degraded stages, provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), requests refused by admission control and requests waiting for an agent slot, body bytes in flight, event-loop lag and process metrics. Needs the admin token (an agent token gets 403 AGENT_FORBIDDEN) unless MNEMO_METRICS_PUBLIC=true.
          */
         get: operations["getMetrics"];
         put?: never;

@@ -61,6 +61,18 @@ describe('GET /events', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b))
   })
 
+  it('leaves a stream out of the request-duration histogram, however long it lasted', async () => {
+    const { t, subscribe } = await listening()
+    expect((await t.call('GET', '/health')).statusCode).toBe(200)
+    const c = await subscribe('ada')
+    // Shutting down ends the stream from the server's side: its response completes.
+    await t.app.close()
+    await c.ended
+    const routes = (await t.container.services.metrics.httpDuration.get()).values.map((v) => v.labels.route)
+    expect(routes).toContain('/health')
+    expect(routes).not.toContain('/events')
+  })
+
   it('announces a flush as a write of the day file', async () => {
     const { t, subscribe } = await listening()
     const c = await subscribe('ada')

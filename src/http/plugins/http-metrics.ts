@@ -1,7 +1,9 @@
 /**
  * GET /metrics (Prometheus text format) and the request-duration histogram behind it. The
  * route label is the route template (`/files/*`), never the raw URL, so the label set stays
- * bounded; requests no route matched count as `unmatched`. The page shows every agent's
+ * bounded; requests no route matched count as `unmatched`. Event streams (GET /events) are
+ * left out: their length is how long a client listened, hours, which would swamp the
+ * latency of every other request in a sum over routes. The page shows every agent's
  * activity, so it is the admin's (SPEC §8) unless MNEMO_METRICS_PUBLIC=true.
  */
 import type { FastifyInstance } from 'fastify'
@@ -12,6 +14,7 @@ import { errorResponses } from '../schemas/common.schema.js'
 
 export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics, opts: { metricsPublic: boolean }): void {
   app.addHook('onResponse', async (request, reply) => {
+    if (String(reply.getHeader('content-type')).startsWith('text/event-stream')) return
     metrics.httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
       reply.elapsedTime / 1000,
@@ -23,7 +26,7 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics, opts
       tags: ['ops'],
       summary: 'Prometheus metrics',
       description:
-        'Request durations by route and status, search stage durations, searches by mode, degraded stages, ' +
+        'Request durations by route and status (event streams left out), search stage durations, searches by mode, degraded stages, ' +
         'provider tokens, flushes, the main index (files, chunks, vectors pending, last sync), requests refused by ' +
         'admission control and requests waiting for an agent slot, body bytes in flight, event-loop lag ' +
         'and process metrics. Needs the admin token (an agent token gets 403 AGENT_FORBIDDEN) unless ' +
