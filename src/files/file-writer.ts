@@ -29,11 +29,14 @@ const errno = (err: unknown) => (err as NodeJS.ErrnoException).code
 export type WritePort = {
   write(handle: fs.FileHandle, bytes: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>
   sync(handle: fs.FileHandle): Promise<void>
+  /** Sets the file's access and modification times, in seconds since the epoch. */
+  setTimes(handle: fs.FileHandle, seconds: number): Promise<void>
 }
 
 export const nodeWritePort: WritePort = {
   write: (handle, bytes, offset, length) => handle.write(bytes, offset, length),
   sync: (handle) => handle.sync(),
+  setTimes: (handle, seconds) => handle.utimes(seconds, seconds),
 }
 
 /** The file a write changes: its name in its open folder. */
@@ -126,22 +129,32 @@ export async function statIfExists(target: WriteTarget): Promise<{ sizeBytes: nu
 }
 
 /** Writes all of `bytes` at the handle's position (or the end, with O_APPEND), then fsyncs. */
-async function writeAll(port: WritePort, handle: fs.FileHandle, bytes: Uint8Array): Promise<void> {
+/** Writes every byte, sets the modification time (ms since the epoch) when given, then fsyncs. */
+async function writeAll(port: WritePort, handle: fs.FileHandle, bytes: Uint8Array, mtimeMs?: number): Promise<void> {
   let written = 0
   while (written < bytes.length) {
     const { bytesWritten } = await port.write(handle, bytes, written, bytes.length - written)
     written += bytesWritten
   }
+  if (mtimeMs !== undefined) await port.setTimes(handle, mtimeMs / 1000)
   await port.sync(handle)
 }
 
-/** Replaces (or creates) the target with `bytes`: temp file, fsync, rename, fsync of the folder. */
-export async function replaceFile(target: WriteTarget, bytes: Uint8Array, port: WritePort): Promise<void> {
+/**
+ * Replaces (or creates) the target with `bytes`: temp file, fsync, rename, fsync of the
+ * folder. `mtimeMs` is set on the temp file, so a failure to set it changes nothing.
+ */
+export async function replaceFile(
+  target: WriteTarget,
+  bytes: Uint8Array,
+  port: WritePort,
+  mtimeMs?: number,
+): Promise<void> {
   const temp = `.${target.name}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`
   const handle = await inFolder(() => createFile(target.folder, temp, constants.O_WRONLY))
   if (!handle) throw new Error('temp file name collision')
   try {
-    await writeAll(port, handle, bytes)
+    await writeAll(port, handle, bytes, mtimeMs)
   } catch (err) {
     await handle.close()
     await fs.rm(target.folder.at(temp), { force: true })

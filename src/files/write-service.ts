@@ -279,9 +279,7 @@ export function createWriteService(deps: WriteServiceDeps) {
           return previous?.equals(bytes) ? 'unchanged' : null
         })()
         if (outcome) return { outcome, previous }
-        await replaceFile(file, bytes, deps.port)
-        const seconds = opts.mtimeMs / 1000
-        await fs.utimes(file.folder.at(file.name), seconds, seconds)
+        await replaceFile(file, bytes, deps.port, opts.mtimeMs)
         return { outcome: previous === null ? ('created' as const) : ('replaced' as const), previous }
       })
       const written = done.outcome === 'created' || done.outcome === 'replaced'

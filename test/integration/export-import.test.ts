@@ -10,7 +10,7 @@ import { Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
 import tar from 'tar-stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { WritePort } from '../../src/files/file-writer.js'
+import { nodeWritePort, type WritePort } from '../../src/files/file-writer.js'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
@@ -351,13 +351,13 @@ describe('an import that fails while writing', () => {
     let writes = 0
     let failAt = Infinity
     const writePort: WritePort = {
+      ...nodeWritePort,
       write: (handle, bytes, offset, length) => {
         if (++writes === failAt) {
           return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }))
         }
         return handle.write(bytes, offset, length)
       },
-      sync: (handle) => handle.sync(),
     }
     const app = await buildAgentsApp({ overrides: { writePort } })
     try {
@@ -379,6 +379,32 @@ describe('an import that fails while writing', () => {
       expect(fs.existsSync(app.ws.abs('memory/b.md'))).toBe(false)
       const found = await app.search({ query: 'zeppelins' })
       expect(found.body.results).toEqual([])
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('leaves no file behind when setting a restored file’s time fails (a failing disk)', async () => {
+    let timed = 0
+    const writePort: WritePort = {
+      ...nodeWritePort,
+      setTimes: (handle, seconds) =>
+        ++timed === 2
+          ? Promise.reject(Object.assign(new Error('EIO: i/o error, futimes'), { code: 'EIO' }))
+          : nodeWritePort.setTimes(handle, seconds),
+    }
+    const app = await buildAgentsApp({ overrides: { writePort } })
+    try {
+      const archive = await makeTar([
+        { name: 'main/memory/a.md', body: 'imported note about airships\n' },
+        { name: 'main/memory/b.md', body: 'this one meets a failing disk\n' },
+      ])
+      const res = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: archive })
+      expect(res.statusCode).toBe(500)
+      expect(timed).toBe(2)
+      expect(fs.existsSync(app.ws.abs('memory/a.md'))).toBe(false)
+      expect(fs.existsSync(app.ws.abs('memory/b.md'))).toBe(false)
+      expect(fs.readdirSync(app.ws.abs('memory')).filter((name) => name.startsWith('.'))).toEqual([])
     } finally {
       await app.close()
     }

@@ -23,6 +23,7 @@ function disk(freeBytes: number) {
       return nodeWritePort.write(handle, bytes, offset, n)
     },
     sync: (handle) => nodeWritePort.sync(handle),
+    setTimes: (handle, seconds) => nodeWritePort.setTimes(handle, seconds),
   }
   return { port, clear: () => (full = false) }
 }
