@@ -8,7 +8,6 @@
  * the next sync indexes it): the file is the source of truth.
  */
 import { createHash } from 'node:crypto'
-import fs from 'node:fs/promises'
 import { sha256 } from '../domain/hashing.js'
 import { appError, isAppError } from '../shared/errors.js'
 import type { InFlight } from '../shared/in-flight.js'
