@@ -9,6 +9,7 @@ import { createForeground } from '../shared/foreground.js'
 import type { FileChanges, SpaceWriter } from '../store/port.js'
 import { createIndexer } from './indexer.js'
 import { createPrepareCache } from './prepare-file.js'
+import type { Vectorizer, VectorizeResult } from './vectorizer.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -74,7 +75,12 @@ function slowStore(opts: { failWrite?: number } = {}) {
 }
 
 /** An indexer over `dir` writing to `store`; each read number it takes is logged as `read`. */
-function indexerOf(dir: string, store: SpaceWriter, log: string[]) {
+function indexerOf(
+  dir: string,
+  store: SpaceWriter,
+  log: string[],
+  vectorizer: Pick<Vectorizer, 'vectorize'> | null = null,
+) {
   let seq = 0
   return createIndexer({
     live: store,
@@ -86,7 +92,7 @@ function indexerOf(dir: string, store: SpaceWriter, log: string[]) {
       },
     },
     foreground: createForeground(),
-    vectorizer: () => null,
+    vectorizer: () => vectorizer,
     roots: { workspace: dir, sessions: null, paths: createMemoryPaths({ extraPaths: [] }) },
     prepareCache: createPrepareCache({ chunks: 100, termChars: 100_000, files: 10, fileChars: 100_000 }),
     chunking: { maxTokens: 400, overlapTokens: 80 },
@@ -134,5 +140,43 @@ describe('a sync pass over a store that overlaps writes', () => {
       'end 1',
       'start 2 memory/2026-01-02.md',
     ])
+  })
+})
+
+describe('a file that grew since its last pass', () => {
+  it('reaches the store with the vectors of this pass only: prepared chunks kept for the next append hold none', async () => {
+    const dir = workspace(0)
+    const file = path.join(dir, 'memory', '2026-01-01.md')
+    const entries = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => `## 09:00:0${from + i}\n- note ${from + i}\n`).join('')
+    fs.writeFileSync(file, entries(0, 4))
+    const vectorsSeen: (Float32Array | undefined)[][] = []
+    const store: SpaceWriter = {
+      ...slowStore().store,
+      overlapsWrites: false,
+      batchChunks: 1_000,
+      storesVectors: () => true,
+      async applyChanges(changes: FileChanges) {
+        for (const r of changes.replace ?? []) vectorsSeen.push(r.chunks.map((c) => c.vector))
+      },
+    }
+    let providerDown = false
+    const vectorizer = {
+      vectorize: async (items: readonly unknown[]): Promise<VectorizeResult> =>
+        providerDown
+          ? { vectors: items.map(() => undefined), embedded: 0, cacheHits: 0, tokens: 0, error: new Error('down') }
+          : { vectors: items.map(() => new Float32Array([1, 0])), embedded: items.length, cacheHits: 0, tokens: 0 },
+    }
+    const indexer = indexerOf(dir, store, [], vectorizer)
+    await indexer.sync({ full: true, reason: 'test' })
+    fs.appendFileSync(file, entries(4, 6))
+    providerDown = true
+    await indexer.sync({ full: true, reason: 'test' })
+
+    expect(vectorsSeen.map((v) => v.length)).toEqual([4, 6])
+    expect(vectorsSeen[0]?.every((v) => v !== undefined)).toBe(true)
+    // The provider is down: no chunk of the second pass has a vector, not even the four
+    // prepared in the first (a vector kept from then could belong to another model).
+    expect(vectorsSeen[1]?.every((v) => v === undefined)).toBe(true)
   })
 })

@@ -180,8 +180,11 @@ export function startPass(
     writes = []
     touches = []
     batchChunks = 0
-    // Vectors are only worth paying for when some index stores them.
+    // Vectors are only worth paying for when some index stores them. They go on copies of
+    // the chunks: prepared chunks are kept for the file's next append (prepare-file.ts),
+    // which must not carry this pass's vectors (a later pass may embed with another model).
     if (writeTo().some((target) => target.storesVectors())) {
+      for (const f of w) f.chunks = f.chunks.map((c) => ({ ...c }))
       await embed(
         w.flatMap((f) =>
           f.chunks.map((c) => ({
