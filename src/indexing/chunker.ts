@@ -43,7 +43,7 @@ type Unit = {
  * text chunks exactly as a chunking of the whole would. Chunks emitted before it are final.
  */
 export type ChunkCheckpoint = {
-  /** The text it was taken in, up to and including the last `\n`: a text starting with it can resume. */
+  /** The text it was taken in, up to and including its last newline: a text starting with it can resume. */
   readonly prefix: string
   /** Lines of the prefix consumed. */
   readonly lines: number
@@ -167,7 +167,7 @@ export async function chunkMarkdownFrom(
   }
 
   const lines = splitLines(text)
-  // Lines ended by a `\n`; a last line without one may still grow, so it comes after the checkpoint.
+  // Lines ended by a newline; a last line without one may still grow, so it comes after the checkpoint.
   const whole = text.endsWith('\n') || lines.length === 0 ? lines.length : lines.length - 1
   let prevBlank = resume?.state.prevBlank ?? true
 
