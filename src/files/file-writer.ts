@@ -128,8 +128,10 @@ export async function statIfExists(target: WriteTarget): Promise<{ sizeBytes: nu
   }
 }
 
-/** Writes all of `bytes` at the handle's position (or the end, with O_APPEND), then fsyncs. */
-/** Writes every byte, sets the modification time (ms since the epoch) when given, then fsyncs. */
+/**
+ * Writes all of `bytes` at the handle's position (or the end, with O_APPEND), sets the
+ * modification time (ms since the epoch) when given, then fsyncs.
+ */
 async function writeAll(port: WritePort, handle: fs.FileHandle, bytes: Uint8Array, mtimeMs?: number): Promise<void> {
   let written = 0
   while (written < bytes.length) {
