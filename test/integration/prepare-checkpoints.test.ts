@@ -1,0 +1,179 @@
+/**
+ * Files that grow at their end are prepared from their last checkpoint (prepare-file.ts,
+ * chunker.ts chunkMarkdownFrom) and their rows matched as a multiset (chunk-diff.ts). The
+ * promise is that none of it shows: after any sequence of writes the index answers exactly
+ * as an index built from scratch over the same files does (same files, chunks, lines,
+ * snippets, scores, dates). Each test writes through the API and then compares every answer
+ * with a fresh app (a fresh prepare cache) over a copy of the files.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { createFakeEmbedder } from '../helpers/fake-embedder.js'
+import { createTempWorkspace } from '../helpers/temp-workspace.js'
+import type { ContainerOverrides } from '../../src/container.js'
+
+/** Small chunks, so a few lines of text make several of them and appends cross chunk ends. */
+const SMALL_CHUNKS = { MNEMO_CHUNK_TOKENS: '32', MNEMO_CHUNK_OVERLAP_TOKENS: '8' }
+
+/** 2026-03-01 14:00 local: flushes go to memory/2026-03-01.md. */
+const NOW = new Date(2026, 2, 1, 14, 0, 0).getTime()
+
+/** Words the texts below are made of: together the searches reach every chunk. */
+const QUERIES = ['zebra', 'quokka', 'lorem ipsum', 'same line', 'fence code', 'deploy', 'heading', 'crlf', 'tail']
+
+type Answers = Record<string, unknown>
+
+/** Everything the index answers about the files: the listing and every search, in a stable order. */
+async function answers(t: TestApp, extra: Record<string, unknown> = {}): Promise<Answers> {
+  const list = (await t.app.inject({ method: 'GET', url: '/files' })).json<{ files: Record<string, unknown>[] }>()
+  const out: Answers = {
+    files: list.files.map(({ path: p, chunks, lines, sha256, sizeBytes }) => ({ p, chunks, lines, sha256, sizeBytes })),
+  }
+  const ranges = [{}, { after: '2026-03-01', before: '2026-03-02', datedOnly: true }, { after: '2026-03-01T12:00' }]
+  for (const query of QUERIES) {
+    for (const range of ranges) {
+      const res = await t.search({ query, maxResults: 100, minScore: 0, ...range, ...extra })
+      expect(res.statusCode, JSON.stringify(res.body)).toBe(200)
+      // Equal scores may come in either order (row ids differ between the two indexes).
+      out[`${query} ${JSON.stringify(range)}`] = res.body.results
+        .map((r) => `${r.path}:${r.startLine}-${r.endLine} ${r.score.toFixed(6)} ${JSON.stringify(r.snippet)}`)
+        .sort()
+    }
+  }
+  return out
+}
+
+/** The answers of a fresh app over a copy of `t`'s files (their modification times kept). */
+async function freshAnswers(t: TestApp, overrides: ContainerOverrides = {}, extra: Record<string, unknown> = {}) {
+  const ws = createTempWorkspace()
+  fs.cpSync(t.ws.root, ws.root, { recursive: true, preserveTimestamps: true })
+  const fresh = await useTestApp({ ws, env: SMALL_CHUNKS, overrides: { now: () => NOW, ...overrides } })
+  return answers(fresh, extra)
+}
+
+async function put(t: TestApp, rel: string, content: string): Promise<void> {
+  const res = await t.app.inject({ method: 'PUT', url: `/files/${rel}`, payload: { content } })
+  expect(res.statusCode, res.body).toBeLessThan(300)
+}
+
+async function append(t: TestApp, rel: string, content: string): Promise<void> {
+  const res = await t.app.inject({ method: 'POST', url: `/files/${rel}`, payload: { content } })
+  expect(res.statusCode, res.body).toBeLessThan(300)
+}
+
+async function flush(t: TestApp, body: object): Promise<void> {
+  const res = await t.app.inject({ method: 'POST', url: '/flush', payload: body })
+  expect(res.statusCode, res.body).toBe(200)
+}
+
+const start = (overrides: ContainerOverrides = {}) =>
+  useTestApp({ env: SMALL_CHUNKS, overrides: { now: () => NOW, ...overrides } })
+
+const LONG = 'lorem ipsum dolor sit amet. '.repeat(20)
+
+describe('files prepared from their checkpoints', () => {
+  it('answer as a fresh index after appends, edits, truncation and rewrites', async () => {
+    const t = await start()
+    const day = 'memory/2026-03-01.md'
+    const note = 'memory/notes.md'
+    await put(t, day, '# Day\n- deploy zebra one\n- deploy zebra two\n')
+    await put(t, note, '# Notes\nquokka first\n')
+    // A last line without a newline grows, then ends.
+    await put(t, note, '# Notes\nquokka first\ntail without')
+    await put(t, note, '# Notes\nquokka first\ntail without a newline, now ended\n')
+    // A fence left open, closed by a later append; a heading alone at the end, then its body.
+    await append(t, note, '```\nfence code zebra\n')
+    await append(t, note, 'more fence code\n```\nafter the fence quokka\n## Heading alone\n')
+    await append(t, note, 'heading body quokka\n')
+    // A long line cut into pieces, then more after it; repetitive equal lines in two goes.
+    await append(t, note, `${LONG}\nquokka after lorem\n`)
+    await append(t, note, 'same line\n'.repeat(30))
+    await append(t, note, 'same line\n'.repeat(30))
+    // Flushes into the day file, one retried.
+    await flush(t, { content: '- deploy quokka decided', flushId: 'f-1' })
+    await flush(t, { content: '- deploy quokka decided', flushId: 'f-1' })
+    await flush(t, { entries: ['- zebra entry', `- ${LONG}`], flushId: 'f-2' })
+    expect(await answers(t)).toEqual(await freshAnswers(t))
+
+    // An edit in the middle, one at the start, a truncation, a shorter file with the same start.
+    const text = t.ws.read(note)
+    await put(t, note, text.replace('more fence code', 'more fence code edited'))
+    await put(t, note, `# Notes renamed heading\n${t.ws.read(note).split('\n').slice(1).join('\n')}`)
+    await append(t, note, 'quokka appended after edits\n')
+    await put(t, note, t.ws.read(note).slice(0, Math.floor(t.ws.read(note).length / 2)))
+    await put(t, day, '# Day\n- deploy zebra one\n')
+    await flush(t, { content: '- deploy after the truncation zebra', flushId: 'f-3' })
+    expect(await answers(t)).toEqual(await freshAnswers(t))
+  })
+
+  it('answer as a fresh index for a CRLF file and a last line ending in a lone CR', async () => {
+    const t = await start()
+    const rel = 'memory/2026-03-01-crlf.md'
+    t.ws.write(rel, '# CRLF heading\r\ncrlf zebra line\r\ncrlf tail\r')
+    await t.sync()
+    t.ws.write(rel, '# CRLF heading\r\ncrlf zebra line\r\ncrlf tail\r\n```\r\nfence code crlf\r\n')
+    await t.sync()
+    t.ws.write(rel, `${t.ws.read(rel)}\`\`\`\r\n## 15:00:00\r\ncrlf quokka ${LONG}\r\n`)
+    await t.sync()
+    expect(await answers(t)).toEqual(await freshAnswers(t))
+  })
+
+  it('answer as a fresh index when appends race flushes, searches and a full rebuild', async () => {
+    const t = await start()
+    const day = 'memory/2026-03-01.md'
+    await put(t, day, '# Day\n- deploy zebra base\n')
+    const work: Promise<unknown>[] = []
+    for (let i = 0; i < 12; i++) {
+      work.push(append(t, day, `- zebra append ${i} quokka\n${i % 3 === 0 ? `${LONG}\n` : ''}`))
+      work.push(flush(t, { content: `- deploy flush ${i} zebra`, flushId: `race-${i % 5}` }))
+      work.push(t.search({ query: 'zebra', maxResults: 100, minScore: 0 }))
+      if (i === 4) work.push(t.sync(true))
+    }
+    await Promise.all(work)
+    await t.sync()
+    expect(await answers(t)).toEqual(await freshAnswers(t))
+  })
+
+  it('answer as a fresh index, vectors too, after appends while the embedding provider was down', async () => {
+    const embedder = createFakeEmbedder()
+    const t = await start({ embedder: embedder.provider })
+    const day = 'memory/2026-03-01.md'
+    await put(t, day, '# Day\n- deploy zebra base\n')
+    embedder.fail()
+    await append(t, day, '- quokka while down\n')
+    await flush(t, { content: '- deploy zebra while down', flushId: 'down-1' })
+    embedder.recover()
+    await append(t, day, `- quokka after recovery ${LONG}\n`)
+    await t.sync()
+    const hybrid = { mode: 'hybrid' }
+    expect(await answers(t, hybrid)).toEqual(await freshAnswers(t, { embedder: createFakeEmbedder().provider }, hybrid))
+  })
+})
+
+describe('two agents with the same day file', () => {
+  it('answer each from its own text', async () => {
+    const { useAgentsApp } = await import('../helpers/agents-app.js')
+    const t = await useAgentsApp({ overrides: { now: () => NOW }, env: SMALL_CHUNKS })
+    const day = 'memory/2026-03-01.md'
+    const write = async (agent: string, content: string) => {
+      const res = await t.call('POST', `/files/${day}`, { agent, payload: { content } })
+      expect(res.statusCode, res.body).toBeLessThan(300)
+    }
+    // The same first lines, then each its own: neither may be prepared from the other's checkpoint.
+    for (const agent of ['ana', 'bo']) await write(agent, '# Day\n- deploy zebra shared start\n')
+    await write('ana', '- quokka only ana\n')
+    await write('bo', '- zebra only bo\n')
+    await write('ana', `- ${LONG}\n`)
+    const found = async (agent: string, query: string) =>
+      (await t.call('POST', '/search', { agent, payload: { query, maxResults: 100, minScore: 0 } })).json<{
+        results: { path: string; snippet: string }[]
+      }>().results
+    expect((await found('ana', 'zebra only bo')).some((r) => r.snippet.includes('only bo'))).toBe(false)
+    expect((await found('bo', 'quokka only ana')).some((r) => r.snippet.includes('only ana'))).toBe(false)
+    expect(fs.readFileSync(path.join(t.agentsDir, 'bo', ...day.split('/')), 'utf8')).toBe(
+      '# Day\n- deploy zebra shared start\n- zebra only bo\n',
+    )
+  })
+})
