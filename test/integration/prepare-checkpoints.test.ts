@@ -152,6 +152,20 @@ describe('files prepared from their checkpoints', () => {
   })
 })
 
+describe('a long line cut into pieces', () => {
+  it('gets a vector on every piece, equal pieces too, and keeps them across appends', async () => {
+    const t = await start({ embedder: createFakeEmbedder().provider })
+    const day = 'memory/2026-03-01.md'
+    // Pieces of one line share its start line; the repeated sentence makes some of them equal.
+    await put(t, day, `# Day\n- deploy zebra ${LONG}\n`)
+    await append(t, day, `- quokka ${LONG}${'zebra tail. '.repeat(30)}\n`)
+    const status = (await t.app.inject({ method: 'GET', url: '/index' })).json<{ vectorsPending: number }>()
+    expect(status.vectorsPending).toBe(0)
+    const hybrid = { mode: 'hybrid' }
+    expect(await answers(t, hybrid)).toEqual(await freshAnswers(t, { embedder: createFakeEmbedder().provider }, hybrid))
+  })
+})
+
 describe('two agents with the same day file', () => {
   it('answer each from its own text', async () => {
     const { useAgentsApp } = await import('../helpers/agents-app.js')
