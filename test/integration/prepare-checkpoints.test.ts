@@ -9,13 +9,15 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { useAgentsApp } from '../helpers/agents-app.js'
 import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { createFakeEmbedder } from '../helpers/fake-embedder.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
+import { waitFor } from '../helpers/wait-for.js'
 import type { ContainerOverrides } from '../../src/container.js'
 
 /** Small chunks, so a few lines of text make several of them and appends cross chunk ends. */
-const SMALL_CHUNKS = { MNEMO_CHUNK_TOKENS: '32', MNEMO_CHUNK_OVERLAP_TOKENS: '8' }
+const ENV = { MNEMO_CHUNK_TOKENS: '32', MNEMO_CHUNK_OVERLAP_TOKENS: '8', MNEMO_SESSIONS_DIR: 'sessions' }
 
 /** 2026-03-01 14:00 local: flushes go to memory/2026-03-01.md. */
 const NOW = new Date(2026, 2, 1, 14, 0, 0).getTime()
@@ -49,7 +51,10 @@ async function answers(t: TestApp, extra: Record<string, unknown> = {}): Promise
 async function freshAnswers(t: TestApp, overrides: ContainerOverrides = {}, extra: Record<string, unknown> = {}) {
   const ws = createTempWorkspace()
   fs.cpSync(t.ws.root, ws.root, { recursive: true, preserveTimestamps: true })
-  const fresh = await useTestApp({ ws, env: SMALL_CHUNKS, overrides: { now: () => NOW, ...overrides } })
+  const sessions = path.join(t.ws.base, 'sessions')
+  if (fs.existsSync(sessions))
+    fs.cpSync(sessions, path.join(ws.base, 'sessions'), { recursive: true, preserveTimestamps: true })
+  const fresh = await useTestApp({ ws, env: ENV, overrides: { now: () => NOW, ...overrides } })
   return answers(fresh, extra)
 }
 
@@ -69,7 +74,7 @@ async function flush(t: TestApp, body: object): Promise<void> {
 }
 
 const start = (overrides: ContainerOverrides = {}) =>
-  useTestApp({ env: SMALL_CHUNKS, overrides: { now: () => NOW, ...overrides } })
+  useTestApp({ env: ENV, overrides: { now: () => NOW, ...overrides } })
 
 const LONG = 'lorem ipsum dolor sit amet. '.repeat(20)
 
@@ -152,6 +157,26 @@ describe('files prepared from their checkpoints', () => {
   })
 })
 
+describe('a transcript that grows turn by turn', () => {
+  it('answers as a fresh index, a turn half written included', async () => {
+    const t = await start()
+    const file = path.join(t.ws.base, 'sessions', 'main.jsonl')
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    const turn = (role: string, content: string) => `${JSON.stringify({ role, content })}\n`
+    fs.writeFileSync(file, turn('user', 'deploy zebra question') + turn('assistant', `quokka ${LONG}`))
+    await t.sync()
+    // A turn half written (not JSON yet), then whole, then more turns and a line not JSON.
+    const half = turn('user', 'tail zebra half written')
+    fs.appendFileSync(file, half.slice(0, 20))
+    await t.sync()
+    fs.appendFileSync(file, half.slice(20))
+    await t.sync()
+    fs.appendFileSync(file, `not json {\n${turn('assistant', '```\nfence code\n```')}${turn('user', 'same line')}`)
+    await t.sync()
+    expect(await answers(t)).toEqual(await freshAnswers(t))
+  })
+})
+
 describe('a long line cut into pieces', () => {
   it('gets a vector on every piece, equal pieces too, and keeps them across appends', async () => {
     const t = await start({ embedder: createFakeEmbedder().provider })
@@ -166,10 +191,36 @@ describe('a long line cut into pieces', () => {
   })
 })
 
+describe('an embedding model changed between appends', () => {
+  it('answers as a fresh index with the new model', async () => {
+    const ws = createTempWorkspace()
+    const day = 'memory/2026-03-01.md'
+    const first = await useTestApp({
+      ws,
+      env: ENV,
+      overrides: { now: () => NOW, embedder: createFakeEmbedder().provider },
+    })
+    await put(first, day, `# Day\n- deploy zebra ${LONG}\n`)
+    await append(first, day, '- quokka with the first model\n')
+    await first.app.close()
+    const model = () => createFakeEmbedder({ dims: 24, model: 'fake-other' }).provider
+    const t = await useTestApp({ ws, env: ENV, overrides: { now: () => NOW, embedder: model() } })
+    await append(t, day, '- zebra with the second model\n')
+    await t.sync()
+    // The new model's dimensions rebuild the index in the background (index settings changed).
+    const status = await waitFor(async () => {
+      const s = (await t.app.inject({ method: 'GET', url: '/index' })).json<{ rebuilding: boolean }>()
+      return s.rebuilding ? undefined : s
+    })
+    expect(status).toMatchObject({ embedding: { model: 'fake-other', dims: 24 }, vectorsPending: 0 })
+    const hybrid = { mode: 'hybrid' }
+    expect(await answers(t, hybrid)).toEqual(await freshAnswers(t, { embedder: model() }, hybrid))
+  })
+})
+
 describe('two agents with the same day file', () => {
   it('answer each from its own text', async () => {
-    const { useAgentsApp } = await import('../helpers/agents-app.js')
-    const t = await useAgentsApp({ overrides: { now: () => NOW }, env: SMALL_CHUNKS })
+    const t = await useAgentsApp({ overrides: { now: () => NOW }, env: ENV })
     const day = 'memory/2026-03-01.md'
     const write = async (agent: string, content: string) => {
       const res = await t.call('POST', `/files/${day}`, { agent, payload: { content } })
