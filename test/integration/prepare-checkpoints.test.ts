@@ -157,6 +157,21 @@ describe('files prepared from their checkpoints', () => {
   })
 })
 
+describe('a file big enough to be written in stages', () => {
+  it('answers as a fresh index after appends and a line inserted at its start', async () => {
+    const t = await start()
+    const day = 'memory/2026-03-01.md'
+    // About 9,000 terms: a change of all its chunks is staged over several transactions.
+    const entries = Array.from({ length: 600 }, (_, i) => `- entry ${i} deploy zebra note ${i % 7 === 0 ? LONG : ''}`)
+    await put(t, day, `# Day\n${entries.join('\n')}\n`)
+    await append(t, day, '- quokka appended to the big file\n')
+    await put(t, day, `- tail first line now\n${t.ws.read(day)}`)
+    await append(t, day, 'same line\n'.repeat(5))
+    await flush(t, { content: '- deploy flushed into the big file', flushId: 'big-1' })
+    expect(await answers(t)).toEqual(await freshAnswers(t))
+  })
+})
+
 describe('a transcript that grows turn by turn', () => {
   it('answers as a fresh index, a turn half written included', async () => {
     const t = await start()
