@@ -134,10 +134,12 @@ describe('files prepared from their checkpoints', () => {
       work.push(append(t, day, `- zebra append ${i} quokka\n${i % 3 === 0 ? `${LONG}\n` : ''}`))
       work.push(flush(t, { content: `- deploy flush ${i} zebra`, flushId: `race-${i % 5}` }))
       work.push(t.search({ query: 'zebra', maxResults: 100, minScore: 0 }))
-      if (i === 4) work.push(t.sync(true))
+      // Rewrites to a shorter file with the same first lines, and full rebuilds, in the middle.
+      if (i === 5) work.push(put(t, day, '# Day\n- deploy zebra base\n- rewritten quokka\n'))
+      if (i % 4 === 0) work.push(t.sync(true))
     }
     await Promise.all(work)
-    await t.sync()
+    // No sync after: each write's own pass left the index as a fresh one over its files.
     expect(await answers(t)).toEqual(await freshAnswers(t))
   })
 
@@ -154,6 +156,21 @@ describe('files prepared from their checkpoints', () => {
     await t.sync()
     const hybrid = { mode: 'hybrid' }
     expect(await answers(t, hybrid)).toEqual(await freshAnswers(t, { embedder: createFakeEmbedder().provider }, hybrid))
+  })
+})
+
+describe('flush markers', () => {
+  it('stay out of the index when the day file is written back with CRLF line ends', async () => {
+    const t = await start()
+    const day = 'memory/2026-03-01.md'
+    await flush(t, { content: '- deploy decided', flushId: 'zebracorn-1' })
+    expect((await t.search({ query: 'zebracorn', minScore: 0 })).body.results).toEqual([])
+    // A client (an editor on Windows) reads the file and writes it back whole, markers kept.
+    await put(t, day, t.ws.read(day).replaceAll('\n', '\r\n'))
+    expect(t.ws.read(day)).toContain('zebracorn-1')
+    expect((await t.search({ query: 'zebracorn', minScore: 0 })).body.results).toEqual([])
+    await flush(t, { content: '- deploy decided', flushId: 'zebracorn-1' })
+    expect(t.ws.read(day).split('deploy decided')).toHaveLength(2)
   })
 })
 
