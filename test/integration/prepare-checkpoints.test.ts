@@ -159,6 +159,39 @@ describe('files prepared from their checkpoints', () => {
   })
 })
 
+describe('a note dated by its modification time', () => {
+  it('keeps the dates of its unchanged chunks across appends and touches, until a full rebuild', async () => {
+    const t = await start()
+    const rel = 'memory/projects/plan.md'
+    const setMtime = (date: Date) => fs.utimesSync(t.ws.abs(rel), date, date)
+    t.ws.write(rel, `# Plan\n- zebra first note ${LONG}\n\n`)
+    setMtime(new Date(2026, 1, 1, 12, 0))
+    await t.sync()
+    fs.appendFileSync(t.ws.abs(rel), '## Later\n- quokka second note\n')
+    setMtime(new Date(2026, 2, 5, 12, 0))
+    await t.sync()
+    const found = async (range: object) =>
+      (await t.search({ query: 'zebra quokka', maxResults: 100, minScore: 0, datedOnly: true, ...range })).body.results
+        .map((r) => `${r.startLine}-${r.endLine}`)
+        .sort()
+    const february = { before: '2026-02-15' }
+    const march = { after: '2026-03-01', before: '2026-03-06' }
+    const before = { february: await found(february), march: await found(march) }
+    // The first note's chunks were written in February, the second note in March.
+    expect(before.february.length).toBeGreaterThan(0)
+    expect(before.march.length).toBeGreaterThan(0)
+    expect(before.february.some((r) => before.march.includes(r))).toBe(false)
+    // A touch changes no chunk, so no date.
+    setMtime(new Date(2026, 3, 1, 12, 0))
+    await t.sync()
+    expect({ february: await found(february), march: await found(march) }).toEqual(before)
+    // A full rebuild dates every chunk by the file's modification time, as a fresh index does.
+    await t.sync(true)
+    expect({ february: await found(february), march: await found(march) }).toEqual({ february: [], march: [] })
+    expect(await answers(t)).toEqual(await freshAnswers(t))
+  })
+})
+
 describe('flush markers', () => {
   it('stay out of the index when the day file is written back with CRLF line ends', async () => {
     const t = await start()
