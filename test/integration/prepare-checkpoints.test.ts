@@ -61,16 +61,19 @@ async function freshAnswers(t: TestApp, overrides: ContainerOverrides = {}, extr
 async function put(t: TestApp, rel: string, content: string): Promise<void> {
   const res = await t.app.inject({ method: 'PUT', url: `/files/${rel}`, payload: { content } })
   expect(res.statusCode, res.body).toBeLessThan(300)
+  expect(res.json(), 'indexed by its own pass').toMatchObject({ indexed: true })
 }
 
 async function append(t: TestApp, rel: string, content: string): Promise<void> {
   const res = await t.app.inject({ method: 'POST', url: `/files/${rel}`, payload: { content } })
   expect(res.statusCode, res.body).toBeLessThan(300)
+  expect(res.json(), 'indexed by its own pass').toMatchObject({ indexed: true })
 }
 
 async function flush(t: TestApp, body: object): Promise<void> {
   const res = await t.app.inject({ method: 'POST', url: '/flush', payload: body })
   expect(res.statusCode, res.body).toBe(200)
+  expect(res.json(), 'indexed by its own pass').toMatchObject({ indexed: true })
 }
 
 /** POST /index full: a rebuild asked for while another runs is refused (409 INDEX_BUSY), which is fine here. */
