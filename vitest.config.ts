@@ -17,6 +17,7 @@ const POSTGRES_API_SUITE = [
   'test/integration/export-import.test.ts',
   'test/integration/events.test.ts',
   'test/integration/agents.grants.test.ts',
+  'test/integration/prepare-checkpoints.test.ts',
 ]
 
 export default defineConfig({

@@ -301,7 +301,10 @@ export function createFlushService(deps: FlushServiceDeps) {
           waiting.delete(key)
           return writeBatch(rel, lookIn, mine)
         })
-        .catch((err: unknown) => {
+        .catch(async (err: unknown) => {
+          // A failed append is undone (file-writer.ts), but a sync may have read the day file
+          // half written meanwhile: indexed as it is now, the index shows nothing of it.
+          await indexWritten(deps, rel)
           for (const p of mine) p.done.reject(err)
         })
     }

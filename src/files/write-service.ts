@@ -202,6 +202,7 @@ export function createWriteService(deps: WriteServiceDeps) {
     const rel = writablePath(raw)
     checkAppendContent(content, deps.maxFileBytes)
     return deps.inFlight.run(async () => {
+      const appending = { begun: false }
       const written = await locked(rel, true, async (target) => {
         const file = target as WriteTarget
         const current = (await readIfExists(file)) ?? null
@@ -209,6 +210,7 @@ export function createWriteService(deps: WriteServiceDeps) {
         const text = lineBreakBefore(current) + (content.endsWith('\n') ? content : `${content}\n`)
         const added = Buffer.from(text, 'utf8')
         checkSize((current?.length ?? 0) + added.length, deps.maxFileBytes)
+        appending.begun = true
         await appendToFile(file, added, deps.port)
         // Counted and hashed in place: a day file of megabytes is not copied or decoded.
         const before = current ?? Buffer.alloc(0)
@@ -220,6 +222,11 @@ export function createWriteService(deps: WriteServiceDeps) {
           sizeBytes: before.length + added.length,
           created: current === null,
         }
+      }).catch(async (err: unknown) => {
+        // A failed append is undone (file-writer.ts), but a sync may have read the file half
+        // written meanwhile: indexed as it is now, the index shows nothing of it.
+        if (appending.begun) await index(rel)
+        throw err
       })
       deps.onChange?.({ kind: 'written', path: rel, sha256: written.sha256, sizeBytes: written.sizeBytes })
       const indexed = await index(rel)

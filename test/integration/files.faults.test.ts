@@ -81,6 +81,32 @@ describe('a full disk', () => {
     expect(fs.readdirSync(t.ws.root).filter((f) => f.includes('mnemo-tmp'))).toEqual([])
   })
 
+  it('leaves nothing in the index of an append or a flush that a sync read half written before it failed', async () => {
+    let t: TestApp | null = null
+    let failing = false
+    // Writes half of what it is given; a sync (a watcher's) reads the file; then the disk is full.
+    const port: WritePort = {
+      async write(handle, bytes, offset, length) {
+        if (!failing) return nodeWritePort.write(handle, bytes, offset, length)
+        await nodeWritePort.write(handle, bytes, offset, Math.floor(length / 2))
+        await t?.sync()
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+      },
+      sync: (handle) => nodeWritePort.sync(handle),
+      setTimes: (handle, seconds) => nodeWritePort.setTimes(handle, seconds),
+    }
+    t = await start(port)
+    const rel = 'memory/2026-02-16.md'
+    const before = t.ws.read(rel)
+    failing = true
+    const append = await post(t, `/files/${rel}`, { content: '- quokka noted\n- quokka noted again\n' })
+    const flush = await post(t, '/flush', { content: '- wombat noted\n- wombat noted again', date: '2026-02-16' })
+    failing = false
+    expect([append.statusCode, flush.statusCode]).toEqual([507, 507])
+    expect(t.ws.read(rel)).toBe(before)
+    for (const query of ['quokka', 'wombat']) expect((await t.search({ query, minScore: 0 })).body.results).toEqual([])
+  })
+
   it('ignores a marker whose entry was cut short on disk (a crash mid-write)', async () => {
     const t = await start()
     t.ws.write('memory/2026-03-02.md', '## 10:00:00\n<!-- mnemo:flush id=s:1 lines=2 -->\n- first note\n- sec')

@@ -129,13 +129,13 @@ export function createIndexWrites(t: Tables) {
       return counts
     })
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
-    const { rows } = await c.query<{ id: number; start_line: number }>(
+    const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
       `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
          body_terms, heading_terms, token_count, terms, tf, has_vector, dated_ms)
        SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.tf::jsonb, u.hv, u.dm
        FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
          $12::text[], $13::text[], $14::bool[], $15::bigint[]) AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv, dm)
-       RETURNING id, start_line`,
+       RETURNING id, start_line, end_line, content_hash`,
       [
         indexId,
         file.path,
@@ -155,8 +155,17 @@ export function createIndexWrites(t: Tables) {
       ],
     )
     if (dims === null) return
-    // A chunk's start line is unique within its file: it ties returned ids to chunks.
-    const idOf = new Map(rows.map((r) => [r.start_line, r.id]))
+    // Returned ids are tied to chunks by lines and content hash, not by start line: the pieces
+    // of a long line share it (a duplicate chunk_id failed the whole write). Rows equal in all
+    // three hold the same text under the same headings, so either takes either's vector.
+    const ids = new Map<string, number[]>()
+    for (const r of rows) {
+      const key = `${r.start_line}:${r.end_line}:${r.content_hash}`
+      const same = ids.get(key)
+      if (same) same.push(r.id)
+      else ids.set(key, [r.id])
+    }
+    const idOf = (x: ChunkInput) => ids.get(`${x.startLine}:${x.endLine}:${x.contentHash}`)?.pop()
     const vectors = chunks.filter((x) => withVector(x) && !isZeroVector(x.vector as Float32Array))
     if (vectors.length > 0) {
       await c.query(
@@ -166,7 +175,7 @@ export function createIndexWrites(t: Tables) {
           indexId,
           file.path,
           file.source,
-          vectors.map((x) => idOf.get(x.startLine)),
+          vectors.map(idOf),
           vectors.map((x) => vectorLiteral(x.vector as Float32Array)),
         ],
       )
