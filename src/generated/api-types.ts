@@ -278,118 +278,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * @example {
-         *       "jsonrpc": "2.0",
-         *       "id": 1,
-         *       "method": "tools/list"
-         *     }
-         */
-        JsonRpcMessageInput: {
-            /** @enum {string} */
-            jsonrpc: "2.0";
-            id?: string | number;
-            method?: string;
-            params?: unknown;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @enum {string} */
-        SourceInput: "memory" | "sessions";
-        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
-        SpaceInput: ("agent" | "team") | string;
-        /**
-         * @example {
-         *       "query": "qwen-max 模型升级"
-         *     }
-         */
-        SearchRequestInput: {
-            /** @description What to look for: words, identifiers, Chinese, any mix */
-            query: string;
-            /** @description Results to return (default MNEMO_SEARCH_MAX_RESULTS, 6) */
-            maxResults?: number;
-            /** @description Drop results scoring below this (default MNEMO_SEARCH_MIN_SCORE, 0.35) */
-            minScore?: number;
-            /**
-             * @description hybrid (default) merges keyword and vector search; without an embedder it runs as keyword; vector needs an embedder (503 EMBEDDING_UNAVAILABLE)
-             * @enum {string}
-             */
-            mode?: "hybrid" | "keyword" | "vector";
-            /** @description false skips the reranker for this request (default: rerank when one is configured) */
-            rerank?: boolean;
-            /** @description Sources to search (default all) */
-            sources?: components["schemas"]["SourceInput"][];
-            /** @description Only files whose workspace-relative path starts with this */
-            pathPrefix?: string;
-            /**
-             * @description "shared" (group chats) leaves out the agent's MEMORY.md; "private" (default) includes it
-             * @enum {string}
-             */
-            scope?: "private" | "shared";
-            /** @description Memory spaces to search, merged by score (default: the agent's own, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED */
-            spaces?: components["schemas"]["SpaceInput"][];
-            /** @description Token budget of the answer: results are packed best first while their snippets fit (estimated: a CJK character ≈ 1 token, other text ≈ 4 characters per token); the last one is trimmed at a line boundary. Without maxResults, up to 100 results. usage.resultTokens says what was returned */
-            maxTokens?: number;
-            /** @description Only notes written at or after this: an ISO date (the server's local midnight, as day files are named) or date-time. A day file memory/YYYY-MM-DD.md is dated by its name, a flush entry by its heading's time, other files by their modification time; MEMORY.md is undated and kept unless datedOnly */
-            after?: string;
-            /** @description Only notes written before this (exclusive); same forms as after */
-            before?: string;
-            /** @description true leaves out undated notes (MEMORY.md) — with after/before, or alone: only dated notes (default false) */
-            datedOnly?: boolean;
-            /** @description Temporal decay: a day file (memory/YYYY-MM-DD.md) loses half its score per this many days of age; MEMORY.md and undated files never decay. 0 = none (default MNEMO_SEARCH_HALF_LIFE_DAYS, 0) */
-            halfLifeDays?: number;
-            /** @description Diversify results (maximal marginal relevance): skip near-copies of results already above (default MNEMO_SEARCH_MMR, false) */
-            mmr?: boolean;
-            /** @description MMR trade-off: 1 is score order, lower favours results unlike those above (default MNEMO_SEARCH_MMR_LAMBDA, 0.7) */
-            mmrLambda?: number;
-            /** @description Query expansion: also search keyword (lex), rephrased (vec) and hypothetical-answer (hyde) variants of the query, from the MNEMO_EXPAND_* chat model or, without one, heuristic keyword variants; their candidates count at 0.8 of their score, so expansion only adds results (default MNEMO_SEARCH_EXPAND, false) */
-            expand?: boolean;
-        };
-        /**
-         * @example {
-         *       "content": "- The staging Redis port is 6380.\n"
-         *     }
-         */
-        FileWriteBodyInput: string | {
-            /** @description The text to write (UTF-8) */
-            content: string;
-        };
-        /**
-         * @example {
-         *       "entries": [
-         *         "Decided: keep qwen-max as the default model"
-         *       ],
-         *       "flushId": "session-42-turn-7"
-         *     }
-         */
-        FlushRequestInput: {
-            /** @description The notes, as markdown */
-            content?: string;
-            /** @description The notes as separate entries, one or more lines each */
-            entries?: string[];
-            /** @description Day file to append to (default: today in the server time zone) */
-            date?: string;
-            /** @description The acting agent (the heading always names it; main only when this says "main"): any other name is 403 AGENT_FORBIDDEN */
-            agentId?: string;
-            /** @description Named in the entry heading */
-            sessionId?: string;
-            /** @description Idempotency key: a retried flush with the same id appends nothing and answers the first lines */
-            flushId?: string;
-        };
-        ErrorBody: {
-            /** @description HTTP status code */
-            statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
-            code: string;
-            /** @description HTTP status text */
-            error: string;
-            /** @description What went wrong, for people */
-            message: string;
-            /** @description Request id, also sent as the x-request-id header and logged */
-            requestId: string;
-            /** @description Structured details, e.g. validation issues */
-            details?: unknown;
-        };
         AgentInfo: {
             /** @description Agent id (X-Mnemo-Agent) */
             id: string;
@@ -465,93 +353,25 @@ export interface components {
             /** @description When the event was published (ISO 8601, UTC) */
             time: string;
         };
-        /** @description A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600: empty, repeated ids, more than MNEMO_MCP_MAX_BATCH messages) */
-        JsonRpcError: {
-            /** @enum {string} */
-            jsonrpc: "2.0";
-            error: {
-                code: number;
-                message: string;
-            };
-            /** @enum {string|null} */
-            id: null;
+        ErrorBody: {
+            /** @description HTTP status code */
+            statusCode: number;
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            code: string;
+            /** @description HTTP status text */
+            error: string;
+            /** @description What went wrong, for people */
+            message: string;
+            /** @description Request id, also sent as the x-request-id header and logged */
+            requestId: string;
+            /** @description Structured details, e.g. validation issues */
+            details?: unknown;
         };
-        /** @enum {string} */
-        Source: "memory" | "sessions";
-        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
-        Space: ("agent" | "team") | string;
-        SearchHit: {
-            /** @description Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files) */
+        FileDeleteResult: {
             path: string;
-            /** @description First line of the chunk, 1-based */
-            startLine: number;
-            /** @description Last line of the chunk, inclusive */
-            endLine: number;
-            /** @description Up to 700 characters of the chunk, around the best-matching line; shorter or empty past the answer's snippet budget (snippetsShortened) */
-            snippet: string;
-            /** @description Final score in [0, 1], comparable across queries: textScore by keyword, the weighted mean of textScore and vectorScore in hybrid, rerankScore when reranked, times the decay with halfLifeDays. Results are sorted by it (mmr may reorder) */
-            score: number;
-            /** @description How much of the query the chunk holds, in [0, 1): about the share of the query's information (IDF-weighted words) it contains; 0.35 ≈ a third */
-            textScore: number;
-            /** @description 1 − cosine distance; 0 when vector search did not return this chunk */
-            vectorScore: number;
-            /** @description Reranker relevance, when reranking ran */
-            rerankScore?: number;
-            source: components["schemas"]["Source"];
-            space: components["schemas"]["Space"];
-        };
-        SearchResponse: {
-            results: components["schemas"]["SearchHit"][];
-            /**
-             * @description The mode that actually ran
-             * @enum {string}
-             */
-            mode: "hybrid" | "keyword" | "vector";
-            /** @description Results whose snippet was shortened or left empty to keep the answer within MNEMO_SNIPPET_BYTES_PER_SEARCH (64 KiB of snippets); their lines are readable with GET /files. Absent when none was */
-            snippetsShortened?: number;
-            /** @description Present when a configured stage failed and the search fell back; the reasons are for people (compare degradedCodes) */
-            degraded?: {
-                /** @description Why the vector side did not run (embedder failed or timed out) */
-                vector?: string;
-                /** @description Why results are in merged order (reranker failed or timed out) */
-                rerank?: string;
-                /** @description Why the query was searched without (some of) its variants (expansion model failed or timed out) */
-                expand?: string;
-            };
-            /** @description Present exactly when degraded is: the same stages, each with its reason as a stable code. PROVIDER_FAILED: the provider answered with an error or could not be reached; PROVIDER_TIMEOUT: it did not answer within its time limit; EMBEDDING_UNAVAILABLE: the embedding server has not answered since start-up (asked again in the background); INDEX_REBUILDING: an index is being rebuilt for new embedding settings (keyword results until it is swapped in) */
-            degradedCodes?: {
-                /**
-                 * @description Why the vector side did not run, as a code
-                 * @enum {string}
-                 */
-                vector?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
-                /**
-                 * @description Why results are in merged order, as a code
-                 * @enum {string}
-                 */
-                rerank?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
-                /**
-                 * @description Why (some of) the query's variants were left out, as a code
-                 * @enum {string}
-                 */
-                expand?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
-            };
-            /** @description Tokens this search cost and returned */
-            usage: {
-                /** @description Tokens the embedding provider reported for the query (0 for a cached query vector) */
-                embeddingTokens: number;
-                /** @description Tokens the reranker reported */
-                rerankTokens: number;
-                /** @description Estimated tokens of the results' snippets (what maxTokens budgets), with or without maxTokens */
-                resultTokens: number;
-            };
-            timingsMs: {
-                keyword: number;
-                embed: number;
-                vector: number;
-                rerank: number;
-                total: number;
-            };
+            /** @enum {boolean} */
+            deleted: true;
+            indexed: boolean;
         };
         FileInfo: {
             /** @description Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ */
@@ -581,6 +401,15 @@ export interface components {
             /** @description SHA-256 of the whole file as read */
             sha256: string;
         };
+        /**
+         * @example {
+         *       "content": "- The staging Redis port is 6380.\n"
+         *     }
+         */
+        FileWriteBodyInput: string | {
+            /** @description The text to write (UTF-8) */
+            content: string;
+        };
         FileWriteResult: {
             path: string;
             /** @description SHA-256 of the whole file after the write (also the ETag) */
@@ -596,11 +425,27 @@ export interface components {
             /** @description The change is searchable; false only if indexing failed (the next sync picks it up) */
             indexed: boolean;
         };
-        FileDeleteResult: {
-            path: string;
-            /** @enum {boolean} */
-            deleted: true;
-            indexed: boolean;
+        /**
+         * @example {
+         *       "entries": [
+         *         "Decided: keep qwen-max as the default model"
+         *       ],
+         *       "flushId": "session-42-turn-7"
+         *     }
+         */
+        FlushRequestInput: {
+            /** @description The notes, as markdown */
+            content?: string;
+            /** @description The notes as separate entries, one or more lines each */
+            entries?: string[];
+            /** @description Day file to append to (default: today in the server time zone) */
+            date?: string;
+            /** @description The acting agent (the heading always names it; main only when this says "main"): any other name is 403 AGENT_FORBIDDEN */
+            agentId?: string;
+            /** @description Named in the entry heading */
+            sessionId?: string;
+            /** @description Idempotency key: a retried flush with the same id appends nothing and answers the first lines */
+            flushId?: string;
         };
         FlushResult: {
             /** @description The notes are searchable (false only if indexing failed; the next sync retries) */
@@ -621,78 +466,23 @@ export interface components {
             status: "ok";
             uptimeMs: number;
         };
-        Ready: {
-            ready: boolean;
-            /** @description What readiness waits for; shown when the request carries a token (or none is configured) */
-            checks?: {
-                /** @enum {string} */
-                index: "open" | "closed";
-                /** @enum {string} */
-                initialSync: "pending" | "done";
-                /** @enum {string} */
-                lastSync: "none" | "ok" | "failed";
-                /**
-                 * @description replaced: MNEMO_WORKSPACE was replaced after start (a symlink or another folder): refused
-                 * @enum {string}
-                 */
-                folder: "held" | "replaced";
-                /**
-                 * @description Whether the service may write the workspace; read-only: writes answer 403, reads and search work
-                 * @enum {string}
-                 */
-                workspace: "writable" | "read-only";
-                /**
-                 * @description pending: the embedding server has not answered yet; keyword search works meanwhile (GET /index)
-                 * @enum {string}
-                 */
-                embedder: "none" | "ready" | "pending";
-                /**
-                 * @description Where the indexes live: SQLite files in MNEMO_DATA_DIR, or PostgreSQL (MNEMO_DATABASE_URL)
-                 * @enum {string}
-                 */
-                engine: "sqlite" | "postgres";
-                /**
-                 * @description Whether the engine answers; unreachable (PostgreSQL down): not ready, searches answer 503
-                 * @enum {string}
-                 */
-                database: "ok" | "unreachable";
-            };
-        };
-        LastSync: {
-            /** @description When it finished (ISO 8601) */
-            at: string;
-            ok: boolean;
-            /** @description A full rebuild (built in a new index and swapped in) */
-            full: boolean;
-            /** @description What triggered it: startup, api, watch, rescan, index settings changed, ... */
-            reason: string;
-            durationMs: number;
-            /** @description Why it failed */
-            error?: string;
-            scanned?: number;
-            indexed?: number;
-            unchanged?: number;
-            deleted?: number;
-            /** @description Files over MNEMO_MAX_FILE_BYTES */
-            skipped?: number;
-            /** @description Chunks written */
-            chunks?: number;
-            /** @description Session transcript lines that were not JSON (skipped) */
-            malformedLines?: number;
-            /** @description Files and folders the service may not read (permissions): skipped, listed in fileErrors */
-            unreadable?: number;
-            fileErrors?: {
+        ImportResult: {
+            /** @description Every file of the archive, in archive order */
+            files: {
+                /** @description The file's name in the archive */
                 path: string;
-                error: string;
+                /**
+                 * @description `created`: a new file; `replaced`: written over a different one; `unchanged`: the file already held these bytes (not written); `kept`: it exists and existing=keep left it
+                 * @enum {string}
+                 */
+                outcome: "created" | "replaced" | "unchanged" | "kept";
+                /** @description false when indexing the written file failed: it is on disk and the next sync indexes it */
+                indexed: boolean;
             }[];
-            /** @description Chunk texts sent to the embedding provider */
-            embedded?: number;
-            /** @description Vectors taken from the embedding cache */
-            embedCacheHits?: number;
-            /** @description Tokens the embedding provider reported */
-            embeddingTokens?: number;
-            /** @description Why embedding stopped; those chunks wait in vectorsPending */
-            embedError?: string;
+            /** @description Files created or replaced */
+            written: number;
+            /** @description Every written file is indexed (searchable now) */
+            indexed: boolean;
         };
         IndexStatus: {
             files: number;
@@ -785,24 +575,234 @@ export interface components {
             /** @description Vectors in the embedding cache, which every agent shares. Shown to the admin token (or with no token configured) only: its growth would tell an agent whether another agent holds a text */
             embeddingCacheEntries?: number;
         };
-        ImportResult: {
-            /** @description Every file of the archive, in archive order */
-            files: {
-                /** @description The file's name in the archive */
+        /** @description A JSON-RPC error: the body was not JSON (-32700) or not a valid batch (-32600: empty, repeated ids, more than MNEMO_MCP_MAX_BATCH messages) */
+        JsonRpcError: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            error: {
+                code: number;
+                message: string;
+            };
+            /** @enum {string|null} */
+            id: null;
+        };
+        /**
+         * @example {
+         *       "jsonrpc": "2.0",
+         *       "id": 1,
+         *       "method": "tools/list"
+         *     }
+         */
+        JsonRpcMessageInput: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id?: string | number;
+            method?: string;
+            params?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        LastSync: {
+            /** @description When it finished (ISO 8601) */
+            at: string;
+            ok: boolean;
+            /** @description A full rebuild (built in a new index and swapped in) */
+            full: boolean;
+            /** @description What triggered it: startup, api, watch, rescan, index settings changed, ... */
+            reason: string;
+            durationMs: number;
+            /** @description Why it failed */
+            error?: string;
+            scanned?: number;
+            indexed?: number;
+            unchanged?: number;
+            deleted?: number;
+            /** @description Files over MNEMO_MAX_FILE_BYTES */
+            skipped?: number;
+            /** @description Chunks written */
+            chunks?: number;
+            /** @description Session transcript lines that were not JSON (skipped) */
+            malformedLines?: number;
+            /** @description Files and folders the service may not read (permissions): skipped, listed in fileErrors */
+            unreadable?: number;
+            fileErrors?: {
                 path: string;
+                error: string;
+            }[];
+            /** @description Chunk texts sent to the embedding provider */
+            embedded?: number;
+            /** @description Vectors taken from the embedding cache */
+            embedCacheHits?: number;
+            /** @description Tokens the embedding provider reported */
+            embeddingTokens?: number;
+            /** @description Why embedding stopped; those chunks wait in vectorsPending */
+            embedError?: string;
+        };
+        Ready: {
+            ready: boolean;
+            /** @description What readiness waits for; shown when the request carries a token (or none is configured) */
+            checks?: {
+                /** @enum {string} */
+                index: "open" | "closed";
+                /** @enum {string} */
+                initialSync: "pending" | "done";
+                /** @enum {string} */
+                lastSync: "none" | "ok" | "failed";
                 /**
-                 * @description `created`: a new file; `replaced`: written over a different one; `unchanged`: the file already held these bytes (not written); `kept`: it exists and existing=keep left it
+                 * @description replaced: MNEMO_WORKSPACE was replaced after start (a symlink or another folder): refused
                  * @enum {string}
                  */
-                outcome: "created" | "replaced" | "unchanged" | "kept";
-                /** @description false when indexing the written file failed: it is on disk and the next sync indexes it */
-                indexed: boolean;
-            }[];
-            /** @description Files created or replaced */
-            written: number;
-            /** @description Every written file is indexed (searchable now) */
-            indexed: boolean;
+                folder: "held" | "replaced";
+                /**
+                 * @description Whether the service may write the workspace; read-only: writes answer 403, reads and search work
+                 * @enum {string}
+                 */
+                workspace: "writable" | "read-only";
+                /**
+                 * @description pending: the embedding server has not answered yet; keyword search works meanwhile (GET /index)
+                 * @enum {string}
+                 */
+                embedder: "none" | "ready" | "pending";
+                /**
+                 * @description Where the indexes live: SQLite files in MNEMO_DATA_DIR, or PostgreSQL (MNEMO_DATABASE_URL)
+                 * @enum {string}
+                 */
+                engine: "sqlite" | "postgres";
+                /**
+                 * @description Whether the engine answers; unreachable (PostgreSQL down): not ready, searches answer 503
+                 * @enum {string}
+                 */
+                database: "ok" | "unreachable";
+            };
         };
+        SearchHit: {
+            /** @description Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files) */
+            path: string;
+            /** @description First line of the chunk, 1-based */
+            startLine: number;
+            /** @description Last line of the chunk, inclusive */
+            endLine: number;
+            /** @description Up to 700 characters of the chunk, around the best-matching line; shorter or empty past the answer's snippet budget (snippetsShortened) */
+            snippet: string;
+            /** @description Final score in [0, 1], comparable across queries: textScore by keyword, the weighted mean of textScore and vectorScore in hybrid, rerankScore when reranked, times the decay with halfLifeDays. Results are sorted by it (mmr may reorder) */
+            score: number;
+            /** @description How much of the query the chunk holds, in [0, 1): about the share of the query's information (IDF-weighted words) it contains; 0.35 ≈ a third */
+            textScore: number;
+            /** @description 1 − cosine distance; 0 when vector search did not return this chunk */
+            vectorScore: number;
+            /** @description Reranker relevance, when reranking ran */
+            rerankScore?: number;
+            source: components["schemas"]["Source"];
+            space: components["schemas"]["Space"];
+        };
+        /**
+         * @example {
+         *       "query": "qwen-max 模型升级"
+         *     }
+         */
+        SearchRequestInput: {
+            /** @description What to look for: words, identifiers, Chinese, any mix */
+            query: string;
+            /** @description Results to return (default MNEMO_SEARCH_MAX_RESULTS, 6) */
+            maxResults?: number;
+            /** @description Drop results scoring below this (default MNEMO_SEARCH_MIN_SCORE, 0.35) */
+            minScore?: number;
+            /**
+             * @description hybrid (default) merges keyword and vector search; without an embedder it runs as keyword; vector needs an embedder (503 EMBEDDING_UNAVAILABLE)
+             * @enum {string}
+             */
+            mode?: "hybrid" | "keyword" | "vector";
+            /** @description false skips the reranker for this request (default: rerank when one is configured) */
+            rerank?: boolean;
+            /** @description Sources to search (default all) */
+            sources?: components["schemas"]["SourceInput"][];
+            /** @description Only files whose workspace-relative path starts with this */
+            pathPrefix?: string;
+            /**
+             * @description "shared" (group chats) leaves out the agent's MEMORY.md; "private" (default) includes it
+             * @enum {string}
+             */
+            scope?: "private" | "shared";
+            /** @description Memory spaces to search, merged by score (default: the agent's own, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED */
+            spaces?: components["schemas"]["SpaceInput"][];
+            /** @description Token budget of the answer: results are packed best first while their snippets fit (estimated: a CJK character ≈ 1 token, other text ≈ 4 characters per token); the last one is trimmed at a line boundary. Without maxResults, up to 100 results. usage.resultTokens says what was returned */
+            maxTokens?: number;
+            /** @description Only notes written at or after this: an ISO date (the server's local midnight, as day files are named) or date-time. A day file memory/YYYY-MM-DD.md is dated by its name, a flush entry by its heading's time, other files by their modification time; MEMORY.md is undated and kept unless datedOnly */
+            after?: string;
+            /** @description Only notes written before this (exclusive); same forms as after */
+            before?: string;
+            /** @description true leaves out undated notes (MEMORY.md) — with after/before, or alone: only dated notes (default false) */
+            datedOnly?: boolean;
+            /** @description Temporal decay: a day file (memory/YYYY-MM-DD.md) loses half its score per this many days of age; MEMORY.md and undated files never decay. 0 = none (default MNEMO_SEARCH_HALF_LIFE_DAYS, 0) */
+            halfLifeDays?: number;
+            /** @description Diversify results (maximal marginal relevance): skip near-copies of results already above (default MNEMO_SEARCH_MMR, false) */
+            mmr?: boolean;
+            /** @description MMR trade-off: 1 is score order, lower favours results unlike those above (default MNEMO_SEARCH_MMR_LAMBDA, 0.7) */
+            mmrLambda?: number;
+            /** @description Query expansion: also search keyword (lex), rephrased (vec) and hypothetical-answer (hyde) variants of the query, from the MNEMO_EXPAND_* chat model or, without one, heuristic keyword variants; their candidates count at 0.8 of their score, so expansion only adds results (default MNEMO_SEARCH_EXPAND, false) */
+            expand?: boolean;
+        };
+        SearchResponse: {
+            results: components["schemas"]["SearchHit"][];
+            /**
+             * @description The mode that actually ran
+             * @enum {string}
+             */
+            mode: "hybrid" | "keyword" | "vector";
+            /** @description Results whose snippet was shortened or left empty to keep the answer within MNEMO_SNIPPET_BYTES_PER_SEARCH (64 KiB of snippets); their lines are readable with GET /files. Absent when none was */
+            snippetsShortened?: number;
+            /** @description Present when a configured stage failed and the search fell back; the reasons are for people (compare degradedCodes) */
+            degraded?: {
+                /** @description Why the vector side did not run (embedder failed or timed out) */
+                vector?: string;
+                /** @description Why results are in merged order (reranker failed or timed out) */
+                rerank?: string;
+                /** @description Why the query was searched without (some of) its variants (expansion model failed or timed out) */
+                expand?: string;
+            };
+            /** @description Present exactly when degraded is: the same stages, each with its reason as a stable code. PROVIDER_FAILED: the provider answered with an error or could not be reached; PROVIDER_TIMEOUT: it did not answer within its time limit; EMBEDDING_UNAVAILABLE: the embedding server has not answered since start-up (asked again in the background); INDEX_REBUILDING: an index is being rebuilt for new embedding settings (keyword results until it is swapped in) */
+            degradedCodes?: {
+                /**
+                 * @description Why the vector side did not run, as a code
+                 * @enum {string}
+                 */
+                vector?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
+                /**
+                 * @description Why results are in merged order, as a code
+                 * @enum {string}
+                 */
+                rerank?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
+                /**
+                 * @description Why (some of) the query's variants were left out, as a code
+                 * @enum {string}
+                 */
+                expand?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
+            };
+            /** @description Tokens this search cost and returned */
+            usage: {
+                /** @description Tokens the embedding provider reported for the query (0 for a cached query vector) */
+                embeddingTokens: number;
+                /** @description Tokens the reranker reported */
+                rerankTokens: number;
+                /** @description Estimated tokens of the results' snippets (what maxTokens budgets), with or without maxTokens */
+                resultTokens: number;
+            };
+            timingsMs: {
+                keyword: number;
+                embed: number;
+                vector: number;
+                rerank: number;
+                total: number;
+            };
+        };
+        /** @enum {string} */
+        Source: "memory" | "sessions";
+        /** @enum {string} */
+        SourceInput: "memory" | "sessions";
+        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
+        Space: ("agent" | "team") | string;
+        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
+        SpaceInput: ("agent" | "team") | string;
     };
     responses: never;
     parameters: never;

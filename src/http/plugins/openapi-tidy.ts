@@ -16,6 +16,8 @@ type ParamsSchema = { properties?: Record<string, unknown>; required?: string[] 
 /**
  * The document without component schemas nothing refers to: the zod provider registers an
  * input and an output variant of every named schema, and most are used as one or the other.
+ * The rest are sorted by name: they are registered as modules load, and the MCP routes' are
+ * loaded on first use, so their order would follow what a process did before.
  */
 function withoutUnusedSchemas<T>(doc: T): T {
   const d = doc as { paths?: unknown; components?: { schemas?: Record<string, unknown> } }
@@ -35,7 +37,11 @@ function withoutUnusedSchemas<T>(doc: T): T {
     }
     frontier = next
   }
-  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)))
+  const kept = Object.fromEntries(
+    Object.entries(schemas)
+      .filter(([name]) => used.has(name))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  )
   return { ...doc, components: { ...d.components, schemas: kept } }
 }
 
