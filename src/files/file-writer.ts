@@ -31,12 +31,15 @@ export type WritePort = {
   sync(handle: fs.FileHandle): Promise<void>
   /** Sets the file's access and modification times, in seconds since the epoch. */
   setTimes(handle: fs.FileHandle, seconds: number): Promise<void>
+  /** Makes a folder's changed names durable (after a rename, a new file, an unlink). */
+  syncFolder(folder: Folder): Promise<void>
 }
 
 export const nodeWritePort: WritePort = {
   write: (handle, bytes, offset, length) => handle.write(bytes, offset, length),
   sync: (handle) => handle.sync(),
   setTimes: (handle, seconds) => handle.utimes(seconds, seconds),
+  syncFolder: (folder) => folder.sync(),
 }
 
 /** The file a write changes: its name in its open folder. */
@@ -169,7 +172,7 @@ export async function replaceFile(
     await fs.rm(target.folder.at(temp), { force: true })
     throw err
   }
-  await target.folder.sync()
+  await port.syncFolder(target.folder)
 }
 
 /**
@@ -203,7 +206,7 @@ export async function appendToFile(
       throw err
     }
     const st = await handle.stat()
-    if (created) await target.folder.sync()
+    if (created) await port.syncFolder(target.folder)
     return { sizeBytes: st.size, mtimeMs: st.mtimeMs, created }
   } finally {
     await handle.close()
@@ -221,14 +224,14 @@ async function undoAppend(target: WriteTarget, handle: fs.FileHandle, sizeBefore
 }
 
 /** Deletes the target's file; false when it was already gone. */
-export async function deleteFile(target: WriteTarget): Promise<boolean> {
+export async function deleteFile(target: WriteTarget, port: WritePort): Promise<boolean> {
   try {
     await fs.unlink(target.folder.at(target.name))
   } catch (err) {
     if (errno(err) === 'ENOENT') return false
     throw err
   }
-  await target.folder.sync()
+  await port.syncFolder(target.folder)
   return true
 }
 

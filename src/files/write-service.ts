@@ -162,18 +162,39 @@ export function createWriteService(deps: WriteServiceDeps) {
 
   const index = (rel: string) => indexWritten(deps, rel)
 
+  /**
+   * A write's locked part. When it fails once it began changing the file (`changing()`),
+   * the file is indexed as it is now before the error goes on: a failed append is undone but
+   * a sync may have read it half written meanwhile, and a rename or unlink may be done when
+   * the folder's fsync after it fails.
+   */
+  async function lockedChange<T>(
+    rel: string,
+    create: boolean,
+    fn: (target: WriteTarget | null, changing: () => void) => Promise<T>,
+  ): Promise<T> {
+    let changed = false
+    try {
+      return await locked(rel, create, (target) => fn(target, () => (changed = true)))
+    } catch (err) {
+      if (changed) await index(rel)
+      throw err
+    }
+  }
+
   /** Creates or replaces a file atomically. */
   function put(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
     const rel = writablePath(raw)
     const bytes = checkReplaceContent(content, deps.maxFileBytes)
     return deps.inFlight.run(async () => {
-      const created = await locked(rel, true, async (target) => {
+      const created = await lockedChange(rel, true, async (target, changing) => {
         const file = target as WriteTarget
         const current = await readIfExists(file)
         checkPrecondition(precondition, current)
         if (introducesMarker(content, current && decodeText(current))) {
           throw appError('VALIDATION_FAILED', REFUSED_MARKER)
         }
+        changing()
         await replaceFile(file, bytes, deps.port)
         return current === null
       })
@@ -202,15 +223,14 @@ export function createWriteService(deps: WriteServiceDeps) {
     const rel = writablePath(raw)
     checkAppendContent(content, deps.maxFileBytes)
     return deps.inFlight.run(async () => {
-      const appending = { begun: false }
-      const written = await locked(rel, true, async (target) => {
+      const written = await lockedChange(rel, true, async (target, changing) => {
         const file = target as WriteTarget
         const current = (await readIfExists(file)) ?? null
         checkPrecondition(precondition, current)
         const text = lineBreakBefore(current) + (content.endsWith('\n') ? content : `${content}\n`)
         const added = Buffer.from(text, 'utf8')
         checkSize((current?.length ?? 0) + added.length, deps.maxFileBytes)
-        appending.begun = true
+        changing()
         await appendToFile(file, added, deps.port)
         // Counted and hashed in place: a day file of megabytes is not copied or decoded.
         const before = current ?? Buffer.alloc(0)
@@ -222,11 +242,6 @@ export function createWriteService(deps: WriteServiceDeps) {
           sizeBytes: before.length + added.length,
           created: current === null,
         }
-      }).catch(async (err: unknown) => {
-        // A failed append is undone (file-writer.ts), but a sync may have read the file half
-        // written meanwhile: indexed as it is now, the index shows nothing of it.
-        if (appending.begun) await index(rel)
-        throw err
       })
       deps.onChange?.({ kind: 'written', path: rel, sha256: written.sha256, sizeBytes: written.sizeBytes })
       const indexed = await index(rel)
@@ -247,7 +262,7 @@ export function createWriteService(deps: WriteServiceDeps) {
   function remove(raw: string, precondition: Precondition): Promise<{ path: string; indexed: boolean }> {
     const rel = writablePath(raw)
     return deps.inFlight.run(async () => {
-      await locked(rel, false, async (target) => {
+      await lockedChange(rel, false, async (target, changing) => {
         const kind = target ? await entryKind(target) : 'missing'
         if (!target || kind === 'missing') throw appError('FILE_NOT_FOUND')
         if (kind === 'other') throw appError('PATH_INVALID', 'Invalid path: not a regular file')
@@ -255,7 +270,8 @@ export function createWriteService(deps: WriteServiceDeps) {
         // (removing a link never changes the file it shares).
         const conditional = precondition.ifMatch !== null || precondition.ifNoneMatch
         if (conditional) checkPrecondition(precondition, await readIfExists(target))
-        await deleteFile(target)
+        changing()
+        await deleteFile(target, deps.port)
       })
       deps.onChange?.({ kind: 'deleted', path: rel })
       return { path: rel, indexed: await index(rel) }
@@ -277,7 +293,7 @@ export function createWriteService(deps: WriteServiceDeps) {
     const rel = writablePath(raw)
     checkSize(bytes.length, deps.maxFileBytes)
     return deps.inFlight.run(async () => {
-      const done = await locked(rel, true, async (target) => {
+      const done = await lockedChange(rel, true, async (target, changing) => {
         const file = target as WriteTarget
         const previous = await readIfExists(file)
         const outcome = ((): RestoreOutcome | null => {
@@ -285,6 +301,7 @@ export function createWriteService(deps: WriteServiceDeps) {
           return previous?.equals(bytes) ? 'unchanged' : null
         })()
         if (outcome) return { outcome, previous }
+        changing()
         await replaceFile(file, bytes, deps.port, opts.mtimeMs)
         return { outcome: previous === null ? ('created' as const) : ('replaced' as const), previous }
       })
@@ -304,7 +321,7 @@ export function createWriteService(deps: WriteServiceDeps) {
       await locked(rel, false, async (target) => {
         const current = target && (await readIfExists(target))
         if (!target || !current?.equals(wrote)) return
-        if (previous === null) await deleteFile(target)
+        if (previous === null) await deleteFile(target, deps.port)
         else await replaceFile(target, previous, deps.port)
       })
       await index(rel)

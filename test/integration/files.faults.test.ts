@@ -24,6 +24,7 @@ function disk(freeBytes: number) {
     },
     sync: (handle) => nodeWritePort.sync(handle),
     setTimes: (handle, seconds) => nodeWritePort.setTimes(handle, seconds),
+    syncFolder: (folder) => nodeWritePort.syncFolder(folder),
   }
   return { port, clear: () => (full = false) }
 }
@@ -94,6 +95,7 @@ describe('a full disk', () => {
       },
       sync: (handle) => nodeWritePort.sync(handle),
       setTimes: (handle, seconds) => nodeWritePort.setTimes(handle, seconds),
+      syncFolder: (folder) => nodeWritePort.syncFolder(folder),
     }
     t = await start(port)
     const rel = 'memory/2026-02-16.md'
@@ -105,6 +107,31 @@ describe('a full disk', () => {
     expect([append.statusCode, flush.statusCode]).toEqual([507, 507])
     expect(t.ws.read(rel)).toBe(before)
     for (const query of ['quokka', 'wombat']) expect((await t.search({ query, minScore: 0 })).body.results).toEqual([])
+  })
+
+  it('indexes a file replaced or deleted before its folder’s fsync failed as it is on disk', async () => {
+    let failFolderSync = false
+    const port: WritePort = {
+      ...nodeWritePort,
+      syncFolder: (folder) =>
+        failFolderSync
+          ? Promise.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))
+          : nodeWritePort.syncFolder(folder),
+    }
+    const t = await start(port)
+    await post(t, '/files/memory/ferry.md', { content: '- the ferry leaves at seven\n' }, 'PUT')
+    failFolderSync = true
+    // The rename is done when the folder's fsync fails: the client hears of the failure, and
+    // searches find what the file now holds, not what it held.
+    const replaced = await post(t, '/files/memory/ferry.md', { content: '- the ferry leaves at nine\n' }, 'PUT')
+    expect(replaced.statusCode).toBe(500)
+    expect(t.ws.read('memory/ferry.md')).toBe('- the ferry leaves at nine\n')
+    const found = await t.search({ query: 'ferry leaves', minScore: 0 })
+    expect(found.body.results.map((r) => r.snippet)).toEqual([expect.stringContaining('nine')])
+    const deleted = await t.app.inject({ method: 'DELETE', url: '/files/memory/ferry.md' })
+    expect(deleted.statusCode).toBe(500)
+    expect(fs.existsSync(t.ws.abs('memory/ferry.md'))).toBe(false)
+    expect((await t.search({ query: 'ferry leaves', minScore: 0 })).body.results).toEqual([])
   })
 
   it('ignores a marker whose entry was cut short on disk (a crash mid-write)', async () => {
