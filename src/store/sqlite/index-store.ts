@@ -25,6 +25,7 @@ import type {
 } from '../port.js'
 import { createScanIndex } from './scan-index.js'
 import { createVec0Index } from './vec0-index.js'
+import { createLogUpkeep } from './log-upkeep.js'
 import { createVolumeSpace } from './volume-space.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
 import { ensureVectorTable, sameVectorConfig, storedVectorConfig } from './vector-schema.js'
@@ -187,28 +188,20 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const docFreqs = new Map<string, number>()
 
   const space = createVolumeSpace(path.dirname(opts.dbPath))
-  let checkpointing = false
-  /**
-   * Asks for a checkpoint once the log has grown past its limit (volume-space.ts), one at a
-   * time; checked after every commit (a stat of the log file, a few µs).
-   */
-  function checkWal(): void {
-    if (!opts.checkpoint || opts.scratch || checkpointing) return
-    let size = 0
-    try {
-      size = fs.statSync(`${opts.dbPath}-wal`).size
-    } catch {
-      return
-    }
-    if (size < space.walCheckpointBytes()) return
-    checkpointing = true
-    void opts.checkpoint(opts.dbPath).finally(() => (checkpointing = false))
-  }
+  const logUpkeep = createLogUpkeep({
+    walPath: `${opts.dbPath}-wal`,
+    checkpoint: () => opts.checkpoint?.(opts.dbPath) ?? Promise.resolve(),
+    limitBytes: () => space.walCheckpointBytes(),
+    hasRoom: () => space.hasRoom(freedBytes),
+    smallWrite: () => transaction((repo) => repo.setMeta('log_restarted_at', new Date().toISOString())),
+    isOpen: () => open,
+  })
 
   const transaction = <T>(fn: (r: ChunksRepo) => T): T => {
     const result = state.db.transaction(() => fn(state.repo))()
     commits++
-    checkWal()
+    // The writer never checkpoints inside a commit when the search workers can.
+    if (opts.checkpoint && !opts.scratch) logUpkeep.afterCommit()
     return result
   }
   /** Pages free inside the index (left by deleted chunks), in bytes: new chunks reuse them. */

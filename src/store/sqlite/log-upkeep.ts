@@ -1,0 +1,63 @@
+/**
+ * Keeps an index's write-ahead log in bounds (the writer's side of wal-checkpoint.ts): after
+ * every commit the log's size is looked at (a stat, a few µs), and past its limit
+ * (volume-space.ts) a checkpoint is asked for off the main thread, one at a time; a commit
+ * that comes while one runs has the log looked at again when it is done. SQLite cuts the
+ * log back only when the writer next starts it over, so when the volume has no room left
+ * (no sync then writes anything) a one-row write does it; without that, an index that
+ * filled its volume could not recover until a restart (index-volume-full.test.ts).
+ */
+import fs from 'node:fs'
+
+export function createLogUpkeep(deps: {
+  walPath: string
+  /** Checkpoints the log elsewhere (the search workers); resolves when done. */
+  checkpoint: () => Promise<unknown>
+  /** Log size at which a checkpoint is due (bytes). */
+  limitBytes: () => number
+  hasRoom: () => boolean
+  /** A one-row write transaction; it calls afterCommit like any other. */
+  smallWrite: () => void
+  isOpen: () => boolean
+}) {
+  let checkpointing = false
+  let askedMeanwhile = false
+
+  function afterCommit(): void {
+    if (checkpointing) {
+      askedMeanwhile = true
+      return
+    }
+    let size = 0
+    try {
+      size = fs.statSync(deps.walPath).size
+    } catch {
+      return
+    }
+    if (size < deps.limitBytes()) return
+    checkpointing = true
+    void deps
+      .checkpoint()
+      // A failed checkpoint (the pool closing) is tried again after a later commit.
+      .catch(() => undefined)
+      .then(() => {
+        // The small write's own commit asks for nothing: a checkpoint that could not start
+        // the log over (a reader still in it) would only be asked for again and again.
+        const asked = askedMeanwhile
+        if (deps.isOpen() && !deps.hasRoom()) startOver()
+        askedMeanwhile = false
+        checkpointing = false
+        if (deps.isOpen() && asked) afterCommit()
+      })
+  }
+
+  function startOver(): void {
+    try {
+      deps.smallWrite()
+    } catch {
+      // A reader still holds the log, or the write found no room: the next commit tries again.
+    }
+  }
+
+  return { afterCommit }
+}
