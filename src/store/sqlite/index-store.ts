@@ -188,30 +188,36 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const docFreqs = new Map<string, number>()
 
   const space = createVolumeSpace(path.dirname(opts.dbPath))
-  const logUpkeep = createLogUpkeep({
-    walPath: `${opts.dbPath}-wal`,
-    checkpoint: () => opts.checkpoint?.(opts.dbPath) ?? Promise.resolve(),
-    limitBytes: () => space.walCheckpointBytes(),
-    hasRoom: () => space.hasRoom(freedBytes),
-    smallWrite: () => transaction((repo) => repo.setMeta('log_restarted_at', new Date().toISOString())),
-    isOpen: () => open,
-  })
+  // The writer never checkpoints inside a commit when the search workers can; a scratch
+  // index has no log.
+  const { checkpoint } = opts
+  const logUpkeep =
+    checkpoint && !opts.scratch
+      ? createLogUpkeep({
+          walPath: `${opts.dbPath}-wal`,
+          checkpoint: () => checkpoint(opts.dbPath),
+          limitBytes: () => space.walCheckpointBytes(),
+          hasRoom: () => hasRoom(),
+          smallWrite: () => transaction((repo) => repo.setMeta('log_restarted_at', new Date().toISOString())),
+          isOpen: () => open,
+        })
+      : null
 
   const transaction = <T>(fn: (r: ChunksRepo) => T): T => {
     const result = state.db.transaction(() => fn(state.repo))()
     commits++
-    // The writer never checkpoints inside a commit when the search workers can.
-    if (opts.checkpoint && !opts.scratch) logUpkeep.afterCommit()
+    logUpkeep?.afterCommit()
     return result
   }
   /** Pages free inside the index (left by deleted chunks), in bytes: new chunks reuse them. */
   const freedBytes = () =>
     (state.db.pragma('freelist_count', { simple: true }) as number) *
     (state.db.pragma('page_size', { simple: true }) as number)
+  const hasRoom = () => space.hasRoom(freedBytes)
   const staged = createStagedChanges({
     transaction,
     // A rebuild's new index is deleted when it fails; it needs no reserve.
-    ...(!opts.scratch && { hasRoom: () => space.hasRoom(freedBytes) }),
+    ...(!opts.scratch && { hasRoom }),
   })
   /**
    * One small step of the FTS5 segment merging a scratch index does between commits;
