@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { prepareFile } from '../../indexing/prepare-file.js'
 import { queryTerms } from '../../text/analyzer.js'
 import { createIndexStore } from './index-store.js'
+import { checkpointWal } from './wal-checkpoint.js'
 
 const CHUNKING = { maxTokens: 60, overlapTokens: 10 }
 const slicer = { maybeYield: async () => undefined }
@@ -59,5 +60,37 @@ describe('replacing a file', () => {
       writer.transaction((r) => r.replaceFile(file.record, file.chunks))
       expect(writer.corpusStats().rows).toBe(file.chunks.length)
     }
+  })
+})
+
+describe('the log of an index checkpointed elsewhere', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
+  const dbPath = path.join(dir, 'index.sqlite')
+  let checkpoints = 0
+  const writer = createIndexStore({
+    dbPath,
+    checkpoint: async (p) => {
+      checkpoints++
+      checkpointWal(p)
+    },
+  })
+  afterAll(() => {
+    writer.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('is checkpointed once per limit of what commits add, not after every commit once its file is that big', async () => {
+    const words = Array.from({ length: 4_000 }, (_, i) => `walrus${i % 997} penguin${i % 89} snow`).join('\n')
+    const file = await prepared('memory/big.md', words)
+    const commits = 60
+    for (let i = 0; i < commits; i++) {
+      writer.transaction((r) => r.replaceFile({ ...file.record, path: `memory/big-${i}.md` }, file.chunks))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    const written = fs.statSync(dbPath).size
+    // The log's limit is 4 MiB at most (volume-space.ts): what was written asked for a few.
+    expect(written).toBeGreaterThan(3 * 4 * 1024 * 1024)
+    expect(checkpoints).toBeGreaterThanOrEqual(2)
+    expect(checkpoints).toBeLessThan(commits / 5)
   })
 })

@@ -26,6 +26,7 @@ import type {
 import { createScanIndex } from './scan-index.js'
 import { createVec0Index } from './vec0-index.js'
 import { createLogUpkeep } from './log-upkeep.js'
+import { walBacklogBytes } from './wal-backlog.js'
 import { createVolumeSpace } from './volume-space.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
 import { ensureVectorTable, sameVectorConfig, storedVectorConfig } from './vector-schema.js'
@@ -194,7 +195,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const logUpkeep =
     checkpoint && !opts.scratch
       ? createLogUpkeep({
-          walPath: `${opts.dbPath}-wal`,
+          backlogBytes: () => walBacklogBytes(opts.dbPath),
           checkpoint: () => checkpoint(opts.dbPath),
           limitBytes: () => space.walCheckpointBytes(),
           hasRoom: () => hasRoom(),

@@ -1,16 +1,16 @@
 /**
  * Keeps an index's write-ahead log in bounds (the writer's side of wal-checkpoint.ts): after
- * every commit the log's size is looked at (a stat, a few µs), and past its limit
- * (volume-space.ts) a checkpoint is asked for off the main thread, one at a time; a commit
- * that comes while one runs has the log looked at again when it is done. SQLite cuts the
- * log back only when the writer next starts it over, so when the volume has no room left
- * (no sync then writes anything) a one-row write does it; without that, an index that
- * filled its volume could not recover until a restart (index-volume-full.test.ts).
+ * every commit what the log holds past its last checkpoint is looked at (wal-backlog.ts, a
+ * read of a few µs), and past its limit (volume-space.ts) a checkpoint is asked for off the
+ * main thread, one at a time; a commit that comes while one runs has the log looked at
+ * again when it is done. SQLite cuts the log back only when the writer next starts it over,
+ * so when the volume has no room left (no sync then writes anything) a one-row write does
+ * it; without that, an index that filled its volume could not recover until a restart
+ * (index-volume-full.test.ts).
  */
-import fs from 'node:fs'
-
 export function createLogUpkeep(deps: {
-  walPath: string
+  /** Bytes of the log not yet checkpointed (wal-backlog.ts). */
+  backlogBytes: () => number
   /** Checkpoints the log elsewhere (the search workers); resolves when done. */
   checkpoint: () => Promise<unknown>
   /** Log size at which a checkpoint is due (bytes). */
@@ -28,13 +28,7 @@ export function createLogUpkeep(deps: {
       askedMeanwhile = true
       return
     }
-    let size = 0
-    try {
-      size = fs.statSync(deps.walPath).size
-    } catch {
-      return
-    }
-    if (size < deps.limitBytes()) return
+    if (deps.backlogBytes() < deps.limitBytes()) return
     checkpointing = true
     void deps
       .checkpoint()

@@ -1,0 +1,73 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { walBacklogBytes } from './wal-backlog.js'
+import { checkpointWal } from './wal-checkpoint.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** A writer in WAL mode that never checkpoints by itself, like the index's. */
+function writer(pageSize = 4096) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-wal-backlog-'))
+  dirs.push(dir)
+  const dbPath = path.join(dir, 'index.sqlite')
+  const db = new Database(dbPath)
+  db.pragma(`page_size = ${pageSize}`)
+  db.pragma('journal_mode = WAL')
+  db.pragma('wal_autocheckpoint = 0')
+  db.exec('CREATE TABLE t (x TEXT)')
+  const insert = db.prepare('INSERT INTO t VALUES (?)')
+  const commit = (rows: number) =>
+    db.transaction(() => {
+      for (let i = 0; i < rows; i++) insert.run('x'.repeat(1000))
+    })()
+  return { db, dbPath, commit }
+}
+
+describe('walBacklogBytes', () => {
+  it('is 0 for an index with no log yet', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-wal-backlog-'))
+    dirs.push(dir)
+    expect(walBacklogBytes(path.join(dir, 'none.sqlite'))).toBe(0)
+  })
+
+  it.each([4096, 65536])('counts what commits add and a checkpoint copies (pages of %i bytes)', (pageSize) => {
+    const w = writer(pageSize)
+    const before = walBacklogBytes(w.dbPath) ?? -1
+    w.commit(200)
+    const after = walBacklogBytes(w.dbPath) ?? -1
+    // 200 rows of 1 KB: at least 200 KB of pages, each with its frame header.
+    expect(after - before).toBeGreaterThanOrEqual(200_000)
+    expect(after).toBeLessThanOrEqual(fs.statSync(`${w.dbPath}-wal`).size)
+    checkpointWal(w.dbPath)
+    expect(walBacklogBytes(w.dbPath)).toBe(0)
+    w.db.close()
+  })
+
+  it('stays small once the log is written over from its start, where the file keeps its size', () => {
+    const w = writer()
+    w.commit(2000)
+    const fileBytes = fs.statSync(`${w.dbPath}-wal`).size
+    checkpointWal(w.dbPath)
+    w.commit(1)
+    // The file is as big as ever; what is not yet checkpointed is a page or two.
+    expect(fs.statSync(`${w.dbPath}-wal`).size).toBe(fileBytes)
+    expect(walBacklogBytes(w.dbPath)).toBeGreaterThan(0)
+    expect(walBacklogBytes(w.dbPath)).toBeLessThan(5 * (4096 + 24))
+    w.db.close()
+  })
+
+  it("falls back to the log file's size for a wal-index of another format", () => {
+    const w = writer()
+    w.commit(1)
+    w.db.close()
+    fs.writeFileSync(`${w.dbPath}-wal`, Buffer.alloc(5000))
+    fs.writeFileSync(`${w.dbPath}-shm`, Buffer.alloc(200, 7))
+    expect(walBacklogBytes(w.dbPath)).toBe(5000)
+  })
+})
