@@ -110,6 +110,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     turns: createTurns(),
     foreground: createForeground(),
     readerFor: (store) => storage.readerFor(store),
+    preparerFor: (store) => storage.preparerFor(store),
     watcherFactory: overrides.watcherFactory ?? watchSources,
     ...(overrides.watchFallback && { watchFallback: overrides.watchFallback }),
     writePort: overrides.writePort ?? nodeWritePort,

@@ -6,6 +6,7 @@
  * database does the work, the event loop only waits).
  */
 import type { Config } from './config/config.js'
+import type { PrepareElsewhere } from './indexing/prepare-file.js'
 import { createLocalReader, createReaderOps, type IndexReader } from './search/index-reader.js'
 import { createReaderPool, type ReaderPool } from './search/reader-pool.js'
 import { MAIN_AGENT } from './shared/agent-id.js'
@@ -28,6 +29,8 @@ export type Storage = {
   startReaders(shards: number): void
   /** The reader searches use for a space's index. */
   readerFor(store: SpaceStore): IndexReader
+  /** Where a space's indexer prepares big new files off the main thread (none: it does so itself). */
+  preparerFor(store: SpaceStore): PrepareElsewhere | undefined
   close(): Promise<void>
 }
 
@@ -49,6 +52,7 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
       engine,
       startReaders: () => undefined,
       readerFor: (store) => createLocalReader(store),
+      preparerFor: () => undefined,
       close: () => engine.close(),
     }
   }
@@ -82,6 +86,12 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
     // Workers open a space's index file read-only; without them, reads run here.
     readerFor: (store) =>
       pool ? pool.forIndex(engine.fileOf(store.key), createReaderOps(store)) : createLocalReader(store),
+    preparerFor(store) {
+      const workersPool = pool
+      if (!workersPool) return undefined
+      const queue = `${engine.fileOf(store.key)}#prepare`
+      return (input, chunking, local) => workersPool.prepare(queue, input, chunking, local)
+    },
     close: async () => {
       await pool?.close()
     },

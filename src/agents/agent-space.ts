@@ -19,6 +19,7 @@ import { MEMORY_DIR } from '../domain/layout.js'
 import { createMemoryPaths } from '../files/memory-paths.js'
 import { createWriteService } from '../files/write-service.js'
 import { createIndexer } from '../indexing/indexer.js'
+import type { PrepareElsewhere } from '../indexing/prepare-file.js'
 import { createIndexingService, type IndexingServiceDeps } from '../indexing/indexing-service.js'
 import { createPathIndexQueue } from '../indexing/path-index-queue.js'
 import type { PrepareCache } from '../indexing/prepare-file.js'
@@ -96,6 +97,8 @@ export type SharedResources = {
   foreground: Foreground
   /** The reader searches use for a space's index (the shared worker pool, or the index itself). */
   readerFor: (store: SpaceStore) => IndexReader
+  /** Where a space's indexer prepares big new files off the main thread (storage-wiring.ts). */
+  preparerFor?: (store: SpaceStore) => PrepareElsewhere | undefined
   watcherFactory: WatcherFactory
   /** Rescan and retry periods of spaces out of inotify watches (sync-worker.ts; tests shorten them). */
   watchFallback?: { rescanMs: number; retryMs: number }
@@ -198,6 +201,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     foreground: shared.foreground,
     roots,
     prepareCache: shared.prepareCache,
+    prepareElsewhere: shared.preparerFor?.(store),
     reclaimer: shared.reclaimer,
     turns: shared.turns,
     chunking: config.chunking,

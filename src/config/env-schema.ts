@@ -151,7 +151,7 @@ export const envSchema = z
     MNEMO_SEARCH_MAX_RESULTS: envVar(int(1, 100).default(6)).describe('Default maxResults of /search'),
     MNEMO_SEARCH_MIN_SCORE: envVar(num(0, 1).default(0.35)).describe('Default minScore of /search'),
     MNEMO_SEARCH_WORKERS: envVar(int(0, 64).default(2)).describe(
-      'Worker threads that run searches on read-only connections (0: on the main thread)',
+      'Worker threads that run searches on read-only connections, checkpoint the indexes and chunk new files for indexing (0: all on the main thread)',
     ),
     MNEMO_SEARCH_VECTOR_WEIGHT: envVar(num(0, 1).default(0.7)).describe('Weight of vectorScore in hybrid scores'),
     MNEMO_SEARCH_TEXT_WEIGHT: envVar(num(0, 1).default(0.3)).describe('Weight of textScore in hybrid scores'),

@@ -79,7 +79,7 @@ const MIN_FILL_FOR_SOFT_CUT = 0.5
 /** Gives the event loop a turn when the caller's time slice is used up (shared/async.ts). */
 export type Yielder = { maybeYield(): Promise<void> }
 
-const NEVER_YIELD: Yielder = { maybeYield: async () => undefined }
+export const NEVER_YIELD: Yielder = { maybeYield: async () => undefined }
 
 /**
  * Chunks of `text`, cut at lines, headings and fences. Asynchronous so that a huge file (a

@@ -8,7 +8,7 @@ import { createTurns } from '../shared/async.js'
 import { createForeground } from '../shared/foreground.js'
 import type { FileChanges, SpaceWriter } from '../store/port.js'
 import { createIndexer } from './indexer.js'
-import { createPrepareCache } from './prepare-file.js'
+import { createPrepareCache, type PrepareElsewhere } from './prepare-file.js'
 import type { Vectorizer, VectorizeResult } from './vectorizer.js'
 
 const dirs: string[] = []
@@ -88,6 +88,7 @@ function indexerOf(
   store: SpaceWriter,
   log: string[],
   vectorizer: Pick<Vectorizer, 'vectorize'> | null = null,
+  prepareElsewhere?: PrepareElsewhere,
 ) {
   let seq = 0
   return createIndexer({
@@ -107,6 +108,7 @@ function indexerOf(
     maxFileBytes: 1_000_000,
     turns: createTurns(),
     log: pino({ level: 'silent' }),
+    prepareElsewhere,
   })
 }
 
@@ -153,6 +155,92 @@ describe('a sync pass over a store that overlaps writes', () => {
       'end 1',
       'start 2 memory/2026-01-02.md',
     ])
+  })
+})
+
+describe('a sync pass that prepares files elsewhere', () => {
+  /** Day files of about 6 KB each: big enough to be prepared elsewhere (prepare-file.ts). */
+  function bigWorkspace(files: number): string {
+    const dir = workspace(0)
+    for (let i = 0; i < files; i++) {
+      const notes = Array.from({ length: 120 }, (_, n) => `- ${n}: deployed canary ${i}-${n} to staging 部署`).join(
+        '\n',
+      )
+      const name = `2026-02-${String(i + 1).padStart(2, '0')}.md`
+      fs.writeFileSync(path.join(dir, 'memory', name), `# Day ${i}\n\n${notes}\n`)
+    }
+    return dir
+  }
+
+  it('prepares files ahead while one is written, one write at a time, with the rows a pass here writes', async () => {
+    const dir = bigWorkspace(12)
+    const { store: slow, log, drain, mostInFlight } = slowStore()
+    const written: FileChanges[] = []
+    // A store like SQLite's: writes on this thread, one file per batch.
+    const store: SpaceWriter = {
+      ...slow,
+      overlapsWrites: false,
+      applyChanges: (changes, steps) => {
+        written.push(changes)
+        return slow.applyChanges(changes, steps)
+      },
+    }
+    const elsewhere: PrepareElsewhere = async (file, _chunking, local) => {
+      log.push(`prepare ${file.rel}`)
+      return local()
+    }
+    const done = indexerOf(dir, store, log, null, elsewhere).sync({ full: true, reason: 'test' })
+    const first = 'start 1 memory/2026-02-01.md'
+    const prepared = (lines: readonly string[]) => lines.filter((line) => line.startsWith('prepare')).length
+    const readWhileFirstWritten = (lines: readonly string[]) =>
+      lines.includes(first) && lines.slice(lines.indexOf(first)).includes('read')
+    // The first write is held until four files are prepared and another file was begun
+    // meanwhile (or 2 s): the pass goes on while one file is written, and begins more than
+    // the next one.
+    await drain(done, (lines) => lines.includes('end 1') || (prepared(lines) >= 4 && readWhileFirstWritten(lines)))
+    const result = await done
+    expect(result.indexed).toBe(12)
+    expect(mostInFlight()).toBe(1)
+    const untilFirstWritten = log.slice(0, log.indexOf('end 1'))
+    expect(prepared(untilFirstWritten)).toBeGreaterThanOrEqual(4)
+    expect(readWhileFirstWritten(untilFirstWritten)).toBe(true)
+    expect(log.filter((line) => line.startsWith('prepare'))).toHaveLength(12)
+    expect(log.filter((line) => line.startsWith('start')).map((line) => line.split(' ')[2])).toEqual([
+      ...Array.from({ length: 12 }, (_, i) => `memory/2026-02-${String(i + 1).padStart(2, '0')}.md`),
+      // the deletions
+      '',
+    ])
+
+    const here: FileChanges[] = []
+    await indexerOf(dir, { ...slow, overlapsWrites: false, applyChanges: async (c) => void here.push(c) }, []).sync({
+      full: true,
+      reason: 'test',
+    })
+    const rows = (changes: FileChanges[]) =>
+      changes
+        .flatMap((c) => c.replace ?? [])
+        .map((r) => ({ path: r.record.path, sha256: r.record.sha256, chunks: r.chunks }))
+    expect(rows(written)).toEqual(rows(here))
+  })
+  it('begins big files ahead only up to about a megabyte in all, the next one always', async () => {
+    const dir = workspace(0)
+    const note = `- deployed canary to staging ${'x'.repeat(80)}\n`
+    for (let i = 1; i <= 3; i++) fs.writeFileSync(path.join(dir, 'memory', `2026-03-0${i}.md`), note.repeat(6_000))
+    const log: string[] = []
+    const store: SpaceWriter = {
+      ...slowStore().store,
+      overlapsWrites: false,
+      applyChanges: async (changes) => void log.push(`write ${changes.replace?.[0]?.record.path ?? ''}`),
+    }
+    const elsewhere: PrepareElsewhere = async (file, _chunking, local) => {
+      log.push(`prepare ${file.rel}`)
+      return local()
+    }
+    await indexerOf(dir, store, [], null, elsewhere).sync({ full: true, reason: 'test' })
+    // Files of 0.7 MB: the first and the next begun before the first write (their reads end
+    // in either order), not the third.
+    const firstWrite = log.indexOf('write memory/2026-03-01.md')
+    expect(log.slice(0, firstWrite).sort()).toEqual(['prepare memory/2026-03-01.md', 'prepare memory/2026-03-02.md'])
   })
 })
 

@@ -13,9 +13,9 @@ import type { Config } from '../config/config.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import { scanSources, statSource, type ScannedFile, type SourceRoots } from './file-scanner.js'
-import type { PrepareCache } from './prepare-file.js'
+import type { PrepareCache, PrepareElsewhere } from './prepare-file.js'
 import type { ReadSequence } from '../store/port.js'
-import { startPass, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
+import { startPass, type BegunRead, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
 import type { SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
 
@@ -32,6 +32,8 @@ export type IndexerDeps = {
   roots: SourceRoots
   /** Chunk terms and file checkpoints (prepare-file.ts), shared by every agent's indexer. */
   prepareCache: PrepareCache
+  /** Prepares big new files on another thread (prepare-file.ts); without it, here. */
+  prepareElsewhere?: PrepareElsewhere | undefined
   chunking: Config['chunking']
   maxFileBytes: number
   reclaimer?: PassContext['reclaimer']
@@ -54,6 +56,7 @@ export function createIndexer(deps: IndexerDeps) {
     chunking: deps.chunking,
     maxFileBytes: deps.maxFileBytes,
     prepareCache: deps.prepareCache,
+    prepareElsewhere: deps.prepareElsewhere,
     reclaimer: deps.reclaimer,
     turns: deps.turns,
     log: deps.log,
@@ -76,19 +79,33 @@ export function createIndexer(deps: IndexerDeps) {
       pass.result.scanned = scanned.length
       pass.progress.files(scanned.length)
       const known = new Map((await base.listFiles()).map((f) => [f.path, f]))
-      // A store that does not overlap writes (SQLite) gets one file read ahead: its read waits
-      // on the disk while the one before it is prepared and written (that wait was about 15 %
-      // of a first sync). One that does (PostgreSQL) reads the next file during the write.
-      const begin = (file: ScannedFile | undefined) =>
-        file && !base.overlapsWrites ? pass.begin(file, known.get(file.rel), false) : undefined
-      let ahead = begin(scanned[0])
+      // Files begun in scan order: the one visited, and up to the pass's lookahead past it.
+      const begun = new Map<number, Promise<BegunRead>>()
+      let next = 0
+      let begunBytes = 0
+      const beginNext = () => {
+        const file = scanned[next] as ScannedFile
+        begun.set(next, pass.begin(file, known.get(file.rel), false))
+        begunBytes += file.sizeBytes
+        next++
+      }
+      const { files: aheadFiles, bytes: aheadBytes } = pass.lookahead
       for (let i = 0; i < scanned.length; i++) {
+        if (next === i) beginNext()
+        while (
+          next < scanned.length &&
+          next - i <= aheadFiles &&
+          (next === i + 1 || begunBytes + (scanned[next] as ScannedFile).sizeBytes <= aheadBytes)
+        ) {
+          beginNext()
+        }
         const file = scanned[i] as ScannedFile
         const prev = known.get(file.rel)
         known.delete(file.rel)
-        const begun = ahead
-        ahead = begin(scanned[i + 1])
-        await pass.visit(file, prev, false, begun)
+        const read = begun.get(i)
+        begun.delete(i)
+        await pass.visit(file, prev, false, read)
+        begunBytes -= file.sizeBytes
       }
       for (const path of known.keys()) pass.gone.push({ path, readSeq: scanSeq, known: true })
       return await pass.finish(true)

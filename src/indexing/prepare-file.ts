@@ -3,14 +3,13 @@
  * hash per chunk, and the analysed terms of the chunk body and of its context (enclosing
  * headings and the file path, so `2026-02-16` or a section title finds the chunk).
  */
-import type { Config } from '../config/config.js'
 import { indexTokens } from '../text/analyzer.js'
 import { createLru } from '../shared/lru.js'
 import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
 import { blankFlushMarkers } from '../files/content-rules.js'
 import { chunkDater } from '../domain/chunk-date.js'
-import { chunkMarkdownFrom, type Chunk, type ChunkCheckpoint } from './chunker.js'
+import { chunkMarkdownFrom, type Chunk, type ChunkCheckpoint, type ChunkOptions, type Yielder } from './chunker.js'
 import { embedInputHash } from './embed-input.js'
 
 /**
@@ -50,7 +49,7 @@ export type ChunkTerms = Pick<ChunkInput, 'bodyTerms' | 'headingTerms' | 'tokenC
  * What preparing a file made of its text up to a chunker checkpoint (chunker.ts): the
  * chunks before it, ready but for their dates, which may depend on the file's mtime.
  */
-type FileCheckpoint = { chunker: ChunkCheckpoint; inputs: readonly ChunkInput[]; pieces: readonly Chunk[] }
+export type FileCheckpoint = { chunker: ChunkCheckpoint; inputs: readonly ChunkInput[]; pieces: readonly Chunk[] }
 
 /**
  * What preparing files remembers, shared by every agent's indexer. `terms`: chunk terms
@@ -77,18 +76,41 @@ export function createPrepareCache(bounds: { chunks: number; termChars: number; 
 }
 export type PrepareCache = ReturnType<typeof createPrepareCache>
 
+/** A file's rows, and the checkpoint a later preparation of it can resume from. */
+export type PreparedText = { file: PreparedFile; checkpoint: FileCheckpoint }
+
 /**
- * The rows of one file. `cache.files` is looked up by `key` (the file's absolute path): a
- * checkpoint of the same file is only a shortcut, used when the text still starts with what
- * it was taken from, so the rows are the same as without it.
+ * Prepares files on another thread (the search workers, storage-wiring.ts); `local` does it
+ * here instead, when that thread cannot (no worker alive).
  */
-export async function prepareFile(
+export type PrepareElsewhere = (
   input: FileInput,
-  chunking: Config['chunking'],
-  slicer: { maybeYield(): Promise<void> },
-  cache?: { prepare: PrepareCache; key: string },
-): Promise<PreparedFile> {
-  const previous = cache?.prepare.files.get(cache.key) ?? null
+  chunking: ChunkOptions,
+  local: () => Promise<PreparedText>,
+) => Promise<PreparedText>
+
+/**
+ * Texts prepared elsewhere, in characters. Below the floor, the round trip (copying the text
+ * there and the rows back, about 0.1 ms) would cost the main thread a third or more of the
+ * preparation it saves (about 80 µs per KiB); above the ceiling, one file would hold a search
+ * worker for over 80 ms, where the main thread prepares it in slices between searches.
+ */
+const ELSEWHERE_MIN_CHARS = 4 * 1024
+const ELSEWHERE_MAX_CHARS = 1024 * 1024
+
+const termsKey = (rel: string, contentHash: string) => `${rel}\n${contentHash}`
+
+/**
+ * The rows of `input`, chunked from `previous` when its text starts with what that was taken
+ * from; chunks whose terms `terms` holds are not analysed again, and the others' are added.
+ */
+export async function prepareText(
+  input: FileInput,
+  chunking: ChunkOptions,
+  slicer: Yielder,
+  previous: FileCheckpoint | null = null,
+  terms?: PrepareCache['terms'],
+): Promise<PreparedText> {
   const made = await chunkMarkdownFrom(blankFlushMarkers(input.text), previous?.chunker ?? null, chunking, slicer)
   const dater = chunkDater(input.rel, input.mtimeMs)
   const pieces = [...(previous?.pieces.slice(0, made.skipped) ?? []), ...made.chunks]
@@ -102,14 +124,18 @@ export async function prepareFile(
   for (const piece of made.chunks) {
     const headings = piece.headings.join(' / ')
     const contentHash = embedInputHash(headings, piece.text)
-    const key = `${input.rel}\n${contentHash}`
-    let terms = cache?.prepare.terms.get(key)
-    if (!terms) {
+    const key = termsKey(input.rel, contentHash)
+    let analysed = terms?.get(key)
+    if (!analysed) {
       pathTerms ??= indexTokens(pathContext(input.rel))
       const body = indexTokens(piece.text)
       const context = [...indexTokens(piece.headings.join('\n')), ...pathTerms]
-      terms = { bodyTerms: body.join(' '), headingTerms: context.join(' '), tokenCount: body.length + context.length }
-      cache?.prepare.terms.set(key, terms)
+      analysed = {
+        bodyTerms: body.join(' '),
+        headingTerms: context.join(' '),
+        tokenCount: body.length + context.length,
+      }
+      terms?.set(key, analysed)
     }
     chunks.push({
       startLine: piece.startLine,
@@ -117,32 +143,73 @@ export async function prepareFile(
       text: piece.text,
       headings,
       contentHash,
-      ...terms,
+      ...analysed,
       datedMs: dater.of(piece.headings),
     })
     await slicer.maybeYield()
   }
-  if (cache && made.checkpoint.prefix.length > cache.prepare.maxFileChars) cache.prepare.files.delete(cache.key)
-  else if (cache) {
-    const upTo = made.checkpoint.chunks
-    cache.prepare.files.set(cache.key, {
-      chunker: made.checkpoint,
-      inputs: chunks.slice(0, upTo),
-      pieces: pieces.slice(0, upTo),
-    })
-  }
+  const upTo = made.checkpoint.chunks
   return {
-    record: {
-      path: input.rel,
-      source: input.source ?? 'memory',
-      sha256: input.sha256,
-      sizeBytes: input.sizeBytes,
-      mtimeMs: input.mtimeMs,
-      lineCount: countLines(input.text),
-      chunkCount: chunks.length,
-      indexedAtMs: input.indexedAtMs,
-      readSeq: input.readSeq,
+    file: {
+      record: {
+        path: input.rel,
+        source: input.source ?? 'memory',
+        sha256: input.sha256,
+        sizeBytes: input.sizeBytes,
+        mtimeMs: input.mtimeMs,
+        lineCount: countLines(input.text),
+        chunkCount: chunks.length,
+        indexedAtMs: input.indexedAtMs,
+        readSeq: input.readSeq,
+      },
+      chunks,
     },
-    chunks,
+    checkpoint: { chunker: made.checkpoint, inputs: chunks.slice(0, upTo), pieces: pieces.slice(0, upTo) },
   }
+}
+
+/** Keeps `prepared`'s checkpoint under `key`, and its chunks' terms when `withTerms`. */
+function remember(cache: PrepareCache, key: string, prepared: PreparedText, withTerms: boolean): void {
+  if (withTerms) {
+    for (const c of prepared.file.chunks) {
+      cache.terms.set(termsKey(prepared.file.record.path, c.contentHash), {
+        bodyTerms: c.bodyTerms,
+        headingTerms: c.headingTerms,
+        tokenCount: c.tokenCount,
+      })
+    }
+  }
+  if (prepared.checkpoint.chunker.prefix.length > cache.maxFileChars) cache.files.delete(key)
+  else cache.files.set(key, prepared.checkpoint)
+}
+
+/**
+ * The rows of one file. `cache.files` is looked up by `key` (the file's absolute path): a
+ * checkpoint of the same file is only a shortcut, used when the text still starts with what
+ * it was taken from, so the rows are the same as without it. With `elsewhere`, a file with
+ * no checkpoint (a first sync, a new file) is prepared on another thread when its size
+ * pays for the trip, and what it made is kept as if it had been prepared here.
+ */
+export async function prepareFile(
+  input: FileInput,
+  chunking: ChunkOptions,
+  slicer: Yielder,
+  cache?: { prepare: PrepareCache; key: string },
+  elsewhere?: PrepareElsewhere,
+): Promise<PreparedFile> {
+  const chars = input.text.length
+  if (
+    elsewhere &&
+    chars >= ELSEWHERE_MIN_CHARS &&
+    chars <= ELSEWHERE_MAX_CHARS &&
+    !cache?.prepare.files.has(cache.key)
+  ) {
+    const prepared = await elsewhere(input, chunking, () => prepareText(input, chunking, slicer))
+    if (cache) remember(cache.prepare, cache.key, prepared, true)
+    return prepared.file
+  }
+  const previous = cache?.prepare.files.get(cache.key) ?? null
+  const prepared = await prepareText(input, chunking, slicer, previous, cache?.prepare.terms)
+  if (cache) remember(cache.prepare, cache.key, prepared, false)
+  return prepared.file
 }

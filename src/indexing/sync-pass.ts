@@ -21,7 +21,7 @@ import { embedInput } from './embed-input.js'
 import { readWorkspaceFile, type ReadResult } from '../files/workspace-fs.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
 import { sha256 } from '../domain/hashing.js'
-import { prepareFile, type PreparedFile, type PrepareCache } from './prepare-file.js'
+import { prepareFile, type PreparedFile, type PrepareCache, type PrepareElsewhere } from './prepare-file.js'
 import { transcriptText } from './transcript.js'
 import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
@@ -33,6 +33,13 @@ import type { IndexChange } from '../events/space-events.js'
  * into short transactions however big one file is (staged-changes.ts).
  */
 const BATCH_CHUNKS = 25
+/**
+ * Files begun ahead of the one visited when files are prepared elsewhere (lookahead), and
+ * the most bytes they may hold in all beyond the first: what their texts and rows keep in
+ * memory meanwhile (a few times their size).
+ */
+const LOOKAHEAD_FILES = 8
+const LOOKAHEAD_BYTES = 1024 * 1024
 /** Chunks embedded per step of the pass over chunks still waiting for a vector. */
 const PENDING_BATCH = 256
 /** Vectors stored per transaction (a vec0 insert each: about 3 ms for 64). */
@@ -82,6 +89,12 @@ export type PassContext = {
   chunking: Config['chunking']
   maxFileBytes: number
   prepareCache: PrepareCache
+  /**
+   * Prepares big new files on another thread. The pass then goes on to the next file while
+   * a batch is written, so the main thread writes one batch while another thread prepares
+   * the next.
+   */
+  prepareElsewhere?: PrepareElsewhere | undefined
   /** Shared by every pass of every agent: one pass's slice per turn of the event loop. */
   turns: Pick<Turns, 'next'>
   /** Told how many bytes of file text were read, so memory is given back after big work. */
@@ -97,11 +110,13 @@ const relativePosix = (root: string, abs: string) => path.relative(root, abs).sp
 /**
  * A file's visit begun ahead of its turn: its read number, taken first as always, and the
  * read of its bytes when the visit will need them (settled, so an abandoned one is never an
- * unhandled rejection).
+ * unhandled rejection). When files are prepared elsewhere, also the rows it comes to,
+ * prepared on another thread while the files before it are written.
  */
 export type BegunRead = {
   readSeq: number
   read: Promise<{ ok: true; value: ReadResult } | { ok: false; error: unknown }> | null
+  rows?: Promise<{ ok: true; value: PreparedFile | null } | { ok: false; error: unknown }>
 }
 
 const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
@@ -164,9 +179,11 @@ export function startPass(
   }
 
   /**
-   * The batch a store that overlaps writes (SpaceWriter.overlapsWrites) is writing while the
-   * pass prepares the next one; its failure is thrown by the next commit or by finish.
+   * The batch being written while the pass prepares the next one, when the store overlaps
+   * writes (SpaceWriter.overlapsWrites) or files are prepared elsewhere; its failure is
+   * thrown by the next commit or by finish.
    */
+  const overlaps = base.overlapsWrites === true || ctx.prepareElsewhere !== undefined
   let writing: Promise<void> = Promise.resolve()
   const writeAll = async (changes: FileChanges) => {
     for (const target of writeTo()) await target.applyChanges(changes, steps)
@@ -201,7 +218,7 @@ export function startPass(
         announce?.({ kind: 'indexed', path: r.path, sha256: r.sha256, sizeBytes: r.sizeBytes, chunks: chunks.length })
       }
     })
-    if (!base.overlapsWrites) return write
+    if (!overlaps) return write
     writing = write
     write.catch(() => undefined)
   }
@@ -227,22 +244,27 @@ export function startPass(
           (value) => ({ ok: true as const, value }),
           (error: unknown) => ({ ok: false as const, error }),
         )
-    return { readSeq, read }
+    const begun: BegunRead = { readSeq, read }
+    if (ctx.prepareElsewhere) {
+      begun.rows = rowsOf(file, prev, force, begun).then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      )
+    }
+    return begun
   }
 
   /**
-   * Reads `file` and queues it for writing unless it is unchanged. `begun`: its read, begun
-   * while the file before it was being prepared and written (the indexer reads one file
-   * ahead, so the wait for the disk overlaps that work).
+   * The rows `file` comes to once `begun` read it: null when there are none to write (it is
+   * unchanged, gone, too big or unreadable; counted here).
    */
-  async function visit(
+  async function rowsOf(
     file: ScannedFile,
     prev: FileRecord | undefined,
     force: boolean,
-    begun?: Promise<BegunRead>,
-  ): Promise<void> {
-    opts.signal?.throwIfAborted()
-    const { readSeq, read: reading } = await (begun ?? begin(file, prev, force))
+    begun: BegunRead,
+  ): Promise<PreparedFile | null> {
+    const { readSeq, read: reading } = begun
     if (file.sizeBytes > ctx.maxFileBytes) {
       result.skipped++
       log.warn(
@@ -250,14 +272,14 @@ export function startPass(
         'file too large, not indexed',
       )
       gone.push({ path: file.rel, readSeq, known: prev !== undefined })
-      return
+      return null
     }
     if (!opts.full && !force && prev && unchangedByStat(prev, file)) {
       result.unchanged++
-      return
+      return null
     }
     // begin() skips reading exactly the files the two checks above returned for.
-    if (reading === null) return
+    if (reading === null) return null
     let bytes: Buffer
     try {
       const outcome = await reading
@@ -270,7 +292,7 @@ export function startPass(
         if (read.kind === 'invalid') log.warn({ path: file.rel, reason: read.reason }, 'file not indexed')
         if (read.kind === 'too-large') result.skipped++
         gone.push({ path: file.rel, readSeq, known: prev !== undefined })
-        return
+        return null
       }
       bytes = read.bytes
       ctx.reclaimer?.worked(bytes.length)
@@ -280,14 +302,14 @@ export function startPass(
         result.errors.push({ path: file.rel, error: publicErrorMessage(err) })
         log.warn({ err, path: file.rel }, 'cannot read file')
       }
-      return
+      return null
     }
     const hash = sha256(bytes)
     const indexedAtMs = ctx.now()
     if (!opts.full && prev && prev.sha256 === hash) {
       touches.push({ ...prev, sizeBytes: bytes.length, mtimeMs: file.mtimeMs, indexedAtMs, readSeq })
       result.unchanged++
-      return
+      return null
     }
     let text = decodeText(bytes)
     if (file.source === 'sessions') {
@@ -298,7 +320,7 @@ export function startPass(
         log.warn({ path: file.rel, malformedLines: transcript.malformed }, 'transcript lines that are not JSON skipped')
       }
     }
-    const prepared = await prepareFile(
+    return prepareFile(
       {
         rel: file.rel,
         text,
@@ -312,7 +334,30 @@ export function startPass(
       ctx.chunking,
       slicer,
       { prepare: ctx.prepareCache, key: file.abs },
+      ctx.prepareElsewhere,
     )
+  }
+
+  /**
+   * Reads `file` and queues it for writing unless it is unchanged. `begun`: its read, begun
+   * while the files before it were being prepared and written (the indexer reads ahead, so
+   * the wait for the disk, and a preparation elsewhere, overlap that work).
+   */
+  async function visit(
+    file: ScannedFile,
+    prev: FileRecord | undefined,
+    force: boolean,
+    begun?: Promise<BegunRead>,
+  ): Promise<void> {
+    opts.signal?.throwIfAborted()
+    const read = await (begun ?? begin(file, prev, force))
+    let prepared: PreparedFile | null
+    if (read.rows) {
+      const rows = await read.rows
+      if (!rows.ok) throw rows.error
+      prepared = rows.value
+    } else prepared = await rowsOf(file, prev, force, read)
+    if (!prepared) return
     writes.push(prepared)
     result.indexed++
     result.chunks += prepared.chunks.length
@@ -374,5 +419,20 @@ export function startPass(
   /** Waits for a write still in flight when the pass failed before its finish. */
   const settle = () => writing.catch(() => undefined)
 
-  return { result, gone, begin, visit: visitCounted, finish, settle, unreadable, progress }
+  /**
+   * Files a full pass begins ahead of the one it visits (at least one when `files` > 0, else
+   * up to `bytes` of them in all). None for a store that overlaps writes: it reads the next
+   * file while writing. One whose read waits on the disk while the one before it is prepared
+   * and written (that wait was about 15 % of a first sync). When files are prepared
+   * elsewhere, several: their preparations then wait in the workers' queues, not the main
+   * thread for each of them (a worker may be held by a checkpoint's disk sync meanwhile);
+   * a first sync of 10,001 chunks in 200 files took about 5 % less with 5 ahead than with 2.
+   */
+  const lookahead = base.overlapsWrites
+    ? { files: 0, bytes: 0 }
+    : ctx.prepareElsewhere
+      ? { files: LOOKAHEAD_FILES, bytes: LOOKAHEAD_BYTES }
+      : { files: 1, bytes: 0 }
+
+  return { result, gone, begin, visit: visitCounted, finish, settle, unreadable, progress, lookahead }
 }

@@ -10,7 +10,8 @@
  * the main thread's own store (logged), so a broken pool degrades to slower searches, never
  * to failed ones.
  *
- * The workers also checkpoint the indexes' write-ahead logs (checkpoint), off the main thread.
+ * The workers also checkpoint the indexes' write-ahead logs (checkpoint) and prepare files'
+ * rows for the indexers (prepare), off the main thread.
  *
  * forIndex(dbPath) is the reader of one index file. Its suspend() closes every worker's
  * connection to that file before a rebuild swap replaces it, holding that file's new calls
@@ -23,6 +24,8 @@ import type { IndexReader, ReaderOps } from './index-reader.js'
 import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './reader-protocol.js'
 import { checkpointWal } from '../store/sqlite/wal-checkpoint.js'
 import { createFairQueue } from './fair-queue.js'
+import type { ChunkOptions } from '../indexing/chunker.js'
+import type { FileInput, PreparedText } from '../indexing/prepare-file.js'
 
 /** A worker that dies sooner than this after starting is not replaced again (ms). */
 const MIN_WORKER_LIFETIME_MS = 5000
@@ -254,6 +257,13 @@ export function createReaderPool(deps: ReaderPoolDeps) {
      * worker is alive), so the writer's commits never do it.
      */
     checkpoint: (dbPath: string): Promise<unknown> => call({ op: 'checkpoint', dbPath }, () => checkpointWal(dbPath)),
+    /**
+     * Prepares a file's rows on a worker (`local()` while none is alive), waiting its turn in
+     * `queue`: one per agent, beside its index's searches, so one agent's first sync shares
+     * the workers with every other agent's searches.
+     */
+    prepare: (queue: string, input: FileInput, chunking: ChunkOptions, local: () => Promise<PreparedText>) =>
+      call<PreparedText>({ op: 'prepare', dbPath: queue, input, chunking }, local),
     liveWorkers: () => slots.length,
     async close(): Promise<void> {
       closing = true

@@ -1,4 +1,6 @@
 /** Messages between the reader pool and its worker threads. */
+import type { ChunkOptions } from '../indexing/chunker.js'
+import type { FileInput } from '../indexing/prepare-file.js'
 import type { KeywordRequest, VectorRequest } from './index-reader.js'
 
 export type WorkerData = {
@@ -6,7 +8,10 @@ export type WorkerData = {
   maxConnections: number
 }
 
-/** Every call names the index file it reads: one pool serves every agent's index. */
+/**
+ * Every call names the index file it reads (one pool serves every agent's index), or for a
+ * preparation the queue it waits in (reader-pool.ts prepare).
+ */
 export type WorkerRequest =
   | { id: number; dbPath: string; op: 'keyword'; req: KeywordRequest }
   | { id: number; dbPath: string; op: 'vector'; req: VectorRequest }
@@ -15,6 +20,8 @@ export type WorkerRequest =
   | { id: number; dbPath: string; op: 'close' }
   /** Checkpoint the file's write-ahead log (store/wal-checkpoint.ts). */
   | { id: number; dbPath: string; op: 'checkpoint' }
+  /** Chunk and analyse a file's text (indexing/prepare-file.ts prepareText). */
+  | { id: number; dbPath: string; op: 'prepare'; input: FileInput; chunking: ChunkOptions }
 
 export type WorkerReply =
   | { id: number; ok: true; value: unknown }

@@ -3,9 +3,12 @@
  * read-only connections, one per index file it is asked about (every agent has its own),
  * opened on first use and kept in a bounded least-recently-used set. Errors travel back as
  * { code, message }; nothing is logged here. Around a rebuild swap, or when an agent is
- * closed, the pool asks it to close that file's connection.
+ * closed, the pool asks it to close that file's connection. It also checkpoints indexes' logs
+ * and prepares files' rows for the indexers (reader-pool.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads'
+import { NEVER_YIELD } from '../indexing/chunker.js'
+import { prepareText } from '../indexing/prepare-file.js'
 import { createLru } from '../shared/lru.js'
 import { createIndexStore, type IndexStore } from '../store/sqlite/index-store.js'
 import { loadSqliteVec } from '../store/sqlite/sqlite-vec.js'
@@ -50,6 +53,9 @@ function answer(msg: WorkerRequest): unknown {
       return connection(msg.dbPath).ops.texts(msg.ids)
     case 'checkpoint':
       return checkpointWal(msg.dbPath)
+    case 'prepare':
+      // No slicing: a worker holds up no one's event loop but its own.
+      return prepareText(msg.input, msg.chunking, NEVER_YIELD)
   }
 }
 

@@ -45,6 +45,8 @@ export function createLru<K, V>(maxEntries: number, opts: LruOptions<K, V> | ((k
         drop(oldKey, oldValue)
       }
     },
+    /** Whether `key` has an entry, without making it the newest. */
+    has: (key: K): boolean => map.has(key),
     /** Removes an entry, handing it to `onEvict`; whether there was one. */
     delete(key: K): boolean {
       const value = map.get(key)

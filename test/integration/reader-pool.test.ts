@@ -1,6 +1,8 @@
 import path from 'node:path'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
+import { NEVER_YIELD } from '../../src/indexing/chunker.js'
+import { prepareText, type FileInput } from '../../src/indexing/prepare-file.js'
 import { createReaderOps, type IndexReader } from '../../src/search/index-reader.js'
 import { createReaderPool } from '../../src/search/reader-pool.js'
 import { createIndexStore } from '../../src/store/sqlite/index-store.js'
@@ -124,5 +126,61 @@ describe('searches in worker threads', () => {
       await pool.close()
       for (const s of stores) s.close()
     }
+  })
+  /** A day file of `entries` notes: headings, Chinese, a fence, a long line, CRLF lines. */
+  const bigDay = (entries: number, from = 0) =>
+    Array.from({ length: entries }, (_, n) => {
+      const i = from + n
+      const fence = i % 7 === 0 ? '```sh\nkubectl rollout restart deploy/api\n```\n' : ''
+      const long = i % 11 === 0 ? `${'redis '.repeat(600)}\n` : ''
+      return `## 09:${String(i % 60).padStart(2, '0')}\r\n- 部署 canary ${i} to staging, 缓存命中率 ${i}%\n${fence}${long}`
+    }).join('\n')
+
+  it("prepare files' rows on a worker exactly as the main thread does", async () => {
+    const pool = createReaderPool({ size: 1, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    try {
+      const text = bigDay(120)
+      const input: FileInput = {
+        rel: 'memory/2026-05-01.md',
+        text,
+        sha256: 'x',
+        sizeBytes: text.length,
+        mtimeMs: 1_000,
+        indexedAtMs: 2_000,
+        readSeq: 7,
+      }
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      const there = await pool.prepare('q', input, chunking, () => Promise.reject(new Error('prepared here')))
+      const here = await prepareText(input, chunking, NEVER_YIELD)
+      expect(there.file.chunks.length).toBeGreaterThan(50)
+      expect(there).toEqual(here)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('index big files prepared on the workers as the main thread would, before and after they grow', async () => {
+    const pooled = await useTestApp({ env: { MNEMO_SEARCH_WORKERS: '2' }, sync: false })
+    const local = await useTestApp({ env: { MNEMO_SEARCH_WORKERS: '0' }, sync: false })
+    const queries = ['canary 12', '缓存命中率', 'kubectl rollout', 'redis', 'staging 部署 41']
+    const same = async (what: string) => {
+      for (const query of queries) {
+        const [a, b] = await Promise.all([pooled.search({ query, minScore: 0 }), local.search({ query, minScore: 0 })])
+        expect(a.statusCode).toBe(200)
+        expect(a.body.results.length, `${what}: ${query}`).toBeGreaterThan(0)
+        expect(a.body.results, `${what}: ${query}`).toEqual(b.body.results)
+      }
+    }
+    for (const t of [pooled, local]) {
+      for (let d = 1; d <= 3; d++) t.ws.write(`memory/2026-05-0${d}.md`, bigDay(80, d * 100))
+      await t.sync()
+    }
+    await same('first sync')
+    // Grown at its end: prepared from the checkpoint its first preparation left.
+    for (const t of [pooled, local]) {
+      t.ws.write('memory/2026-05-02.md', bigDay(80, 200) + '\n' + bigDay(5, 900))
+      await t.sync()
+    }
+    await same('after an append')
   })
 })
