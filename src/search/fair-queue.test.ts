@@ -38,6 +38,18 @@ describe('fair queue', () => {
     expect(q.has()).toBe(false)
   })
 
+  it('shows the item it would take next without taking it', () => {
+    const q = createFairQueue<string>()
+    expect(q.peek()).toBeUndefined()
+    q.push('a', 'a1')
+    q.push('b', 'b1')
+    q.push('a', 'a2')
+    expect(q.peek()).toBe('a1')
+    expect(q.take()).toBe('a1')
+    expect(q.peek()).toBe('b1')
+    expect(drain(q)).toEqual(['b1', 'a2'])
+  })
+
   it('puts an item back at the front of its key, and says which keys have work', () => {
     const q = createFairQueue<string>()
     q.push('a', 'a1')

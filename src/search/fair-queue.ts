@@ -38,6 +38,11 @@ export function createFairQueue<T>() {
       else queues.delete(key)
       return item
     },
+    /** The item `take()` would return next, left in place. */
+    peek: (): T | undefined => {
+      const key = order[0]
+      return key === undefined ? undefined : queues.get(key)?.[0]
+    },
     /** Whether `key` has queued work (any key when none is given). */
     has: (key?: string): boolean => (key === undefined ? order.length > 0 : queues.has(key)),
   }

@@ -11,7 +11,7 @@
  * to failed ones.
  *
  * The workers also checkpoint the indexes' write-ahead logs (checkpoint) and prepare files'
- * rows for the indexers (prepare), off the main thread.
+ * rows for the indexers (prepare), off the main thread; preparations give way to searches.
  *
  * forIndex(dbPath) is the reader of one index file. Its suspend() closes every worker's
  * connection to that file before a rebuild swap replaces it, holding that file's new calls
@@ -34,6 +34,11 @@ const MIN_WORKER_LIFETIME_MS = 5000
  * would let the queue's turns come late.
  */
 const IN_FLIGHT_PER_WORKER = 2
+/**
+ * Longest a preparation waits for searches to leave the workers (ms): like a background
+ * pass's pause (sync-pass.ts), a heavy search load slows a first sync down, never stops it.
+ */
+const BACKGROUND_MAX_WAIT_MS = 25
 
 /** A request before the pool numbers it (Omit distributed over the union). */
 type Call = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never
@@ -42,8 +47,10 @@ type Pending = {
   local: () => unknown
   resolve: (v: unknown) => void
   reject: (e: unknown) => void
+  /** Background work (a preparation for an indexer): it gives way to searches. */
+  background?: { queuedAt: number }
 }
-type Slot = { worker: Worker; pending: Map<number, Pending>; startedAt: number }
+type Slot = { worker: Worker; pending: Map<number, Pending>; startedAt: number; background: number }
 
 /**
  * Starts the worker entry next to this module. Under tsx (dev, tests) that entry is
@@ -73,6 +80,8 @@ export type ReaderPoolDeps = {
   /** Index files each worker keeps open at once. */
   maxConnections: number
   log: Logger
+  /** Longest a background call waits for searches (ms; default BACKGROUND_MAX_WAIT_MS). */
+  backgroundMaxWaitMs?: number
 }
 
 export function createReaderPool(deps: ReaderPoolDeps) {
@@ -86,6 +95,8 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   const gates = new Map<string, { promise: Promise<void>; open: () => void }>()
   /** Calls not yet given to a worker, per index file. */
   const queue = createFairQueue<Pending>()
+  /** Background calls not yet given to a worker, per queue (prepare). */
+  const backgroundQueue = createFairQueue<Pending>()
   /** Calls given to workers and not answered yet, per index file. */
   const inFlight = new Map<string, number>()
   /** Resolved whenever a call is answered (drained() waits on them). */
@@ -94,12 +105,13 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   function start(): Slot {
     warnedNoWorker = false
     const data: WorkerData = { maxConnections: deps.maxConnections }
-    const slot: Slot = { worker: spawnWorker(data), pending: new Map(), startedAt: Date.now() }
+    const slot: Slot = { worker: spawnWorker(data), pending: new Map(), startedAt: Date.now(), background: 0 }
     slot.worker.on('message', (msg: WorkerReply | WorkerReady) => {
       if ('ready' in msg) return
       const call = slot.pending.get(msg.id)
       if (!call) return
       slot.pending.delete(msg.id)
+      if (call.background) slot.background--
       done(call)
       if (msg.ok) call.resolve(msg.value)
       else if (msg.unopened) {
@@ -133,7 +145,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
       for (const p of slot.pending.values()) {
         done(p)
         if (p.msg.op === 'close') p.resolve(null)
-        else queue.putBack(p.msg.dbPath, p)
+        else (p.background ? backgroundQueue : queue).putBack(p.msg.dbPath, p)
       }
       dispatch()
     })
@@ -154,6 +166,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   function post(slot: Slot, p: Pending): void {
     const id = ++nextId
     slot.pending.set(id, p)
+    if (p.background) slot.background++
     inFlight.set(p.msg.dbPath, (inFlight.get(p.msg.dbPath) ?? 0) + 1)
     slot.worker.postMessage({ ...p.msg, id })
   }
@@ -168,22 +181,53 @@ export function createReaderPool(deps: ReaderPoolDeps) {
     waiting.forEach((resolve) => resolve())
   }
 
-  /** Gives queued calls, in turn, to workers with room; runs them here while no worker is alive. */
+  /**
+   * Gives queued calls, in turn, to workers with room; runs them here while no worker is
+   * alive. Searches go first, to the worker with the fewest calls (one without background
+   * work when they tie). Background calls use one worker at a time, one that was idle or
+   * already has them, and only while no search waits or runs, unless the oldest has waited
+   * BACKGROUND_MAX_WAIT_MS: a first sync's preparations then leave a worker, and the cores,
+   * to searches.
+   */
   function dispatch(): void {
     for (;;) {
       if (slots.length === 0) {
         for (let p = queue.take(); p; p = queue.take()) runLocal(p)
+        for (let p = backgroundQueue.take(); p; p = backgroundQueue.take()) runLocal(p)
         return
       }
-      const slot = slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best))
+      const slot = slots.reduce((best, s) =>
+        s.pending.size < best.pending.size || (s.pending.size === best.pending.size && s.background < best.background)
+          ? s
+          : best,
+      )
       if (slot.pending.size >= IN_FLIGHT_PER_WORKER) return
-      const p = queue.take()
-      if (!p) return
-      post(slot, p)
+      const overdue = backgroundOverdue()
+      if (queue.has() && !overdue) {
+        post(slot, queue.take() as Pending)
+        continue
+      }
+      // Like a background pass, it waits for searches in progress: they share the cores.
+      const searching = slots.some((s) => s.pending.size > s.background)
+      const target = slots.find((s) => s.background > 0) ?? (overdue ? slot : slots.find((s) => s.pending.size === 0))
+      const full = !target || target.pending.size >= IN_FLIGHT_PER_WORKER
+      if (!backgroundQueue.has() || full || (searching && !overdue)) {
+        if (!queue.has()) return
+        post(slot, queue.take() as Pending)
+        continue
+      }
+      post(target, backgroundQueue.take() as Pending)
     }
   }
 
-  async function call<T>(msg: Call, local: () => T | Promise<T>): Promise<T> {
+  /** Whether the oldest queued background call has waited its longest for searches. */
+  const backgroundOverdue = (): boolean => {
+    const oldest = backgroundQueue.peek()
+    const maxWait = deps.backgroundMaxWaitMs ?? BACKGROUND_MAX_WAIT_MS
+    return oldest?.background !== undefined && performance.now() - oldest.background.queuedAt >= maxWait
+  }
+
+  async function call<T>(msg: Call, local: () => T | Promise<T>, background = false): Promise<T> {
     for (let gate = gates.get(msg.dbPath); gate; gate = gates.get(msg.dbPath)) await gate.promise
     if (slots.length === 0) {
       if (!warnedNoWorker) deps.log.warn('no search worker alive: searching on the main thread')
@@ -191,7 +235,9 @@ export function createReaderPool(deps: ReaderPoolDeps) {
       return local()
     }
     return new Promise<T>((resolve, reject) => {
-      queue.push(msg.dbPath, { msg, local, resolve: resolve as (v: unknown) => void, reject })
+      const p: Pending = { msg, local, resolve: resolve as (v: unknown) => void, reject }
+      if (background) backgroundQueue.push(msg.dbPath, { ...p, background: { queuedAt: performance.now() } })
+      else queue.push(msg.dbPath, p)
       dispatch()
     })
   }
@@ -258,16 +304,18 @@ export function createReaderPool(deps: ReaderPoolDeps) {
      */
     checkpoint: (dbPath: string): Promise<unknown> => call({ op: 'checkpoint', dbPath }, () => checkpointWal(dbPath)),
     /**
-     * Prepares a file's rows on a worker (`local()` while none is alive), waiting its turn in
-     * `queue`: one per agent, beside its index's searches, so one agent's first sync shares
-     * the workers with every other agent's searches.
+     * Prepares a file's rows on a worker (`local()` while none is alive) as background work
+     * (dispatch): in `queue`, one per agent, so agents' first syncs take turns, and behind
+     * every search.
      */
     prepare: (queue: string, input: FileInput, chunking: ChunkOptions, local: () => Promise<PreparedText>) =>
-      call<PreparedText>({ op: 'prepare', dbPath: queue, input, chunking }, local),
+      call<PreparedText>({ op: 'prepare', dbPath: queue, input, chunking }, local, true),
     liveWorkers: () => slots.length,
     async close(): Promise<void> {
       closing = true
-      for (let p = queue.take(); p; p = queue.take()) p.reject(new Error('the search pool is closed'))
+      for (const q of [queue, backgroundQueue]) {
+        for (let p = q.take(); p; p = q.take()) p.reject(new Error('the search pool is closed'))
+      }
       await Promise.all(slots.map((s) => s.worker.terminate()))
     },
   }

@@ -127,6 +127,50 @@ describe('searches in worker threads', () => {
       for (const s of stores) s.close()
     }
   })
+  it.each([
+    ['after every search queued or running, however late it came', 60_000],
+    ['in turn with searches once it has waited its longest', 0],
+  ])('prepare a file as background work: %s', async (_, backgroundMaxWaitMs) => {
+    const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
+    const pool = createReaderPool({
+      size: 1,
+      shards: 1,
+      maxConnections: 1,
+      log: pino({ level: 'silent' }),
+      backgroundMaxWaitMs,
+    })
+    try {
+      const reader = pool.forIndex(store.dbPath, createReaderOps(store))
+      const req = { terms: queryTerms('redis cache staging'), limit: 50, filters: {} }
+      await reader.keyword(req)
+      const text = bigDay(40)
+      const input: FileInput = {
+        rel: 'memory/2026-05-01.md',
+        text,
+        sha256: 'x',
+        sizeBytes: text.length,
+        mtimeMs: 0,
+        indexedAtMs: 0,
+        readSeq: 1,
+      }
+      const order: string[] = []
+      const before = Array.from({ length: 6 }, (_, i) => reader.keyword(req).then(() => void order.push(`search ${i}`)))
+      const prepared = pool
+        .prepare('q', input, { maxTokens: 120, overlapTokens: 20 }, () => Promise.reject(new Error('prepared here')))
+        .then(() => void order.push('prepare'))
+      const after = Array.from({ length: 6 }, (_, i) =>
+        reader.keyword(req).then(() => void order.push(`search ${i + 6}`)),
+      )
+      await Promise.all([...before, prepared, ...after])
+      if (backgroundMaxWaitMs > 0) expect(order.at(-1)).toBe('prepare')
+      else expect(order.indexOf('prepare')).toBeLessThan(6)
+    } finally {
+      await pool.close()
+      store.close()
+    }
+  })
+
   /** A day file of `entries` notes: headings, Chinese, a fence, a long line, CRLF lines. */
   const bigDay = (entries: number, from = 0) =>
     Array.from({ length: entries }, (_, n) => {
