@@ -90,7 +90,7 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
       const workersPool = pool
       if (!workersPool) return undefined
       const queue = `${engine.fileOf(store.key)}#prepare`
-      return (input, chunking, local) => workersPool.prepare(queue, input, chunking, local)
+      return (input, chunking, local, background) => workersPool.prepare(queue, input, chunking, local, background)
     },
     close: async () => {
       await pool?.close()

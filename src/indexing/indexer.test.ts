@@ -222,6 +222,22 @@ describe('a sync pass that prepares files elsewhere', () => {
         .map((r) => ({ path: r.record.path, sha256: r.record.sha256, chunks: r.chunks }))
     expect(rows(written)).toEqual(rows(here))
   })
+  it('prepares elsewhere as background work only for a pass nobody waits for', async () => {
+    const dir = bigWorkspace(1)
+    const seen: string[] = []
+    const elsewhere: PrepareElsewhere = async (_file, _chunking, local, background) => {
+      seen.push(background ? 'background' : 'waited for')
+      return local()
+    }
+    const store: SpaceWriter = { ...slowStore().store, overlapsWrites: false, applyChanges: async () => undefined }
+    // A new indexer each time: one that prepared the file has its checkpoint and resumes here.
+    const indexer = () => indexerOf(dir, store, [], null, elsewhere)
+    await indexer().sync({ full: true, reason: 'sync' })
+    await indexer().sync({ full: true, reason: 'first sync a request waits for', urgent: true })
+    await indexer().syncPaths(['memory/2026-02-01.md'], 'a write')
+    expect(seen).toEqual(['background', 'waited for', 'waited for'])
+  })
+
   it('begins big files ahead only up to about a megabyte in all, the next one always', async () => {
     const dir = workspace(0)
     const note = `- deployed canary to staging ${'x'.repeat(80)}\n`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createPrepareCache, prepareFile, type FileInput, type PrepareElsewhere } from './prepare-file.js'
+import { createPrepareCache, prepareFile, type FileInput, type PrepareOffThread } from './prepare-file.js'
 
 describe('prepareFile', () => {
   it('offers the event loop a turn after every piece of a huge single-line file and every chunk', async () => {
@@ -99,7 +99,7 @@ describe('prepareFile', () => {
     /** A thread that prepares as this one would (through `local`), counting what it is given. */
     const elsewhere = () => {
       const given: number[] = []
-      const prepare: PrepareElsewhere = async (file, _chunking, local) => {
+      const prepare: PrepareOffThread = async (file, _chunking, local) => {
         given.push(file.text.length)
         return local()
       }

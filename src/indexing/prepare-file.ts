@@ -79,14 +79,20 @@ export type PrepareCache = ReturnType<typeof createPrepareCache>
 /** A file's rows, and the checkpoint a later preparation of it can resume from. */
 export type PreparedText = { file: PreparedFile; checkpoint: FileCheckpoint }
 
-/**
- * Prepares files on another thread (the search workers, storage-wiring.ts); `local` does it
- * here instead, when that thread cannot (no worker alive).
- */
-export type PrepareElsewhere = (
+/** Prepares a file on another thread; `local` prepares it here when that thread cannot. */
+export type PrepareOffThread = (
   input: FileInput,
   chunking: ChunkOptions,
   local: () => Promise<PreparedText>,
+) => Promise<PreparedText>
+
+/**
+ * Where an indexer prepares files off the main thread (the search workers,
+ * storage-wiring.ts). `background`: for a pass nobody waits for (a sync, a rebuild), which
+ * gives way to searches; a write's own pass, or a first sync a request waits for, does not.
+ */
+export type PrepareElsewhere = (
+  ...args: [...Parameters<PrepareOffThread>, background: boolean]
 ) => Promise<PreparedText>
 
 /**
@@ -195,7 +201,7 @@ export async function prepareFile(
   chunking: ChunkOptions,
   slicer: Yielder,
   cache?: { prepare: PrepareCache; key: string },
-  elsewhere?: PrepareElsewhere,
+  elsewhere?: PrepareOffThread,
 ): Promise<PreparedFile> {
   const chars = input.text.length
   if (

@@ -21,7 +21,13 @@ import { embedInput } from './embed-input.js'
 import { readWorkspaceFile, type ReadResult } from '../files/workspace-fs.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
 import { sha256 } from '../domain/hashing.js'
-import { prepareFile, type PreparedFile, type PrepareCache, type PrepareElsewhere } from './prepare-file.js'
+import {
+  prepareFile,
+  type PreparedFile,
+  type PrepareCache,
+  type PrepareElsewhere,
+  type PrepareOffThread,
+} from './prepare-file.js'
 import { transcriptText } from './transcript.js'
 import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
@@ -145,6 +151,10 @@ export function startPass(
     between: () => (background ? slicer.yield() : slicer.maybeYield()),
     signal: opts.signal,
   }
+  // Preparations for this pass, as background work when nobody waits for it.
+  const { prepareElsewhere } = ctx
+  const elsewhere: PrepareOffThread | undefined =
+    prepareElsewhere && ((input, chunking, local) => prepareElsewhere(input, chunking, local, background))
   let writes: PreparedFile[] = []
   let touches: FileRecord[] = []
   let batchChunks = 0
@@ -183,7 +193,7 @@ export function startPass(
    * writes (SpaceWriter.overlapsWrites) or files are prepared elsewhere; its failure is
    * thrown by the next commit or by finish.
    */
-  const overlaps = base.overlapsWrites === true || ctx.prepareElsewhere !== undefined
+  const overlaps = base.overlapsWrites === true || elsewhere !== undefined
   let writing: Promise<void> = Promise.resolve()
   const writeAll = async (changes: FileChanges) => {
     for (const target of writeTo()) await target.applyChanges(changes, steps)
@@ -245,7 +255,7 @@ export function startPass(
           (error: unknown) => ({ ok: false as const, error }),
         )
     const begun: BegunRead = { readSeq, read }
-    if (ctx.prepareElsewhere) {
+    if (elsewhere) {
       begun.rows = rowsOf(file, prev, force, begun).then(
         (value) => ({ ok: true as const, value }),
         (error: unknown) => ({ ok: false as const, error }),
@@ -334,7 +344,7 @@ export function startPass(
       ctx.chunking,
       slicer,
       { prepare: ctx.prepareCache, key: file.abs },
-      ctx.prepareElsewhere,
+      elsewhere,
     )
   }
 
@@ -430,7 +440,7 @@ export function startPass(
    */
   const lookahead = base.overlapsWrites
     ? { files: 0, bytes: 0 }
-    : ctx.prepareElsewhere
+    : elsewhere
       ? { files: LOOKAHEAD_FILES, bytes: LOOKAHEAD_BYTES }
       : { files: 1, bytes: 0 }
 

@@ -304,12 +304,17 @@ export function createReaderPool(deps: ReaderPoolDeps) {
      */
     checkpoint: (dbPath: string): Promise<unknown> => call({ op: 'checkpoint', dbPath }, () => checkpointWal(dbPath)),
     /**
-     * Prepares a file's rows on a worker (`local()` while none is alive) as background work
-     * (dispatch): in `queue`, one per agent, so agents' first syncs take turns, and behind
-     * every search.
+     * Prepares a file's rows on a worker (`local()` while none is alive), in `queue` (one per
+     * agent, so agents' syncs take turns); as background work (dispatch) unless a request
+     * waits for it.
      */
-    prepare: (queue: string, input: FileInput, chunking: ChunkOptions, local: () => Promise<PreparedText>) =>
-      call<PreparedText>({ op: 'prepare', dbPath: queue, input, chunking }, local, true),
+    prepare: (
+      queue: string,
+      input: FileInput,
+      chunking: ChunkOptions,
+      local: () => Promise<PreparedText>,
+      background: boolean,
+    ) => call<PreparedText>({ op: 'prepare', dbPath: queue, input, chunking }, local, background),
     liveWorkers: () => slots.length,
     async close(): Promise<void> {
       closing = true

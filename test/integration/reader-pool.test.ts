@@ -128,9 +128,10 @@ describe('searches in worker threads', () => {
     }
   })
   it.each([
-    ['after every search queued or running, however late it came', 60_000],
-    ['in turn with searches once it has waited its longest', 0],
-  ])('prepare a file as background work: %s', async (_, backgroundMaxWaitMs) => {
+    ['as background work, after every search queued or running, however late it came', true, 60_000],
+    ['as background work, in turn with searches once it has waited its longest', true, 0],
+    ['for a pass a request waits for, in turn with searches', false, 60_000],
+  ])('prepare a file %s', async (_, background, backgroundMaxWaitMs) => {
     const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
     const pool = createReaderPool({
@@ -157,13 +158,19 @@ describe('searches in worker threads', () => {
       const order: string[] = []
       const before = Array.from({ length: 6 }, (_, i) => reader.keyword(req).then(() => void order.push(`search ${i}`)))
       const prepared = pool
-        .prepare('q', input, { maxTokens: 120, overlapTokens: 20 }, () => Promise.reject(new Error('prepared here')))
+        .prepare(
+          'q',
+          input,
+          { maxTokens: 120, overlapTokens: 20 },
+          () => Promise.reject(new Error('prepared here')),
+          background,
+        )
         .then(() => void order.push('prepare'))
       const after = Array.from({ length: 6 }, (_, i) =>
         reader.keyword(req).then(() => void order.push(`search ${i + 6}`)),
       )
       await Promise.all([...before, prepared, ...after])
-      if (backgroundMaxWaitMs > 0) expect(order.at(-1)).toBe('prepare')
+      if (background && backgroundMaxWaitMs > 0) expect(order.at(-1)).toBe('prepare')
       else expect(order.indexOf('prepare')).toBeLessThan(6)
     } finally {
       await pool.close()
@@ -194,7 +201,7 @@ describe('searches in worker threads', () => {
         readSeq: 7,
       }
       const chunking = { maxTokens: 120, overlapTokens: 20 }
-      const there = await pool.prepare('q', input, chunking, () => Promise.reject(new Error('prepared here')))
+      const there = await pool.prepare('q', input, chunking, () => Promise.reject(new Error('prepared here')), true)
       const here = await prepareText(input, chunking, NEVER_YIELD)
       expect(there.file.chunks.length).toBeGreaterThan(50)
       expect(there).toEqual(here)
