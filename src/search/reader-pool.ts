@@ -40,6 +40,9 @@ const IN_FLIGHT_PER_WORKER = 2
  */
 const BACKGROUND_MAX_WAIT_MS = 25
 
+/** The calls that answer a search. */
+const SEARCHES: ReadonlySet<WorkerRequest['op']> = new Set(['keyword', 'vector', 'texts'])
+
 /** A request before the pool numbers it (Omit distributed over the union). */
 type Call = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never
 type Pending = {
@@ -207,8 +210,9 @@ export function createReaderPool(deps: ReaderPoolDeps) {
         post(slot, queue.take() as Pending)
         continue
       }
-      // Like a background pass, it waits for searches in progress: they share the cores.
-      const searching = slots.some((s) => s.pending.size > s.background)
+      // Like a background pass, it waits for searches in progress: they share the cores. (A
+      // checkpoint mostly waits on the disk: preparations go on beside it.)
+      const searching = slots.some((s) => [...s.pending.values()].some((p) => SEARCHES.has(p.msg.op)))
       const target = slots.find((s) => s.background > 0) ?? (overdue ? slot : slots.find((s) => s.pending.size === 0))
       const full = !target || target.pending.size >= IN_FLIGHT_PER_WORKER
       if (!backgroundQueue.has() || full || (searching && !overdue)) {
