@@ -22,7 +22,15 @@ function upkeep(opts: { bytes: number; hasRoom: boolean }) {
     pending.shift()?.()
     await new Promise((r) => setImmediate(r))
   }
-  return { u, pending, finish, smallWrites: () => smallWrites, checkpointed: () => (backlog = 0) }
+  return {
+    u,
+    pending,
+    finish,
+    smallWrites: () => smallWrites,
+    checkpointed: () => (backlog = 0),
+    /** The log now holds `bytes` past its last checkpoint. */
+    holds: (bytes: number) => (backlog = bytes),
+  }
 }
 
 describe('createLogUpkeep', () => {
@@ -37,8 +45,10 @@ describe('createLogUpkeep', () => {
     t.u.afterCommit()
     t.u.afterCommit()
     expect(t.pending).toHaveLength(1)
+    // The checkpoint copied the log; the commit that came meanwhile added past the limit.
+    t.holds(2000)
     await t.finish()
-    // Still past the limit: the commit that came meanwhile gets its checkpoint now.
+    // It gets its checkpoint now.
     expect(t.pending).toHaveLength(1)
     t.checkpointed()
     await t.finish()
@@ -52,5 +62,26 @@ describe('createLogUpkeep', () => {
     expect(t.smallWrites()).toBe(1)
     // The log could not be started over (still past the limit): no loop of checkpoints.
     expect(t.pending).toHaveLength(0)
+  })
+
+  it('asks again only once commits add a limit past what a reader kept a checkpoint from copying', async () => {
+    const t = upkeep({ bytes: 5000, hasRoom: true })
+    t.u.afterCommit()
+    // A reader in the log (another process's read transaction): the checkpoint copies nothing.
+    await t.finish()
+    for (const bytes of [5200, 5500, 5900]) {
+      t.holds(bytes)
+      t.u.afterCommit()
+    }
+    expect(t.pending).toHaveLength(0)
+    t.holds(6100)
+    t.u.afterCommit()
+    expect(t.pending).toHaveLength(1)
+    // The reader is gone: this checkpoint copies the log, and the next limit counts from 0.
+    t.checkpointed()
+    await t.finish()
+    t.holds(1100)
+    t.u.afterCommit()
+    expect(t.pending).toHaveLength(1)
   })
 })

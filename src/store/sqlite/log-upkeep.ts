@@ -22,23 +22,37 @@ export function createLogUpkeep(deps: {
 }) {
   let checkpointing = false
   let askedMeanwhile = false
+  /**
+   * What the log held after a checkpoint that got it no shorter (bytes): a reader in it
+   * (another process's read transaction) keeps checkpoints from copying that much. The next
+   * is asked for once commits add a limit past it, not after every commit while it stays.
+   */
+  let held = 0
 
   function afterCommit(): void {
     if (checkpointing) {
       askedMeanwhile = true
       return
     }
-    if (deps.backlogBytes() < deps.limitBytes()) return
+    const before = deps.backlogBytes()
+    // Less than that: a checkpoint got past the reader, or the log was started over.
+    held = Math.min(held, before)
+    if (before - held < deps.limitBytes()) return
     checkpointing = true
     void deps
       .checkpoint()
       // A failed checkpoint (the pool closing) is tried again after a later commit.
-      .catch(() => undefined)
-      .then(() => {
+      .then(
+        () => true,
+        () => false,
+      )
+      .then((ran) => {
         // The small write's own commit asks for nothing: a checkpoint that could not start
         // the log over (a reader still in it) would only be asked for again and again.
         const asked = askedMeanwhile
         if (deps.isOpen() && !deps.hasRoom()) startOver()
+        const after = deps.isOpen() ? deps.backlogBytes() : 0
+        held = ran && after >= before ? after : 0
         askedMeanwhile = false
         checkpointing = false
         if (deps.isOpen() && asked) afterCommit()
