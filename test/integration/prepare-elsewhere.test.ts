@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
-import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
+import type { TempWorkspace } from '../helpers/temp-workspace.js'
 
 const ENV = { MNEMO_EXTRA_PATHS: 'notes', MNEMO_SESSIONS_DIR: 'sessions' }
 const QUERIES = ['zebra', 'quokka 部署', 'walrus canary', 'transcript deploy', 'kubectl', 'bom']
