@@ -8,6 +8,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import type { TempWorkspace } from '../helpers/temp-workspace.js'
 
@@ -113,5 +114,58 @@ describe('files prepared on the search workers', () => {
       await t.sync()
     }
     expect(await answers(pooled)).toEqual(await answers(here))
+  })
+
+  it("index several agents' first syncs at once, and a rebuild during one, as the main thread does", async () => {
+    const agents = ['ada', 'bo', 'cy']
+    const apps = {
+      pooled: await useAgentsApp({ env: { MNEMO_SEARCH_WORKERS: '2' } }),
+      here: await useAgentsApp({ env: { MNEMO_SEARCH_WORKERS: '0' } }),
+    }
+    for (const t of Object.values(apps)) {
+      for (const [a, agent] of agents.entries()) {
+        for (let d = 1; d <= 12; d++) {
+          t.writeAgentFile(
+            agent,
+            `memory/2026-03-${String(d).padStart(2, '0')}.md`,
+            textOf((4 + a * 3 + d) * KIB, agent),
+          )
+        }
+      }
+    }
+    const answersOf = async (t: AgentsApp, agent: string) => {
+      const list = await t.call('GET', '/files', { agent })
+      expect(list.statusCode, list.body).toBe(200)
+      const out: Record<string, unknown> = {
+        files: list.json<{ files: { path: string; chunks: number; lines: number }[] }>().files.map((f) => ({
+          path: f.path,
+          chunks: f.chunks,
+          lines: f.lines,
+        })),
+      }
+      for (const query of QUERIES) {
+        const res = await t.call('POST', '/search', { agent, payload: { query, maxResults: 100, minScore: 0 } })
+        expect(res.statusCode, res.body).toBe(200)
+        out[query] = res
+          .json<{ results: { path: string; startLine: number; endLine: number; score: number }[] }>()
+          .results.map((r) => `${r.path}:${r.startLine}-${r.endLine} ${r.score.toFixed(6)}`)
+          .sort()
+      }
+      return out
+    }
+    const syncs = (t: AgentsApp) => [
+      ...agents.map((agent) => t.call('POST', '/index?wait=true', { agent, payload: {} })),
+      // A full rebuild of one agent while the first syncs run (refused while one runs: fine).
+      t.call('POST', '/index?wait=true', { agent: 'bo', payload: { full: true } }),
+    ]
+    const [pooled, here] = await Promise.all([Promise.all(syncs(apps.pooled)), Promise.all(syncs(apps.here))])
+    for (const res of [...pooled, ...here]) {
+      if (res.statusCode !== 200) expect(res.json(), res.body).toMatchObject({ code: 'INDEX_BUSY' })
+    }
+    for (const agent of agents) {
+      const a = await answersOf(apps.pooled, agent)
+      expect((a['files'] as unknown[]).length).toBe(12)
+      expect(a, agent).toEqual(await answersOf(apps.here, agent))
+    }
   })
 })
