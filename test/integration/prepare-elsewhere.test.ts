@@ -12,7 +12,8 @@ import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import type { TempWorkspace } from '../helpers/temp-workspace.js'
 
-const ENV = { MNEMO_EXTRA_PATHS: 'notes', MNEMO_SESSIONS_DIR: 'sessions' }
+/** Hash embeddings: hybrid searches compare the vectors of the chunks too. */
+const ENV = { MNEMO_EXTRA_PATHS: 'notes', MNEMO_SESSIONS_DIR: 'sessions', MNEMO_EMBED_PROVIDER: 'hash' }
 const QUERIES = ['zebra', 'quokka 部署', 'walrus canary', 'transcript deploy', 'kubectl', 'bom']
 const KIB = 1024
 const MIB = 1024 * KIB
@@ -58,7 +59,8 @@ async function answers(t: TestApp): Promise<Record<string, unknown>> {
   ]
   for (const query of QUERIES) {
     for (const range of ranges) {
-      const res = await t.search({ query, maxResults: 100, minScore: 0, ...range })
+      // Above 0: a vector search finds every chunk, and those scoring 0 tie at the cut.
+      const res = await t.search({ query, maxResults: 100, minScore: 0.01, mode: 'hybrid', ...range })
       expect(res.statusCode, JSON.stringify(res.body)).toBe(200)
       // Equal scores may come in either order.
       out[`${query} ${JSON.stringify(range)}`] = res.body.results
@@ -90,7 +92,7 @@ describe('files prepared on the search workers', () => {
       'notes/at-1mib.md': textOf(MIB, 'top'),
       'notes/over-1mib.md': textOf(MIB + 1, 'over'),
       'notes/bom-crlf.md': `\uFEFF# bom heading\r\n${textOf(6 * KIB, 'bom', '\r\n')}\r\n`,
-      'notes/one-line.md': `${'walrus canary zebra '.repeat(15_000)}\n`,
+      'notes/one-line.md': `${Array.from({ length: 15_000 }, (_, i) => `walrus canary zebra ${i}`).join(' ')}\n`,
       'memory/projects/plan.md': textOf(9 * KIB, 'plan'),
       'sessions/s1.jsonl': transcript(200),
     }
