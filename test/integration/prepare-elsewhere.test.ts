@@ -9,8 +9,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
-import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
-import type { TempWorkspace } from '../helpers/temp-workspace.js'
+import { buildTestApp, useTestApp, type TestApp } from '../helpers/build-test-app.js'
+import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /** Hash embeddings: hybrid searches compare the vectors of the chunks too. */
 const ENV = { MNEMO_EXTRA_PATHS: 'notes', MNEMO_SESSIONS_DIR: 'sessions', MNEMO_EMBED_PROVIDER: 'hash' }
@@ -169,5 +170,30 @@ describe('files prepared on the search workers', () => {
       expect((a['files'] as unknown[]).length).toBe(12)
       expect(a, agent).toEqual(await answersOf(apps.here, agent))
     }
+  })
+
+  it('shut down cleanly during a first sync with files prepared ahead, and all are indexed after a restart', async () => {
+    const ws = createTempWorkspace()
+    const mar = new Date(2026, 2, 2, 11, 0)
+    const days = 200
+    for (let d = 1; d <= days; d++) put(ws, `memory/log-${d}.md`, textOf(20 * KIB, `day${d}`), mar)
+    const first = await buildTestApp({ ws, env: ENV, sync: false })
+    const listed = async (t: TestApp) =>
+      (await t.app.inject({ method: 'GET', url: '/files' })).json<{ files: { path: string; chunks: number }[] }>().files
+    const sync = first.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
+    // Closed once some files are written and the others are still being prepared.
+    await waitFor(async () => ((await listed(first)).length > 0 ? true : undefined), 10_000, 5)
+    await first.app.close()
+    // Answered (the pass was cancelled), not left hanging.
+    expect((await sync).statusCode).toBeGreaterThanOrEqual(200)
+
+    const again = await useTestApp({ ws, env: ENV })
+    const here = await useTestApp({ env: { ...ENV, MNEMO_SEARCH_WORKERS: '0' }, sync: false })
+    fs.cpSync(ws.root, here.ws.root, { recursive: true, preserveTimestamps: true })
+    await here.sync()
+    const files = await listed(again)
+    expect(files).toHaveLength(days)
+    expect(files).toEqual(await listed(here))
+    expect(await answers(again)).toEqual(await answers(here))
   })
 })
