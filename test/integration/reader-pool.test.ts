@@ -201,6 +201,40 @@ describe('searches in worker threads', () => {
     }
   })
 
+  it("answer another agent's call after a few of one agent's many queued preparations, not after all", async () => {
+    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    try {
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      const inputOf = (rel: string, text: string): FileInput => ({
+        rel,
+        text,
+        sha256: 'x',
+        sizeBytes: text.length,
+        mtimeMs: 0,
+        indexedAtMs: 0,
+        readSeq: 1,
+      })
+      const done: string[] = []
+      const local = () => Promise.reject(new Error('prepared here'))
+      // One agent's first sync: 30 big files queued at once in its own queue.
+      const first = Array.from({ length: 30 }, (_, i) =>
+        pool.prepare('a.sqlite#prepare', inputOf(`memory/a-${i}.md`, bigDay(150, i)), chunking, local).then(() => {
+          done.push(`a${i}`)
+        }),
+      )
+      // Another agent's call, queued after all of them.
+      const other = pool
+        .prepare('b.sqlite', inputOf('memory/b.md', bigDay(2)), chunking, local)
+        .then(() => done.push('b'))
+      await Promise.all([...first, other])
+      // Ahead of it only what the two workers held (two each), a turn of the queue, and what
+      // the other worker finished meanwhile: not the 30.
+      expect(done.indexOf('b')).toBeLessThan(8)
+    } finally {
+      await pool.close()
+    }
+  })
+
   it('index big files prepared on the workers as the main thread would, before and after they grow', async () => {
     const pooled = await useTestApp({ env: { MNEMO_SEARCH_WORKERS: '2' }, sync: false })
     const local = await useTestApp({ env: { MNEMO_SEARCH_WORKERS: '0' }, sync: false })
