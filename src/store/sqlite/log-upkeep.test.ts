@@ -84,4 +84,16 @@ describe('createLogUpkeep', () => {
     t.u.afterCommit()
     expect(t.pending).toHaveLength(1)
   })
+
+  it('asks again after every commit while a reader holds the log of a volume without room', async () => {
+    const t = upkeep({ bytes: 5000, hasRoom: false })
+    t.u.afterCommit()
+    // The reader keeps the checkpoint from copying, and the small write from starting over.
+    await t.finish()
+    expect(t.smallWrites()).toBe(1)
+    // Deletions add little to the log: the next checkpoint must not wait for a limit more.
+    t.holds(5100)
+    t.u.afterCommit()
+    expect(t.pending).toHaveLength(1)
+  })
 })

@@ -50,9 +50,12 @@ export function createLogUpkeep(deps: {
         // The small write's own commit asks for nothing: a checkpoint that could not start
         // the log over (a reader still in it) would only be asked for again and again.
         const asked = askedMeanwhile
-        if (deps.isOpen() && !deps.hasRoom()) startOver()
+        const full = deps.isOpen() && !deps.hasRoom()
+        if (full) startOver()
         const after = deps.isOpen() ? deps.backlogBytes() : 0
-        held = ran && after >= before ? after : 0
+        // A full volume gets a checkpoint after every commit still: the one that starts the
+        // log over once the reader is gone is what frees room, and no commit adds a limit.
+        held = ran && !full && after >= before ? after : 0
         askedMeanwhile = false
         checkpointing = false
         if (deps.isOpen() && asked) afterCommit()
