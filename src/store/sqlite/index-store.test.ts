@@ -104,7 +104,7 @@ describe('the log of an index a reader holds', () => {
     dbPath,
     checkpoint: async (p) => {
       checkpoints++
-      checkpointWal(p)
+      return checkpointWal(p)
     },
   })
   afterAll(() => {

@@ -4,11 +4,11 @@ import { createLogUpkeep } from './log-upkeep.js'
 /** An upkeep over a log holding `bytes` not yet checkpointed, whose checkpoints wait until released. */
 function upkeep(opts: { bytes: number; hasRoom: boolean }) {
   let backlog = opts.bytes
-  const pending: (() => void)[] = []
+  const pending: ((result?: unknown) => void)[] = []
   let smallWrites = 0
   const u = createLogUpkeep({
     backlogBytes: () => backlog,
-    checkpoint: () => new Promise<void>((resolve) => pending.push(resolve)),
+    checkpoint: () => new Promise<unknown>((resolve) => pending.push(resolve)),
     limitBytes: () => 1000,
     hasRoom: () => opts.hasRoom,
     smallWrite: () => {
@@ -17,9 +17,9 @@ function upkeep(opts: { bytes: number; hasRoom: boolean }) {
     },
     isOpen: () => true,
   })
-  /** Lets the oldest checkpoint finish and what follows it run. */
-  const finish = async () => {
-    pending.shift()?.()
+  /** Lets the oldest checkpoint finish (with `result`, wal-checkpoint.ts) and what follows it run. */
+  const finish = async (result?: unknown) => {
+    pending.shift()?.(result)
     await new Promise((r) => setImmediate(r))
   }
   return {
@@ -32,6 +32,9 @@ function upkeep(opts: { bytes: number; hasRoom: boolean }) {
     holds: (bytes: number) => (backlog = bytes),
   }
 }
+
+/** What a checkpoint a reader stopped short of the log's end answers (frames). */
+const STOPPED_SHORT = { busy: 0, log: 40, checkpointed: 0 }
 
 describe('createLogUpkeep', () => {
   it('asks for no checkpoint while the log is under its limit', () => {
@@ -68,7 +71,7 @@ describe('createLogUpkeep', () => {
     const t = upkeep({ bytes: 5000, hasRoom: true })
     t.u.afterCommit()
     // A reader in the log (another process's read transaction): the checkpoint copies nothing.
-    await t.finish()
+    await t.finish(STOPPED_SHORT)
     for (const bytes of [5200, 5500, 5900]) {
       t.holds(bytes)
       t.u.afterCommit()
@@ -89,11 +92,21 @@ describe('createLogUpkeep', () => {
     const t = upkeep({ bytes: 5000, hasRoom: false })
     t.u.afterCommit()
     // The reader keeps the checkpoint from copying, and the small write from starting over.
-    await t.finish()
+    await t.finish(STOPPED_SHORT)
     expect(t.smallWrites()).toBe(1)
     // Deletions add little to the log: the next checkpoint must not wait for a limit more.
     t.holds(5100)
     t.u.afterCommit()
+    expect(t.pending).toHaveLength(1)
+  })
+
+  it('asks again at once when commits during a checkpoint that copied the whole log add past the limit', async () => {
+    const t = upkeep({ bytes: 5000, hasRoom: true })
+    t.u.afterCommit()
+    t.holds(6000)
+    t.u.afterCommit()
+    // It copied every frame it found; the log holds more than before, all of it new.
+    await t.finish({ busy: 0, log: 40, checkpointed: 40 })
     expect(t.pending).toHaveLength(1)
   })
 })

@@ -8,10 +8,15 @@
  * it; without that, an index that filled its volume could not recover until a restart
  * (index-volume-full.test.ts).
  */
+import type { CheckpointResult } from './wal-checkpoint.js'
+
 export function createLogUpkeep(deps: {
   /** Bytes of the log not yet checkpointed (wal-backlog.ts). */
   backlogBytes: () => number
-  /** Checkpoints the log elsewhere (the search workers); resolves when done. */
+  /**
+   * Checkpoints the log elsewhere (the search workers); resolves when done, with its
+   * CheckpointResult when it has one.
+   */
   checkpoint: () => Promise<unknown>
   /** Log size at which a checkpoint is due (bytes). */
   limitBytes: () => number
@@ -23,9 +28,10 @@ export function createLogUpkeep(deps: {
   let checkpointing = false
   let askedMeanwhile = false
   /**
-   * What the log held after a checkpoint that got it no shorter (bytes): a reader in it
-   * (another process's read transaction) keeps checkpoints from copying that much. The next
-   * is asked for once commits add a limit past it, not after every commit while it stays.
+   * What the log held after a checkpoint a reader stopped short (bytes): a reader in it
+   * (another process's read transaction) keeps checkpoints from copying past its snapshot.
+   * The next is asked for once commits add a limit past that, not after every commit while
+   * the reader stays.
    */
   let held = 0
 
@@ -34,28 +40,24 @@ export function createLogUpkeep(deps: {
       askedMeanwhile = true
       return
     }
-    const before = deps.backlogBytes()
+    const backlog = deps.backlogBytes()
     // Less than that: a checkpoint got past the reader, or the log was started over.
-    held = Math.min(held, before)
-    if (before - held < deps.limitBytes()) return
+    held = Math.min(held, backlog)
+    if (backlog - held < deps.limitBytes()) return
     checkpointing = true
     void deps
       .checkpoint()
       // A failed checkpoint (the pool closing) is tried again after a later commit.
-      .then(
-        () => true,
-        () => false,
-      )
-      .then((ran) => {
+      .catch(() => undefined)
+      .then((result) => {
         // The small write's own commit asks for nothing: a checkpoint that could not start
         // the log over (a reader still in it) would only be asked for again and again.
         const asked = askedMeanwhile
         const full = deps.isOpen() && !deps.hasRoom()
         if (full) startOver()
-        const after = deps.isOpen() ? deps.backlogBytes() : 0
         // A full volume gets a checkpoint after every commit still: the one that starts the
         // log over once the reader is gone is what frees room, and no commit adds a limit.
-        held = ran && !full && after >= before ? after : 0
+        held = stoppedShort(result) && !full && deps.isOpen() ? deps.backlogBytes() : 0
         askedMeanwhile = false
         checkpointing = false
         if (deps.isOpen() && asked) afterCommit()
@@ -71,4 +73,13 @@ export function createLogUpkeep(deps: {
   }
 
   return { afterCommit }
+}
+
+/**
+ * Whether a checkpoint's result (wal-checkpoint.ts) says it copied fewer frames than the
+ * log held when it ran: a reader stopped it. Commits during the checkpoint do not count.
+ */
+function stoppedShort(result: unknown): boolean {
+  const r = result as Partial<CheckpointResult> | undefined
+  return typeof r?.log === 'number' && typeof r.checkpointed === 'number' && r.checkpointed < r.log
 }
