@@ -3,11 +3,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
+import { waitFor } from '../../test/helpers/wait-for.js'
 import { createMemoryPaths } from '../files/memory-paths.js'
 import { createTurns } from '../shared/async.js'
 import { createForeground } from '../shared/foreground.js'
 import type { FileChanges, SpaceWriter } from '../store/port.js'
-import { createIndexer } from './indexer.js'
+import { createIndexer, type IndexerDeps } from './indexer.js'
 import { createPrepareCache, type PrepareElsewhere } from './prepare-file.js'
 import type { Vectorizer, VectorizeResult } from './vectorizer.js'
 
@@ -89,6 +90,7 @@ function indexerOf(
   log: string[],
   vectorizer: Pick<Vectorizer, 'vectorize'> | null = null,
   prepareElsewhere?: PrepareElsewhere,
+  extra: Partial<IndexerDeps> = {},
 ) {
   let seq = 0
   return createIndexer({
@@ -109,6 +111,7 @@ function indexerOf(
     turns: createTurns(),
     log: pino({ level: 'silent' }),
     prepareElsewhere,
+    ...extra,
   })
 }
 
@@ -257,6 +260,37 @@ describe('a sync pass that prepares files elsewhere', () => {
     // in either order), not the third.
     const firstWrite = log.indexOf('write memory/2026-03-01.md')
     expect(log.slice(0, firstWrite).sort()).toEqual(['prepare memory/2026-03-01.md', 'prepare memory/2026-03-02.md'])
+  })
+
+  it('prepares and writes nothing more once cancelled, though files were begun ahead', async () => {
+    const dir = bigWorkspace(12)
+    const log: string[] = []
+    const store: SpaceWriter = {
+      ...slowStore().store,
+      overlapsWrites: false,
+      applyChanges: async (changes) => void log.push(`write ${changes.replace?.[0]?.record.path ?? ''}`),
+    }
+    const cancel = new AbortController()
+    const elsewhere: PrepareElsewhere = async (file, _chunking, local) => {
+      log.push(`prepare ${file.rel}`)
+      // Shut down while the first file is prepared: the others begun ahead are still read.
+      cancel.abort()
+      return local()
+    }
+    let reads = 0
+    const reclaimer = { worked: () => void reads++, hold: () => () => undefined }
+    const done = indexerOf(dir, store, [], null, elsewhere, { reclaimer }).sync({
+      full: true,
+      reason: 'test',
+      signal: cancel.signal,
+    })
+    await expect(done).rejects.toThrow(/abort/i)
+    // Every file begun (the first and 8 ahead) was read; a preparation would follow at once.
+    await waitFor(() => reads === 9 || undefined)
+    await new Promise((resolve) => setImmediate(resolve))
+    // The one under way when it was cancelled (any of them: their reads end in any order).
+    expect(log).toHaveLength(1)
+    expect(log[0]).toMatch(/^prepare /)
   })
 })
 

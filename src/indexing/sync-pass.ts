@@ -330,6 +330,9 @@ export function startPass(
         log.warn({ path: file.rel, malformedLines: transcript.malformed }, 'transcript lines that are not JSON skipped')
       }
     }
+    // A pass cancelled meanwhile (shutdown) prepares no file begun ahead: that would keep
+    // the workers busy, or this thread once they are closed, for rows never written.
+    opts.signal?.throwIfAborted()
     return prepareFile(
       {
         rel: file.rel,

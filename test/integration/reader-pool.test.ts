@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { NEVER_YIELD } from '../../src/indexing/chunker.js'
@@ -205,6 +206,81 @@ describe('searches in worker threads', () => {
       const here = await prepareText(input, chunking, NEVER_YIELD)
       expect(there.file.chunks.length).toBeGreaterThan(50)
       expect(there).toEqual(here)
+    } finally {
+      await pool.close()
+    }
+  })
+
+  it('prepare a file once on another worker when the one given it dies first', async () => {
+    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    // The first worker given a preparation is terminated at once (a crash, an OOM kill).
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
+    const post = Worker.prototype.postMessage
+    const given: Worker[] = []
+    Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
+      post.call(this, msg)
+      if ((msg as { op?: string }).op !== 'prepare') return
+      given.push(this)
+      if (given.length === 1) void this.terminate()
+    }
+    try {
+      const text = bigDay(400)
+      const input: FileInput = {
+        rel: 'memory/2026-05-02.md',
+        text,
+        sha256: 'x',
+        sizeBytes: text.length,
+        mtimeMs: 1_000,
+        indexedAtMs: 2_000,
+        readSeq: 3,
+      }
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      let here = 0
+      const there = await pool.prepare('q', input, chunking, () => {
+        here++
+        return prepareText(input, chunking, NEVER_YIELD)
+      })
+      expect(there).toEqual(await prepareText(input, chunking, NEVER_YIELD))
+      // Given again to the other worker, once: not prepared here, nor twice there.
+      expect(here).toBe(0)
+      expect(given).toHaveLength(2)
+      expect(given[1]).not.toBe(given[0])
+      expect(pool.liveWorkers()).toBe(1)
+    } finally {
+      Worker.prototype.postMessage = post
+      await pool.close()
+    }
+  })
+
+  it("answer another agent's call after a few of one agent's many queued preparations, not after all", async () => {
+    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    try {
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      const inputOf = (rel: string, text: string): FileInput => ({
+        rel,
+        text,
+        sha256: 'x',
+        sizeBytes: text.length,
+        mtimeMs: 0,
+        indexedAtMs: 0,
+        readSeq: 1,
+      })
+      const done: string[] = []
+      const local = () => Promise.reject(new Error('prepared here'))
+      // One agent's first sync: 30 big files queued at once in its own queue.
+      const first = Array.from({ length: 30 }, (_, i) =>
+        pool.prepare('a.sqlite#prepare', inputOf(`memory/a-${i}.md`, bigDay(150, i)), chunking, local).then(() => {
+          done.push(`a${i}`)
+        }),
+      )
+      // Another agent's call, queued after all of them.
+      const other = pool
+        .prepare('b.sqlite', inputOf('memory/b.md', bigDay(2)), chunking, local)
+        .then(() => done.push('b'))
+      await Promise.all([...first, other])
+      // Ahead of it only what the two workers held (two each), a turn of the queue, and what
+      // the other worker finished meanwhile: not the 30.
+      expect(done.indexOf('b')).toBeLessThan(8)
     } finally {
       await pool.close()
     }

@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { prepareFile } from '../../indexing/prepare-file.js'
 import { queryTerms } from '../../text/analyzer.js'
@@ -90,6 +91,46 @@ describe('the log of an index checkpointed elsewhere', () => {
     const written = fs.statSync(dbPath).size
     // The log's limit is 4 MiB at most (volume-space.ts): what was written asked for a few.
     expect(written).toBeGreaterThan(3 * 4 * 1024 * 1024)
+    expect(checkpoints).toBeGreaterThanOrEqual(2)
+    expect(checkpoints).toBeLessThan(commits / 5)
+  })
+})
+
+describe('the log of an index a reader holds', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
+  const dbPath = path.join(dir, 'index.sqlite')
+  let checkpoints = 0
+  const writer = createIndexStore({
+    dbPath,
+    checkpoint: async (p) => {
+      checkpoints++
+      return checkpointWal(p)
+    },
+  })
+  afterAll(() => {
+    writer.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('is not asked for a checkpoint after every commit while the reader keeps it from completing', async () => {
+    const words = Array.from({ length: 4_000 }, (_, i) => `walrus${i % 997} penguin${i % 89} snow`).join('\n')
+    const file = await prepared('memory/big.md', words)
+    // Another process's read transaction (a backup, a sqlite3 shell): no checkpoint can copy
+    // what was committed after it began.
+    const reader = new Database(dbPath, { readonly: true })
+    reader.exec('BEGIN')
+    reader.prepare('SELECT count(*) FROM files').get()
+    const commits = 60
+    try {
+      for (let i = 0; i < commits; i++) {
+        writer.transaction((r) => r.replaceFile({ ...file.record, path: `memory/big-${i}.md` }, file.chunks))
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    } finally {
+      reader.exec('COMMIT')
+      reader.close()
+    }
+    expect(fs.statSync(`${dbPath}-wal`).size).toBeGreaterThan(3 * 4 * 1024 * 1024)
     expect(checkpoints).toBeGreaterThanOrEqual(2)
     expect(checkpoints).toBeLessThan(commits / 5)
   })

@@ -8,10 +8,15 @@
  * it; without that, an index that filled its volume could not recover until a restart
  * (index-volume-full.test.ts).
  */
+import type { CheckpointResult } from './wal-checkpoint.js'
+
 export function createLogUpkeep(deps: {
   /** Bytes of the log not yet checkpointed (wal-backlog.ts). */
   backlogBytes: () => number
-  /** Checkpoints the log elsewhere (the search workers); resolves when done. */
+  /**
+   * Checkpoints the log elsewhere (the search workers); resolves when done, with its
+   * CheckpointResult when it has one.
+   */
   checkpoint: () => Promise<unknown>
   /** Log size at which a checkpoint is due (bytes). */
   limitBytes: () => number
@@ -22,23 +27,37 @@ export function createLogUpkeep(deps: {
 }) {
   let checkpointing = false
   let askedMeanwhile = false
+  /**
+   * What the log held after a checkpoint a reader stopped short (bytes): a reader in it
+   * (another process's read transaction) keeps checkpoints from copying past its snapshot.
+   * The next is asked for once commits add a limit past that, not after every commit while
+   * the reader stays.
+   */
+  let held = 0
 
   function afterCommit(): void {
     if (checkpointing) {
       askedMeanwhile = true
       return
     }
-    if (deps.backlogBytes() < deps.limitBytes()) return
+    const backlog = deps.backlogBytes()
+    // Less than that: a checkpoint got past the reader, or the log was started over.
+    held = Math.min(held, backlog)
+    if (backlog - held < deps.limitBytes()) return
     checkpointing = true
     void deps
       .checkpoint()
       // A failed checkpoint (the pool closing) is tried again after a later commit.
       .catch(() => undefined)
-      .then(() => {
+      .then((result) => {
         // The small write's own commit asks for nothing: a checkpoint that could not start
         // the log over (a reader still in it) would only be asked for again and again.
         const asked = askedMeanwhile
-        if (deps.isOpen() && !deps.hasRoom()) startOver()
+        const full = deps.isOpen() && !deps.hasRoom()
+        if (full) startOver()
+        // A full volume gets a checkpoint after every commit still: the one that starts the
+        // log over once the reader is gone is what frees room, and no commit adds a limit.
+        held = stoppedShort(result) && !full && deps.isOpen() ? deps.backlogBytes() : 0
         askedMeanwhile = false
         checkpointing = false
         if (deps.isOpen() && asked) afterCommit()
@@ -54,4 +73,13 @@ export function createLogUpkeep(deps: {
   }
 
   return { afterCommit }
+}
+
+/**
+ * Whether a checkpoint's result (wal-checkpoint.ts) says it copied fewer frames than the
+ * log held when it ran: a reader stopped it. Commits during the checkpoint do not count.
+ */
+function stoppedShort(result: unknown): boolean {
+  const r = result as Partial<CheckpointResult> | undefined
+  return typeof r?.log === 'number' && typeof r.checkpointed === 'number' && r.checkpointed < r.log
 }

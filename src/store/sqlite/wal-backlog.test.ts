@@ -70,4 +70,19 @@ describe('walBacklogBytes', () => {
     fs.writeFileSync(`${w.dbPath}-shm`, Buffer.alloc(200, 7))
     expect(walBacklogBytes(w.dbPath)).toBe(5000)
   })
+
+  it.each([
+    ['missing', null],
+    ['truncated', Buffer.alloc(40)],
+    ['empty', Buffer.alloc(0)],
+  ])("falls back to the log file's size for a wal-index %s beside a log", (_what, shm) => {
+    const w = writer()
+    w.commit(1)
+    w.db.close()
+    fs.writeFileSync(`${w.dbPath}-wal`, Buffer.alloc(5000))
+    if (shm) fs.writeFileSync(`${w.dbPath}-shm`, shm)
+    else fs.rmSync(`${w.dbPath}-shm`, { force: true })
+    // Reading 0 would never ask for a checkpoint, and the log would grow without bound.
+    expect(walBacklogBytes(w.dbPath)).toBe(5000)
+  })
 })

@@ -19,7 +19,8 @@ const FRAME_HEADER_BYTES = 24
 
 /**
  * Bytes of the log past its last checkpoint; 0 with no log. A wal-index it cannot read (of
- * another format) gives the log file's size: a checkpoint asked for too often, never too late.
+ * another format, missing or cut short) gives the log file's size: a checkpoint asked for
+ * too often, never too late.
  */
 export function walBacklogBytes(dbPath: string): number {
   const header = Buffer.alloc(HEADER_BYTES)
@@ -31,11 +32,12 @@ export function walBacklogBytes(dbPath: string): number {
     } finally {
       fs.closeSync(fd)
     }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0
+  } catch {
+    // No wal-index beside a log (a writer in exclusive locking mode keeps it in memory):
+    // the log's size, which is 0 with no log either.
     return logFileBytes(dbPath)
   }
-  if (read < HEADER_BYTES) return 0
+  if (read < HEADER_BYTES) return logFileBytes(dbPath)
   // Native byte order, as SQLite maps it. The header is written while commits go on; a torn
   // read is only a wrong guess until the next commit looks again.
   const le = os.endianness() === 'LE'
