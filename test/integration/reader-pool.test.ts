@@ -236,10 +236,16 @@ describe('searches in worker threads', () => {
       }
       const chunking = { maxTokens: 120, overlapTokens: 20 }
       let here = 0
-      const there = await pool.prepare('q', input, chunking, () => {
-        here++
-        return prepareText(input, chunking, NEVER_YIELD)
-      })
+      const there = await pool.prepare(
+        'q',
+        input,
+        chunking,
+        () => {
+          here++
+          return prepareText(input, chunking, NEVER_YIELD)
+        },
+        true,
+      )
       expect(there).toEqual(await prepareText(input, chunking, NEVER_YIELD))
       // Given again to the other worker, once: not prepared here, nor twice there.
       expect(here).toBe(0)
@@ -269,13 +275,15 @@ describe('searches in worker threads', () => {
       const local = () => Promise.reject(new Error('prepared here'))
       // One agent's first sync: 30 big files queued at once in its own queue.
       const first = Array.from({ length: 30 }, (_, i) =>
-        pool.prepare('a.sqlite#prepare', inputOf(`memory/a-${i}.md`, bigDay(150, i)), chunking, local).then(() => {
-          done.push(`a${i}`)
-        }),
+        pool
+          .prepare('a.sqlite#prepare', inputOf(`memory/a-${i}.md`, bigDay(150, i)), chunking, local, true)
+          .then(() => {
+            done.push(`a${i}`)
+          }),
       )
       // Another agent's call, queued after all of them.
       const other = pool
-        .prepare('b.sqlite', inputOf('memory/b.md', bigDay(2)), chunking, local)
+        .prepare('b.sqlite#prepare', inputOf('memory/b.md', bigDay(2)), chunking, local, true)
         .then(() => done.push('b'))
       await Promise.all([...first, other])
       // Ahead of it only what the two workers held (two each), a turn of the queue, and what
