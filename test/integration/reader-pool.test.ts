@@ -141,6 +141,7 @@ describe('searches in worker threads', () => {
       maxConnections: 1,
       log: pino({ level: 'silent' }),
       backgroundMaxWaitMs,
+      searchQuietMs: 0,
     })
     try {
       const reader = pool.forIndex(store.dbPath, createReaderOps(store))
@@ -173,6 +174,45 @@ describe('searches in worker threads', () => {
       await Promise.all([...before, prepared, ...after])
       if (background && backgroundMaxWaitMs > 0) expect(order.at(-1)).toBe('prepare')
       else expect(order.indexOf('prepare')).toBeLessThan(6)
+    } finally {
+      await pool.close()
+      store.close()
+    }
+  })
+
+  it('prepare a file on the main thread as background work asked for while searches come, on a worker otherwise', async () => {
+    const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
+    const pool = createReaderPool({ size: 1, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    try {
+      const reader = pool.forIndex(store.dbPath, createReaderOps(store))
+      const text = bigDay(20)
+      const input: FileInput = {
+        rel: 'memory/2026-05-01.md',
+        text,
+        sha256: 'x',
+        sizeBytes: text.length,
+        mtimeMs: 0,
+        indexedAtMs: 0,
+        readSeq: 1,
+      }
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      let here = 0
+      const local = () => {
+        here++
+        return prepareText(input, chunking, NEVER_YIELD)
+      }
+      // No search yet: on the worker.
+      await pool.prepare('q', input, chunking, local, true)
+      expect(here).toBe(0)
+      await reader.keyword({ terms: queryTerms('redis'), limit: 5, filters: {} })
+      const expected = await prepareText(input, chunking, NEVER_YIELD)
+      // Right after a search: here, where the pass gives way to searches slice by slice.
+      expect(await pool.prepare('q', input, chunking, local, true)).toEqual(expected)
+      expect(here).toBe(1)
+      // A pass a request waits for still goes to the worker.
+      expect(await pool.prepare('q', input, chunking, local, false)).toEqual(expected)
+      expect(here).toBe(1)
     } finally {
       await pool.close()
       store.close()
