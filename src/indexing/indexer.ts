@@ -68,7 +68,7 @@ export function createIndexer(deps: IndexerDeps) {
   async function sync(opts: SyncOptions): Promise<SyncResult> {
     const base = opts.into ?? deps.live
     const into = opts.into
-    const pass = startPass(ctx, opts, base, into ? () => [into] : deps.targets, opts.urgent !== true)
+    const pass = startPass(ctx, opts, base, into ? () => [into] : deps.targets, opts.urgent ? 'waited' : 'background')
     running.add(pass.progress)
     const release = deps.reclaimer?.hold()
     try {
@@ -118,7 +118,7 @@ export function createIndexer(deps: IndexerDeps) {
 
   /** Re-reads the given sources (whatever their stat says) into every write target. */
   async function syncPaths(paths: readonly string[], reason: string): Promise<SyncResult> {
-    const pass = startPass(ctx, { full: false, reason }, deps.live, deps.targets, false)
+    const pass = startPass(ctx, { full: false, reason }, deps.live, deps.targets, 'write')
     const release = deps.reclaimer?.hold()
     try {
       for (const rel of new Set(paths)) {
