@@ -20,6 +20,13 @@ const QUERIES = [
   'zzz nothing',
 ]
 
+/** A file's text to prepare, as a sync reads it (`times`: its mtime, when it was indexed and read). */
+const inputOf = (
+  rel: string,
+  text: string,
+  times: Pick<FileInput, 'mtimeMs' | 'indexedAtMs' | 'readSeq'> = { mtimeMs: 0, indexedAtMs: 0, readSeq: 1 },
+): FileInput => ({ rel, text, sha256: 'x', sizeBytes: text.length, ...times })
+
 describe('searches in worker threads', () => {
   it('answer exactly as searches on the main thread do', async () => {
     const pooled = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '2' } })
@@ -148,15 +155,7 @@ describe('searches in worker threads', () => {
       const req = { terms: queryTerms('redis cache staging'), limit: 50, filters: {} }
       await reader.keyword(req)
       const text = bigDay(40)
-      const input: FileInput = {
-        rel: 'memory/2026-05-01.md',
-        text,
-        sha256: 'x',
-        sizeBytes: text.length,
-        mtimeMs: 0,
-        indexedAtMs: 0,
-        readSeq: 1,
-      }
+      const input = inputOf('memory/2026-05-01.md', text)
       const order: string[] = []
       const before = Array.from({ length: 6 }, (_, i) => reader.keyword(req).then(() => void order.push(`search ${i}`)))
       const prepared = pool
@@ -187,15 +186,7 @@ describe('searches in worker threads', () => {
     try {
       const reader = pool.forIndex(store.dbPath, createReaderOps(store))
       const text = bigDay(20)
-      const input: FileInput = {
-        rel: 'memory/2026-05-01.md',
-        text,
-        sha256: 'x',
-        sizeBytes: text.length,
-        mtimeMs: 0,
-        indexedAtMs: 0,
-        readSeq: 1,
-      }
+      const input = inputOf('memory/2026-05-01.md', text)
       const chunking = { maxTokens: 120, overlapTokens: 20 }
       let here = 0
       const local = () => {
@@ -232,15 +223,7 @@ describe('searches in worker threads', () => {
     const pool = createReaderPool({ size: 1, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
     try {
       const text = bigDay(120)
-      const input: FileInput = {
-        rel: 'memory/2026-05-01.md',
-        text,
-        sha256: 'x',
-        sizeBytes: text.length,
-        mtimeMs: 1_000,
-        indexedAtMs: 2_000,
-        readSeq: 7,
-      }
+      const input = inputOf('memory/2026-05-01.md', text, { mtimeMs: 1_000, indexedAtMs: 2_000, readSeq: 7 })
       const chunking = { maxTokens: 120, overlapTokens: 20 }
       const there = await pool.prepare('q', input, chunking, () => Promise.reject(new Error('prepared here')), true)
       const here = await prepareText(input, chunking, NEVER_YIELD)
@@ -265,15 +248,7 @@ describe('searches in worker threads', () => {
     }
     try {
       const text = bigDay(400)
-      const input: FileInput = {
-        rel: 'memory/2026-05-02.md',
-        text,
-        sha256: 'x',
-        sizeBytes: text.length,
-        mtimeMs: 1_000,
-        indexedAtMs: 2_000,
-        readSeq: 3,
-      }
+      const input = inputOf('memory/2026-05-02.md', text, { mtimeMs: 1_000, indexedAtMs: 2_000, readSeq: 3 })
       const chunking = { maxTokens: 120, overlapTokens: 20 }
       let here = 0
       const there = await pool.prepare(
@@ -302,15 +277,6 @@ describe('searches in worker threads', () => {
     const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
     try {
       const chunking = { maxTokens: 120, overlapTokens: 20 }
-      const inputOf = (rel: string, text: string): FileInput => ({
-        rel,
-        text,
-        sha256: 'x',
-        sizeBytes: text.length,
-        mtimeMs: 0,
-        indexedAtMs: 0,
-        readSeq: 1,
-      })
       const done: string[] = []
       const local = () => Promise.reject(new Error('prepared here'))
       // One agent's first sync: 30 big files queued at once in its own queue.

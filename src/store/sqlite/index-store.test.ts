@@ -64,46 +64,18 @@ describe('replacing a file', () => {
   })
 })
 
-describe('the log of an index checkpointed elsewhere', () => {
+/**
+ * A writer whose checkpoints run at once on another connection, as the search workers run
+ * them, counted; `fill` commits 60 copies of a big file, each in its own transaction.
+ */
+function checkpointedWriter() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
   const dbPath = path.join(dir, 'index.sqlite')
-  let checkpoints = 0
+  const counted = { checkpoints: 0 }
   const writer = createIndexStore({
     dbPath,
     checkpoint: async (p) => {
-      checkpoints++
-      checkpointWal(p)
-    },
-  })
-  afterAll(() => {
-    writer.close()
-    fs.rmSync(dir, { recursive: true, force: true })
-  })
-
-  it('is checkpointed once per limit of what commits add, not after every commit once its file is that big', async () => {
-    const words = Array.from({ length: 4_000 }, (_, i) => `walrus${i % 997} penguin${i % 89} snow`).join('\n')
-    const file = await prepared('memory/big.md', words)
-    const commits = 60
-    for (let i = 0; i < commits; i++) {
-      writer.transaction((r) => r.replaceFile({ ...file.record, path: `memory/big-${i}.md` }, file.chunks))
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-    const written = fs.statSync(dbPath).size
-    // The log's limit is 4 MiB at most (volume-space.ts): what was written asked for a few.
-    expect(written).toBeGreaterThan(3 * 4 * 1024 * 1024)
-    expect(checkpoints).toBeGreaterThanOrEqual(2)
-    expect(checkpoints).toBeLessThan(commits / 5)
-  })
-})
-
-describe('the log of an index a reader holds', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
-  const dbPath = path.join(dir, 'index.sqlite')
-  let checkpoints = 0
-  const writer = createIndexStore({
-    dbPath,
-    checkpoint: async (p) => {
-      checkpoints++
+      counted.checkpoints++
       return checkpointWal(p)
     },
   })
@@ -111,27 +83,47 @@ describe('the log of an index a reader holds', () => {
     writer.close()
     fs.rmSync(dir, { recursive: true, force: true })
   })
-
-  it('is not asked for a checkpoint after every commit while the reader keeps it from completing', async () => {
+  const commits = 60
+  async function fill(): Promise<void> {
     const words = Array.from({ length: 4_000 }, (_, i) => `walrus${i % 997} penguin${i % 89} snow`).join('\n')
     const file = await prepared('memory/big.md', words)
+    for (let i = 0; i < commits; i++) {
+      writer.transaction((r) => r.replaceFile({ ...file.record, path: `memory/big-${i}.md` }, file.chunks))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+  return { dbPath, counted, commits, fill }
+}
+
+describe('the log of an index checkpointed elsewhere', () => {
+  const w = checkpointedWriter()
+
+  it('is checkpointed once per limit of what commits add, not after every commit once its file is that big', async () => {
+    await w.fill()
+    // The log's limit is 4 MiB at most (volume-space.ts): what was written asked for a few.
+    expect(fs.statSync(w.dbPath).size).toBeGreaterThan(3 * 4 * 1024 * 1024)
+    expect(w.counted.checkpoints).toBeGreaterThanOrEqual(2)
+    expect(w.counted.checkpoints).toBeLessThan(w.commits / 5)
+  })
+})
+
+describe('the log of an index a reader holds', () => {
+  const w = checkpointedWriter()
+
+  it('is not asked for a checkpoint after every commit while the reader keeps it from completing', async () => {
     // Another process's read transaction (a backup, a sqlite3 shell): no checkpoint can copy
     // what was committed after it began.
-    const reader = new Database(dbPath, { readonly: true })
+    const reader = new Database(w.dbPath, { readonly: true })
     reader.exec('BEGIN')
     reader.prepare('SELECT count(*) FROM files').get()
-    const commits = 60
     try {
-      for (let i = 0; i < commits; i++) {
-        writer.transaction((r) => r.replaceFile({ ...file.record, path: `memory/big-${i}.md` }, file.chunks))
-        await new Promise((resolve) => setImmediate(resolve))
-      }
+      await w.fill()
     } finally {
       reader.exec('COMMIT')
       reader.close()
     }
-    expect(fs.statSync(`${dbPath}-wal`).size).toBeGreaterThan(3 * 4 * 1024 * 1024)
-    expect(checkpoints).toBeGreaterThanOrEqual(2)
-    expect(checkpoints).toBeLessThan(commits / 5)
+    expect(fs.statSync(`${w.dbPath}-wal`).size).toBeGreaterThan(3 * 4 * 1024 * 1024)
+    expect(w.counted.checkpoints).toBeGreaterThanOrEqual(2)
+    expect(w.counted.checkpoints).toBeLessThan(w.commits / 5)
   })
 })
