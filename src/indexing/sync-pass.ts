@@ -96,9 +96,9 @@ export type PassContext = {
   maxFileBytes: number
   prepareCache: PrepareCache
   /**
-   * Prepares big new files on another thread. The pass then goes on to the next file while
-   * a batch is written, so the main thread writes one batch while another thread prepares
-   * the next.
+   * Prepares big new files of full passes on another thread (a write's own pass prepares
+   * here). Such a pass goes on to the next file while a batch is written, so the main
+   * thread writes one batch while another thread prepares the next.
    */
   prepareElsewhere?: PrepareElsewhere | undefined
   /** Shared by every pass of every agent: one pass's slice per turn of the event loop. */
