@@ -175,7 +175,7 @@ describe('files prepared on the search workers', () => {
   it('shut down cleanly during a first sync with files prepared ahead, and all are indexed after a restart', async () => {
     const ws = createTempWorkspace()
     const mar = new Date(2026, 2, 2, 11, 0)
-    const days = 200
+    const days = 40
     for (let d = 1; d <= days; d++) put(ws, `memory/log-${d}.md`, textOf(20 * KIB, `day${d}`), mar)
     const first = await buildTestApp({ ws, env: ENV, sync: false })
     const listed = async (t: TestApp) =>
@@ -191,9 +191,10 @@ describe('files prepared on the search workers', () => {
     const here = await useTestApp({ env: { ...ENV, MNEMO_SEARCH_WORKERS: '0' }, sync: false })
     fs.cpSync(ws.root, here.ws.root, { recursive: true, preserveTimestamps: true })
     await here.sync()
+    // The same files, chunks and lines as a fresh index of them. (Not the searches: chunk ids
+    // follow the order files were written in, and this text ties at the cut of 100 results.)
     const files = await listed(again)
     expect(files).toHaveLength(days)
     expect(files).toEqual(await listed(here))
-    expect(await answers(again)).toEqual(await answers(here))
   })
 })
