@@ -223,22 +223,27 @@ export function createReaderPool(deps: ReaderPoolDeps) {
       )
       if (slot.pending.size >= IN_FLIGHT_PER_WORKER) return
       const overdue = backgroundOverdue()
-      if (queue.has() && !overdue) {
-        post(slot, queue.take() as Pending)
-        continue
-      }
-      // Like a background pass, it waits for searches in progress: they share the cores. (A
-      // checkpoint mostly waits on the disk: preparations go on beside it.)
-      const searching = slots.some((s) => [...s.pending.values()].some((p) => SEARCHES.has(p.msg.op)))
-      const target = slots.find((s) => s.background > 0) ?? (overdue ? slot : slots.find((s) => s.pending.size === 0))
-      const full = !target || target.pending.size >= IN_FLIGHT_PER_WORKER || target.background >= BACKGROUND_IN_FLIGHT
-      if (!backgroundQueue.has() || full || (searching && !overdue)) {
-        if (!queue.has()) return
-        post(slot, queue.take() as Pending)
-        continue
-      }
-      post(target, backgroundQueue.take() as Pending)
+      const target = overdue || !queue.has() ? backgroundTarget(slot, overdue) : undefined
+      const p = target ? backgroundQueue.take() : queue.take()
+      if (!p) return
+      post(target ?? slot, p)
     }
+  }
+
+  /**
+   * The worker a background call may start on now, if any: the one with background work
+   * already, else an idle one (any with room once overdue); none while a search runs, unless
+   * overdue. Like a background pass, it waits for searches in progress: they share the cores.
+   * (A checkpoint mostly waits on the disk: preparations go on beside it.)
+   */
+  function backgroundTarget(best: Slot, overdue: boolean): Slot | undefined {
+    if (!backgroundQueue.has()) return undefined
+    if (!overdue && slots.some((s) => [...s.pending.values()].some((p) => SEARCHES.has(p.msg.op)))) return undefined
+    const target = slots.find((s) => s.background > 0) ?? (overdue ? best : slots.find((s) => s.pending.size === 0))
+    if (!target || target.pending.size >= IN_FLIGHT_PER_WORKER || target.background >= BACKGROUND_IN_FLIGHT) {
+      return undefined
+    }
+    return target
   }
 
   /** Whether the oldest queued background call has waited its longest for searches. */
