@@ -15,9 +15,9 @@ import type { Logger } from '../shared/logger.js'
 import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import type { FileRecord } from '../domain/chunks.js'
-import type { FileChanges, ReadSequence, SpaceWriter, VectorPut } from '../store/port.js'
+import type { FileChanges, ReadSequence, SpaceWriter } from '../store/port.js'
 import { decodeText } from '../text/lines.js'
-import { embedInput } from './embed-input.js'
+import { createPassVectors } from './pass-vectors.js'
 import { readWorkspaceFile, type ReadResult } from '../files/workspace-fs.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
 import { sha256 } from '../domain/hashing.js'
@@ -46,10 +46,6 @@ const BATCH_CHUNKS = 25
  */
 const LOOKAHEAD_FILES = 8
 const LOOKAHEAD_BYTES = 1024 * 1024
-/** Chunks embedded per step of the pass over chunks still waiting for a vector. */
-const PENDING_BATCH = 256
-/** Vectors stored per transaction (a vec0 insert each: about 3 ms for 64). */
-const VECTORS_PER_TRANSACTION = 64
 /**
  * Longest stretch of CPU work (chunking, analysis, writing) between yields, in ms: short
  * for background passes, longer for a write's own pass. At each yield both wait for
@@ -168,35 +164,9 @@ export function startPass(
   let writes: PreparedFile[] = []
   let touches: FileRecord[] = []
   let batchChunks = 0
-  let embedStopped = false
+  const vectors = createPassVectors({ vectorizer: () => ctx.vectorizer, result, progress, log })
   // A rebuild's passes into its new index announce nothing: the rebuild announces its end.
   const announce = opts.into ? undefined : ctx.announce
-
-  /** Attaches vectors to items; after a provider failure, chunks stay pending. */
-  const embed = async (items: { hash: string; input: string; set: (v: Float32Array) => void }[]) => {
-    if (!ctx.vectorizer || embedStopped || items.length === 0) return 0
-    progress.toEmbed(items.length)
-    const out = await ctx.vectorizer.vectorize(items)
-    result.embedded += out.embedded
-    result.embedCacheHits += out.cacheHits
-    result.embeddingTokens += out.tokens
-    let stored = 0
-    out.vectors.forEach((v, i) => {
-      if (!v) return
-      items[i]?.set(v)
-      stored++
-    })
-    progress.embedded(stored)
-    if (out.error !== undefined) {
-      embedStopped = true
-      result.embedError = publicErrorMessage(out.error)
-      log.warn(
-        { err: out.error },
-        'embedding failed; chunks stay searchable by keyword and get vectors at a later sync',
-      )
-    }
-    return stored
-  }
 
   /**
    * The batch being written while the pass prepares the next one, when the store overlaps
@@ -217,21 +187,8 @@ export function startPass(
     writes = []
     touches = []
     batchChunks = 0
-    // Vectors are only worth paying for when some index stores them. They go on copies of
-    // the chunks: prepared chunks are kept for the file's next append (prepare-file.ts),
-    // which must not carry this pass's vectors (a later pass may embed with another model).
-    if (writeTo().some((target) => target.storesVectors())) {
-      for (const f of w) f.chunks = f.chunks.map((c) => ({ ...c }))
-      await embed(
-        w.flatMap((f) =>
-          f.chunks.map((c) => ({
-            hash: c.contentHash,
-            input: embedInput(c.headings, c.text),
-            set: (v: Float32Array) => (c.vector = v),
-          })),
-        ),
-      )
-    }
+    // Vectors are only worth paying for when some index stores them.
+    if (writeTo().some((target) => target.storesVectors())) await vectors.ofBatch(w)
     await writing
     const write = writeAll({ replace: w, touch: t }).then(() => {
       for (const { record: r, chunks } of w) {
@@ -399,33 +356,11 @@ export function startPass(
     for (const g of gone) if (g.known) announce?.({ kind: 'unindexed', path: g.path })
     if (withPending && ctx.vectorizer && base.storesVectors()) {
       progress.phase('embedding')
-      await embedPending()
+      await vectors.fillPending(base, steps)
       result.vectorsPending = await base.pendingVectorCount()
     }
     result.durationMs = Math.round(performance.now() - started)
     return result
-  }
-
-  /** Gives vectors to chunks of `base` written without one (an outage, a new provider). */
-  async function embedPending(): Promise<void> {
-    while (!embedStopped) {
-      opts.signal?.throwIfAborted()
-      const pending = await base.pendingVectors(PENDING_BATCH)
-      if (pending.length === 0) return
-      const vectors: VectorPut[] = []
-      const stored = await embed(
-        pending.map((chunk) => ({
-          hash: chunk.contentHash,
-          input: embedInput(chunk.headings, chunk.text),
-          set: (vector: Float32Array) => vectors.push({ id: chunk.id, path: chunk.path, source: chunk.source, vector }),
-        })),
-      )
-      for (let i = 0; i < vectors.length; i += VECTORS_PER_TRANSACTION) {
-        await base.putVectors(vectors.slice(i, i + VECTORS_PER_TRANSACTION))
-        await steps.between()
-      }
-      if (stored === 0) return
-    }
   }
 
   /** `visit` that counts the file as done. */
