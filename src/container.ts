@@ -8,7 +8,7 @@
  */
 import { createAdmission } from './admission/admission.js'
 import { createAgents } from './agents/agents-module.js'
-import type { SharedResources } from './agents/agent-space.js'
+import type { SharedResources } from './agents/space-resources.js'
 import { createEmbeddingWiring } from './embedding-wiring.js'
 import { createEvents, type EventSettings } from './events/events-module.js'
 import { createTokenAuth } from './agents/token-auth.js'

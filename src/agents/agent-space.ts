@@ -2,120 +2,44 @@
  * One memory space: a workspace folder and its own index file — an agent's, or the team's
  * (SPEC §8). Wires what serves it (index store, indexer, rebuilds, sync coordinator and
  * watcher, file, write and flush services, the search target) over the resources every
- * space shares (embedding provider and cache, search workers, term cache), and owns their
- * lifecycle: start() sweeps temp files of interrupted writes, starts the watcher and the
- * first sync; close() stops them in reverse order. The folder is held by identity for the
- * space's life (held-root.ts): every read, write, flush and scan goes through it. Part of
- * the composition root.
+ * space shares (space-resources.ts: embedding provider and cache, search workers, prepare
+ * cache), and owns their lifecycle: start() sweeps temp files of interrupted writes, starts
+ * the watcher and the first sync; close() stops them in reverse order. The folder is held
+ * by identity for the space's life (held-root.ts): every read, write, flush and scan goes
+ * through it. Part of the composition root.
  */
 import fs from 'node:fs'
-import type { Config } from '../config/config.js'
 import { createFileService } from '../files/file-service.js'
 import { createFolderBudget } from '../files/folder-budget.js'
-import { holdRoot, type FolderIdentity, type HeldRoot } from '../files/held-root.js'
-import { removeStaleTempFiles, type WritePort } from '../files/file-writer.js'
+import { holdRoot, type HeldRoot } from '../files/held-root.js'
+import { removeStaleTempFiles } from '../files/file-writer.js'
 import { createFlushService } from '../files/flush-service.js'
 import { MEMORY_DIR } from '../domain/layout.js'
 import { createMemoryPaths } from '../files/memory-paths.js'
 import { createWriteService } from '../files/write-service.js'
 import { createIndexer } from '../indexing/indexer.js'
-import type { PrepareElsewhere } from '../indexing/prepare-file.js'
-import { createIndexingService, type IndexingServiceDeps } from '../indexing/indexing-service.js'
+import { createIndexingService } from '../indexing/indexing-service.js'
 import { createPathIndexQueue } from '../indexing/path-index-queue.js'
-import type { PrepareCache } from '../indexing/prepare-file.js'
-import { createRebuilder, type RebuildStage } from '../indexing/rebuild.js'
+import { createRebuilder } from '../indexing/rebuild.js'
 import type { SyncResult } from '../indexing/sync-result.js'
-import { createSyncCoordinator, type SyncOutcome } from '../indexing/sync-coordinator.js'
+import { createSyncCoordinator } from '../indexing/sync-coordinator.js'
 import { whenClaimed } from '../indexing/sync-claim.js'
 import { createSyncWorker } from '../indexing/sync-worker.js'
-import type { WatcherFactory } from '../indexing/watcher.js'
-import type { EventBus } from '../events/event-bus.js'
 import { createSpaceEvents } from '../events/space-events.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
-import type { IndexReader } from '../search/index-reader.js'
 import type { SearchTarget } from '../search/search-service.js'
-import { TEAM_PREFIX, type Space } from '../shared/agent-id.js'
-import type { Turns } from '../shared/async.js'
-import type { Foreground } from '../shared/foreground.js'
+import { TEAM_PREFIX } from '../shared/agent-id.js'
 import { createInFlight } from '../shared/in-flight.js'
 import { createKeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
-import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
-import type { SpaceKey, SpaceStore, StorageEngine } from '../store/port.js'
-import type { EmbeddingWiring } from '../embedding-wiring.js'
+import type { SpaceStore } from '../store/port.js'
+import type { SharedResources, SpaceDef } from './space-resources.js'
 
 /**
  * Longest wait for searches in progress before a reopened space starts its watcher and
  * catch-up sync, in ms: the search that reopened it is answered first.
  */
 const START_PAUSE_MS = 1000
-
-/** What one space is. */
-export type SpaceDef = {
-  /** The agent id, or `team`. */
-  name: string
-  space: Space
-  /** The workspace folder as a real path (it exists). */
-  root: string
-  /** Names the folder in errors and logs ("agent folder", "team folder", "workspace"). */
-  what: string
-  /** The identity the folder must have (seen when it was looked up); refused otherwise. */
-  expect?: FolderIdentity
-  /** Told when the folder is found replaced after it was opened (the registry closes the space). */
-  onFolderReplaced?: () => void
-  /** Which index the engine opens for it. */
-  key: SpaceKey
-  /** Session transcripts (the main agent's MNEMO_SESSIONS_DIR), if any. */
-  sessionsDir: string | undefined
-  extraPaths: readonly string[]
-  extraPathsWritable: boolean
-  /** No file of the space may be written through the API. */
-  readOnly: boolean
-}
-
-/** What every space shares, built once by the container. */
-export type SharedResources = {
-  config: Pick<Config, 'chunking' | 'sync'> & {
-    index: Pick<Config['index'], 'maxFileBytes' | 'indexOnStart'>
-    agents: Pick<Config['agents'], 'maxFolders'>
-  }
-  log: Logger
-  /**
-   * The vector layout, index identity and vectorizer every index uses, read at each use:
-   * they change when an embedding provider that was pending at start is bound
-   * (embedding-wiring.ts), which each space answers with the sync that rebuilds it.
-   */
-  embedding: Pick<EmbeddingWiring, 'vectors' | 'identity' | 'vectorizer' | 'status' | 'onBound'>
-  /** Where indexes live (store/port.ts). */
-  engine: Pick<StorageEngine, 'openSpace' | 'kind' | 'keywordTokenizer' | 'health' | 'locate' | 'peekCounts'>
-  cache: IndexingServiceDeps['cache']
-  prepareCache: PrepareCache
-  /** Gives memory back after big indexing work (shared/memory-reclaimer.ts). */
-  reclaimer?: Pick<MemoryReclaimer, 'worked' | 'hold'>
-  /** One indexing slice per turn of the event loop, across every space (shared/async.ts). */
-  turns: Turns
-  foreground: Foreground
-  /** The reader searches use for a space's index (the shared worker pool, or the index itself). */
-  readerFor: (store: SpaceStore) => IndexReader
-  /** Where a space's indexer prepares big new files off the main thread (storage-wiring.ts). */
-  preparerFor?: (store: SpaceStore) => PrepareElsewhere | undefined
-  watcherFactory: WatcherFactory
-  /** Rescan and retry periods of spaces out of inotify watches (sync-worker.ts; tests shorten them). */
-  watchFallback?: { rescanMs: number; retryMs: number }
-  /** The file system calls writes make (tests inject a full disk). */
-  writePort: WritePort
-  onRebuildStage?: (stage: RebuildStage) => Promise<void>
-  now?: () => number
-  /** Where the space announces file changes, indexing and rebuilds (GET /events). */
-  events?: Pick<EventBus, 'publish'>
-  /** Told of every space's sync outcomes, writes indexed and watcher restarts (metrics.ts). */
-  observer?: {
-    syncEnded: (outcome: SyncOutcome) => void
-    /** A write's own index pass: what it asked of the embedding provider. */
-    writeIndexed: (result: Pick<SyncResult, 'embedded' | 'embeddingTokens' | 'embedError'>) => void
-    watcherRestarted: () => void
-  }
-}
 
 /** The sessions folder as a real path, created when missing; null when none is configured. */
 function sessionsReal(dir: string | undefined): string | null {

@@ -13,7 +13,8 @@ import { indexOpenError } from '../store/data-dir.js'
 import { createAgentGateway } from './agent-gateway.js'
 import { AGENT_FOLDER, createAgentFolders } from './agent-folders.js'
 import { createAgentRegistry } from './agent-registry.js'
-import { createAgentSpace, type AgentSpace, type SharedResources, type SpaceDef } from './agent-space.js'
+import { createAgentSpace, type AgentSpace } from './agent-space.js'
+import type { SharedResources, SpaceDef } from './space-resources.js'
 import { emptySpace } from './empty-space.js'
 
 /** A folder as a real path, created when missing. */
