@@ -331,3 +331,32 @@ describe('a file that grew since its last pass', () => {
     expect(vectorsSeen[1]?.every((v) => v === undefined)).toBe(true)
   })
 })
+
+describe('a sync pass while no search comes', () => {
+  it("writes batches as big as the store's quiet transactions, and the usual ones while searches come", async () => {
+    const dir = workspace(60)
+    const pass = async (foreground: ReturnType<typeof createForeground>) => {
+      const batches: { files: number; quiet: boolean | undefined }[] = []
+      const store: SpaceWriter = {
+        ...slowStore().store,
+        overlapsWrites: false,
+        batchChunks: undefined,
+        async applyChanges(changes: FileChanges, steps) {
+          const files = changes.replace?.length ?? 0
+          if (files > 0) batches.push({ files, quiet: steps.quiet?.() })
+        },
+      }
+      await indexerOf(dir, store, [], null, undefined, { foreground }).sync({ full: true, reason: 'test' })
+      return batches
+    }
+    // One chunk per file: all 60 in one batch while no search comes.
+    expect(await pass(createForeground())).toEqual([{ files: 60, quiet: true }])
+    const searching = createForeground()
+    searching.enter()
+    expect(await pass(searching)).toEqual([
+      { files: 25, quiet: false },
+      { files: 25, quiet: false },
+      { files: 10, quiet: false },
+    ])
+  })
+})

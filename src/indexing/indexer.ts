@@ -26,7 +26,7 @@ export type IndexerDeps = {
   targets: () => readonly IndexTarget[]
   readSeq: ReadSequence
   /** Searches in progress, which background passes give way to. */
-  foreground: Pick<Foreground, 'whenIdle'>
+  foreground: Pick<Foreground, 'whenIdle' | 'quietFor'>
   /** The vectorizer now (null while no embedding provider is bound), asked at each use. */
   vectorizer: () => Pick<Vectorizer, 'vectorize'> | null
   roots: SourceRoots

@@ -40,6 +40,17 @@ import type { IndexChange } from '../events/space-events.js'
  */
 const BATCH_CHUNKS = 25
 /**
+ * The same while no search has come for QUIET_MS: about as many chunks as a store's quiet
+ * transaction holds (StepOptions.quiet; 32,000 terms in SQLite), so files are not cut into
+ * transactions smaller than the store would make.
+ */
+const QUIET_BATCH_CHUNKS = 160
+/**
+ * How long after a search a pass still writes as if searches were coming, in ms: searches
+ * arrive in bursts (an agent's turn), and one arriving during a long transaction waits for it.
+ */
+const QUIET_MS = 250
+/**
  * Files begun ahead of the one visited when files are prepared elsewhere (lookahead), and
  * the most bytes they may hold in all beyond the first: what their texts and rows keep in
  * memory meanwhile (a few times their size).
@@ -86,7 +97,7 @@ type Gone = { path: string; readSeq: number; known: boolean }
 /** What a pass needs besides its files: shared by every pass of one indexer. */
 export type PassContext = {
   readSeq: ReadSequence
-  foreground: Pick<Foreground, 'whenIdle'>
+  foreground: Pick<Foreground, 'whenIdle' | 'quietFor'>
   vectorizer: Pick<Vectorizer, 'vectorize'> | null
   chunking: Config['chunking']
   maxFileBytes: number
@@ -147,11 +158,15 @@ export function startPass(
     ctx.turns.next,
   )
   // Between two of the store's transactions: a background pass yields and lets searches in
-  // progress finish first; a write's own pass yields once its slice is used up.
+  // progress finish first; a write's own pass yields once its slice is used up. While no
+  // search comes, transactions and batches are longer.
+  const quiet = () => ctx.foreground.quietFor(QUIET_MS)
   const steps = {
     between: () => (background ? slicer.yield() : slicer.maybeYield()),
     signal: opts.signal,
+    quiet,
   }
+  const batchLimit = () => base.batchChunks ?? (quiet() ? QUIET_BATCH_CHUNKS : BATCH_CHUNKS)
   // Preparations for this pass, as background work when nobody waits for it. A write's own
   // pass prepares here: mostly an append resumed from its checkpoint or a small file, for
   // which a trip behind the searches in the workers' queue costs more than it saves (flush
@@ -342,7 +357,7 @@ export function startPass(
     result.indexed++
     result.chunks += prepared.chunks.length
     batchChunks += prepared.chunks.length
-    if (batchChunks >= (base.batchChunks ?? BATCH_CHUNKS)) await commit()
+    if (batchChunks >= batchLimit()) await commit()
     await slicer.maybeYield()
   }
 

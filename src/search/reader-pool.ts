@@ -36,7 +36,10 @@ const MIN_WORKER_LIFETIME_MS = 5000
 const IN_FLIGHT_PER_WORKER = 2
 /**
  * Background calls given to the workers at once: a search that comes meanwhile shares the
- * cores with at most one (a few ms).
+ * cores with at most one (a few ms). While no search has come for SEARCH_QUIET_MS, every
+ * worker takes them as it takes searches: with one at a time, a worker finished a
+ * preparation and waited for the main thread (busy writing the one before) to send it the
+ * next, idle half of a first sync.
  */
 const BACKGROUND_IN_FLIGHT = 1
 /**
@@ -207,7 +210,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
    * work when they tie). Background calls use one worker at a time, one that was idle or
    * already has them, and only while no search waits or runs, unless the oldest has waited
    * BACKGROUND_MAX_WAIT_MS: a first sync's preparations then leave a worker, and the cores,
-   * to searches.
+   * to searches. While no search has come for SEARCH_QUIET_MS they use every worker.
    */
   function dispatch(): void {
     for (;;) {
@@ -232,13 +235,14 @@ export function createReaderPool(deps: ReaderPoolDeps) {
 
   /**
    * The worker a background call may start on now, if any: the one with background work
-   * already, else an idle one (any with room once overdue); none while a search runs, unless
-   * overdue. Like a background pass, it waits for searches in progress: they share the cores.
+   * already, else an idle one (any with room once overdue or while searches are quiet); none
+   * while a search runs, unless overdue. Like a background pass, it waits for searches in progress: they share the cores.
    * (A checkpoint mostly waits on the disk: preparations go on beside it.)
    */
   function backgroundTarget(best: Slot, overdue: boolean): Slot | undefined {
     if (!backgroundQueue.has()) return undefined
     if (!overdue && slots.some((s) => [...s.pending.values()].some((p) => SEARCHES.has(p.msg.op)))) return undefined
+    if (performance.now() - lastSearchAt >= (deps.searchQuietMs ?? SEARCH_QUIET_MS)) return best
     const target = slots.find((s) => s.background > 0) ?? (overdue ? best : slots.find((s) => s.pending.size === 0))
     if (!target || target.pending.size >= IN_FLIGHT_PER_WORKER || target.background >= BACKGROUND_IN_FLIGHT) {
       return undefined

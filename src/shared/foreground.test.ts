@@ -26,4 +26,18 @@ describe('foreground', () => {
     await fg.whenIdle(20)
     expect(performance.now() - started).toBeGreaterThanOrEqual(15)
   })
+
+  it('is quiet only once no search has been in progress for the whole window', () => {
+    let clock = 1_000
+    const fg = createForeground(() => clock)
+    expect(fg.quietFor(250)).toBe(true)
+    const exit = fg.enter()
+    clock += 1_000
+    expect(fg.quietFor(250)).toBe(false)
+    exit()
+    clock += 249
+    expect(fg.quietFor(250)).toBe(false)
+    clock += 1
+    expect(fg.quietFor(250)).toBe(true)
+  })
 })

@@ -2,10 +2,13 @@
  * Lets background work give way to foreground requests. Searches mark themselves in
  * progress (enter/exit); a background loop (a sync or rebuild pass) that has used its time
  * slice waits until no search is in progress, for at most `maxWaitMs`, so a heavy search
- * load slows a rebuild down instead of the rebuild slowing searches down.
+ * load slows a rebuild down instead of the rebuild slowing searches down. `quietFor` tells
+ * a sync whether searches have stopped coming, so it may hold the event loop longer.
  */
-export function createForeground() {
+export function createForeground(now: () => number = () => performance.now()) {
   let active = 0
+  /** When a search last began or ended (ms, `now`'s clock). */
+  let lastSeenAt = -Infinity
   let waiters: (() => void)[] = []
 
   /**
@@ -22,11 +25,13 @@ export function createForeground() {
     /** Marks a foreground request in progress; call the returned function when it ends. */
     enter(): () => void {
       active++
+      lastSeenAt = now()
       let done = false
       return () => {
         if (done) return
         done = true
         active--
+        lastSeenAt = now()
         if (active === 0) release()
       }
     },
@@ -42,6 +47,8 @@ export function createForeground() {
       })
     },
     active: (): number => active,
+    /** Whether no search is in progress and none began or ended in the last `ms`. */
+    quietFor: (ms: number): boolean => active === 0 && now() - lastSeenAt >= ms,
   }
 }
 

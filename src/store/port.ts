@@ -110,6 +110,11 @@ export type StepOptions = {
   between: () => Promise<void>
   /** Stops between transactions (shutdown, a cancelled rebuild). */
   signal?: AbortSignal | undefined
+  /**
+   * Whether no search has come for a while (asked before each transaction): an engine whose
+   * transactions hold the event loop may then make them longer, for less work in all.
+   */
+  quiet?: (() => boolean) | undefined
 }
 
 /** A chunk's vector to store. */

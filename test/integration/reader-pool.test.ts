@@ -273,6 +273,36 @@ describe('searches in worker threads', () => {
     }
   })
 
+  it('give background preparations to every worker while no search comes', async () => {
+    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
+    const post = Worker.prototype.postMessage
+    let answered = 0
+    const givenBeforeAnAnswer: Worker[] = []
+    Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
+      post.call(this, msg)
+      if ((msg as { op?: string }).op === 'prepare' && answered === 0) givenBeforeAnAnswer.push(this)
+    }
+    try {
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      const local = () => Promise.reject(new Error('prepared here'))
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          pool
+            .prepare('a.sqlite#prepare', inputOf(`memory/a-${i}.md`, bigDay(60, i)), chunking, local, true)
+            .then(() => void answered++),
+        ),
+      )
+      // Two calls each at once, as for searches (one in all while searches come); the fifth
+      // may be posted as the first answer comes, before its promise settles.
+      expect(givenBeforeAnAnswer.length).toBeGreaterThanOrEqual(4)
+      expect(new Set(givenBeforeAnAnswer.slice(0, 4)).size).toBe(2)
+    } finally {
+      Worker.prototype.postMessage = post
+      await pool.close()
+    }
+  })
+
   it("answer another agent's call after a few of one agent's many queued preparations, not after all", async () => {
     const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
     try {

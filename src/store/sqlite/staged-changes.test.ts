@@ -6,7 +6,7 @@ import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import { openDatabase, type Db } from './database.js'
 import { createIndexStore, type IndexStore } from './index-store.js'
 import type { StepOptions } from '../port.js'
-import { MARKS_PER_TRANSACTION, TERMS_PER_TRANSACTION } from './staged-changes.js'
+import { MARKS_PER_TRANSACTION, QUIET_TERMS_PER_TRANSACTION, TERMS_PER_TRANSACTION } from './staged-changes.js'
 
 const dirs: string[] = []
 const closers: (() => void)[] = []
@@ -119,6 +119,38 @@ describe('staged changes', () => {
     expect(visibleWords(reader)).toEqual(new Map([['beta', n]]))
     expect(rowCounts(db)).toEqual({ all: n, dead: 0 })
     expect(store.getFile('memory/big.md')?.sha256).toBe('beta')
+  })
+
+  it('writes longer transactions while searches are quiet, and short ones again once one comes', async () => {
+    const { store, db } = open()
+    const perQuiet = QUIET_TERMS_PER_TRANSACTION / CHUNK_TERMS
+    const n = 4 * perQuiet
+    let quiet = true
+    const inserted: number[] = []
+    let before = rowCounts(db).all
+    await store.applyChanges(
+      { replace: [version('memory/big.md', 'alpha', n, 1)] },
+      {
+        ...steps(() => {
+          const now = rowCounts(db).all
+          if (now > before) inserted.push(now - before)
+          before = now
+          // A search comes after the second batch of chunks.
+          if (inserted.length === 2) quiet = false
+        }),
+        quiet: () => quiet,
+      },
+    )
+    expect(inserted.slice(0, 2)).toEqual([perQuiet, perQuiet])
+    expect(inserted.slice(2).every((k) => k <= PER_TRANSACTION)).toBe(true)
+    expect(inserted.reduce((a, b) => a + b, 0)).toBe(n)
+
+    // Files too big for a short transaction share a quiet one instead of being staged.
+    const files = Array.from({ length: 4 }, (_, i) => version(`memory/f${i}.md`, 'beta', 2 * PER_TRANSACTION, 2))
+    let transactions = 0
+    await store.applyChanges({ replace: files }, { ...steps(() => void transactions++), quiet: () => true })
+    expect(transactions).toBe(1)
+    expect(visibleWords(store).get('beta')).toBe(4 * 2 * PER_TRANSACTION)
   })
 
   it('deletes a big file at once for readers and its rows in short transactions', async () => {
