@@ -3,11 +3,12 @@
  * the event loop for long (SPEC §7, fair sharing). What a transaction costs is mostly the
  * FTS5 work on the analysed terms of the chunks it inserts or deletes, so small changes are
  * grouped into transactions of at most TERMS_PER_TRANSACTION terms (more while no search
- * comes: QUIET_TERMS_PER_TRANSACTION). A bigger change is staged: the file's new chunks are written under its next generation and its replaced ones marked
- * dead at it, a batch per transaction with `between()` after each; one last small
- * transaction moves the file to the new generation (its old chunks vanish and its new ones
- * appear for every reader at once, schema.ts), and the dead rows are then deleted in
- * batches. A big deletion drops the file's row at once and its chunks in batches.
+ * comes: QUIET_TERMS_PER_TRANSACTION). A bigger change is staged: the file's new chunks are
+ * written under its next generation and its replaced ones marked dead at it, a batch per
+ * transaction with `between()` after each; one last small transaction moves the file to
+ * the new generation (its old chunks vanish and its new ones appear for every reader at
+ * once, schema.ts), and the dead rows are then deleted in batches. A big deletion drops the
+ * file's row at once and its chunks in batches.
  *
  * One change per path at a time (a per-path lock), so a staged change never meets another
  * half-way. Staging rows left by a process that died are finished or undone when the index
