@@ -27,6 +27,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
+          // The search workers of the apps tests build start from one bundle (see the helper).
+          globalSetup: ['test/helpers/reader-worker-bundle.ts'],
           // Workers run file after file, importing shared modules once: starting a fresh worker
           // per file cost more than the tests. Tests keep no state between files (fake timers
           // are restored, temp folders and apps are theirs).
@@ -40,6 +42,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          globalSetup: ['test/helpers/reader-worker-bundle.ts'],
           // Browser tests need Chromium: npm run test:browser (vitest.browser.config.ts).
           exclude: [...configDefaults.exclude, 'test/browser/**', 'test/postgres/**'],
           // Two files at a time: a file waits on disks, timers and child processes for much of

@@ -64,6 +64,8 @@ export type ContainerOverrides = ProviderDeps & {
   pressureProbe?: () => boolean
   /** Replaces limits of GET /events (tests shrink the replay window, queues and caps). */
   events?: Partial<EventSettings>
+  /** A built script for the search workers (tests start them from one bundle, not through tsx). */
+  readerWorkerEntry?: URL
 }
 
 export async function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
@@ -78,6 +80,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     log,
     vectors: () => embedding.vectors(),
     loadVectorExtension: overrides.loadVectorExtension ?? loadSqliteVec,
+    readerWorkerEntry: overrides.readerWorkerEntry,
   })
   const { engine } = storage
   const embedding = createEmbeddingWiring({

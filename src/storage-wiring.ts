@@ -21,6 +21,8 @@ export type StorageDeps = {
   /** The vector layout indexes should store now (embedding-wiring.ts), read at each use. */
   vectors: () => VectorConfig
   loadVectorExtension: (db: Db) => void
+  /** The search workers' script, when not the one next to the reader pool (ReaderPoolDeps.workerEntry). */
+  readerWorkerEntry?: URL | undefined
 }
 
 export type Storage = {
@@ -81,6 +83,7 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
         shards,
         maxConnections: config.agents.maxOpen + 2,
         log: log.child({ module: 'search-pool' }),
+        workerEntry: deps.readerWorkerEntry,
       })
     },
     // Workers open a space's index file read-only; without them, reads run here.

@@ -351,8 +351,9 @@ describe('a sync pass while no search comes', () => {
     }
     // One chunk per file: all 60 in one batch while no search comes.
     expect(await pass(createForeground())).toEqual([{ files: 60, quiet: true }])
-    const searching = createForeground()
-    searching.enter()
+    // A search just ended, on a clock that stands still: searches keep coming.
+    const searching = createForeground(() => 0)
+    searching.enter()()
     expect(await pass(searching)).toEqual([
       { files: 25, quiet: false },
       { files: 25, quiet: false },

@@ -5,7 +5,7 @@
  * database instead, in a schema of the workspace's own, dropped when the app closes.
  */
 import type { FastifyInstance } from 'fastify'
-import { onTestFinished } from 'vitest'
+import { inject, onTestFinished } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { createContainer, type Container, type ContainerOverrides } from '../../src/container.js'
@@ -29,6 +29,12 @@ export type TestApp = {
 
 /** A /search response body, or an error body (which has a code). */
 export type SearchBody = SearchResponse & { code?: string }
+
+/** The bundled search worker script of this run (reader-worker-bundle.ts), if the project made one. */
+const readerWorker = (): { readerWorkerEntry?: URL } => {
+  const href = inject('readerWorkerEntry')
+  return href ? { readerWorkerEntry: new URL(href) } : {}
+}
 
 export async function buildTestApp(
   opts: {
@@ -66,7 +72,7 @@ export async function buildTestApp(
     : createLogger(loaded.log)
   // As serve.ts does: asks an unknown embedding model for its dimensions.
   const config = await probeEmbeddingDims(loaded, { log: logger })
-  const container = await createContainer(config, logger, opts.overrides)
+  const container = await createContainer(config, logger, { ...readerWorker(), ...opts.overrides })
   if (database && (await container.services.readiness()).checks.engine !== 'postgres') {
     throw new Error('the postgres-api project must run on PostgreSQL')
   }
