@@ -78,10 +78,8 @@ export default defineConfig({
           name: 'postgres-api',
           include: POSTGRES_API_SUITE,
           env: { MNEMO_TEST_ENGINE: 'postgres' },
-          // A PGlite per worker: two files at a time, with the unit and integration files.
-          setupFiles: ['test/postgres/worker-database.ts'],
-          maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          globalSetup: ['test/postgres/global-setup.ts'],
+          fileParallelism: false,
           isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -3,7 +3,8 @@
  * database (MNEMO_TEST_ENGINE=postgres) in a schema per workspace, so an app rebuilt over the
  * same workspace (a restart) finds its index again.
  */
-import { databasePool, databaseUrl, dropSchema, freshSchema } from '../postgres/pg-engine.js'
+import { inject } from 'vitest'
+import { dropSchema, freshSchema } from '../postgres/pg-engine.js'
 import type { TempWorkspace } from './temp-workspace.js'
 
 const schemas = new Map<string, string>()
@@ -18,9 +19,9 @@ export function testDatabaseEnv(ws: TempWorkspace): { env: Record<string, string
   const name = schema
   return {
     env: {
-      MNEMO_DATABASE_URL: databaseUrl(),
+      MNEMO_DATABASE_URL: inject('databaseUrl'),
       MNEMO_DATABASE_SCHEMA: name,
-      MNEMO_DATABASE_POOL: String(databasePool()),
+      MNEMO_DATABASE_POOL: String(inject('databasePool')),
     },
     async drop() {
       schemas.delete(ws.base)

@@ -1,25 +1,45 @@
 /**
- * The PostgreSQL the `postgres` test project runs against: MNEMO_TEST_DATABASE_URL when set,
- * otherwise one PGlite for the whole run (pglite-server.ts): test files share it, one at a
- * time, each in its own schema.
+ * The PostgreSQL the `postgres` test project runs against: MNEMO_TEST_DATABASE_URL when set
+ * (CI points it at a real PostgreSQL 15 server), otherwise one PGlite instance with pgvector
+ * for the whole run, served over its socket so the production `pg` driver path is what is
+ * tested (one instance costs seconds and hundreds of MB: test files share it, each in its
+ * own schema).
  */
 import type { TestProject } from 'vitest/node'
-import { externalDatabase, startPglite } from './pglite-server.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string
-    /** TestDatabase.vectors */
+    /** Whether the server has pgvector (PGlite does; the CI server may not). */
     databaseVectors: boolean
-    /** TestDatabase.pool */
+    /**
+     * Connections one engine may open: 1 on PGlite, whose socket server interleaves the
+     * messages of concurrent connections' statements (pglite-socket's multiplexer), so
+     * queries take turns on one connection; a real server gets a normal pool.
+     */
     databasePool: number
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const database = externalDatabase() ?? (await startPglite())
-  project.provide('databaseUrl', database.url)
-  project.provide('databaseVectors', database.vectors)
-  project.provide('databasePool', database.pool)
-  return () => database.stop()
+  const external = process.env.MNEMO_TEST_DATABASE_URL
+  if (external) {
+    project.provide('databaseUrl', external)
+    project.provide('databaseVectors', process.env.MNEMO_TEST_DATABASE_VECTORS === 'true')
+    project.provide('databasePool', 4)
+    return async () => undefined
+  }
+  const { PGlite } = await import('@electric-sql/pglite')
+  const { vector } = await import('@electric-sql/pglite-pgvector')
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
+  const db = await PGlite.create({ extensions: { vector } })
+  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 32 })
+  await server.start()
+  project.provide('databaseUrl', `postgres://postgres@${server.getServerConn()}/postgres`)
+  project.provide('databaseVectors', true)
+  project.provide('databasePool', 1)
+  return async () => {
+    await server.stop()
+    await db.close()
+  }
 }

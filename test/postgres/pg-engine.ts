@@ -6,13 +6,8 @@ import type { VectorConfig } from '../../src/store/port.js'
 import { createPostgresEngine } from '../../src/store/postgres/engine.js'
 import { dropSchema as dropSchemaAt } from '../../scripts/drop-schema.js'
 
-// This worker's database (worker-database.ts), else the run's (global-setup.ts).
-const worker = process.env
-export const databaseUrl = (): string => worker.MNEMO_WORKER_DATABASE_URL ?? inject('databaseUrl')
-export const databaseVectors = (): boolean =>
-  worker.MNEMO_WORKER_DATABASE_VECTORS ? worker.MNEMO_WORKER_DATABASE_VECTORS === 'true' : inject('databaseVectors')
-export const databasePool = (): number =>
-  worker.MNEMO_WORKER_DATABASE_POOL ? Number(worker.MNEMO_WORKER_DATABASE_POOL) : inject('databasePool')
+export const databaseUrl = (): string => inject('databaseUrl')
+export const databaseVectors = (): boolean => inject('databaseVectors')
 
 /** A fresh schema name. */
 export const freshSchema = (): string => `t_${randomBytes(6).toString('hex')}`
@@ -24,7 +19,7 @@ export async function testPostgresEngine(vectors: VectorConfig, schema = freshSc
   const engine = await createPostgresEngine({
     url: databaseUrl(),
     schema,
-    poolMax: databasePool(),
+    poolMax: inject('databasePool'),
     vectors: () => vectors,
     vectorsWanted: vectors !== null,
     log: pino({ level: 'silent' }),
