@@ -217,8 +217,15 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const hasRoom = () => space.hasRoom(freedBytes)
   const staged = createStagedChanges({
     transaction,
-    // A rebuild's new index is deleted when it fails; it needs no reserve.
-    ...(!opts.scratch && { hasRoom }),
+    // A rebuild's new index is deleted when it fails; it needs no reserve. A refusal asks
+    // for a checkpoint: nothing commits after it to ask for one.
+    ...(!opts.scratch && {
+      hasRoom: () => {
+        if (hasRoom()) return true
+        logUpkeep?.roomShort()
+        return false
+      },
+    }),
   })
   /**
    * One small step of the FTS5 segment merging a scratch index does between commits;

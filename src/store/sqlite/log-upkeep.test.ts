@@ -67,6 +67,19 @@ describe('createLogUpkeep', () => {
     expect(t.pending).toHaveLength(0)
   })
 
+  it('asks for a checkpoint when a change is refused for want of room, though nothing commits', async () => {
+    // The last checkpoint was stopped short by a reader; the log is under its limit since.
+    const t = upkeep({ bytes: 10, hasRoom: false })
+    t.u.roomShort()
+    t.u.roomShort()
+    expect(t.pending).toHaveLength(1)
+    await t.finish()
+    // Then the log is started over, which is what gives the room back.
+    expect(t.smallWrites()).toBe(1)
+    t.u.roomShort()
+    expect(t.pending).toHaveLength(1)
+  })
+
   it('asks again only once commits add a limit past what a reader kept a checkpoint from copying', async () => {
     const t = upkeep({ bytes: 5000, hasRoom: true })
     t.u.afterCommit()

@@ -44,6 +44,20 @@ export function createLogUpkeep(deps: {
     // Less than that: a checkpoint got past the reader, or the log was started over.
     held = Math.min(held, backlog)
     if (backlog - held < deps.limitBytes()) return
+    checkpointThenStartOver()
+  }
+
+  /**
+   * A change was refused for want of room, so nothing commits: a checkpoint, and the log
+   * started over after it, are what can give room back. Without this, a checkpoint that a
+   * reader had stopped short was not asked for again until something committed, which a
+   * volume without room may never see.
+   */
+  function roomShort(): void {
+    if (!checkpointing) checkpointThenStartOver()
+  }
+
+  function checkpointThenStartOver(): void {
     checkpointing = true
     void deps
       .checkpoint()
@@ -72,7 +86,7 @@ export function createLogUpkeep(deps: {
     }
   }
 
-  return { afterCommit }
+  return { afterCommit, roomShort }
 }
 
 /**
