@@ -249,8 +249,9 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   /**
    * The worker a background call may start on now, if any: the one with background work
    * already, else an idle one (any with room once overdue or while searches are quiet); none
-   * while a search runs, unless overdue. Like a background pass, it waits for searches in progress: they share the cores.
-   * (A checkpoint mostly waits on the disk: preparations go on beside it.)
+   * while a search runs, unless overdue. Like a background pass, it waits for searches in
+   * progress: they share the cores. (A checkpoint mostly waits on the disk: preparations go
+   * on beside it.)
    */
   function backgroundTarget(best: Slot, overdue: boolean): Slot | undefined {
     if (!backgroundQueue.has()) return undefined
