@@ -20,7 +20,9 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const root = path.resolve(import.meta.dirname, '../..')
-  const dir = fs.mkdtempSync(path.join(root, 'node_modules', '.cache', 'mnemo-test-worker-'))
+  const cache = path.join(root, 'node_modules', '.cache')
+  fs.mkdirSync(cache, { recursive: true })
+  const dir = fs.mkdtempSync(path.join(cache, 'mnemo-test-worker-'))
   const outfile = path.join(dir, 'reader-worker.mjs')
   await build({
     entryPoints: [path.join(root, 'src/search/reader-worker.ts')],
