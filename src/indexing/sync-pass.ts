@@ -9,7 +9,7 @@
 import { createProgress } from './sync-progress.js'
 import path from 'node:path'
 import type { Config } from '../config/config.js'
-import { createSlicer, type Turns } from '../shared/async.js'
+import type { Turns } from '../shared/async.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
@@ -17,6 +17,7 @@ import { publicErrorMessage } from '../shared/public-error.js'
 import type { FileRecord } from '../domain/chunks.js'
 import type { FileChanges, ReadSequence, SpaceWriter } from '../store/port.js'
 import { decodeText } from '../text/lines.js'
+import { createPassPace } from './pass-pace.js'
 import { createPassVectors } from './pass-vectors.js'
 import { readWorkspaceFile, type ReadResult } from '../files/workspace-fs.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
@@ -34,38 +35,12 @@ import type { Vectorizer } from './vectorizer.js'
 import type { IndexChange } from '../events/space-events.js'
 
 /**
- * Chunks of prepared files a pass collects before it embeds and writes them, unless the
- * store asks for another number (SpaceWriter.batchChunks). The store splits what it writes
- * into short transactions however big one file is (staged-changes.ts).
- */
-const BATCH_CHUNKS = 25
-/**
- * The same while no search has come for QUIET_MS: about as many chunks as a store's quiet
- * transaction holds (StepOptions.quiet; 32,000 terms in SQLite), so files are not cut into
- * transactions smaller than the store would make.
- */
-const QUIET_BATCH_CHUNKS = 160
-/**
- * How long after a search a pass still writes as if searches were coming, in ms: searches
- * arrive in bursts (an agent's turn), and one arriving during a long transaction waits for it.
- */
-const QUIET_MS = 250
-/**
  * Files begun ahead of the one visited when files are prepared elsewhere (lookahead), and
  * the most bytes they may hold in all beyond the first: what their texts and rows keep in
  * memory meanwhile (a few times their size).
  */
 const LOOKAHEAD_FILES = 8
 const LOOKAHEAD_BYTES = 1024 * 1024
-/**
- * Longest stretch of CPU work (chunking, analysis, writing) between yields, in ms: short
- * for background passes, longer for a write's own pass. At each yield both wait for
- * searches in progress (up to BACKGROUND_PAUSE_MS): a write small enough to finish within
- * one slice never waits, and one agent's huge write gives way to every agent's searches.
- */
-const BACKGROUND_SLICE_MS = 1
-const FOREGROUND_SLICE_MS = 8
-const BACKGROUND_PAUSE_MS = 25
 /**
  * A file whose mtime is this close to the moment it was indexed is re-hashed on the next
  * sync even when size and mtime match: a write within the filesystem's timestamp
@@ -152,21 +127,13 @@ export function startPass(
   const started = performance.now()
   const result = emptySyncResult(opts.full, opts.reason)
   const progress = createProgress({ full: opts.full, reason: opts.reason, log, now: ctx.now })
-  const slicer = createSlicer(
-    background ? BACKGROUND_SLICE_MS : FOREGROUND_SLICE_MS,
-    () => ctx.foreground.whenIdle(BACKGROUND_PAUSE_MS),
-    ctx.turns.next,
-  )
-  // Between two of the store's transactions: a background pass yields and lets searches in
-  // progress finish first; a write's own pass yields once its slice is used up. While no
-  // search comes, transactions and batches are longer.
-  const quiet = () => ctx.foreground.quietFor(QUIET_MS)
-  const steps = {
-    between: () => (background ? slicer.yield() : slicer.maybeYield()),
+  const { slicer, steps, batchLimit } = createPassPace({
+    foreground: ctx.foreground,
+    turns: ctx.turns,
+    background,
+    store: base,
     signal: opts.signal,
-    quiet,
-  }
-  const batchLimit = () => base.batchChunks ?? (quiet() ? QUIET_BATCH_CHUNKS : BATCH_CHUNKS)
+  })
   // Preparations for this pass, as background work when nobody waits for it. A write's own
   // pass prepares here: mostly an append resumed from its checkpoint or a small file, for
   // which a trip behind the searches in the workers' queue costs more than it saves (flush
