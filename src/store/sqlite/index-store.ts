@@ -214,18 +214,16 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const freedBytes = () =>
     (state.db.pragma('freelist_count', { simple: true }) as number) *
     (state.db.pragma('page_size', { simple: true }) as number)
-  const hasRoom = () => space.hasRoom(freedBytes)
+  const hasRoom = (): boolean => {
+    if (space.hasRoom(freedBytes)) return true
+    // Nothing commits after a refusal to ask for the checkpoint that can give room back.
+    logUpkeep?.roomShort()
+    return false
+  }
   const staged = createStagedChanges({
     transaction,
-    // A rebuild's new index is deleted when it fails; it needs no reserve. A refusal asks
-    // for a checkpoint: nothing commits after it to ask for one.
-    ...(!opts.scratch && {
-      hasRoom: () => {
-        if (hasRoom()) return true
-        logUpkeep?.roomShort()
-        return false
-      },
-    }),
+    // A rebuild's new index is deleted when it fails; it needs no reserve.
+    ...(!opts.scratch && { hasRoom }),
   })
   /**
    * One small step of the FTS5 segment merging a scratch index does between commits;
