@@ -62,6 +62,7 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
     store: { counts: () => [], isOpen: () => true, pendingVectorCount: () => 0 },
     coordinator: {
       request: async (opts) => emptySyncResult(opts.full, opts.reason),
+      stopping: () => false,
       status: () => ({ syncing: false, rebuilding: false, queued: false, completedSyncs: 0, lastSync: null }),
     },
     syncWorker: { status: () => ({ watching: false, watch: { state: 'off' }, dirty: false, changesSeen: 0 }) },

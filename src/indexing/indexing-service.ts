@@ -19,7 +19,7 @@ export type IndexingServiceDeps = {
   store: Pick<SpaceStore, 'counts' | 'isOpen' | 'pendingVectorCount'>
   /** Where the index lives and whether it answers (store/port.ts StorageEngine). */
   engine: Pick<StorageEngine, 'kind' | 'keywordTokenizer' | 'health'>
-  coordinator: Pick<SyncCoordinator, 'request' | 'status'>
+  coordinator: Pick<SyncCoordinator, 'request' | 'status' | 'stopping'>
   syncWorker: Pick<SyncWorker, 'status'>
   /** The full pass running now (indexer.ts), or null. */
   progress: () => SyncProgress | null
@@ -45,12 +45,15 @@ export function createIndexingService(deps: IndexingServiceDeps) {
 
   /**
    * Starts or joins a sync. It rejects with the client's error when it was refused (a 4xx:
-   * the folder was replaced, the index is busy), with STORAGE_FULL when the index volume ran
-   * out of room (the files are untouched and indexed once there is room), else SYNC_FAILED.
+   * the folder was replaced, the index is busy), with SHUTTING_DOWN when the service's
+   * shutdown cut it off (whatever the pass failed on then: the abort, or a closed pool),
+   * with STORAGE_FULL when the index volume ran out of room (the files are untouched and
+   * indexed once there is room), else SYNC_FAILED.
    */
   function requestSync(opts: { full: boolean; reason: string }): Promise<SyncResult> {
     return coordinator.request(opts).catch((err: unknown) => {
       if (isAppError(err) && err.statusCode < 500) throw err
+      if (coordinator.stopping()) throw appError('SHUTTING_DOWN', undefined, { cause: err })
       if (codeOfFsError(err)?.code === 'STORAGE_FULL') {
         throw appError(
           'STORAGE_FULL',

@@ -112,7 +112,7 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
       if (next && !controller.signal.aborted) {
         syncing = run(false, next.reasons.join(','), next.urgent)
         syncing.then(next.resolve, next.reject)
-      } else next?.reject(new Error('the service is shutting down'))
+      } else next?.reject(appError('SHUTTING_DOWN'))
     }
     if (!syncing && !rebuilding) {
       const waiters = idleWaiters
@@ -147,7 +147,7 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
    * giving way to searches.
    */
   function request(opts: { full: boolean; reason: string; urgent?: boolean }): Promise<SyncResult> {
-    if (controller.signal.aborted) return Promise.reject(new Error('the service is shutting down'))
+    if (controller.signal.aborted) return Promise.reject(appError('SHUTTING_DOWN'))
     if (opts.full) return startRebuild(opts.reason)
     const retryDue = autoRebuildFailedAt === null || now() - autoRebuildFailedAt >= AUTO_REBUILD_RETRY_MS
     if (!rebuilding && retryDue && deps.stale()) {
@@ -170,9 +170,11 @@ export function createSyncCoordinator(deps: SyncCoordinatorDeps) {
     idle,
     /** Cancels what runs (between batches) and refuses new work; resolves when idle. */
     stop(): Promise<void> {
-      controller.abort(new Error('the service is shutting down'))
+      controller.abort(appError('SHUTTING_DOWN'))
       return idle()
     },
+    /** Whether stop() was called: what runs is being cut off, and nothing new starts. */
+    stopping: (): boolean => controller.signal.aborted,
     status: () => ({
       syncing: syncing !== null,
       rebuilding: rebuilding !== null,

@@ -141,6 +141,20 @@ describe('full rebuild', () => {
     expect(hybrid.body.degraded).toBeUndefined()
   })
 
+  it('answers a request waiting for a sync that a shutdown cuts off with 503 SHUTTING_DOWN, not a failure', async () => {
+    const embedder = createFakeEmbedder()
+    const t = await useTestApp({ corpus: true, overrides: { embedder: embedder.provider } })
+    t.ws.write('memory/2026-06-01.md', '## 10:00\n- the heron ledger moved to the east shed\n')
+    // The sync is held embedding the new file when the service starts shutting down.
+    embedder.slow(1_000)
+    const before = embedder.calls()
+    const waiting = t.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
+    await waitFor(() => (embedder.calls() > before ? true : undefined))
+    const res = await Promise.all([waiting, t.app.close()]).then(([r]) => r)
+    expect(res.statusCode).toBe(503)
+    expect(res.json()).toMatchObject({ code: 'SHUTTING_DOWN' })
+  })
+
   // SQLite files (PostgreSQL's counterpart: test/postgres/).
   it.skipIf(onPostgres())('removes a temp file left by a killed rebuild at start-up', async () => {
     const t = await start()
