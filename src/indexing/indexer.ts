@@ -10,6 +10,8 @@
  */
 import type { Progress, SyncProgress } from './sync-progress.js'
 import type { Config } from '../config/config.js'
+import type { FileRecord } from '../domain/chunks.js'
+import { codeOfFsError } from '../shared/errors.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import { scanSources, statSource, type ScannedFile, type SourceRoots } from './file-scanner.js'
@@ -18,6 +20,8 @@ import type { ReadSequence } from '../store/port.js'
 import { startPass, type BegunRead, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
 import type { SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
+
+type Pass = ReturnType<typeof startPass>
 
 export type IndexerDeps = {
   /** The index searches read: what syncs compare files with unless told otherwise. */
@@ -79,40 +83,64 @@ export function createIndexer(deps: IndexerDeps) {
       pass.result.scanned = scanned.length
       pass.progress.files(scanned.length)
       const known = new Map((await base.listFiles()).map((f) => [f.path, f]))
-      // Files begun in scan order: the one visited, and up to the pass's lookahead past it.
-      const begun = new Map<number, Promise<BegunRead>>()
-      let next = 0
-      let begunBytes = 0
-      const beginNext = () => {
-        const file = scanned[next] as ScannedFile
-        begun.set(next, pass.begin(file, known.get(file.rel), false))
-        begunBytes += file.sizeBytes
-        next++
-      }
-      const { files: aheadFiles, bytes: aheadBytes } = pass.lookahead
-      for (let i = 0; i < scanned.length; i++) {
-        if (next === i) beginNext()
-        while (
-          next < scanned.length &&
-          next - i <= aheadFiles &&
-          (next === i + 1 || begunBytes + (scanned[next] as ScannedFile).sizeBytes <= aheadBytes)
-        ) {
-          beginNext()
+      const inScan = new Set(scanned.map((f) => f.rel))
+      const vanished = [...known.keys()].filter((path) => !inScan.has(path))
+      try {
+        await visitAll(pass, scanned, known)
+        for (const path of vanished) pass.gone.push({ path, readSeq: scanSeq, known: true })
+        return await pass.finish(true)
+      } catch (err) {
+        // A volume out of room refuses new chunks (507), and the pass stops there. The files
+        // gone from the sources are dropped all the same: deletions need no room and are what
+        // gives it back; a pass that stopped before them left every later one refused too.
+        if (codeOfFsError(err)?.code === 'STORAGE_FULL') {
+          const dropping = new Set(pass.gone.map((g) => g.path))
+          for (const path of vanished) {
+            if (!dropping.has(path)) pass.gone.push({ path, readSeq: scanSeq, known: true })
+          }
+          await pass.dropGone().catch(() => undefined)
         }
-        const file = scanned[i] as ScannedFile
-        const prev = known.get(file.rel)
-        known.delete(file.rel)
-        const read = begun.get(i)
-        begun.delete(i)
-        await pass.visit(file, prev, false, read)
-        begunBytes -= file.sizeBytes
+        throw err
       }
-      for (const path of known.keys()) pass.gone.push({ path, readSeq: scanSeq, known: true })
-      return await pass.finish(true)
     } finally {
       await pass.settle()
       running.delete(pass.progress)
       release?.()
+    }
+  }
+
+  /**
+   * Visits `scanned` in order, each file begun ahead up to the pass's lookahead (`known`:
+   * the index's records of them).
+   */
+  async function visitAll(pass: Pass, scanned: readonly ScannedFile[], known: Map<string, FileRecord>) {
+    // Files begun in scan order: the one visited, and up to the pass's lookahead past it.
+    const begun = new Map<number, Promise<BegunRead>>()
+    let next = 0
+    let begunBytes = 0
+    const beginNext = () => {
+      const file = scanned[next] as ScannedFile
+      begun.set(next, pass.begin(file, known.get(file.rel), false))
+      begunBytes += file.sizeBytes
+      next++
+    }
+    const { files: aheadFiles, bytes: aheadBytes } = pass.lookahead
+    for (let i = 0; i < scanned.length; i++) {
+      if (next === i) beginNext()
+      while (
+        next < scanned.length &&
+        next - i <= aheadFiles &&
+        (next === i + 1 || begunBytes + (scanned[next] as ScannedFile).sizeBytes <= aheadBytes)
+      ) {
+        beginNext()
+      }
+      const file = scanned[i] as ScannedFile
+      const prev = known.get(file.rel)
+      known.delete(file.rel)
+      const read = begun.get(i)
+      begun.delete(i)
+      await pass.visit(file, prev, false, read)
+      begunBytes -= file.sizeBytes
     }
   }
 

@@ -329,13 +329,19 @@ export function startPass(
   }
 
   /** Writes what is queued, drops the files that are gone, fills pending vectors. */
+  /** Drops the files found gone so far from the index (the pass goes on). */
+  async function dropGone(): Promise<void> {
+    const dropped = gone.splice(0)
+    await writeAll({ remove: dropped.map((g) => ({ path: g.path, readSeq: g.readSeq })) })
+    result.deleted += dropped.filter((g) => g.known).length
+    for (const g of dropped) if (g.known) announce?.({ kind: 'unindexed', path: g.path })
+  }
+
   async function finish(withPending: boolean): Promise<SyncResult> {
     await commit()
     await writing
     progress.phase('deleting')
-    await writeAll({ remove: gone.map((g) => ({ path: g.path, readSeq: g.readSeq })) })
-    result.deleted = gone.filter((g) => g.known).length
-    for (const g of gone) if (g.known) announce?.({ kind: 'unindexed', path: g.path })
+    await dropGone()
     if (withPending && ctx.vectorizer && base.storesVectors()) {
       progress.phase('embedding')
       await vectors.fillPending(base, steps)
@@ -374,5 +380,5 @@ export function startPass(
       ? { files: LOOKAHEAD_FILES, bytes: LOOKAHEAD_BYTES }
       : { files: 1, bytes: 0 }
 
-  return { result, gone, begin, visit: visitCounted, finish, settle, unreadable, progress, lookahead }
+  return { result, gone, begin, visit: visitCounted, dropGone, finish, settle, unreadable, progress, lookahead }
 }

@@ -43,57 +43,69 @@ const dayFile = (day: number, notes: number) =>
   ).join('\n') + '\n'
 
 describe.skipIf(!canMount)('a full index volume', () => {
-  it('answers 507 STORAGE_FULL, keeps every write on disk, and recovers once files are deleted', async () => {
-    const ws = createTempWorkspace()
-    fs.mkdirSync(ws.dataDir)
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', ws.dataDir])
-    mounted = ws.dataDir
-    t = await buildTestApp({ ws })
+  it.each([
+    ['through the API', 'api'],
+    // A sync once wrote the files it found new before it dropped the vanished ones, so it
+    // was refused (507) before it reached them, for good.
+    ['on disk', 'disk'],
+  ] as const)(
+    'answers 507 STORAGE_FULL, keeps every write on disk, and recovers once files are deleted %s',
+    async (_, how) => {
+      const ws = createTempWorkspace()
+      fs.mkdirSync(ws.dataDir)
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', ws.dataDir])
+      mounted = ws.dataDir
+      t = await buildTestApp({ ws })
 
-    // Fill the index volume through the write API until indexing fails for want of room.
-    let day = 0
-    let refused: { statusCode: number; body: string } | undefined
-    while (day < 400 && !refused) {
-      day++
-      const res = await t.app.inject({
-        method: 'PUT',
-        url: `/files/memory/day-${day}.md`,
-        headers: { 'content-type': 'text/markdown' },
-        payload: dayFile(day, 200),
-      })
-      // The file itself is on the workspace volume: written whatever the index can hold.
-      expect(res.statusCode).toBe(201)
-      if (!res.json<{ indexed: boolean }>().indexed) refused = res
-    }
-    expect(refused).toBeDefined()
-    for (let d = 1; d <= day; d++) expect(ws.read(`memory/day-${d}.md`)).toBe(dayFile(d, 200))
+      // Fill the index volume through the write API until indexing fails for want of room.
+      let day = 0
+      let refused: { statusCode: number; body: string } | undefined
+      while (day < 400 && !refused) {
+        day++
+        const res = await t.app.inject({
+          method: 'PUT',
+          url: `/files/memory/day-${day}.md`,
+          headers: { 'content-type': 'text/markdown' },
+          payload: dayFile(day, 200),
+        })
+        // The file itself is on the workspace volume: written whatever the index can hold.
+        expect(res.statusCode).toBe(201)
+        if (!res.json<{ indexed: boolean }>().indexed) refused = res
+      }
+      expect(refused).toBeDefined()
+      for (let d = 1; d <= day; d++) expect(ws.read(`memory/day-${d}.md`)).toBe(dayFile(d, 200))
 
-    const sync = await t.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
-    expect(sync.statusCode).toBe(507)
-    expect(sync.json()).toMatchObject({ code: 'STORAGE_FULL' })
-    expect(sync.body).not.toContain(ws.dataDir)
+      const sync = await t.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
+      expect(sync.statusCode).toBe(507)
+      expect(sync.json()).toMatchObject({ code: 'STORAGE_FULL' })
+      expect(sync.body).not.toContain(ws.dataDir)
 
-    // Deleting half the files frees room in the index: the next sync indexes the rest.
-    for (let d = 1; d <= day; d += 2) {
-      const del = await t.app.inject({ method: 'DELETE', url: `/files/memory/day-${d}.md` })
-      expect(del.statusCode).toBe(200)
-    }
-    // The deletes themselves went through the write-ahead log on the full volume: until a
-    // search worker's checkpoint moves them into the database file and the log restarts,
-    // syncs after them may still find no room (three in a row did, on a loaded machine).
-    // Recovery without a restart is the promise: a later sync must succeed.
-    const app = t
-    const again = await waitFor(async () => {
-      const res = await app.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
-      return res.statusCode === 507 ? undefined : res
-    }, 15_000)
-    expect(again.statusCode).toBe(200)
-    const last = day % 2 === 0 ? day : day - 1
-    const found = await t.search({ query: `wombat${last}x3`, mode: 'keyword' })
-    expect(found.body.results.map((r) => r.path)).toEqual([`memory/day-${last}.md`])
-    const ready = await t.app.inject({ method: 'GET', url: '/ready' })
-    expect(ready.statusCode).toBe(200)
-    expect(fs.readdirSync(ws.dataDir).filter((f) => f.endsWith('.rebuild'))).toEqual([])
-    expect(path.isAbsolute(ws.dataDir)).toBe(true)
-  })
+      // Deleting half the files frees room in the index: the next sync indexes the rest.
+      for (let d = 1; d <= day; d += 2) {
+        if (how === 'disk') {
+          fs.rmSync(path.join(ws.root, `memory/day-${d}.md`))
+          continue
+        }
+        const del = await t.app.inject({ method: 'DELETE', url: `/files/memory/day-${d}.md` })
+        expect(del.statusCode).toBe(200)
+      }
+      // The deletes themselves went through the write-ahead log on the full volume: until a
+      // search worker's checkpoint moves them into the database file and the log restarts,
+      // syncs after them may still find no room (three in a row did, on a loaded machine).
+      // Recovery without a restart is the promise: a later sync must succeed.
+      const app = t
+      const again = await waitFor(async () => {
+        const res = await app.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
+        return res.statusCode === 507 ? undefined : res
+      }, 15_000)
+      expect(again.statusCode).toBe(200)
+      const last = day % 2 === 0 ? day : day - 1
+      const found = await t.search({ query: `wombat${last}x3`, mode: 'keyword' })
+      expect(found.body.results.map((r) => r.path)).toEqual([`memory/day-${last}.md`])
+      const ready = await t.app.inject({ method: 'GET', url: '/ready' })
+      expect(ready.statusCode).toBe(200)
+      expect(fs.readdirSync(ws.dataDir).filter((f) => f.endsWith('.rebuild'))).toEqual([])
+      expect(path.isAbsolute(ws.dataDir)).toBe(true)
+    },
+  )
 })

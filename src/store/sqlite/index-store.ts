@@ -205,7 +205,15 @@ export function createIndexStore(opts: IndexStoreOptions) {
       : null
 
   const transaction = <T>(fn: (r: ChunksRepo) => T): T => {
-    const result = state.db.transaction(() => fn(state.repo))()
+    let result: T
+    try {
+      result = state.db.transaction(() => fn(state.repo))()
+    } catch (err) {
+      // No room (the reserve refused new chunks, or the log could not grow): nothing
+      // commits after this to ask for the checkpoint that can give room back, so ask now.
+      if ((err as { code?: unknown } | null)?.code === 'SQLITE_FULL') logUpkeep?.roomShort()
+      throw err
+    }
     commits++
     logUpkeep?.afterCommit()
     return result
@@ -214,12 +222,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const freedBytes = () =>
     (state.db.pragma('freelist_count', { simple: true }) as number) *
     (state.db.pragma('page_size', { simple: true }) as number)
-  const hasRoom = (): boolean => {
-    if (space.hasRoom(freedBytes)) return true
-    // Nothing commits after a refusal to ask for the checkpoint that can give room back.
-    logUpkeep?.roomShort()
-    return false
-  }
+  const hasRoom = () => space.hasRoom(freedBytes)
   const staged = createStagedChanges({
     transaction,
     // A rebuild's new index is deleted when it fails; it needs no reserve.
