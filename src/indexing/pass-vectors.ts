@@ -26,6 +26,8 @@ export function createPassVectors(deps: {
   result: SyncResult
   progress: Pick<Progress, 'toEmbed' | 'embedded'>
   log: Logger
+  /** The pass's: a shutdown cuts an embedding call short instead of waiting for its timeout. */
+  signal?: AbortSignal | undefined
 }) {
   const { result, progress } = deps
   let stopped = false
@@ -35,7 +37,9 @@ export function createPassVectors(deps: {
     const vectorizer = deps.vectorizer()
     if (!vectorizer || stopped || items.length === 0) return 0
     progress.toEmbed(items.length)
-    const out = await vectorizer.vectorize(items)
+    const out = await vectorizer.vectorize(items, deps.signal)
+    // Cut off by the pass's end (a shutdown): not a provider failure to record.
+    deps.signal?.throwIfAborted()
     result.embedded += out.embedded
     result.embedCacheHits += out.cacheHits
     result.embeddingTokens += out.tokens

@@ -146,7 +146,7 @@ export function startPass(
   let writes: PreparedFile[] = []
   let touches: FileRecord[] = []
   let batchChunks = 0
-  const vectors = createPassVectors({ vectorizer: () => ctx.vectorizer, result, progress, log })
+  const vectors = createPassVectors({ vectorizer: () => ctx.vectorizer, result, progress, log, signal: opts.signal })
   // A rebuild's passes into its new index announce nothing: the rebuild announces its end.
   const announce = opts.into ? undefined : ctx.announce
 

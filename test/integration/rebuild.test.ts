@@ -145,8 +145,9 @@ describe('full rebuild', () => {
     const embedder = createFakeEmbedder()
     const t = await useTestApp({ corpus: true, overrides: { embedder: embedder.provider } })
     t.ws.write('memory/2026-06-01.md', '## 10:00\n- the heron ledger moved to the east shed\n')
-    // The sync is held embedding the new file when the service starts shutting down.
-    embedder.slow(1_000)
+    // The sync is held embedding the new file when the service starts shutting down: the
+    // call is cut short, not waited for.
+    embedder.slow(60_000)
     const before = embedder.calls()
     const waiting = t.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
     await waitFor(() => (embedder.calls() > before ? true : undefined))
