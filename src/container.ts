@@ -25,7 +25,7 @@ import { createExpansionModule } from './search/expand/expand-module.js'
 import { createMetrics } from './metrics/metrics.js'
 import { instrumentGateway } from './metrics/instrument-gateway.js'
 import { createTurns } from './shared/async.js'
-import { createForeground } from './shared/foreground.js'
+import { createForeground, SEARCHES_QUIET_MS } from './shared/foreground.js'
 import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
 import type { Logger } from './shared/logger.js'
 import type { Db } from './store/sqlite/database.js'
@@ -74,6 +74,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     overrides.reranker !== undefined
       ? overrides.reranker
       : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
+  const foreground = createForeground()
   // Storage asks for the vector layout at use, once the embedding side exists.
   const storage = await createStorage({
     config,
@@ -81,6 +82,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     vectors: () => embedding.vectors(),
     loadVectorExtension: overrides.loadVectorExtension ?? loadSqliteVec,
     readerWorkerEntry: overrides.readerWorkerEntry,
+    searchesQuiet: () => foreground.quietFor(SEARCHES_QUIET_MS),
   })
   const { engine } = storage
   const embedding = createEmbeddingWiring({
@@ -111,7 +113,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     prepareCache: createPrepareCache(PREPARE_CACHE),
     reclaimer,
     turns: createTurns(),
-    foreground: createForeground(),
+    foreground,
     readerFor: (store) => storage.readerFor(store),
     preparerFor: (store) => storage.preparerFor(store),
     watcherFactory: overrides.watcherFactory ?? watchSources,

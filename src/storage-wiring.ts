@@ -23,6 +23,8 @@ export type StorageDeps = {
   loadVectorExtension: (db: Db) => void
   /** The search workers' script, when not the one next to the reader pool (ReaderPoolDeps.workerEntry). */
   readerWorkerEntry?: URL | undefined
+  /** Whether no search has come for a while (ReaderPoolDeps.searchesQuiet). */
+  searchesQuiet: () => boolean
 }
 
 export type Storage = {
@@ -84,6 +86,7 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
         maxConnections: config.agents.maxOpen + 2,
         log: log.child({ module: 'search-pool' }),
         workerEntry: deps.readerWorkerEntry,
+        searchesQuiet: deps.searchesQuiet,
       })
     },
     // Workers open a space's index file read-only; without them, reads run here.

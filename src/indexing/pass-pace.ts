@@ -4,7 +4,7 @@
  * (more while no search comes).
  */
 import { createSlicer, type Turns } from '../shared/async.js'
-import type { Foreground } from '../shared/foreground.js'
+import { SEARCHES_QUIET_MS, type Foreground } from '../shared/foreground.js'
 import type { SpaceWriter, StepOptions } from '../store/port.js'
 
 /**
@@ -14,16 +14,11 @@ import type { SpaceWriter, StepOptions } from '../store/port.js'
  */
 const BATCH_CHUNKS = 25
 /**
- * The same while no search has come for QUIET_MS: about as many chunks as a store's quiet
+ * The same while no search has come for SEARCHES_QUIET_MS: about as many chunks as a store's quiet
  * transaction holds (StepOptions.quiet; 32,000 terms in SQLite), so files are not cut into
  * transactions smaller than the store would make.
  */
 const QUIET_BATCH_CHUNKS = 160
-/**
- * How long after a search a pass still writes as if searches were coming, in ms: searches
- * arrive in bursts (an agent's turn), and one arriving during a long transaction waits for it.
- */
-const QUIET_MS = 250
 /**
  * Longest stretch of CPU work (chunking, analysis, writing) between yields, in ms: short
  * for background passes, longer for a write's own pass. At each yield both wait for
@@ -48,7 +43,7 @@ export function createPassPace(deps: {
     () => foreground.whenIdle(BACKGROUND_PAUSE_MS),
     deps.turns.next,
   )
-  const quiet = () => foreground.quietFor(QUIET_MS)
+  const quiet = () => foreground.quietFor(SEARCHES_QUIET_MS)
   // Between two of the store's transactions: a background pass yields and lets searches in
   // progress finish first; a write's own pass yields once its slice is used up.
   const steps: StepOptions = {

@@ -35,21 +35,13 @@ const MIN_WORKER_LIFETIME_MS = 5000
  */
 const IN_FLIGHT_PER_WORKER = 2
 /**
- * Background calls given to the workers at once: a search that comes meanwhile shares the
- * cores with at most one (a few ms). While no search has come for SEARCH_QUIET_MS, every
- * worker takes them as it takes searches: with one at a time, a worker finished a
- * preparation and waited for the main thread (busy writing the one before) to send it the
- * next, idle half of a first sync.
+ * Background calls given to the workers at once while searches come: a search that comes
+ * meanwhile shares the cores with at most one (a few ms). While they are quiet, every worker
+ * takes them as it takes searches: with one at a time, a worker finished a preparation and
+ * waited for the main thread (busy writing the one before) to send it the next, idle half of
+ * a first sync.
  */
 const BACKGROUND_IN_FLIGHT = 1
-/**
- * A background preparation asked for within this long of a search runs on the main thread
- * instead (ms): there a background pass works in 1 ms slices and waits for searches in
- * progress, while one on a worker cannot be paused and takes a core from the searches for a
- * few ms. With searches back to back, worker preparations put the search p99 during a
- * rebuild at 2.2–2.4 times the idle p99, against 1.5–1.7 times on the main thread.
- */
-const SEARCH_QUIET_MS = 250
 /**
  * Longest a preparation waits for searches to leave the workers (ms): like a background
  * pass's pause (sync-pass.ts), a heavy search load slows a first sync down, never stops it.
@@ -103,8 +95,11 @@ export type ReaderPoolDeps = {
   log: Logger
   /** Longest a background call waits for searches (ms; default BACKGROUND_MAX_WAIT_MS). */
   backgroundMaxWaitMs?: number
-  /** How long after a search background preparations stay on the main thread (ms; default SEARCH_QUIET_MS). */
-  searchQuietMs?: number
+  /**
+   * Whether no search has come for a while (shared/foreground.ts SEARCHES_QUIET_MS): background
+   * preparations then use every worker; while searches come they run on the main thread.
+   */
+  searchesQuiet: () => boolean
   /**
    * A built worker script to start instead of reader-worker next to this module. The tests
    * bundle one per run: a worker that first registers tsx's loader took about 70 ms to start,
@@ -128,8 +123,6 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   const backgroundQueue = createFairQueue<Pending>()
   /** Calls given to workers and not answered yet, per index file. */
   const inFlight = new Map<string, number>()
-  /** When the last search was asked for (performance.now(), ms). */
-  let lastSearchAt = -Infinity
   /** Resolved whenever a call is answered (drained() waits on them). */
   let answered: (() => void)[] = []
 
@@ -223,7 +216,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
    * work when they tie). Background calls use one worker at a time, one that was idle or
    * already has them, and only while no search waits or runs, unless the oldest has waited
    * BACKGROUND_MAX_WAIT_MS: a first sync's preparations then leave a worker, and the cores,
-   * to searches. While no search has come for SEARCH_QUIET_MS they use every worker.
+   * to searches. While searches are quiet they use every worker.
    */
   function dispatch(): void {
     for (;;) {
@@ -256,7 +249,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   function backgroundTarget(best: Slot, overdue: boolean): Slot | undefined {
     if (!backgroundQueue.has()) return undefined
     if (!overdue && slots.some((s) => [...s.pending.values()].some((p) => SEARCHES.has(p.msg.op)))) return undefined
-    if (performance.now() - lastSearchAt >= (deps.searchQuietMs ?? SEARCH_QUIET_MS)) return best
+    if (deps.searchesQuiet()) return best
     const target = slots.find((s) => s.background > 0) ?? (overdue ? best : slots.find((s) => s.pending.size === 0))
     if (!target || target.pending.size >= IN_FLIGHT_PER_WORKER || target.background >= BACKGROUND_IN_FLIGHT) {
       return undefined
@@ -272,7 +265,6 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   }
 
   async function call<T>(msg: Call, local: () => T | Promise<T>, background = false): Promise<T> {
-    if (SEARCHES.has(msg.op)) lastSearchAt = performance.now()
     for (let gate = gates.get(msg.dbPath); gate; gate = gates.get(msg.dbPath)) await gate.promise
     if (slots.length === 0) {
       if (!warnedNoWorker) deps.log.warn('no search worker alive: searching on the main thread')
@@ -351,7 +343,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
     /**
      * Prepares a file's rows on a worker (`local()` while none is alive), in `queue` (one per
      * agent, so agents' syncs take turns); as background work (dispatch) unless a request
-     * waits for it, and then with `local()` while searches come (SEARCH_QUIET_MS).
+     * waits for it, and then with `local()` while searches come (`searchesQuiet`).
      */
     prepare: (
       queue: string,
@@ -360,7 +352,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
       local: () => Promise<PreparedText>,
       background: boolean,
     ) =>
-      background && performance.now() - lastSearchAt < (deps.searchQuietMs ?? SEARCH_QUIET_MS)
+      background && !deps.searchesQuiet()
         ? local()
         : call<PreparedText>({ op: 'prepare', dbPath: queue, input, chunking }, local, background),
     liveWorkers: () => slots.length,

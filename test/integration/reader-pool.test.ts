@@ -73,7 +73,13 @@ describe('searches in worker threads', () => {
     const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
     const fallback = createReaderOps(store)
-    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 4, log: pino({ level: 'silent' }) })
+    const pool = createReaderPool({
+      size: 2,
+      shards: 1,
+      maxConnections: 4,
+      log: pino({ level: 'silent' }),
+      searchesQuiet: () => true,
+    })
     try {
       const reader = pool.forIndex(path.join(t.ws.base, 'missing.sqlite'), fallback)
       const req = { terms: queryTerms('redis cache'), limit: 5, filters: {} }
@@ -94,7 +100,13 @@ describe('searches in worker threads', () => {
     b.ws.write('memory/other.md', '# Other\nRedis runs on the other host.\n')
     await b.sync()
     const stores = [a, b].map((x) => createIndexStore({ dbPath: path.join(x.ws.dataDir, 'index.sqlite') }))
-    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    const pool = createReaderPool({
+      size: 2,
+      shards: 1,
+      maxConnections: 1,
+      log: pino({ level: 'silent' }),
+      searchesQuiet: () => true,
+    })
     try {
       const readers = stores.map((s) => pool.forIndex(s.dbPath, createReaderOps(s)))
       const req = { terms: queryTerms('redis'), limit: 5, filters: {} }
@@ -116,7 +128,13 @@ describe('searches in worker threads', () => {
     const a = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const b = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const stores = [a, b].map((x) => createIndexStore({ dbPath: path.join(x.ws.dataDir, 'index.sqlite') }))
-    const pool = createReaderPool({ size: 1, shards: 1, maxConnections: 2, log: pino({ level: 'silent' }) })
+    const pool = createReaderPool({
+      size: 1,
+      shards: 1,
+      maxConnections: 2,
+      log: pino({ level: 'silent' }),
+      searchesQuiet: () => true,
+    })
     try {
       const [busy, other] = stores.map((s) => pool.forIndex(s.dbPath, createReaderOps(s))) as [IndexReader, IndexReader]
       const req = { terms: queryTerms('redis cache staging'), limit: 50, filters: {} }
@@ -148,7 +166,7 @@ describe('searches in worker threads', () => {
       maxConnections: 1,
       log: pino({ level: 'silent' }),
       backgroundMaxWaitMs,
-      searchQuietMs: 0,
+      searchesQuiet: () => true,
     })
     try {
       const reader = pool.forIndex(store.dbPath, createReaderOps(store))
@@ -180,11 +198,15 @@ describe('searches in worker threads', () => {
   })
 
   it('prepare a file on the main thread as background work asked for while searches come, on a worker otherwise', async () => {
-    const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
-    const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
-    const pool = createReaderPool({ size: 1, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    let quiet = true
+    const pool = createReaderPool({
+      size: 1,
+      shards: 1,
+      maxConnections: 1,
+      log: pino({ level: 'silent' }),
+      searchesQuiet: () => quiet,
+    })
     try {
-      const reader = pool.forIndex(store.dbPath, createReaderOps(store))
       const text = bigDay(20)
       const input = inputOf('memory/2026-05-01.md', text)
       const chunking = { maxTokens: 120, overlapTokens: 20 }
@@ -193,10 +215,11 @@ describe('searches in worker threads', () => {
         here++
         return prepareText(input, chunking, NEVER_YIELD)
       }
-      // No search yet: on the worker.
+      // No search for a while: on the worker.
       await pool.prepare('q', input, chunking, local, true)
       expect(here).toBe(0)
-      await reader.keyword({ terms: queryTerms('redis'), limit: 5, filters: {} })
+      // A search comes (the service's Foreground says so).
+      quiet = false
       const expected = await prepareText(input, chunking, NEVER_YIELD)
       // Right after a search: here, where the pass gives way to searches slice by slice.
       expect(await pool.prepare('q', input, chunking, local, true)).toEqual(expected)
@@ -206,7 +229,6 @@ describe('searches in worker threads', () => {
       expect(here).toBe(1)
     } finally {
       await pool.close()
-      store.close()
     }
   })
 
@@ -220,7 +242,13 @@ describe('searches in worker threads', () => {
     }).join('\n')
 
   it("prepare files' rows on a worker exactly as the main thread does", async () => {
-    const pool = createReaderPool({ size: 1, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    const pool = createReaderPool({
+      size: 1,
+      shards: 1,
+      maxConnections: 1,
+      log: pino({ level: 'silent' }),
+      searchesQuiet: () => true,
+    })
     try {
       const text = bigDay(120)
       const input = inputOf('memory/2026-05-01.md', text, { mtimeMs: 1_000, indexedAtMs: 2_000, readSeq: 7 })
@@ -235,7 +263,13 @@ describe('searches in worker threads', () => {
   })
 
   it('prepare a file once on another worker when the one given it dies first', async () => {
-    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    const pool = createReaderPool({
+      size: 2,
+      shards: 1,
+      maxConnections: 1,
+      log: pino({ level: 'silent' }),
+      searchesQuiet: () => true,
+    })
     // The first worker given a preparation is terminated at once (a crash, an OOM kill).
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
     const post = Worker.prototype.postMessage
@@ -274,7 +308,13 @@ describe('searches in worker threads', () => {
   })
 
   it('give background preparations to every worker while no search comes', async () => {
-    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    const pool = createReaderPool({
+      size: 2,
+      shards: 1,
+      maxConnections: 1,
+      log: pino({ level: 'silent' }),
+      searchesQuiet: () => true,
+    })
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
     const post = Worker.prototype.postMessage
     let answered = 0
@@ -304,7 +344,13 @@ describe('searches in worker threads', () => {
   })
 
   it("answer another agent's call after a few of one agent's many queued preparations, not after all", async () => {
-    const pool = createReaderPool({ size: 2, shards: 1, maxConnections: 1, log: pino({ level: 'silent' }) })
+    const pool = createReaderPool({
+      size: 2,
+      shards: 1,
+      maxConnections: 1,
+      log: pino({ level: 'silent' }),
+      searchesQuiet: () => true,
+    })
     try {
       const chunking = { maxTokens: 120, overlapTokens: 20 }
       const done: string[] = []
