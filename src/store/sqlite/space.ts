@@ -6,7 +6,7 @@
  * file that is deleted (at the next open for a killed process).
  */
 import type { IndexStore } from './index-store.js'
-import { removeIndexFiles } from './index-store.js'
+import { removeIndexFiles } from './open-index.js'
 import type { RebuildTarget, SpaceKey, SpaceStore, SpaceWriter, StepOptions } from '../port.js'
 import { createReadSequence } from './read-sequence.js'
 
