@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { NEVER_YIELD } from '../../src/indexing/chunker.js'
 import { prepareText, type FileInput } from '../../src/indexing/prepare-file.js'
 import { createReaderOps, type IndexReader } from '../../src/search/index-reader.js'
-import { createReaderPool } from '../../src/search/reader-pool.js'
+import { createReaderPool, type ReaderPoolDeps } from '../../src/search/reader-pool.js'
 import { createIndexStore } from '../../src/store/sqlite/index-store.js'
 import { queryTerms } from '../../src/text/analyzer.js'
 import { useTestApp } from '../helpers/build-test-app.js'
@@ -26,6 +26,10 @@ const inputOf = (
   text: string,
   times: Pick<FileInput, 'mtimeMs' | 'indexedAtMs' | 'readSeq'> = { mtimeMs: 0, indexedAtMs: 0, readSeq: 1 },
 ): FileInput => ({ rel, text, sha256: 'x', sizeBytes: text.length, ...times })
+
+/** A reader pool for these tests: one vector shard, silent, searches quiet unless told. */
+const poolOf = (opts: Pick<ReaderPoolDeps, 'size' | 'maxConnections'> & Partial<ReaderPoolDeps>) =>
+  createReaderPool({ shards: 1, log: pino({ level: 'silent' }), searchesQuiet: () => true, ...opts })
 
 describe('searches in worker threads', () => {
   it('answer exactly as searches on the main thread do', async () => {
@@ -73,13 +77,7 @@ describe('searches in worker threads', () => {
     const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
     const fallback = createReaderOps(store)
-    const pool = createReaderPool({
-      size: 2,
-      shards: 1,
-      maxConnections: 4,
-      log: pino({ level: 'silent' }),
-      searchesQuiet: () => true,
-    })
+    const pool = poolOf({ size: 2, maxConnections: 4 })
     try {
       const reader = pool.forIndex(path.join(t.ws.base, 'missing.sqlite'), fallback)
       const req = { terms: queryTerms('redis cache'), limit: 5, filters: {} }
@@ -100,13 +98,7 @@ describe('searches in worker threads', () => {
     b.ws.write('memory/other.md', '# Other\nRedis runs on the other host.\n')
     await b.sync()
     const stores = [a, b].map((x) => createIndexStore({ dbPath: path.join(x.ws.dataDir, 'index.sqlite') }))
-    const pool = createReaderPool({
-      size: 2,
-      shards: 1,
-      maxConnections: 1,
-      log: pino({ level: 'silent' }),
-      searchesQuiet: () => true,
-    })
+    const pool = poolOf({ size: 2, maxConnections: 1 })
     try {
       const readers = stores.map((s) => pool.forIndex(s.dbPath, createReaderOps(s)))
       const req = { terms: queryTerms('redis'), limit: 5, filters: {} }
@@ -128,13 +120,7 @@ describe('searches in worker threads', () => {
     const a = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const b = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const stores = [a, b].map((x) => createIndexStore({ dbPath: path.join(x.ws.dataDir, 'index.sqlite') }))
-    const pool = createReaderPool({
-      size: 1,
-      shards: 1,
-      maxConnections: 2,
-      log: pino({ level: 'silent' }),
-      searchesQuiet: () => true,
-    })
+    const pool = poolOf({ size: 1, maxConnections: 2 })
     try {
       const [busy, other] = stores.map((s) => pool.forIndex(s.dbPath, createReaderOps(s))) as [IndexReader, IndexReader]
       const req = { terms: queryTerms('redis cache staging'), limit: 50, filters: {} }
@@ -160,14 +146,7 @@ describe('searches in worker threads', () => {
   ])('prepare a file %s', async (_, background, backgroundMaxWaitMs) => {
     const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
-    const pool = createReaderPool({
-      size: 1,
-      shards: 1,
-      maxConnections: 1,
-      log: pino({ level: 'silent' }),
-      backgroundMaxWaitMs,
-      searchesQuiet: () => true,
-    })
+    const pool = poolOf({ size: 1, maxConnections: 1, backgroundMaxWaitMs })
     try {
       const reader = pool.forIndex(store.dbPath, createReaderOps(store))
       const req = { terms: queryTerms('redis cache staging'), limit: 50, filters: {} }
@@ -199,13 +178,7 @@ describe('searches in worker threads', () => {
 
   it('prepare a file on the main thread as background work asked for while searches come, on a worker otherwise', async () => {
     let quiet = true
-    const pool = createReaderPool({
-      size: 1,
-      shards: 1,
-      maxConnections: 1,
-      log: pino({ level: 'silent' }),
-      searchesQuiet: () => quiet,
-    })
+    const pool = poolOf({ size: 1, maxConnections: 1, searchesQuiet: () => quiet })
     try {
       const text = bigDay(20)
       const input = inputOf('memory/2026-05-01.md', text)
@@ -242,13 +215,7 @@ describe('searches in worker threads', () => {
     }).join('\n')
 
   it("prepare files' rows on a worker exactly as the main thread does", async () => {
-    const pool = createReaderPool({
-      size: 1,
-      shards: 1,
-      maxConnections: 1,
-      log: pino({ level: 'silent' }),
-      searchesQuiet: () => true,
-    })
+    const pool = poolOf({ size: 1, maxConnections: 1 })
     try {
       const text = bigDay(120)
       const input = inputOf('memory/2026-05-01.md', text, { mtimeMs: 1_000, indexedAtMs: 2_000, readSeq: 7 })
@@ -263,13 +230,7 @@ describe('searches in worker threads', () => {
   })
 
   it('prepare a file once on another worker when the one given it dies first', async () => {
-    const pool = createReaderPool({
-      size: 2,
-      shards: 1,
-      maxConnections: 1,
-      log: pino({ level: 'silent' }),
-      searchesQuiet: () => true,
-    })
+    const pool = poolOf({ size: 2, maxConnections: 1 })
     // The first worker given a preparation is terminated at once (a crash, an OOM kill).
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
     const post = Worker.prototype.postMessage
@@ -308,13 +269,7 @@ describe('searches in worker threads', () => {
   })
 
   it('give background preparations to every worker while no search comes', async () => {
-    const pool = createReaderPool({
-      size: 2,
-      shards: 1,
-      maxConnections: 1,
-      log: pino({ level: 'silent' }),
-      searchesQuiet: () => true,
-    })
+    const pool = poolOf({ size: 2, maxConnections: 1 })
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
     const post = Worker.prototype.postMessage
     let answered = 0
@@ -344,13 +299,7 @@ describe('searches in worker threads', () => {
   })
 
   it("answer another agent's call after a few of one agent's many queued preparations, not after all", async () => {
-    const pool = createReaderPool({
-      size: 2,
-      shards: 1,
-      maxConnections: 1,
-      log: pino({ level: 'silent' }),
-      searchesQuiet: () => true,
-    })
+    const pool = poolOf({ size: 2, maxConnections: 1 })
     try {
       const chunking = { maxTokens: 120, overlapTokens: 20 }
       const done: string[] = []
