@@ -28,7 +28,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts'],
           // The search workers of the apps tests build start from one bundle (see the helper).
-          globalSetup: ['test/helpers/reader-worker-bundle.ts'],
+          globalSetup: ['test/helpers/bundles.ts'],
           // Workers run file after file, importing shared modules once: starting a fresh worker
           // per file cost more than the tests. Tests keep no state between files (fake timers
           // are restored, temp folders and apps are theirs).
@@ -42,7 +42,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          globalSetup: ['test/helpers/reader-worker-bundle.ts'],
+          globalSetup: ['test/helpers/bundles.ts'],
           // Browser tests need Chromium: npm run test:browser (vitest.browser.config.ts).
           exclude: [...configDefaults.exclude, 'test/browser/**', 'test/postgres/**'],
           // Two files at a time: a file waits on disks, timers and child processes for much of
@@ -63,10 +63,11 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/postgres/**/*.test.ts'],
-          // One PostgreSQL for the run (PGlite unless MNEMO_TEST_DATABASE_URL names a server).
-          // One file at a time: PGlite serves one connection's statements at a time.
-          globalSetup: ['test/postgres/global-setup.ts'],
-          fileParallelism: false,
+          // One PostgreSQL for the run (PGlite unless MNEMO_TEST_DATABASE_URL names a server),
+          // shared with postgres-api. Files run beside the other projects' (see postgres-api).
+          globalSetup: ['test/postgres/global-setup.ts', 'test/helpers/bundles.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -78,8 +79,13 @@ export default defineConfig({
           name: 'postgres-api',
           include: POSTGRES_API_SUITE,
           env: { MNEMO_TEST_ENGINE: 'postgres' },
-          globalSetup: ['test/postgres/global-setup.ts'],
-          fileParallelism: false,
+          globalSetup: ['test/postgres/global-setup.ts', 'test/helpers/bundles.ts'],
+          // Files run two at a time beside the SQLite projects' files, each in its own schema:
+          // PGlite's socket server takes concurrent connections' statements in turn and keeps
+          // a transaction's statements together (pglite-socket's multiplexer). Run alone, one
+          // file at a time, this project kept one core idle for 30 s.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -91,6 +97,7 @@ export default defineConfig({
           // (scripts/with-postgres starts a PostgreSQL 15 server for it, as .ci/run does).
           name: 'replicas',
           include: ['test/replicas/**/*.test.ts'],
+          globalSetup: ['test/helpers/bundles.ts'],
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 60_000,

@@ -30,7 +30,7 @@ export type TestApp = {
 /** A /search response body, or an error body (which has a code). */
 export type SearchBody = SearchResponse & { code?: string }
 
-/** The bundled search worker script of this run (reader-worker-bundle.ts), if the project made one. */
+/** The bundled search worker script of this run (bundles.ts), if the project made one. */
 const readerWorker = (): { readerWorkerEntry?: URL } => {
   const href = inject('readerWorkerEntry')
   return href ? { readerWorkerEntry: new URL(href) } : {}

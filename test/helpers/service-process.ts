@@ -1,21 +1,16 @@
 /**
- * Runs the service entry (src/main.ts under tsx) as a child process, as production runs it,
- * for tests that need signals: SIGTERM shutdown, SIGKILL crashes, restarts.
+ * Runs the service entry (entries.ts) as a child process, as production runs it, for tests
+ * that need signals: SIGTERM shutdown, SIGKILL crashes, restarts.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import path from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { entryOf, nodeArgs } from './entries.js'
 import { waitFor } from './wait-for.js'
-
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts')
-/** tsx's loader by absolute URL: the child may run where `--import tsx` would not resolve. */
-const TSX_LOADER = pathToFileURL(path.resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href
 
 export type ServiceProcess = ReturnType<typeof startService>
 
 /** `as`: run as this user and group id (the test runs as root and needs an unprivileged service). */
 export function startService(env: Record<string, string>, cwd: string, as?: { uid: number; gid: number }) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', TSX_LOADER, MAIN], {
+  const child: ChildProcess = spawn(process.execPath, nodeArgs(entryOf('main')), {
     cwd,
     env: {
       PATH: process.env.PATH ?? '',

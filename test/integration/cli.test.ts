@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { entryOf, nodeArgs } from '../helpers/entries.js'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
 
@@ -15,7 +16,7 @@ function mnemo(args: string[], env: Record<string, string>, stdin?: string): Pro
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/cli.ts'), ...args],
+      [...nodeArgs(entryOf('cli')), ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     )

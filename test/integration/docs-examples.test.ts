@@ -19,22 +19,22 @@ import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { extractExamples, hasShape, setupEnv, type DocExample } from '../helpers/doc-examples.js'
+import { entryOf } from '../helpers/entries.js'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
-const TSX_LOADER = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href
+const CLI = entryOf('cli')
 /** Each curl reports its HTTP status on stderr after this tag. */
 const STATUS_TAG = '@@mnemo-docs-status '
 
 /**
- * Defined before every example: `mnemo` (also written `scripts/mnemo`) is the CLI from source,
+ * Defined before every example: `mnemo` (also written `scripts/mnemo`) is the CLI (entries.ts),
  * and `curl` reports its status codes (a doc's own `-w` wins: its status is then unknown).
  */
 const PRELUDE = `set -o pipefail
-mnemo() { "$DOCS_NODE" --import "$DOCS_TSX" "$DOCS_CLI" "$@"; }
+mnemo() { "$DOCS_NODE" \${DOCS_LOADER:+--import "$DOCS_LOADER"} "$DOCS_CLI" "$@"; }
 scripts/mnemo() { mnemo "$@"; }
 curl() { command curl --max-time 30 -w '%{stderr}${STATUS_TAG}%{http_code}\\n' "$@"; }
 `
@@ -73,8 +73,8 @@ function runExample(command: string, cwd: string, baseUrl: string): Promise<Run>
           LANG: 'C.UTF-8',
           MNEMO_URL: baseUrl,
           DOCS_NODE: process.execPath,
-          DOCS_TSX: TSX_LOADER,
-          DOCS_CLI: path.join(ROOT, 'src/cli.ts'),
+          ...(CLI.loader && { DOCS_LOADER: CLI.loader }),
+          DOCS_CLI: CLI.file,
         },
       },
       (err, stdout, stderr) => {

@@ -2,10 +2,11 @@
  * The PostgreSQL the `postgres` test project runs against: MNEMO_TEST_DATABASE_URL when set
  * (CI points it at a real PostgreSQL 15 server), otherwise one PGlite instance with pgvector
  * for the whole run, served over its socket so the production `pg` driver path is what is
- * tested (one instance costs seconds and hundreds of MB: test files share it, each in its
- * own schema).
+ * tested (one instance costs seconds and hundreds of MB: both PostgreSQL projects and all
+ * their test files share it, each file in its own schema).
  */
 import type { TestProject } from 'vitest/node'
+import { runShared } from '../helpers/run-shared.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,17 +30,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('databasePool', 4)
     return async () => undefined
   }
+  const { value: url, release } = await runShared('pglite', startPglite)
+  project.provide('databaseUrl', url)
+  project.provide('databaseVectors', true)
+  project.provide('databasePool', 1)
+  return release
+}
+
+async function startPglite() {
   const { PGlite } = await import('@electric-sql/pglite')
   const { vector } = await import('@electric-sql/pglite-pgvector')
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
   const db = await PGlite.create({ extensions: { vector } })
   const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 32 })
   await server.start()
-  project.provide('databaseUrl', `postgres://postgres@${server.getServerConn()}/postgres`)
-  project.provide('databaseVectors', true)
-  project.provide('databasePool', 1)
-  return async () => {
-    await server.stop()
-    await db.close()
+  return {
+    value: `postgres://postgres@${server.getServerConn()}/postgres`,
+    async stop() {
+      await server.stop()
+      await db.close()
+    },
   }
 }
