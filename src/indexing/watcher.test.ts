@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { inotifyWatches } from '../../test/helpers/proc-handles.js'
-import { isOutsideSources, watchSources, type Watcher } from './watcher.js'
+import { isOutsideSources, watchSources, watchSourcesWith, type Watcher } from './watcher.js'
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 10))
@@ -59,6 +59,31 @@ describe('watchSources', () => {
       expect(changed.filter((p) => p.includes('src') || p.includes('.tmp') || p.startsWith('error'))).toEqual([])
     },
   )
+})
+
+describe('watchSources on appends', () => {
+  it('reports each append without looking at the file: only an entry that came or went may be a folder', async () => {
+    const day = path.join(root, 'memory/2026-01-01.md')
+    fs.mkdirSync(path.dirname(day))
+    fs.writeFileSync(day, 'first\n')
+    const looked: string[] = []
+    const changed: string[] = []
+    const io = { lstat: (abs: string) => (looked.push(abs), fs.promises.lstat(abs)) }
+    watcher = await watchSourcesWith(
+      io,
+      { root, scanRoots: ['MEMORY.md', 'memory'], sessions: null },
+      { onChange: (p) => changed.push(p), onError: (err) => changed.push(`error ${String(err)}`) },
+    )
+    for (let i = 0; i < 20; i++) {
+      fs.appendFileSync(day, `line ${i}\n`)
+      await new Promise((r) => setImmediate(r))
+    }
+    await until(() => changed.includes(day))
+    fs.mkdirSync(path.join(root, 'memory/projects'))
+    await until(() => looked.includes(path.join(root, 'memory/projects')))
+    expect(looked).not.toContain(day)
+    expect(changed.filter((p) => p.startsWith('error'))).toEqual([])
+  })
 })
 
 describe('watchSources under a storm of renames', () => {

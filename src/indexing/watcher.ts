@@ -8,10 +8,11 @@
  * checkout costs no watches outside its memory. Hidden files and folders (editor swap
  * files, the write API's temp files) are ignored; symlinked folders are not entered.
  */
-import type { Dirent, FSWatcher } from 'node:fs'
+import type { Dirent, FSWatcher, Stats } from 'node:fs'
 import { watch } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 export type Watcher = { close(): Promise<void> }
 
@@ -44,8 +45,25 @@ const isGone = (err: unknown) => errno(err) === 'ENOENT' || errno(err) === 'ENOT
 /** A folder mnemo may not read is skipped (the sync reports it), not a watcher failure. */
 const isDenied = (err: unknown) => errno(err) === 'EACCES' || errno(err) === 'EPERM'
 
+/**
+ * Least time between two looks at one path while its events keep coming, in ms: a folder
+ * swapped with a symlink in a loop is looked at about 50 times a second instead of as fast
+ * as `lstat` answers (which kept a tenth of the main thread busy under the fault suite).
+ */
+const RECONCILE_GAP_MS = 20
+
+/** What the watcher asks the file system (a counting fake in tests). */
+export type WatcherIo = { lstat: (abs: string) => Promise<Stats> }
+
 /** Starts watching; resolves once every folder is watched, so no later change is missed. */
-export const watchSources: WatcherFactory = async (targets, handlers) => {
+export const watchSources: WatcherFactory = (targets, handlers) =>
+  watchSourcesWith({ lstat: fs.lstat }, targets, handlers)
+
+export async function watchSourcesWith(
+  io: WatcherIo,
+  targets: WatchTargets,
+  handlers: WatchHandlers,
+): Promise<Watcher> {
   const watchers = new Map<string, FSWatcher>()
   let closed = false
 
@@ -73,7 +91,7 @@ export const watchSources: WatcherFactory = async (targets, handlers) => {
 
   /** Looks at an entry that changed: a new folder is watched (with what it holds), a gone one dropped. */
   async function reconcile(abs: string): Promise<void> {
-    const st = await fs.lstat(abs).catch((err: unknown) => {
+    const st = await io.lstat(abs).catch((err: unknown) => {
       if (isGone(err)) return null
       throw err
     })
@@ -98,6 +116,7 @@ export const watchSources: WatcherFactory = async (targets, handlers) => {
       do {
         reconciling.set(abs, false)
         await reconcile(abs)
+        if (reconciling.get(abs) && !closed) await sleep(RECONCILE_GAP_MS, undefined, { ref: false })
       } while (reconciling.get(abs) && !closed)
     } finally {
       reconciling.delete(abs)
@@ -108,20 +127,24 @@ export const watchSources: WatcherFactory = async (targets, handlers) => {
    * Events are handled once per turn of the event loop for each folder and name: a folder
    * renamed in a loop sends hundreds of thousands a second, the same few names over and
    * over, and handling each one alone kept the event loop busy enough to shed requests.
+   * `renamed`: one of them was a `rename` (an entry appeared, went or moved), not only a
+   * `change` of content, which cannot turn a file into a folder or back.
    */
-  const queued = new Map<string, { dir: string; filename: string | null }>()
-  function queueEvent(dir: string, filename: string | null): void {
+  type Queued = { dir: string; filename: string | null; renamed: boolean }
+  const queued = new Map<string, Queued>()
+  function queueEvent(dir: string, filename: string | null, renamed: boolean): void {
     if (closed) return
     if (queued.size === 0) setImmediate(handleQueued)
-    queued.set(`${dir}\0${filename ?? ''}`, { dir, filename })
+    const key = `${dir}\0${filename ?? ''}`
+    queued.set(key, { dir, filename, renamed: renamed || queued.get(key)?.renamed === true })
   }
   function handleQueued(): void {
     const events = [...queued.values()]
     queued.clear()
-    for (const { dir, filename } of events) onEvent(dir, filename)
+    for (const event of events) onEvent(event)
   }
 
-  function onEvent(dir: string, filename: string | null): void {
+  function onEvent({ dir, filename, renamed }: Queued): void {
     if (closed) return
     // The folder itself moved or was removed (reported under its own name): the sync's
     // check then finds a replaced workspace.
@@ -129,7 +152,9 @@ export const watchSources: WatcherFactory = async (targets, handlers) => {
     const abs = filename ? path.join(dir, filename) : dir
     if (ignored(abs)) return
     handlers.onChange(abs)
-    if (filename) {
+    // Appends to a day file send a `change` each: only an entry that came or went may be a
+    // folder to start or stop watching.
+    if (filename && renamed) {
       reconcileOnce(abs).catch((err: unknown) => {
         if (!closed && !isDenied(err)) handlers.onError(err)
       })
@@ -141,7 +166,7 @@ export const watchSources: WatcherFactory = async (targets, handlers) => {
     if (closed || watchers.has(dir) || ignored(dir)) return
     let w: FSWatcher
     try {
-      w = watch(dir, { persistent: false }, (_event, filename) => queueEvent(dir, filename))
+      w = watch(dir, { persistent: false }, (event, filename) => queueEvent(dir, filename, event === 'rename'))
     } catch (err) {
       if (isGone(err) || isDenied(err)) return
       throw err
