@@ -284,11 +284,14 @@ export function createWriteService(deps: WriteServiceDeps) {
    * caller (UTF-8, no NUL, size); flush markers are kept: they are the service's own and came
    * from an export. `keep`: an existing file is left as it is. Indexed before it resolves.
    * `previous`: what the file held before (null: it did not exist), for revert().
+   * `changing` hears it too, before the file is changed: a restore that fails after its
+   * rename (the folder's fsync) has replaced the file all the same, and the caller's undo
+   * must know what to put back.
    */
   function restore(
     raw: string,
     bytes: Buffer,
-    opts: { keep: boolean; mtimeMs: number },
+    opts: { keep: boolean; mtimeMs: number; changing?: (previous: Buffer | null) => void },
   ): Promise<{ path: string; outcome: RestoreOutcome; indexed: boolean; previous: Buffer | null }> {
     const rel = writablePath(raw)
     checkSize(bytes.length, deps.maxFileBytes)
@@ -302,6 +305,7 @@ export function createWriteService(deps: WriteServiceDeps) {
         })()
         if (outcome) return { outcome, previous }
         changing()
+        opts.changing?.(previous)
         await replaceFile(file, bytes, deps.port, opts.mtimeMs)
         return { outcome: previous === null ? ('created' as const) : ('replaced' as const), previous }
       })

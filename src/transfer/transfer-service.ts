@@ -175,13 +175,19 @@ export function createTransferService(deps: TransferDeps) {
           const owner = (group[0] as (typeof files)[number]).target.owner
           await onOwner(owner, 'write', async (space) => {
             for (const f of group) {
-              const r = await space.writes.restore(f.target.rel, f.bytes, { keep: opts.keep, mtimeMs: f.mtimeMs })
-              if (r.outcome === 'created' || r.outcome === 'replaced') {
-                heldBytes += r.previous?.length ?? 0
+              // Listed for undo before the file changes: a write that fails after its rename
+              // has replaced the file too (revert leaves a file that does not hold these bytes).
+              const changing = (previous: Buffer | null) => {
+                heldBytes += previous?.length ?? 0
                 if (heldBytes <= deps.limits.maxBodyBytes) {
-                  written.push({ owner, rel: f.target.rel, bytes: f.bytes, previous: r.previous })
+                  written.push({ owner, rel: f.target.rel, bytes: f.bytes, previous })
                 }
               }
+              const r = await space.writes.restore(f.target.rel, f.bytes, {
+                keep: opts.keep,
+                mtimeMs: f.mtimeMs,
+                changing,
+              })
               done.push({ path: f.name, outcome: r.outcome, indexed: r.indexed })
             }
           })

@@ -384,6 +384,38 @@ describe('an import that fails while writing', () => {
     }
   })
 
+  it('puts back a file whose folder’s fsync failed after its rename, and the files before it', async () => {
+    const body = 'an imported note about gliders\n'
+    let failed = false
+    const writePort: WritePort = {
+      ...nodeWritePort,
+      // Fails once, right after the rename that put the imported memory/a.md in place.
+      syncFolder: (folder) => {
+        const renamed = fs.existsSync(folder.at('a.md')) && fs.readFileSync(folder.at('a.md'), 'utf8') === body
+        if (!renamed || failed) return nodeWritePort.syncFolder(folder)
+        failed = true
+        return Promise.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }))
+      },
+    }
+    const app = await buildAgentsApp({ overrides: { writePort } })
+    try {
+      app.ws.write('MEMORY.md', '# Before\nthe old main notes\n')
+      await app.sync()
+      const archive = await makeTar([
+        { name: 'main/MEMORY.md', body: '# After\nthe imported main notes about gliders\n' },
+        { name: 'main/memory/a.md', body },
+      ])
+      const res = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: archive })
+      expect(res.statusCode).toBe(500)
+      expect(failed).toBe(true)
+      expect(app.ws.read('MEMORY.md')).toBe('# Before\nthe old main notes\n')
+      expect(fs.existsSync(app.ws.abs('memory/a.md'))).toBe(false)
+      expect((await app.search({ query: 'gliders' })).body.results).toEqual([])
+    } finally {
+      await app.close()
+    }
+  })
+
   it('leaves no file behind when setting a restored file’s time fails (a failing disk)', async () => {
     let timed = 0
     const writePort: WritePort = {
