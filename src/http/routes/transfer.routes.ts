@@ -95,8 +95,9 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
         'MNEMO_MAX_BODY_BYTES_IN_FLIGHT); details.entry names the entry. Folder entries and ./ prefixes are ' +
         'accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time ' +
         'the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day ' +
-        'files are kept. A failure while writing (507 STORAGE_FULL, 409 FOLDER_LIMIT or AGENT_LIMIT) puts back ' +
-        'the files written before it (folders and agents it created stay).',
+        'files are kept. A failure while writing (507 STORAGE_FULL, 409 FOLDER_LIMIT or AGENT_LIMIT, 500 on a ' +
+        'failing disk) puts back the files written before it, and the file it failed on if that one was already ' +
+        'replaced (folders and agents it created stay).',
       headers: AgentHeaders,
       querystring: ImportQuery,
       consumes: [TAR],
