@@ -328,7 +328,6 @@ export function startPass(
     await slicer.maybeYield()
   }
 
-  /** Writes what is queued, drops the files that are gone, fills pending vectors. */
   /** Drops the files found gone so far from the index (the pass goes on). */
   async function dropGone(): Promise<void> {
     const dropped = gone.splice(0)
@@ -337,6 +336,7 @@ export function startPass(
     for (const g of dropped) if (g.known) announce?.({ kind: 'unindexed', path: g.path })
   }
 
+  /** Writes what is queued, drops the files that are gone, fills pending vectors. */
   async function finish(withPending: boolean): Promise<SyncResult> {
     await commit()
     await writing

@@ -54,6 +54,10 @@ export type Opened = {
   storesVectors: boolean
 }
 
+/** The vector layout the writer should store now. */
+export const wantedVectors = (opts: IndexStoreOptions): VectorConfig =>
+  typeof opts.vectors === 'function' ? opts.vectors() : (opts.vectors ?? null)
+
 /**
  * Opens the writer connection. A new or empty index takes the configured vector layout. An
  * index holding chunks under another layout keeps it untouched (searches go on reading it
@@ -61,10 +65,6 @@ export type Opened = {
  * schema version, whose vector table cannot be opened, or that is not a database at all, is
  * deleted and created anew: the index is a cache of the workspace files.
  */
-/** The vector layout the writer should store now. */
-export const wantedVectors = (opts: IndexStoreOptions): VectorConfig =>
-  typeof opts.vectors === 'function' ? opts.vectors() : (opts.vectors ?? null)
-
 export function openWriter(opts: IndexStoreOptions): Opened & { recreated: boolean } {
   fs.mkdirSync(path.dirname(opts.dbPath), { recursive: true })
   const wanted = wantedVectors(opts)
