@@ -33,7 +33,7 @@ export type RebuilderDeps = {
   /** Readers of the live index, which let go of it around the switch. */
   readers: { suspend(): Promise<void>; resume(): void }
   /** Searches in progress, which finishing the new index gives way to. */
-  foreground: Pick<Foreground, 'whenIdle' | 'quietFor'>
+  foreground: Pick<Foreground, 'whenIdle'>
   log: Logger
   /** Test hook awaited at each stage (failure injection, holding a rebuild open). */
   onStage?: (stage: RebuildStage) => Promise<void>
