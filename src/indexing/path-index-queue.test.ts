@@ -66,4 +66,22 @@ describe('path index queue', () => {
     calls[1]?.finish()
     await expect(next).resolves.toBeUndefined()
   })
+
+  it('rejects the callers when settling fails (the shared lock is out of reach), and a later request runs a pass', async () => {
+    const { calls, index } = fakeIndex()
+    let fail = true
+    const settle = async () => {
+      if (fail) throw new Error('database unreachable')
+    }
+    const queue = createPathIndexQueue({ index, settle })
+    const refused = [queue.request('a.md'), queue.request('a.md')]
+    for (const r of refused) await expect(r).rejects.toThrow('database unreachable')
+    expect(calls).toHaveLength(0)
+    fail = false
+    const later = queue.request('a.md')
+    await tick()
+    expect(calls.map((c) => c.path)).toEqual(['a.md'])
+    calls[0]?.finish()
+    await expect(later).resolves.toBeUndefined()
+  })
 })

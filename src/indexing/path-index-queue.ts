@@ -17,20 +17,27 @@ export function createPathIndexQueue(deps: PathIndexQueueDeps) {
   type State = { running: Promise<void> | null; waiting: PromiseWithResolvers<void> | null }
   const states = new Map<string, State>()
 
+  /**
+   * Runs the pass `next` stands for. It settles whatever happens: a failure to settle (the
+   * lock shared with other replicas lives in the database, which may be away) rejects it
+   * like a failed pass, and the path's next request starts a pass of its own.
+   */
   async function runNext(path: string, s: State, next: PromiseWithResolvers<void>): Promise<void> {
     await s.running?.catch(() => undefined)
-    await deps.settle(path)
-    // From here on the pass reads the file: later requests need the pass after it.
-    s.waiting = null
-    const pass = deps.index(path).then(() => undefined)
-    s.running = pass
+    let pass: Promise<void> | null = null
     try {
+      await deps.settle(path)
+      // From here on the pass reads the file: later requests need the pass after it.
+      s.waiting = null
+      pass = deps.index(path).then(() => undefined)
+      s.running = pass
       await pass
       next.resolve()
     } catch (err) {
+      if (s.waiting === next) s.waiting = null
       next.reject(err)
     } finally {
-      if (s.running === pass) s.running = null
+      if (pass && s.running === pass) s.running = null
       if (!s.running && !s.waiting) states.delete(path)
     }
   }
