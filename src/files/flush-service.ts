@@ -295,16 +295,22 @@ export function createFlushService(deps: FlushServiceDeps) {
       const mine: Pending[] = []
       batch = mine
       waiting.set(key, mine)
+      let began = false
       void deps.locks
         .runAll(lookIn, () => {
           // Flushes arriving from now on wait for the next turn of the lock.
+          began = true
           waiting.delete(key)
           return writeBatch(rel, lookIn, mine)
         })
         .catch(async (err: unknown) => {
+          // A lock that could not be taken (shared with other replicas, in a database that
+          // went away) fails this batch whole: later flushes must start one of their own,
+          // not join one that will never run.
+          if (waiting.get(key) === mine) waiting.delete(key)
           // A failed append is undone (file-writer.ts), but a sync may have read the day file
           // half written meanwhile: indexed as it is now, the index shows nothing of it.
-          await indexWritten(deps, rel)
+          if (began) await indexWritten(deps, rel)
           for (const p of mine) p.done.reject(err)
         })
     }
