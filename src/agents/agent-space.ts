@@ -220,6 +220,11 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
       .then(() => coordinator.request({ full: false, reason: 'embedding provider answered' }))
       .catch(() => undefined)
   })
+  // Syncs that failed while the database was away (and writes indexed then) are caught up
+  // as soon as it answers again, and the space's last sync is a good one for /ready.
+  const stopCatchingUp = shared.engine.onRecovered(() => {
+    coordinator.request({ full: false, reason: 'database reachable again' }).catch(() => undefined)
+  })
 
   /**
    * Removes temp files of interrupted writes, under each target's write lock (so writes may
@@ -314,6 +319,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
      */
     async close(): Promise<void> {
       stopListening()
+      stopCatchingUp()
       await starting
       await syncWorker.stop()
       await inFlight.close()

@@ -59,7 +59,10 @@ export type SharedResources = {
    */
   embedding: Pick<EmbeddingWiring, 'vectors' | 'identity' | 'vectorizer' | 'status' | 'onBound'>
   /** Where indexes live (store/port.ts). */
-  engine: Pick<StorageEngine, 'openSpace' | 'kind' | 'keywordTokenizer' | 'health' | 'locate' | 'peekCounts'>
+  engine: Pick<
+    StorageEngine,
+    'openSpace' | 'kind' | 'keywordTokenizer' | 'health' | 'locate' | 'peekCounts' | 'onRecovered'
+  >
   cache: IndexingServiceDeps['cache']
   prepareCache: PrepareCache
   /** Gives memory back after big indexing work (shared/memory-reclaimer.ts). */

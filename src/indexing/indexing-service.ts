@@ -48,11 +48,12 @@ export function createIndexingService(deps: IndexingServiceDeps) {
    * the folder was replaced, the index is busy), with SHUTTING_DOWN when the service's
    * shutdown cut it off (whatever the pass failed on then: the abort, or a closed pool),
    * with STORAGE_FULL when the index volume ran out of room (the files are untouched and
-   * indexed once there is room), else SYNC_FAILED.
+   * indexed once there is room), with INDEX_UNAVAILABLE when the database went away (the
+   * service syncs again by itself once it answers), else SYNC_FAILED.
    */
   function requestSync(opts: { full: boolean; reason: string }): Promise<SyncResult> {
     return coordinator.request(opts).catch((err: unknown) => {
-      if (isAppError(err) && err.statusCode < 500) throw err
+      if (isAppError(err) && (err.statusCode < 500 || err.code === 'INDEX_UNAVAILABLE')) throw err
       if (coordinator.stopping()) throw appError('SHUTTING_DOWN', undefined, { cause: err })
       if (codeOfFsError(err)?.code === 'STORAGE_FULL') {
         throw appError(

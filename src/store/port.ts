@@ -242,4 +242,9 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   openEmbeddingCache(opts: { maxEntries: number; now?: (() => number) | undefined }): EmbeddingCache
   /** Whether the engine answers now (GET /ready, GET /index). */
   health(): Promise<EngineHealth>
+  /**
+   * Calls `listener` each time the engine answers again after it was out of reach (a
+   * database restart); returns the unsubscribe. An engine in this process's files never is.
+   */
+  onRecovered(listener: () => void): () => void
 }

@@ -15,6 +15,9 @@ const INT8 = 20
 /** A schema name mnemo may put in SQL text: lower-case letters, digits and `_`. */
 export const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/
 
+/** Longest wait for a new connection to open, in ms: a database that does not answer fails the query. */
+export const CONNECT_TIMEOUT_MS = 10_000
+
 export type PoolOptions = {
   url: string
   /** Most connections at once (MNEMO_DATABASE_POOL). */
@@ -34,11 +37,19 @@ export function createPool(opts: PoolOptions): Pool {
     connectionTimeoutMillis: opts.connectTimeoutMs,
     // Idle connections stay open: with a pool of one, its connection holds session locks.
     idleTimeoutMillis: 0,
+    // A server that vanished without closing the connection (a host down, a partition) is
+    // found by the kernel's keepalive probes rather than never.
+    keepAlive: true,
     types: { getTypeParser: typeParser },
   })
   // An idle connection the server dropped (a restart, a failover) is discarded by the pool;
   // without a listener its error would end the process.
   pool.on('error', () => undefined)
+  // A checked-out connection has no pool listener (pg-pool removes it until release): one
+  // that breaks between two statements of a transaction would emit an unheard 'error' and
+  // end the process. Heard here, the break surfaces where it matters: the client's next
+  // query rejects ("not queryable") and the transaction's caller answers 503.
+  pool.on('connect', (client) => client.on('error', () => undefined))
   return pool
 }
 

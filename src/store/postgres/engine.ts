@@ -8,8 +8,19 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { ConfigError } from '../../shared/config-error.js'
 import type { Logger } from '../../shared/logger.js'
 import type { EngineHealth, SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
-import { createPool, inTransaction, lockKey, tablesOf, type Pool, type Tables } from './database.js'
+import {
+  CONNECT_TIMEOUT_MS,
+  createPool,
+  inTransaction,
+  isUnreachable,
+  lockKey,
+  tablesOf,
+  type Pool,
+  type Tables,
+} from './database.js'
+import { createAvailability } from './availability.js'
 import { createPgEmbeddingCache } from './embedding-cache.js'
+import { createGuard } from './guard.js'
 import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './migrations.js'
 import { createSessionLocks } from './session-locks.js'
 import { createPlannerStats } from './planner-stats.js'
@@ -43,7 +54,7 @@ export function redactUrl(url: string): string {
 }
 
 export async function createPostgresEngine(opts: PostgresEngineOptions) {
-  const pool = createPool({ url: opts.url, max: opts.poolMax, connectTimeoutMs: 10_000 })
+  const pool = createPool({ url: opts.url, max: opts.poolMax, connectTimeoutMs: CONNECT_TIMEOUT_MS })
   const t = tablesOf(opts.schema)
   const log = opts.log
   let server: Awaited<ReturnType<typeof migrate>>
@@ -58,7 +69,9 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     )
   }
   const wantedDims = () => opts.vectors()?.dims ?? null
-  const locks = createSessionLocks({ pool, url: opts.url, schema: opts.schema, poolMax: opts.poolMax })
+  const availability = createAvailability({ probe: () => pool.query('SELECT 1'), log })
+  const guard = createGuard(availability)
+  const locks = createSessionLocks({ pool, url: opts.url, schema: opts.schema, poolMax: opts.poolMax, availability })
   const dropping = new Set<number>()
   const plannerStats = createPlannerStats({ pool, t, log })
   let closed = false
@@ -112,29 +125,35 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     })
   }
   cleanUpLater()
+  // What a dead replica or an interrupted drop left waits for the database, not for a restart.
+  availability.onRecovered(cleanUpLater)
 
-  const ensureVectors = (dims: number) => ensureVectorTable(pool, t, opts.schema, dims)
+  // CREATE … IF NOT EXISTS: safe to run again.
+  const ensureVectors = (dims: number) => guard.retrying(() => ensureVectorTable(pool, t, opts.schema, dims))
 
   /** The space's live index and its vector size, created (empty) when the space is new. */
   async function liveIndex(name: string): Promise<{ dims: number | null; fresh: boolean }> {
-    return inTransaction(pool, async (c) => {
-      await c.query(`SELECT pg_advisory_xact_lock(${lockKey(1)})`, [`${opts.schema}:space:${name}`])
-      const found = await c.query<{ dims: number | null }>(
-        `SELECT i.vector_dims AS dims FROM ${t.spaces} s JOIN ${t.indexes} i ON i.id = s.live WHERE s.space = $1`,
-        [name],
-      )
-      if (found.rows[0]) return { dims: found.rows[0].dims, fresh: false }
-      const dims = wantedDims()
-      const created = await c.query<{ id: number }>(
-        `INSERT INTO ${t.indexes} (space, state, vector_dims) VALUES ($1, 'live', $2) RETURNING id`,
-        [name, dims],
-      )
-      await c.query(
-        `INSERT INTO ${t.spaces} (space, live) VALUES ($1, $2) ON CONFLICT (space) DO UPDATE SET live = excluded.live`,
-        [name, created.rows[0]?.id],
-      )
-      return { dims, fresh: true }
-    })
+    // Under the space's lock: run again after its COMMIT landed, it finds the index it made.
+    return guard.retrying(() =>
+      inTransaction(pool, async (c) => {
+        await c.query(`SELECT pg_advisory_xact_lock(${lockKey(1)})`, [`${opts.schema}:space:${name}`])
+        const found = await c.query<{ dims: number | null }>(
+          `SELECT i.vector_dims AS dims FROM ${t.spaces} s JOIN ${t.indexes} i ON i.id = s.live WHERE s.space = $1`,
+          [name],
+        )
+        if (found.rows[0]) return { dims: found.rows[0].dims, fresh: false }
+        const dims = wantedDims()
+        const created = await c.query<{ id: number }>(
+          `INSERT INTO ${t.indexes} (space, state, vector_dims) VALUES ($1, 'live', $2) RETURNING id`,
+          [name, dims],
+        )
+        await c.query(
+          `INSERT INTO ${t.spaces} (space, live) VALUES ($1, $2) ON CONFLICT (space) DO UPDATE SET live = excluded.live`,
+          [name, created.rows[0]?.id],
+        )
+        return { dims, fresh: true }
+      }),
+    )
   }
 
   const engine = {
@@ -159,15 +178,18 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
         plannerStats,
         iterativeScan: server.iterativeScan,
         locks,
+        guard,
         log,
       })
     },
     locate: (key: SpaceKey) => `${redactUrl(opts.url)} schema ${opts.schema}, space ${spaceName(key)}`,
     async peekCounts(key: SpaceKey) {
-      const { rows } = await pool.query<{ files: number; chunks: number | null }>(
-        `SELECT COUNT(*) AS files, SUM(chunk_count)::bigint AS chunks FROM ${t.files}
-         WHERE index_id = (SELECT live FROM ${t.spaces} WHERE space = $1)`,
-        [spaceName(key)],
+      const { rows } = await guard.retrying(() =>
+        pool.query<{ files: number; chunks: number | null }>(
+          `SELECT COUNT(*) AS files, SUM(chunk_count)::bigint AS chunks FROM ${t.files}
+           WHERE index_id = (SELECT live FROM ${t.spaces} WHERE space = $1)`,
+          [spaceName(key)],
+        ),
       )
       return { files: rows[0]?.files ?? 0, chunks: rows[0]?.chunks ?? 0 }
     },
@@ -181,17 +203,22 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
       return { backend: 'pgvector' as const, shards: 1 }
     },
     openEmbeddingCache: (cacheOpts: { maxEntries: number; now?: (() => number) | undefined }) =>
-      createPgEmbeddingCache(pool, t, cacheOpts),
+      createPgEmbeddingCache(pool, t, guard, cacheOpts),
+    /** While the database is known to be away, the probe's word for it, without another try. */
     async health(): Promise<EngineHealth> {
+      if (!availability.isUp()) return { ok: false, error: availability.lastError() }
       try {
         await pool.query('SELECT 1')
         return { ok: true }
       } catch (err) {
+        if (isUnreachable(err)) availability.lost(err)
         return { ok: false, error: (err as Error).message }
       }
     },
+    onRecovered: availability.onRecovered,
     async close(): Promise<void> {
       closed = true
+      availability.close()
       await plannerStats.settled()
       await locks.close()
       await pool.end()

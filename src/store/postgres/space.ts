@@ -10,8 +10,8 @@ import type { ChunkFilters } from '../../domain/chunks.js'
 import { isZeroVector } from '../../domain/vectors.js'
 import type { Logger } from '../../shared/logger.js'
 import type { FileChanges, RebuildTarget, SpaceKey, SpaceStore, SpaceWriter, StepOptions, VectorPut } from '../port.js'
-import { appError } from '../../shared/errors.js'
-import { inTransaction, isUnreachable, lockKey, type Client, type Pool, type Tables } from './database.js'
+import { inTransaction, lockKey, type Client, type Pool, type Tables } from './database.js'
+import type { Guard } from './guard.js'
 import { createIndexReads, idScope, liveScope, type Scope } from './index-reads.js'
 import { createIndexWrites, vectorLiteral } from './index-writes.js'
 import type { PlannerStats } from './planner-stats.js'
@@ -61,43 +61,13 @@ export type PgSpaceDeps = {
   locks: SessionLocks
   /** pgvector can keep scanning an HNSW index until enough rows pass the filters (0.8+). */
   iterativeScan: boolean
+  /** What a query does when the database goes away (guard.ts): retried once it is back, or 503. */
+  guard: Guard
   log: Logger
 }
 
-/**
- * Turns a lost database into the client's 503 INDEX_UNAVAILABLE (nothing is lost: the files
- * are the truth and the next sync writes what is missing); other errors pass unchanged.
- */
-async function guarded<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run()
-  } catch (err) {
-    if (isUnreachable(err)) {
-      throw appError('INDEX_UNAVAILABLE', 'The database (MNEMO_DATABASE_URL) cannot be reached; retry later', {
-        cause: err,
-      })
-    }
-    throw err
-  }
-}
-
-/** The same object with every method's failures passed through `guarded`. */
-function guardAll<T extends object>(target: T): T {
-  const out: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(target)) {
-    out[name] =
-      typeof value === 'function'
-        ? (...args: unknown[]) => {
-            const result: unknown = (value as (...a: unknown[]) => unknown)(...args)
-            return result instanceof Promise ? guarded(() => result) : result
-          }
-        : value
-  }
-  return out as T
-}
-
 export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
-  const { pool, t, schema } = deps
+  const { pool, t, schema, guard } = deps
   const space = spaceName(deps.key)
   const reads = createIndexReads(pool, t)
   const writes = createIndexWrites(t)
@@ -138,33 +108,36 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
 
   async function putVectors(fixed: number | null, items: readonly VectorPut[]): Promise<void> {
     if (items.length === 0) return
-    await write(fixed, async (c, indexId, dims) => {
-      if (dims === null) return
-      const ids = items.map((i) => i.id)
-      const { rows } = await c.query<{ id: number }>(
-        `SELECT id FROM ${t.chunks} WHERE id = ANY($1::bigint[]) AND index_id = $2`,
-        [ids, indexId],
-      )
-      const present = new Set(rows.map((r) => r.id))
-      // A zero vector (nothing to embed) has no direction: the chunk is done without one.
-      const stored = items.filter((i) => present.has(i.id) && i.vector.length === dims && !isZeroVector(i.vector))
-      if (stored.length > 0) {
-        await c.query(
-          `INSERT INTO ${t.vectors(dims)} (chunk_id, index_id, path, source, embedding)
+    // An upsert: run twice, it leaves the same rows.
+    await guard.retrying(() =>
+      write(fixed, async (c, indexId, dims) => {
+        if (dims === null) return
+        const ids = items.map((i) => i.id)
+        const { rows } = await c.query<{ id: number }>(
+          `SELECT id FROM ${t.chunks} WHERE id = ANY($1::bigint[]) AND index_id = $2`,
+          [ids, indexId],
+        )
+        const present = new Set(rows.map((r) => r.id))
+        // A zero vector (nothing to embed) has no direction: the chunk is done without one.
+        const stored = items.filter((i) => present.has(i.id) && i.vector.length === dims && !isZeroVector(i.vector))
+        if (stored.length > 0) {
+          await c.query(
+            `INSERT INTO ${t.vectors(dims)} (chunk_id, index_id, path, source, embedding)
            SELECT u.id, $1, u.path, u.source, u.v::vector
            FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS u(id, path, source, v)
            ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding`,
-          [
-            indexId,
-            stored.map((i) => i.id),
-            stored.map((i) => i.path),
-            stored.map((i) => i.source),
-            stored.map((i) => vectorLiteral(i.vector)),
-          ],
-        )
-      }
-      await c.query(`UPDATE ${t.chunks} SET has_vector = true WHERE id = ANY($1::bigint[])`, [[...present]])
-    })
+            [
+              indexId,
+              stored.map((i) => i.id),
+              stored.map((i) => i.path),
+              stored.map((i) => i.source),
+              stored.map((i) => vectorLiteral(i.vector)),
+            ],
+          )
+        }
+        await c.query(`UPDATE ${t.chunks} SET has_vector = true WHERE id = ANY($1::bigint[])`, [[...present]])
+      }),
+    )
   }
 
   /** The writer of the live index (`fixed` null) or of one index by id. */
@@ -173,33 +146,40 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
       async applyChanges(changes: FileChanges, steps: StepOptions): Promise<void> {
         steps.signal?.throwIfAborted()
         let inserted = 0
-        await write(
-          fixed,
-          async (c, id, vectorDims) => {
-            inserted += await writes.apply(c, id, changes, vectorDims)
-          },
-          true,
-        )
+        // A file's rows are replaced whole, so a transaction run again (its COMMIT may have
+        // landed before the connection broke) leaves the same index.
+        await guard.retrying(() => {
+          inserted = 0
+          return write(
+            fixed,
+            async (c, id, vectorDims) => {
+              inserted += await writes.apply(c, id, changes, vectorDims)
+            },
+            true,
+          )
+        })
         deps.plannerStats.inserted(inserted)
         await steps.between()
       },
       putVectors: (items) => putVectors(fixed, items),
       setMeta: (key, value) =>
-        write(fixed, async (c, id) => {
-          await c.query(
-            `INSERT INTO ${t.meta} (index_id, key, value) VALUES ($1, $2, $3)
-             ON CONFLICT (index_id, key) DO UPDATE SET value = excluded.value`,
-            [id, key, value],
-          )
-        }),
+        guard.retrying(() =>
+          write(fixed, async (c, id) => {
+            await c.query(
+              `INSERT INTO ${t.meta} (index_id, key, value) VALUES ($1, $2, $3)
+               ON CONFLICT (index_id, key) DO UPDATE SET value = excluded.value`,
+              [id, key, value],
+            )
+          }),
+        ),
       storesVectors: () => {
         const wanted = deps.wantedDims()
         return wanted !== null && dims() === wanted
       },
-      listFiles: () => reads.listFiles(scope),
-      getFile: (path) => reads.getFile(scope, path),
-      pendingVectors: (limit) => reads.pendingVectors(scope, limit),
-      pendingVectorCount: () => reads.pendingVectorCount(scope),
+      listFiles: () => guard.retrying(() => reads.listFiles(scope)),
+      getFile: (path) => guard.retrying(() => reads.getFile(scope, path)),
+      pendingVectors: (limit) => guard.retrying(() => reads.pendingVectors(scope, limit)),
+      pendingVectorCount: () => guard.retrying(() => reads.pendingVectorCount(scope)),
       batchChunks: PG_BATCH_CHUNKS,
       overlapsWrites: true,
     }
@@ -208,13 +188,15 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   async function nearest(vector: Float32Array, k: number, filters: ChunkFilters) {
     const dims = liveDims
     if (k <= 0 || dims === null || vector.length !== dims) return []
-    return inTransaction(pool, async (c) => {
-      // The HNSW index finds `ef_search` candidates before filters apply: enough for k, and
-      // with iterative scans it goes on until k rows pass them.
-      await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.max(40, k))])
-      if (deps.iterativeScan) await c.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`)
-      return createIndexReads(c, t).nearest(live, dims, vector, k, filters)
-    })
+    return guard.retrying(() =>
+      inTransaction(pool, async (c) => {
+        // The HNSW index finds `ef_search` candidates before filters apply: enough for k, and
+        // with iterative scans it goes on until k rows pass them.
+        await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.max(40, k))])
+        if (deps.iterativeScan) await c.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`)
+        return createIndexReads(c, t).nearest(live, dims, vector, k, filters)
+      }),
+    )
   }
 
   async function beginRebuild(): Promise<RebuildTarget> {
@@ -223,10 +205,13 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     const dims = deps.wantedDims()
     if (dims !== null) await deps.ensureVectors(dims)
     const lease = `now() + make_interval(secs => ${LEASE_MS / 1000})`
-    const { rows } = await pool.query<{ id: number }>(
-      `INSERT INTO ${t.indexes} (space, state, vector_dims, lease_until) VALUES ($1, 'building', $2, ${lease})
-       RETURNING id`,
-      [space, dims],
+    // Not run twice: a second new index would be left for the lease to retire.
+    const { rows } = await guard.once(() =>
+      pool.query<{ id: number }>(
+        `INSERT INTO ${t.indexes} (space, state, vector_dims, lease_until) VALUES ($1, 'building', $2, ${lease})
+         RETURNING id`,
+        [space, dims],
+      ),
     )
     const id = (rows[0] as { id: number }).id
     // Renewed while the rebuild runs: no other replica takes this index for a dead one's.
@@ -239,29 +224,41 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     let done = false
     const release = async () => clearInterval(renew)
     const retire = async () => {
-      await write(null, async (c) => {
-        await c.query(`UPDATE ${t.indexes} SET state = 'retired' WHERE id = $1 AND state = 'building'`, [id])
-      })
+      await guard.retrying(() =>
+        write(null, async (c) => {
+          await c.query(`UPDATE ${t.indexes} SET state = 'retired' WHERE id = $1 AND state = 'building'`, [id])
+        }),
+      )
       deps.dropIndex(id)
     }
-    return guardAll({
+    return {
       ...writerOf(idScope(id), id, () => dims),
       finish: async () => undefined,
       async commit({ signal, detach, onSwitch }): Promise<void> {
         signal.throwIfAborted()
         await onSwitch?.()
         let old: number | null = null
-        await write(null, async (c, liveId) => {
-          await c.query(`UPDATE ${t.spaces} SET live = $2 WHERE space = $1`, [space, id])
-          await c.query(`UPDATE ${t.indexes} SET state = 'live' WHERE id = $1`, [id])
-          // Searches that ranked the old index's chunks may still fetch their texts: it is
-          // deleted once they are done (engine.ts RETIRED_GRACE_MS).
-          await c.query(
-            `UPDATE ${t.indexes} SET state = 'retired', drop_after = now() + make_interval(secs => $2) WHERE id = $1`,
-            [liveId, RETIRED_GRACE_MS / 1000],
-          )
-          old = liveId
-        })
+        // Once only: run again after it landed, it would retire the index it just switched to.
+        await guard.once(() =>
+          write(null, async (c, liveId) => {
+            // A replica that found this rebuild's lease lapsed (this one lost the database for
+            // longer than the lease) has retired it, and may be deleting its rows.
+            const { rows: building } = await c.query(
+              `SELECT 1 FROM ${t.indexes} WHERE id = $1 AND state = 'building'`,
+              [id],
+            )
+            if (building.length === 0) throw new Error(`the rebuild's new index ${id} was retired while it was built`)
+            await c.query(`UPDATE ${t.spaces} SET live = $2 WHERE space = $1`, [space, id])
+            await c.query(`UPDATE ${t.indexes} SET state = 'live' WHERE id = $1`, [id])
+            // Searches that ranked the old index's chunks may still fetch their texts: it is
+            // deleted once they are done (engine.ts RETIRED_GRACE_MS).
+            await c.query(
+              `UPDATE ${t.indexes} SET state = 'retired', drop_after = now() + make_interval(secs => $2) WHERE id = $1`,
+              [liveId, RETIRED_GRACE_MS / 1000],
+            )
+            old = liveId
+          }),
+        )
         done = true
         liveDims = dims
         detach()
@@ -274,36 +271,40 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
         await release()
         await retire()
       },
-    })
+    }
   }
 
-  return guardAll({
+  return {
     key: deps.key,
     ...writerOf(live, null, () => liveDims),
     fresh: deps.fresh,
     repaired: { recreated: false, staleRebuild: false },
     recovered: Promise.resolve(0),
     isOpen: () => open,
-    getMeta: (key) => reads.getMeta(live, key),
-    counts: () => reads.counts(live),
+    getMeta: (key) => guard.retrying(() => reads.getMeta(live, key)),
+    counts: () => guard.retrying(() => reads.counts(live)),
     readSequence: () => ({
-      next: async () => {
-        const { rows } = await pool.query<{ n: number }>('SELECT nextval($1::regclass) AS n', [t.readSeq])
-        return (rows[0] as { n: number }).n
-      },
+      // A number taken twice leaves a gap, which the order of reads does not mind.
+      next: () =>
+        guard.retrying(async () => {
+          const { rows } = await pool.query<{ n: number }>('SELECT nextval($1::regclass) AS n', [t.readSeq])
+          return (rows[0] as { n: number }).n
+        }),
     }),
     beginRebuild,
-    withPathLock: (path, fn) => deps.locks.run(`path:${space}:${path}`, fn),
-    claimSync: () => deps.locks.tryTake(`sync:${space}`),
-    candidates: (q) => reads.candidates(live, q),
-    newestMatches: (q) => reads.newestMatches(live, q),
-    docFreqs: (terms) => reads.docFreqs(live, terms),
-    corpusStats: () => reads.corpusStats(live),
+    // Taking the lock waits for a database that went away (session-locks.ts); the write
+    // itself runs once.
+    withPathLock: (path, fn) => guard.once(() => deps.locks.run(`path:${space}:${path}`, fn)),
+    claimSync: () => guard.once(() => deps.locks.tryTake(`sync:${space}`)),
+    candidates: (q) => guard.retrying(() => reads.candidates(live, q)),
+    newestMatches: (q) => guard.retrying(() => reads.newestMatches(live, q)),
+    docFreqs: (terms) => guard.retrying(() => reads.docFreqs(live, terms)),
+    corpusStats: () => guard.retrying(() => reads.corpusStats(live)),
     partial: () => false,
     nearest,
-    chunkTexts: (ids) => reads.chunkTexts(ids),
+    chunkTexts: (ids) => guard.retrying(() => reads.chunkTexts(ids)),
     close: () => {
       open = false
     },
-  })
+  }
 }

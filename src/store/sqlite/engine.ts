@@ -68,6 +68,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
     locate: fileOf,
     // Open files answer as long as the process runs; a file that cannot be read fails its space.
     health: async () => ({ ok: true }),
+    onRecovered: () => () => undefined,
     peekCounts: (key: SpaceKey) => peekIndexCounts(fileOf(key)),
     vectorLayout(preference: VectorPreference, log: Logger) {
       const backend = chooseVectorBackend(preference, opts.loadVectorExtension, log)
