@@ -12,30 +12,11 @@ import tar from 'tar-stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nodeWritePort, type WritePort } from '../../src/files/file-writer.js'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { makeTar } from '../helpers/tar-archive.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
 const CODER = 'coder-token-0123456789abcdef'
 const TAR = { 'content-type': 'application/x-tar' }
-
-type Entry = Parameters<tar.Pack['entry']>[0] & { body?: string | Buffer }
-
-/** A tar archive of `entries` (tar-stream writes names as given, `..` and all). */
-async function makeTar(entries: Entry[]): Promise<Buffer> {
-  const pack = tar.pack()
-  const chunks: Buffer[] = []
-  pack.on('data', (c: unknown) => void chunks.push(c as Buffer))
-  const ended = new Promise<void>((resolve) => pack.on('end', () => resolve()))
-  for (const { body, ...header } of entries) {
-    await new Promise<void>((resolve, reject) =>
-      body === undefined
-        ? pack.entry(header, (err) => (err ? reject(err) : resolve()))
-        : pack.entry(header, body, (err) => (err ? reject(err) : resolve())),
-    )
-  }
-  pack.finalize()
-  await ended
-  return Buffer.concat(chunks)
-}
 
 /** The files of an archive: name → content. */
 async function untar(archive: Buffer): Promise<Map<string, { text: string; mtime: Date | undefined }>> {
