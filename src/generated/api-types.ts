@@ -166,7 +166,7 @@ export interface paths {
         };
         /**
          * Stream change notifications (Server-Sent Events)
-         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished` (each `data:` line is a ChangeEvent). The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
+         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished` (each `data:` line is a ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events (the agent's own and the team's), so they show nothing of other agents. The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another process, an older id form or another agent: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -322,7 +322,7 @@ export interface components {
             } | null;
         };
         ChangeEvent: {
-            /** @description The event id, also on the `id:` line: `<process>-<n>`, n increasing by one per event */
+            /** @description The event id, also on the `id:` line: `<process>-<agent>-<n>`, n increasing by one per event of this agent's stream (its own and the team's; a team event has an id in each agent's sequence) */
             id: string;
             /**
              * @description file.written: the write API or a flush changed the file on disk; file.deleted: the API deleted it; file.indexed: the index took in its current content (after an API write, or a change on disk the watcher or a sync found); file.unindexed: the index dropped it (deleted on disk or through the API, or grown past MNEMO_MAX_FILE_BYTES); rebuild.finished: a full re-index ended (ok: it went live)
@@ -2045,7 +2045,7 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
-                /** @description The id of the last event received (an EventSource sends it when it reconnects): the events after it are sent first when the replay window (the last 1,000 events of every agent) still holds them; otherwise, or when the id is from before a restart, the stream starts with `event: reset` */
+                /** @description The id of the last event received on this agent's stream (an EventSource sends it when it reconnects): the events after it are sent first when the replay window (the last 1,000 events of every agent) still holds them; otherwise, or when the id is from before a restart, of another agent or in the older `<process>-<n>` form, the stream starts with `event: reset` */
                 "last-event-id"?: string;
             };
             path?: never;
