@@ -265,6 +265,8 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     }),
     indexing,
     target,
+    /** The space's folders against MNEMO_MAX_FOLDERS_PER_AGENT, for an import checked whole before it writes. */
+    folders: { survey: folders.survey, removeEmpty: folders.removeEmpty },
     /** How the space notices changes on disk (watching, or rescanning without watches...). */
     watchState: () => syncWorker.status().watch,
     /** Throws 409 PATH_CHANGED when the space's folder was replaced after it was opened. */

@@ -85,6 +85,7 @@ export async function createAgents(deps: AgentsDeps) {
         cache: shared.cache,
         engine,
         maxFileBytes: config.index.maxFileBytes,
+        maxFolders: config.agents.maxFolders,
       }),
     maxOpen: config.agents.maxOpen,
     open: (id, folder, onFolderReplaced) =>

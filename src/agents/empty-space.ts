@@ -6,6 +6,7 @@
  */
 import { checkSourcePath, type FileService } from '../files/file-service.js'
 import type { FlushService } from '../files/flush-service.js'
+import { surveyOfNothing } from '../files/folder-budget.js'
 import { createMemoryPaths } from '../files/memory-paths.js'
 import { preconditionHolds, type Precondition } from '../files/preconditions.js'
 import { checkNewFileWrite, checkWritablePath, type WriteService } from '../files/write-service.js'
@@ -16,7 +17,7 @@ import { appError } from '../shared/errors.js'
 import type { AgentSpace } from './agent-space.js'
 
 /** The parts of a space requests use: a real one, or an agent's empty one. */
-export type SpaceView = Pick<AgentSpace, 'name' | 'files' | 'writes' | 'flush' | 'indexing'> & {
+export type SpaceView = Pick<AgentSpace, 'name' | 'files' | 'writes' | 'flush' | 'indexing' | 'folders'> & {
   /** What searches of this space read; null: nothing. */
   target: SearchTarget | null
 }
@@ -26,6 +27,8 @@ export const PLAIN_LAYOUT = createMemoryPaths({ extraPaths: [] })
 
 export type EmptySpaceDeps = Pick<IndexingServiceDeps, 'embedding' | 'cache' | 'engine'> & {
   maxFileBytes: number
+  /** MNEMO_MAX_FOLDERS_PER_AGENT: what an import may create in it. */
+  maxFolders: number
 }
 
 /** The empty memory of agent `name`. */
@@ -71,5 +74,10 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
     cache: deps.cache,
     engine: deps.engine,
   })
-  return { name, target: null, files, writes, flush, indexing }
+  // No folder yet: every folder an import needs is missing, and there is nothing to remove.
+  const folders: SpaceView['folders'] = {
+    survey: async (dirs) => surveyOfNothing(dirs, PLAIN_LAYOUT.scanRoots(), deps.maxFolders),
+    removeEmpty: async () => undefined,
+  }
+  return { name, target: null, files, writes, flush, indexing, folders }
 }

@@ -1,55 +1,93 @@
 import { describe, expect, it } from 'vitest'
-import { audiencesOf, createEventBus } from './event-bus.js'
+import { createEventBus } from './event-bus.js'
 
 const ada = { space: 'agent', agent: 'ada' } as const
 const bob = { space: 'agent', agent: 'bob' } as const
 const team = { space: 'team' } as const
 
+const ids = (frames: string[]) => frames.map((f) => /^id: (\S+)/.exec(f)?.[1])
+
 describe('the event bus', () => {
-  it('delivers an agent its own events and the team’s, with ids increasing by one', () => {
+  it('delivers an agent its own events and the team’s, numbered in its own sequence', () => {
     const bus = createEventBus({ replay: 10, boot: 'b', now: () => 0 })
     const got: string[] = []
-    bus.subscribe(audiencesOf('ada'), undefined, (f) => got.push(f))
+    bus.subscribe('ada', undefined, (f) => got.push(f))
     bus.publish(ada, { type: 'file.written', path: 'MEMORY.md' })
     bus.publish(bob, { type: 'file.written', path: 'MEMORY.md' })
     bus.publish(team, { type: 'file.deleted', path: 'team/MEMORY.md' })
     expect(got).toEqual([
-      'id: b-1\nevent: file.written\ndata: {"id":"b-1","type":"file.written","path":"MEMORY.md","space":"agent",' +
-        '"agent":"ada","time":"1970-01-01T00:00:00.000Z"}\n\n',
-      'id: b-3\nevent: file.deleted\ndata: {"id":"b-3","type":"file.deleted","path":"team/MEMORY.md",' +
+      'id: b-ada-1\nevent: file.written\ndata: {"id":"b-ada-1","type":"file.written","path":"MEMORY.md",' +
+        '"space":"agent","agent":"ada","time":"1970-01-01T00:00:00.000Z"}\n\n',
+      'id: b-ada-2\nevent: file.deleted\ndata: {"id":"b-ada-2","type":"file.deleted","path":"team/MEMORY.md",' +
         '"space":"team","time":"1970-01-01T00:00:00.000Z"}\n\n',
     ])
   })
 
+  it("gives a team event an id in each agent's sequence, and never moves one agent's ids for another's events", () => {
+    const bus = createEventBus({ replay: 10, boot: 'b' })
+    const got = { ada: [] as string[], bob: [] as string[] }
+    bus.subscribe('ada', undefined, (f) => got.ada.push(f))
+    bus.subscribe('bob', undefined, (f) => got.bob.push(f))
+    for (let i = 0; i < 5; i++) bus.publish(ada, { type: 'file.indexed', path: `f${i}` })
+    bus.publish(team, { type: 'file.indexed', path: 'team/t.md' })
+    bus.publish(bob, { type: 'file.indexed', path: 'b.md' })
+    expect(ids(got.ada)).toEqual(['b-ada-1', 'b-ada-2', 'b-ada-3', 'b-ada-4', 'b-ada-5', 'b-ada-6'])
+    expect(ids(got.bob)).toEqual(['b-bob-1', 'b-bob-2'])
+    expect(bus.subscribe('bob', undefined, () => undefined).currentId).toBe('b-bob-2')
+  })
+
   it('replays what came after an id while the ring holds it, and resets otherwise', () => {
-    const bus = createEventBus({ replay: 3, boot: 'b' })
-    const ids = (frames: string[]) => frames.map((f) => /^id: (\S+)/.exec(f)?.[1])
-    for (let i = 0; i < 3; i++) bus.publish(i === 1 ? bob : ada, { type: 'file.indexed', path: `f${i}` })
-    const a = audiencesOf('ada')
-    const resume = (id: string | undefined) => {
-      const sub = bus.subscribe(a, id, () => undefined)
+    const bus = createEventBus({ replay: 4, boot: 'b' })
+    const resume = (agent: string, id: string | undefined) => {
+      const sub = bus.subscribe(agent, id, () => undefined)
       sub.unsubscribe()
       return { ...sub.resume, currentId: sub.currentId }
     }
-    expect(resume(undefined)).toEqual({ kind: 'replay', frames: [], currentId: 'b-3' })
-    const r = resume('b-0')
-    expect(r.kind === 'replay' && ids(r.frames)).toEqual(['b-1', 'b-3'])
-    expect(resume('b-3')).toMatchObject({ kind: 'replay', frames: [] })
-    // Two more: the ring (3) holds b-3..b-5, so b-2 is the oldest id to resume from.
-    bus.publish(ada, { type: 'file.indexed', path: 'f3' })
-    bus.publish(ada, { type: 'file.indexed', path: 'f4' })
-    const fromTwo = resume('b-2')
-    expect(fromTwo.kind === 'replay' && ids(fromTwo.frames)).toEqual(['b-3', 'b-4', 'b-5'])
-    expect(resume('b-1')).toMatchObject({ kind: 'reset', reason: 'events after the id are no longer kept' })
-    expect(resume('b-9')).toMatchObject({ kind: 'reset', reason: 'the id is newer than any event' })
-    expect(resume('other-2')).toMatchObject({ kind: 'reset', reason: 'the id is not from this server process' })
-    expect(resume('garbage')).toMatchObject({ kind: 'reset' })
+    bus.publish(ada, { type: 'file.indexed', path: 'a1' })
+    bus.publish(bob, { type: 'file.indexed', path: 'b1' })
+    bus.publish(team, { type: 'file.indexed', path: 'team/t1' })
+    expect(resume('ada', undefined)).toEqual({ kind: 'replay', frames: [], currentId: 'b-ada-2' })
+    const all = resume('ada', 'b-ada-0')
+    expect(all.kind === 'replay' && ids(all.frames)).toEqual(['b-ada-1', 'b-ada-2'])
+    const fromOne = resume('bob', 'b-bob-1')
+    expect(fromOne.kind === 'replay' && fromOne.frames).toEqual([expect.stringContaining('"path":"team/t1"')])
+    expect(resume('ada', 'b-ada-2')).toMatchObject({ kind: 'replay', frames: [] })
+    // Two more of bob's: the ring (4) drops a1, so ada can resume from 1 but not from 0.
+    bus.publish(bob, { type: 'file.indexed', path: 'b2' })
+    bus.publish(bob, { type: 'file.indexed', path: 'b3' })
+    const fromAdaOne = resume('ada', 'b-ada-1')
+    expect(fromAdaOne.kind === 'replay' && ids(fromAdaOne.frames)).toEqual(['b-ada-2'])
+    expect(resume('ada', 'b-ada-0')).toMatchObject({ kind: 'reset', reason: 'events after the id are no longer kept' })
+    expect(resume('ada', 'b-ada-9')).toMatchObject({ kind: 'reset', reason: 'the id is newer than any event' })
+    expect(resume('ada', 'b-bob-1')).toMatchObject({ kind: 'reset', reason: "the id is from another agent's stream" })
+    expect(resume('ada', 'other-ada-1')).toMatchObject({
+      kind: 'reset',
+      reason: 'the id is not from this server process',
+    })
+    // The form ids had before they were per agent: `<boot>-<n>`, counting every agent's events.
+    expect(resume('ada', 'b-1')).toMatchObject({ kind: 'reset', reason: 'the id is not from this server process' })
+    expect(resume('ada', 'garbage')).toMatchObject({ kind: 'reset' })
+  })
+
+  it('reads an agent id that holds dashes', () => {
+    const bus = createEventBus({ replay: 4, boot: 'b' })
+    bus.publish({ space: 'agent', agent: 'ci-bot-2' }, { type: 'file.deleted', path: 'x' })
+    bus.publish({ space: 'agent', agent: 'ci-bot-2' }, { type: 'file.deleted', path: 'y' })
+    const sub = bus.subscribe('ci-bot-2', 'b-ci-bot-2-1', () => undefined)
+    expect(sub.resume.kind === 'replay' && ids(sub.resume.frames)).toEqual(['b-ci-bot-2-2'])
+  })
+
+  it('names its process with the start time and random digits unless told', () => {
+    const a = createEventBus({ replay: 1 }).subscribe('ada', undefined, () => undefined).currentId
+    const b = createEventBus({ replay: 1 }).subscribe('ada', undefined, () => undefined).currentId
+    expect(a).toMatch(/^[0-9a-z]+-ada-0$/)
+    expect(a).not.toBe(b)
   })
 
   it('stops delivering after unsubscribe', () => {
     const bus = createEventBus({ replay: 3, boot: 'b' })
     const got: string[] = []
-    const sub = bus.subscribe(audiencesOf('ada'), undefined, (f) => got.push(f))
+    const sub = bus.subscribe('ada', undefined, (f) => got.push(f))
     sub.unsubscribe()
     bus.publish(ada, { type: 'file.deleted', path: 'x' })
     expect(got).toEqual([])

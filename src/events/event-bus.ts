@@ -1,13 +1,17 @@
 /**
  * Change notifications (GET /events): what happened to memory files and indexes, published
  * by every space (space-events.ts) and delivered to the streams of the agents that may see
- * it — an agent's own events to that agent, the team's to every agent. Events get ids that
- * increase by one (`<boot>-<seq>`: `boot` names this process, so an id from before a restart
- * is recognised as stale). The last `replay` events, across every agent, are kept in a ring
- * so a client that reconnects with Last-Event-ID gets what it missed; one whose id is older
- * than the ring, or not from this process, is told to start over (`reset`). Publishing is
+ * it — an agent's own events to that agent, the team's to every agent. Ids are per agent
+ * stream (issue 30): `<boot>-<agent>-<n>`, `n` the event's place in that agent's sequence
+ * (its own events and the team's, since this process started), so an id tells nothing of
+ * other agents' activity; a team event gets an id in each receiving agent's sequence. `boot`
+ * names this process, so an id from before a restart (or of another replica, or in the
+ * older `<boot>-<n>` form) is told to start over (`reset`) rather than replayed wrongly. The
+ * last `replay` events, across every agent, are kept in a ring so a client that reconnects
+ * with Last-Event-ID gets what it missed; when some of that is gone, `reset`. Publishing is
  * synchronous and O(listeners): it never waits for a client.
  */
+import { randomBytes } from 'node:crypto'
 
 /** What an event announces (README, "Change notifications"). */
 export type EventType = 'file.written' | 'file.deleted' | 'file.indexed' | 'file.unindexed' | 'rebuild.finished'
@@ -31,8 +35,11 @@ export type EventBody = {
   error?: string
 }
 
-/** A delivered event: its SSE frame, ready to write. */
-type Stored = { seq: number; key: string; frame: string }
+/**
+ * A published event, without its id (each receiving agent's stream numbers it): its
+ * audience key, its type, and its JSON after the id (`,"type":…}`).
+ */
+type Stored = { key: string; type: EventType; rest: string }
 
 /** Where a new stream starts: the events it missed, or `reset` when they are gone. */
 export type Resume = { kind: 'replay'; frames: string[] } | { kind: 'reset'; reason: string }
@@ -41,79 +48,94 @@ export type EventBusOptions = {
   /** Events kept for Last-Event-ID, across every agent. */
   replay: number
   now?: () => number
-  /** Names this process in ids (default: its start time in base 36). */
+  /** Names this process in ids (default: its start time in base 36 and 8 random hex digits). */
   boot?: string
 }
 
-const keyOf = (audience: Audience): string => (audience.space === 'team' ? 'team' : `agent:${audience.agent}`)
+const TEAM_KEY = 'team'
+const keyOf = (audience: Audience): string => (audience.space === 'team' ? TEAM_KEY : `agent:${audience.agent}`)
 
 /** The audience keys an agent's stream receives: its own and the team's. */
-export const audiencesOf = (agent: string): ReadonlySet<string> =>
-  new Set([keyOf({ space: 'agent', agent }), keyOf({ space: 'team' })])
+export const audiencesOf = (agent: string): ReadonlySet<string> => new Set([keyOf({ space: 'agent', agent }), TEAM_KEY])
 
-const ID = /^([0-9a-z]+)-(\d{1,15})$/
+/** `<boot>-<agent>-<n>`: boot has no `-`, n is digits, the agent is what lies between. */
+const ID = /^([0-9a-z]+)-(.+)-(\d{1,15})$/
+
+/** The SSE frame of `e` in a stream whose id for it is `id`. */
+const frameOf = (e: Stored, id: string) => `id: ${id}\nevent: ${e.type}\ndata: {"id":${JSON.stringify(id)}${e.rest}\n\n`
 
 export function createEventBus(opts: EventBusOptions) {
   const now = opts.now ?? Date.now
-  const boot = opts.boot ?? Date.now().toString(36)
+  // The time alone could repeat across replicas started in the same millisecond.
+  const boot = opts.boot ?? `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`
   const capacity = Math.max(1, opts.replay)
   // A circular buffer: `ring[(start + i) % capacity]` is the i-th oldest of `size` events.
   const ring: (Stored | undefined)[] = new Array<Stored | undefined>(capacity)
   let start = 0
   let size = 0
-  let seq = 0
-  const listeners = new Set<{ keys: ReadonlySet<string>; deliver: (frame: string) => void }>()
+  /** Events published per agent (its own), and the team's: one entry per agent that had one. */
+  const own = new Map<string, number>()
+  let team = 0
+  const listeners = new Set<{ agent: string; keys: ReadonlySet<string>; deliver: (frame: string) => void }>()
 
-  const idOf = (n: number) => `${boot}-${n}`
-
-  /** The oldest event id the ring still holds (seq + 1 when it is empty). */
-  const oldest = () => (size === 0 ? seq + 1 : (ring[start] as Stored).seq)
+  /** How many events an agent's stream has had: its own and the team's. */
+  const position = (agent: string) => (own.get(agent) ?? 0) + team
+  const idOf = (agent: string, n: number) => `${boot}-${agent}-${n}`
 
   function publish(audience: Audience, body: EventBody): void {
-    seq++
-    const key = keyOf(audience)
+    if (audience.space === 'team') team++
+    else own.set(audience.agent, (own.get(audience.agent) ?? 0) + 1)
     const data = {
-      id: idOf(seq),
       ...body,
       space: audience.space,
       ...(audience.space === 'agent' && { agent: audience.agent }),
       time: new Date(now()).toISOString(),
     }
-    const stored = { seq, key, frame: `id: ${data.id}\nevent: ${body.type}\ndata: ${JSON.stringify(data)}\n\n` }
+    const stored: Stored = { key: keyOf(audience), type: body.type, rest: `,${JSON.stringify(data).slice(1)}` }
     ring[(start + size) % capacity] = stored
     if (size < capacity) size++
     else start = (start + 1) % capacity
-    for (const l of listeners) if (l.keys.has(key)) l.deliver(stored.frame)
+    for (const l of listeners) {
+      if (l.keys.has(stored.key)) l.deliver(frameOf(stored, idOf(l.agent, position(l.agent))))
+    }
   }
 
-  /** What a stream resuming after `lastEventId` (undefined: a new stream) must be sent first. */
-  function resume(keys: ReadonlySet<string>, lastEventId: string | undefined): Resume {
+  /**
+   * What a stream of `agent` resuming after `lastEventId` (undefined: a new stream) must be
+   * sent first: the last events of its sequence, newest numbered `position(agent)`, back to
+   * the id — or `reset` when the ring no longer holds all of them.
+   */
+  function resume(agent: string, keys: ReadonlySet<string>, lastEventId: string | undefined): Resume {
     if (lastEventId === undefined) return { kind: 'replay', frames: [] }
     const m = ID.exec(lastEventId.trim())
     if (!m || m[1] !== boot) return { kind: 'reset', reason: 'the id is not from this server process' }
-    const after = Number(m[2])
-    if (after > seq) return { kind: 'reset', reason: 'the id is newer than any event' }
-    if (after < oldest() - 1) return { kind: 'reset', reason: 'events after the id are no longer kept' }
+    if (m[2] !== agent) return { kind: 'reset', reason: "the id is from another agent's stream" }
+    const current = position(agent)
+    const missed = current - Number(m[3])
+    if (missed < 0) return { kind: 'reset', reason: 'the id is newer than any event' }
     const frames: string[] = []
-    for (let i = 0; i < size; i++) {
+    for (let i = size - 1; i >= 0 && frames.length < missed; i--) {
       const e = ring[(start + i) % capacity] as Stored
-      if (e.seq > after && keys.has(e.key)) frames.push(e.frame)
+      if (keys.has(e.key)) frames.push(frameOf(e, idOf(agent, current - frames.length)))
     }
-    return { kind: 'replay', frames }
+    if (frames.length < missed) return { kind: 'reset', reason: 'events after the id are no longer kept' }
+    return { kind: 'replay', frames: frames.reverse() }
   }
 
   return {
     publish,
     /**
-     * Starts delivering the events of `keys` to `deliver`, from now; returns what came before
-     * (replay or reset), the id of now, and how to stop. Nothing is published in between.
+     * Starts delivering the events of `agent`'s stream (its own and the team's) to
+     * `deliver`, from now; returns what came before (replay or reset), the id of now, and how
+     * to stop. Nothing is published in between.
      */
-    subscribe(keys: ReadonlySet<string>, lastEventId: string | undefined, deliver: (frame: string) => void) {
-      const listener = { keys, deliver }
+    subscribe(agent: string, lastEventId: string | undefined, deliver: (frame: string) => void) {
+      const keys = audiencesOf(agent)
+      const listener = { agent, keys, deliver }
       listeners.add(listener)
       return {
-        resume: resume(keys, lastEventId),
-        currentId: idOf(seq),
+        resume: resume(agent, keys, lastEventId),
+        currentId: idOf(agent, position(agent)),
         unsubscribe: () => void listeners.delete(listener),
       }
     },

@@ -1,8 +1,8 @@
 /**
  * What no write may put into a memory file (the write API, flushes, MCP). Flush markers: the line `<!-- mnemo:flush id=… lines=N -->` a flush with a flushId writes
  * under its heading, by which a retried flush finds the first one (flush-service.ts). They
- * are the service's own: a marker in content a client sends would make a later flush with
- * that id answer "replayed" and save nothing, so no write may introduce one.
+ * are the service's own: a marker in content a client sends would claim a later flush's id
+ * (that flush is then refused, flush-markers.ts), so no write may introduce one.
  */
 import { splitLines } from '../text/lines.js'
 

@@ -9,7 +9,8 @@
  * With a flushId, a marker line `<!-- mnemo:flush id=… lines=N -->` follows the heading. A
  * retried flush finds it (in the day file, and in the previous day's when no date was
  * given, for a retry across midnight) and appends nothing: the answer names the lines the
- * first attempt wrote. The markers are in the file, so this holds across restarts.
+ * first attempt wrote. The markers are in the file, so this holds across restarts. A flush
+ * whose id is there with other notes under it is 409 FLUSH_ID_CONFLICT (flush-markers.ts).
  *
  * What a flush needs to know about a day file (line count, last bytes, markers) is kept per
  * file and trusted while its size and mtime are unchanged, so a flush does not read the
@@ -21,7 +22,7 @@ import type { InFlight } from '../shared/in-flight.js'
 import type { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import { createLru } from '../shared/lru.js'
-import { countLines, countNewlines, decodeText, splitLines } from '../text/lines.js'
+import { countLines, countNewlines, decodeText } from '../text/lines.js'
 import {
   appendToFile,
   readIfExists,
@@ -30,7 +31,17 @@ import {
   type WritePort,
   type WriteTarget,
 } from './file-writer.js'
-import { FLUSH_MARKER, hasFlushMarker, hasNul, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
+import { hasFlushMarker, hasNul, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
+import {
+  askedOf,
+  contentOf,
+  flushIdConflict,
+  isSameFlush,
+  parseMarkers,
+  type AskedFlush,
+  type MarkedFlush,
+  type Range,
+} from './flush-markers.js'
 import { MEMORY_DIR } from '../domain/layout.js'
 import type { MakeFolder } from './workspace-fs.js'
 import { indexWritten } from './write-service.js'
@@ -52,15 +63,19 @@ export type FlushResult =
   | { indexed: true; drained: true }
   | { indexed: boolean; path: string; startLine: number; endLine: number; replayed: boolean }
 
-type Range = { startLine: number; endLine: number }
-
 /** Where a flush's entry is (or was found, for a replayed flush). */
 type Written = { rel: string; range: Range; replayed: boolean }
-/** A flush waiting to be written with the others of its batch. */
-type Pending = { req: FlushRequest; body: string; at: Date; done: PromiseWithResolvers<Written> }
+/** A flush waiting to be written with the others of its batch; `asked`: what it writes, to compare. */
+type Pending = { req: FlushRequest; body: string; asked: AskedFlush; at: Date; done: PromiseWithResolvers<Written> }
 
 /** What flushes know of a day file, valid while its size and mtime are these. */
-type DayFile = { sizeBytes: number; mtimeMs: number; newlines: number; tail: Buffer; flushes: Map<string, Range> }
+type DayFile = {
+  sizeBytes: number
+  mtimeMs: number
+  newlines: number
+  tail: Buffer
+  flushes: Map<string, MarkedFlush>
+}
 
 export type FlushServiceDeps = {
   /** The workspace folder, named through its held descriptor (held-root.ts). */
@@ -92,23 +107,6 @@ export function previousDate(date: string): string {
   const d = new Date(`${date}T12:00:00Z`)
   d.setUTCDate(d.getUTCDate() - 1)
   return d.toISOString().slice(0, 10)
-}
-
-/**
- * Markers of a file's text: flushId → the lines its flush wrote (heading to last note). A
- * marker counts only when its whole entry is in the file, every note line ended by its
- * newline: a flush cut short (a crash, a full disk) must not make its retry look done.
- */
-export function parseMarkers(text: string): Map<string, Range> {
-  const ranges = new Map<string, Range>()
-  const endedLines = countNewlines(Buffer.from(text, 'utf8'))
-  splitLines(text).forEach((line, i) => {
-    const m = FLUSH_MARKER.exec(line)
-    // Line i + 1 holds the marker; the heading is the line above it.
-    const endLine = i + 1 + Number(m?.[2])
-    if (m && endLine <= endedLines) ranges.set(m[1] as string, { startLine: i, endLine })
-  })
-  return ranges
 }
 
 /**
@@ -207,21 +205,32 @@ export function createFlushService(deps: FlushServiceDeps) {
 
   /**
    * Answers the flushes of `batch` whose id is among `marked` (the markers of the files
-   * looked in) or earlier in the batch as replayed; returns the others, to be written.
+   * looked in) or earlier in the batch: replayed when they ask for what that flush wrote,
+   * FLUSH_ID_CONFLICT when not. Returns the others, to be written.
    */
-  function unreplayed(batch: readonly Pending[], marked: readonly { rel: string; flushes?: Map<string, Range> }[]) {
+  function unreplayed(
+    batch: readonly Pending[],
+    marked: readonly { rel: string; flushes?: Map<string, MarkedFlush> }[],
+  ) {
     const fresh: Pending[] = []
     // The first of this batch's flushes with each id: a second with the same id replays it.
     const first = new Map<string, Pending>()
     for (const p of batch) {
       const flushId = p.req.flushId
       const found = flushId ? marked.find((m) => m.flushes?.has(flushId)) : undefined
-      const range = flushId && found?.flushes?.get(flushId)
-      if (found && range) p.done.resolve({ rel: found.rel, range, replayed: true })
-      else if (flushId && first.has(flushId)) {
+      const earlier = flushId && found?.flushes?.get(flushId)
+      if (flushId && found && earlier) {
+        const range = { startLine: earlier.startLine, endLine: earlier.endLine }
+        if (isSameFlush(earlier, p.asked)) p.done.resolve({ rel: found.rel, range, replayed: true })
+        else p.done.reject(flushIdConflict(flushId, found.rel, earlier))
+      } else if (flushId && first.has(flushId)) {
         const original = first.get(flushId) as Pending
+        const same = isSameFlush(contentOf(original.asked), p.asked)
         original.done.promise.then(
-          (w) => p.done.resolve({ rel: w.rel, range: w.range, replayed: true }),
+          (w) =>
+            same
+              ? p.done.resolve({ rel: w.rel, range: w.range, replayed: true })
+              : p.done.reject(flushIdConflict(flushId, w.rel, w.range)),
           (err: unknown) => p.done.reject(err),
         )
       } else {
@@ -269,8 +278,10 @@ export function createFlushService(deps: FlushServiceDeps) {
       if (written.length === 0) return
       const after = await appendToFile(target, Buffer.concat(parts), deps.port)
       if (after.sizeBytes === sizeBytes) {
-        const flushes = before?.flushes ?? new Map<string, Range>()
-        for (const w of written) if (w.p.req.flushId) flushes.set(w.p.req.flushId, w.range)
+        const flushes = before?.flushes ?? new Map<string, MarkedFlush>()
+        for (const w of written) {
+          if (w.p.req.flushId) flushes.set(w.p.req.flushId, { ...w.range, ...contentOf(w.p.asked) })
+        }
         dayFiles.set(rel, { sizeBytes, mtimeMs: after.mtimeMs, newlines, tail: tail as Buffer, flushes })
       } else {
         // Another program appended meanwhile: find the entries instead of assuming their place.
@@ -289,7 +300,7 @@ export function createFlushService(deps: FlushServiceDeps) {
     // A retry after midnight goes to the next day file: look in the previous one too.
     const lookIn = req.flushId && !req.date ? [rel, dayFile(previousDate(date))] : [rel]
     const key = lookIn.join('\n')
-    const pending: Pending = { req, body, at, done: Promise.withResolvers<Written>() }
+    const pending: Pending = { req, body, asked: askedOf(req, body), at, done: Promise.withResolvers<Written>() }
     let batch = waiting.get(key)
     if (!batch) {
       const mine: Pending[] = []

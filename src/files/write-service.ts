@@ -317,7 +317,7 @@ export function createWriteService(deps: WriteServiceDeps) {
   /**
    * Undoes a restore() that wrote `wrote`: puts `previous` back, or deletes the file it
    * created. A file changed since (another write) is left as it is now. Folders the restore
-   * created stay.
+   * created stay here (the import removes those that are empty again: folder-budget.ts).
    */
   function revert(raw: string, wrote: Buffer, previous: Buffer | null): Promise<void> {
     const rel = writablePath(raw)

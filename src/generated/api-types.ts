@@ -104,7 +104,7 @@ export interface paths {
         put?: never;
         /**
          * Append notes to the day file before compaction, indexed before the answer
-         * @description Appends the notes to the acting agent's memory/<date>.md under a heading "## HH:MM:SS · agent A · session S" (A: the acting agent; for main only when agentId is "main") in one write, fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. With flushId, a retry appends nothing twice (also across restarts and midnight). An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current. A body agentId naming another agent than the acting one is 403 AGENT_FORBIDDEN (nothing is appended). A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT.
+         * @description Appends the notes to the acting agent's memory/<date>.md under a heading "## HH:MM:SS · agent A · session S" (A: the acting agent; for main only when agentId is "main") in one write, fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. With flushId, a retry appends nothing twice (also across restarts and midnight): it answers the first attempt's lines with replayed: true. A flushId names one content: one already in the day file with other notes under its marker (or another agent or session in the heading, where the request names one) is 409 FLUSH_ID_CONFLICT, nothing appended. An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current. A body agentId naming another agent than the acting one is 403 AGENT_FORBIDDEN (nothing is appended). A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT.
          */
         post: operations["flushMemory"];
         delete?: never;
@@ -166,7 +166,7 @@ export interface paths {
         };
         /**
          * Stream change notifications (Server-Sent Events)
-         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished` (each `data:` line is a ChangeEvent). The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
+         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished` (each `data:` line is a ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events (the agent's own and the team's), so they show nothing of other agents. The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another process, an older id form or another agent: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -208,7 +208,7 @@ export interface paths {
         put?: never;
         /**
          * Import markdown memory from a tar archive
-         * @description Writes the markdown files of a tar archive (Content-Type: application/x-tar), as GET /export makes them. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). All or nothing: the whole archive is read and checked before any file is written, and one bad entry refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), 400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as both a file and a folder, text that is not UTF-8 or holds NUL, a modification time that is not a date, team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or 403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT); details.entry names the entry. Folder entries and ./ prefixes are accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day files are kept. A failure while writing (507 STORAGE_FULL, 409 FOLDER_LIMIT or AGENT_LIMIT, 500 on a failing disk) puts back the files written before it, and the file it failed on if that one was already replaced (folders and agents it created stay).
+         * @description Writes the markdown files of a tar archive (Content-Type: application/x-tar), as GET /export makes them. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). All or nothing: the whole archive is read and checked before any file is written, and one bad entry refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), 400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as both a file and a folder, text that is not UTF-8 or holds NUL, a modification time that is not a date, team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or 403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT), 409 FOLDER_LIMIT (the folders a space would need that it does not have, beside those it has, pass MNEMO_MAX_FOLDERS_PER_AGENT: no folder or agent is created); details.entry names the entry. Folder entries and ./ prefixes are accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day files are kept. A failure while writing (507 STORAGE_FULL, 409 AGENT_LIMIT, or FOLDER_LIMIT over folders other writes made meanwhile, 500 on a failing disk) puts back the files written before it, and the file it failed on if that one was already replaced, then removes the folders it made that are empty again (agents it created stay).
          */
         post: operations["importMemory"];
         delete?: never;
@@ -322,7 +322,7 @@ export interface components {
             } | null;
         };
         ChangeEvent: {
-            /** @description The event id, also on the `id:` line: `<process>-<n>`, n increasing by one per event */
+            /** @description The event id, also on the `id:` line: `<process>-<agent>-<n>`, n increasing by one per event of this agent's stream (its own and the team's; a team event has an id in each agent's sequence) */
             id: string;
             /**
              * @description file.written: the write API or a flush changed the file on disk; file.deleted: the API deleted it; file.indexed: the index took in its current content (after an API write, or a change on disk the watcher or a sync found); file.unindexed: the index dropped it (deleted on disk or through the API, or grown past MNEMO_MAX_FILE_BYTES); rebuild.finished: a full re-index ended (ok: it went live)
@@ -356,7 +356,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -444,7 +444,7 @@ export interface components {
             agentId?: string;
             /** @description Named in the entry heading */
             sessionId?: string;
-            /** @description Idempotency key: a retried flush with the same id appends nothing and answers the first lines */
+            /** @description Idempotency key: a retried flush with the same id and notes appends nothing and answers the first lines; the id with other notes is 409 FLUSH_ID_CONFLICT */
             flushId?: string;
         };
         FlushResult: {
@@ -911,7 +911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1042,7 +1042,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1145,7 +1145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1271,7 +1271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1415,7 +1415,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1553,7 +1553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1670,7 +1670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1792,7 +1792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1909,7 +1909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2045,7 +2045,7 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
-                /** @description The id of the last event received (an EventSource sends it when it reconnects): the events after it are sent first when the replay window (the last 1,000 events of every agent) still holds them; otherwise, or when the id is from before a restart, the stream starts with `event: reset` */
+                /** @description The id of the last event received on this agent's stream (an EventSource sends it when it reconnects): the events after it are sent first when the replay window (the last 1,000 events of every agent) still holds them; otherwise, or when the id is from before a restart, of another agent or in the older `<process>-<n>` form, the stream starts with `event: reset` */
                 "last-event-id"?: string;
             };
             path?: never;
@@ -2175,7 +2175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2287,7 +2287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;

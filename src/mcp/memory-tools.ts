@@ -42,7 +42,7 @@ const DELETE = `Delete a memory file (and its passages from search). Give the sh
 Only for a file that is wrong or obsolete as a whole; it cannot be undone.`
 
 const FLUSH = `Save notes before your context is compacted or the session ends, so nothing learned is lost: appends them to today's daily log under a heading with the time and session.
-Pass the notes as content (markdown) or entries (one note each). Give a flushId (e.g. "<session>:<turn>") so a retry after an error never saves twice. Returns the citation of the saved lines.`
+Pass the notes as content (markdown) or entries (one note each). Give a flushId (e.g. "<session>:<turn>") so a retry after an error never saves twice; a flushId names one set of notes (other notes under a used one: FLUSH_ID_CONFLICT). Returns the citation of the saved lines.`
 
 /**
  * The whole POST /search request. Its fields as a new strict object (the component id of

@@ -53,6 +53,10 @@ export const ERROR_CODES = {
     status: 409,
     message: 'The memory has as many folders as MNEMO_MAX_FOLDERS_PER_AGENT allows: write into an existing folder',
   },
+  FLUSH_ID_CONFLICT: {
+    status: 409,
+    message: 'The flushId was used before for other notes: nothing was appended; use a new flushId for new notes',
+  },
   PRECONDITION_FAILED: { status: 412, message: 'The file does not match If-Match / If-None-Match' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: {

@@ -12,6 +12,7 @@ import { createTransferService } from './transfer-service.js'
 export type TransferConfig = LayoutConfig & {
   index: Pick<Config['index'], 'maxFileBytes'>
   admission: Pick<Config['admission'], 'maxBodyBytesInFlight'>
+  agents: Pick<Config['agents'], 'maxFolders'>
 }
 
 /**
@@ -35,6 +36,7 @@ export function createTransfer(deps: {
     team: deps.team,
     layout: createArchiveLayout(config),
     limits: { maxBodyBytes: importBodyLimit(config), maxFileBytes: config.index.maxFileBytes },
+    maxFolders: config.agents.maxFolders,
     log: deps.log.child({ module: 'transfer' }),
   })
 }

@@ -5,20 +5,25 @@
  * time: memory holds one file, not the archive. An import reads and checks the whole
  * archive (read-archive.ts, archive-layout.ts) before it writes a file, so a bad entry
  * writes nothing; then it writes each file atomically through its space's write service
- * and indexes it, so the files are searchable when the call returns. A write that fails
- * part-way (a full disk) undoes the files written before it.
+ * and indexes it, so the files are searchable when the call returns. The folders each
+ * space would need are counted against MNEMO_MAX_FOLDERS_PER_AGENT before that too
+ * (import-folders.ts), so an archive past the cap creates nothing. A write that fails
+ * part-way (a full disk) undoes the files written before it, and the folders the import
+ * made that are empty again.
  */
 import type { Readable } from 'node:stream'
 import tar from 'tar-stream'
 import type { AgentRegistry } from '../agents/agent-registry.js'
 import type { AgentSpace } from '../agents/agent-space.js'
-import type { SpaceView } from '../agents/empty-space.js'
+import { PLAIN_LAYOUT, type SpaceView } from '../agents/empty-space.js'
+import { surveyOfNothing, type FolderSurvey } from '../files/folder-budget.js'
 import type { RestoreOutcome } from '../files/write-service.js'
 import { MAIN_AGENT } from '../shared/agent-id.js'
-import { appError } from '../shared/errors.js'
+import { appError, isAppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import type { ArchiveLayout, ArchiveScope, Owner } from './archive-layout.js'
-import { readArchive, type ReadArchiveLimits } from './read-archive.js'
+import { foldersOf, planFolders } from './import-folders.js'
+import { readArchive, type ArchiveFile, type ReadArchiveLimits } from './read-archive.js'
 
 export type TransferDeps = {
   registry: Pick<AgentRegistry, 'use' | 'list'>
@@ -26,6 +31,8 @@ export type TransferDeps = {
   team: AgentSpace | null
   layout: ArchiveLayout
   limits: ReadArchiveLimits
+  /** MNEMO_MAX_FOLDERS_PER_AGENT: what an import may make in an agent it creates. */
+  maxFolders: number
   log: Logger
 }
 
@@ -37,6 +44,12 @@ const isExported = (f: { path: string; source: string }) => f.source === 'memory
 
 /** A file an import wrote, and what it held before (null: it did not exist). */
 type Written = { owner: Owner; rel: string; bytes: Buffer; previous: Buffer | null }
+
+/** An archive's file with where it goes. */
+type Incoming = ArchiveFile & { target: { owner: Owner; rel: string } }
+
+/** The files of one space, in archive order, and the folders writing them would make. */
+type Group = { owner: Owner; files: Incoming[]; folders: string[] }
 
 /**
  * Seconds tar-stream writes right in a header's mtime field: it takes them as a 32-bit
@@ -136,6 +149,54 @@ export function createTransferService(deps: TransferDeps) {
     }
   }
 
+  /** The folders of `owner` among `dirs` that do not exist; an agent the import would create has none. */
+  async function surveyFolders(owner: Owner, dirs: string[]): Promise<FolderSurvey> {
+    try {
+      return await onOwner(owner, 'read', (space) => space.folders.survey(dirs))
+    } catch (err) {
+      if (owner.kind !== 'agent' || !isAppError(err) || err.code !== 'AGENT_NOT_FOUND') throw err
+      return surveyOfNothing(dirs, PLAIN_LAYOUT.scanRoots(), deps.maxFolders)
+    }
+  }
+
+  /**
+   * The archive's files by space, each space's folders planned: throws FOLDER_LIMIT (naming
+   * the entry) when one would pass its cap, before any space is written or agent created.
+   */
+  async function groupAndPlan(files: Incoming[]): Promise<Group[]> {
+    const byOwner = new Map<string, Incoming[]>()
+    for (const f of files) {
+      const key = ownerKey(f.target.owner)
+      const group = byOwner.get(key)
+      if (group) group.push(f)
+      else byOwner.set(key, [f])
+    }
+    const groups: Group[] = []
+    for (const group of byOwner.values()) {
+      const owner = (group[0] as Incoming).target.owner
+      const dirs = [...new Set(group.flatMap((f) => foldersOf(f.target.rel)))]
+      const survey = await surveyFolders(owner, dirs)
+      const folders = planFolders(
+        group.map((f) => ({ rel: f.target.rel, entry: f.name })),
+        survey,
+      )
+      groups.push({ owner, files: group, folders })
+    }
+    return groups
+  }
+
+  /** Removes the folders an undone import made in the spaces it wrote to, where they are empty again. */
+  async function removeFolders(groups: readonly Group[]) {
+    for (const { owner, folders } of groups) {
+      if (folders.length === 0) continue
+      try {
+        await onOwner(owner, 'read', (space) => space.folders.removeEmpty(folders))
+      } catch (err) {
+        deps.log.error({ err, space: ownerKey(owner) }, 'could not remove the folders of a failed import')
+      }
+    }
+  }
+
   return {
     /**
      * The archive of `scope` as a stream. Resolves once every space was found and listed
@@ -155,15 +216,13 @@ export function createTransferService(deps: TransferDeps) {
     /**
      * Imports the archive in `body`: reads and checks all of it, then writes its files
      * (`keep`: files that exist are left as they are) and indexes them. A refused archive
-     * writes nothing.
+     * (a bad entry, or more folders than a space may have) writes and creates nothing.
      */
     async importArchive(scope: ArchiveScope, body: Readable, opts: { keep: boolean }): Promise<ImportedFile[]> {
       const files = await readArchive(body, deps.limits, (name, kind) => layout.targetOf(scope, name, kind))
-      const groups = new Map<string, typeof files>()
-      for (const f of files) {
-        const key = ownerKey(f.target.owner)
-        groups.set(key, [...(groups.get(key) ?? []), f])
-      }
+      const groups = await groupAndPlan(files)
+      /** The spaces writing began in (an agent's may have been created for it). */
+      const begun: Group[] = []
       const done: ImportedFile[] = []
       const written: Written[] = []
       // Bytes of replaced files held for undo: at most as much as the archive may hold, so
@@ -171,10 +230,11 @@ export function createTransferService(deps: TransferDeps) {
       // files are written without a way back (a failure then leaves them; logged).
       let heldBytes = 0
       try {
-        for (const group of groups.values()) {
-          const owner = (group[0] as (typeof files)[number]).target.owner
+        for (const group of groups) {
+          const { owner } = group
           await onOwner(owner, 'write', async (space) => {
-            for (const f of group) {
+            begun.push(group)
+            for (const f of group.files) {
               // Listed for undo before the file changes: a write that fails after its rename
               // has replaced the file too (revert leaves a file that does not hold these bytes).
               const changing = (previous: Buffer | null) => {
@@ -197,6 +257,7 @@ export function createTransferService(deps: TransferDeps) {
           deps.log.warn('an import failed after replacing more than it could hold for undo: later files stay written')
         }
         await undo(written)
+        await removeFolders(begun)
         throw err
       }
       return done

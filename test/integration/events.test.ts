@@ -57,8 +57,9 @@ describe('GET /events', () => {
     expect((await t.call('DELETE', '/files/memory/redis.md', { agent: 'ada' })).statusCode).toBe(200)
     await c.next(ofType('file.deleted', 'memory/redis.md'))
     await c.next(ofType('file.unindexed', 'memory/redis.md'))
-    const ids = c.events.filter((e) => e.id !== undefined).map((e) => Number(e.id?.split('-')[1]))
-    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    // One more than the one before, in ada's own sequence: ready was 0.
+    const ids = c.events.filter((e) => e.id !== undefined).map((e) => Number(e.id?.split('-').at(-1)))
+    expect(ids).toEqual(ids.map((_, i) => i))
   })
 
   it('leaves a stream out of the request-duration histogram, however long it lasted', async () => {
@@ -94,7 +95,10 @@ describe('GET /events', () => {
     const teamA = await a.next(ofType('file.indexed', 'team/memory/shared.md'))
     const teamB = await b.next(ofType('file.indexed', 'team/memory/shared.md'))
     expect(teamA.data).toMatchObject({ space: 'team' })
-    expect(teamB.id).toBe(teamA.id)
+    // The same event, with an id in each agent's own sequence.
+    expect(teamA.data.time).toBe(teamB.data.time)
+    expect(teamA.id).toMatch(/^[0-9a-z]+-ada-\d+$/)
+    expect(teamB.id).toMatch(/^[0-9a-z]+-bob-\d+$/)
     await a.next(ofType('file.indexed', 'memory/mine.md'))
     await b.next(ofType('file.indexed', 'memory/secret.md'))
     // Every event each stream got is its own agent's or the team's.
@@ -161,6 +165,45 @@ describe('GET /events', () => {
     // An id of another process (before a restart) resets too.
     const stale = await subscribe('ada', { 'last-event-id': 'zzzz-1' })
     expect(stale.events[0]?.event).toBe('reset')
+  })
+
+  it("numbers each agent's events in its own sequence: another agent's writes move none of its ids", async () => {
+    // Room for bob's five streams, whenever the server notices the closed ones.
+    const { t, subscribe } = await listening({ overrides: { events: { perAgent: 8 } } })
+    const readyOf = (c: SseClient) => c.events.find((e) => e.event === 'ready')?.id
+    const b = await subscribe('bob')
+    const boot = (readyOf(b) as string).split('-')[0] as string
+    expect(readyOf(b)).toBe(`${boot}-bob-0`)
+    for (const n of [1, 2, 3]) await put(t, 'ada', `memory/a${n}.md`, `ada ${n}\n`)
+    // ada's six events (written and indexed, three times) are nowhere in bob's numbers.
+    expect(readyOf(await subscribe('bob'))).toBe(`${boot}-bob-0`)
+    await put(t, 'bob', 'memory/b.md', 'bob\n')
+    expect((await b.next(ofType('file.written', 'memory/b.md'))).id).toBe(`${boot}-bob-1`)
+    const own = await b.next(ofType('file.indexed', 'memory/b.md'))
+    expect({ id: own.id, dataId: own.data.id }).toEqual({ id: `${boot}-bob-2`, dataId: `${boot}-bob-2` })
+
+    // A team event is the next in each agent's sequence.
+    const a = await subscribe('ada')
+    expect(readyOf(a)).toBe(`${boot}-ada-6`)
+    await put(t, 'ada', 'team/memory/shared.md', 'for everyone\n')
+    expect((await a.next(ofType('file.indexed', 'team/memory/shared.md'))).id).toBe(`${boot}-ada-8`)
+    expect((await b.next(ofType('file.indexed', 'team/memory/shared.md'))).id).toBe(`${boot}-bob-4`)
+
+    // bob away: ada writes her own file and the team's. bob resumes with the team's events only.
+    b.close()
+    await put(t, 'ada', 'memory/a4.md', 'ada 4\n')
+    await put(t, 'ada', 'team/memory/second.md', 'also for everyone\n')
+    const again = await subscribe('bob', { 'last-event-id': `${boot}-bob-4` })
+    expect(again.events.map((e) => [e.event, e.id, e.data.path])).toEqual([
+      ['file.written', `${boot}-bob-5`, 'team/memory/second.md'],
+      ['file.indexed', `${boot}-bob-6`, 'team/memory/second.md'],
+      ['ready', `${boot}-bob-6`, undefined],
+    ])
+    // An id in the form before ids were per agent, or of another agent's stream: start over.
+    for (const id of [`${boot}-4`, `${boot}-ada-8`]) {
+      const reset = await subscribe('bob', { 'last-event-id': id })
+      expect(reset.events.map((e) => e.event)).toEqual(['reset', 'ready'])
+    }
   })
 
   it('refuses streams past the per-agent and total caps with 429 EVENT_STREAMS_LIMIT, and frees them on close', async () => {

@@ -12,30 +12,11 @@ import tar from 'tar-stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nodeWritePort, type WritePort } from '../../src/files/file-writer.js'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import { makeTar } from '../helpers/tar-archive.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
 const CODER = 'coder-token-0123456789abcdef'
 const TAR = { 'content-type': 'application/x-tar' }
-
-type Entry = Parameters<tar.Pack['entry']>[0] & { body?: string | Buffer }
-
-/** A tar archive of `entries` (tar-stream writes names as given, `..` and all). */
-async function makeTar(entries: Entry[]): Promise<Buffer> {
-  const pack = tar.pack()
-  const chunks: Buffer[] = []
-  pack.on('data', (c: unknown) => void chunks.push(c as Buffer))
-  const ended = new Promise<void>((resolve) => pack.on('end', () => resolve()))
-  for (const { body, ...header } of entries) {
-    await new Promise<void>((resolve, reject) =>
-      body === undefined
-        ? pack.entry(header, (err) => (err ? reject(err) : resolve()))
-        : pack.entry(header, body, (err) => (err ? reject(err) : resolve())),
-    )
-  }
-  pack.finalize()
-  await ended
-  return Buffer.concat(chunks)
-}
 
 /** The files of an archive: name → content. */
 async function untar(archive: Buffer): Promise<Map<string, { text: string; mtime: Date | undefined }>> {
@@ -377,6 +358,8 @@ describe('an import that fails while writing', () => {
       expect(app.ws.read('MEMORY.md')).toBe('# Before\nthe old main notes\n')
       expect(fs.existsSync(app.ws.abs('memory/a.md'))).toBe(false)
       expect(fs.existsSync(app.ws.abs('memory/b.md'))).toBe(false)
+      // The folder the import made is gone with its files: it held no folder before.
+      expect(fs.existsSync(app.ws.abs('memory'))).toBe(false)
       const found = await app.search({ query: 'zeppelins' })
       expect(found.body.results).toEqual([])
     } finally {
@@ -434,9 +417,98 @@ describe('an import that fails while writing', () => {
       const res = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: archive })
       expect(res.statusCode).toBe(500)
       expect(timed).toBe(2)
-      expect(fs.existsSync(app.ws.abs('memory/a.md'))).toBe(false)
-      expect(fs.existsSync(app.ws.abs('memory/b.md'))).toBe(false)
-      expect(fs.readdirSync(app.ws.abs('memory')).filter((name) => name.startsWith('.'))).toEqual([])
+      // No temp file either: the folder the import made is removed, and only an empty one can be.
+      expect(fs.existsSync(app.ws.abs('memory'))).toBe(false)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('an import past MNEMO_MAX_FOLDERS_PER_AGENT', () => {
+  /** `memory/d1/d2/…/d<depth>/deep.md`: a file `depth` folders below memory/. */
+  const deep = (depth: number) => `memory/${Array.from({ length: depth }, (_, i) => `d${i + 1}`).join('/')}/deep.md`
+
+  it('is refused whole before a folder is made, and later writes to new folders still work', async () => {
+    // The default cap, 100 folders; before, such an entry left 100 and every later new folder was refused.
+    const app = await buildAgentsApp()
+    try {
+      const name = `main/${deep(120)}`
+      const archive = await makeTar([
+        { name: 'main/memory/first.md', body: 'written before the deep one, once\n' },
+        { name, body: 'far down\n' },
+      ])
+      const res = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: archive })
+      expect(res.statusCode).toBe(409)
+      expect(res.json()).toMatchObject({ code: 'FOLDER_LIMIT', details: { entry: name, maxFolders: 100 } })
+      expect(fs.existsSync(app.ws.abs('memory'))).toBe(false)
+      const later = await app.call('PUT', '/files/memory/projects/later.md', { payload: { content: 'fine\n' } })
+      expect(later.statusCode).toBe(201)
+      // 99 more fit beside memory/ and memory/projects/: one archive of exactly that lands.
+      const fits = await makeTar([{ name: `main/${deep(98)}`, body: 'just fits\n' }])
+      const ok = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: fits })
+      expect(ok.json()).toMatchObject({ written: 1 })
+    } finally {
+      await app.close()
+    }
+  })
+
+  it("counts each space's folders against what it has, and creates no agent for a refused archive", async () => {
+    const app = await buildAgentsApp({ env: { MNEMO_MAX_FOLDERS_PER_AGENT: '4' } })
+    try {
+      // coder has memory/ and memory/a/: two more fit, a third does not.
+      const put = await app.call('PUT', '/files/memory/a/one.md', { agent: 'coder', payload: { content: '1\n' } })
+      expect(put.statusCode).toBe(201)
+      const archive = await makeTar([
+        { name: 'agents/newbie/memory/hello.md', body: 'would create newbie\n' },
+        { name: 'agents/coder/memory/b/two.md', body: '2\n' },
+        { name: 'agents/coder/memory/a/also.md', body: 'in a folder coder has\n' },
+        { name: 'agents/coder/memory/c/three.md', body: '3\n' },
+        { name: 'agents/coder/memory/d/four.md', body: '4\n' },
+      ])
+      const res = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: archive })
+      expect(res.statusCode).toBe(409)
+      expect(res.json()).toMatchObject({ code: 'FOLDER_LIMIT', details: { entry: 'agents/coder/memory/d/four.md' } })
+      expect(fs.readdirSync(app.agentsDir)).toEqual(['coder'])
+      expect(fs.readdirSync(path.join(app.agentsDir, 'coder', 'memory'))).toEqual(['a'])
+      expect(fs.readdirSync(path.join(app.agentsDir, 'coder', 'memory', 'a'))).toEqual(['one.md'])
+      // Without the last entry it fits exactly, and newbie is created with its one folder.
+      const fits = await makeTar([
+        { name: 'agents/newbie/memory/hello.md', body: 'newbie exists now\n' },
+        { name: 'agents/coder/memory/b/two.md', body: '2\n' },
+        { name: 'agents/coder/memory/c/three.md', body: '3\n' },
+      ])
+      const ok = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: fits })
+      expect(ok.json()).toMatchObject({ written: 3 })
+      expect(fs.readdirSync(path.join(app.agentsDir, 'coder', 'memory')).sort()).toEqual(['a', 'b', 'c'])
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('keeps a folder the undone import made once something else was written into it', async () => {
+    let writes = 0
+    let failAt = Infinity
+    const writePort: WritePort = {
+      ...nodeWritePort,
+      write: (handle, bytes, offset, length) => {
+        if (++writes !== failAt) return handle.write(bytes, offset, length)
+        // Meanwhile another program writes into the folder the import made for its first file.
+        fs.writeFileSync(app.ws.abs('memory/kept/by-hand.md'), 'not the import’s\n')
+        return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }))
+      },
+    }
+    const app = await buildAgentsApp({ overrides: { writePort } })
+    try {
+      const archive = await makeTar([
+        { name: 'main/memory/kept/one.md', body: 'first\n' },
+        { name: 'main/memory/gone/two.md', body: 'meets a full disk\n' },
+      ])
+      failAt = writes + 2
+      const res = await app.app.inject({ method: 'POST', url: '/import', headers: TAR, payload: archive })
+      expect(res.statusCode).toBe(507)
+      expect(fs.readdirSync(app.ws.abs('memory'))).toEqual(['kept'])
+      expect(fs.readdirSync(app.ws.abs('memory/kept'))).toEqual(['by-hand.md'])
     } finally {
       await app.close()
     }

@@ -4,9 +4,10 @@ import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
 import { onPostgres } from '../helpers/test-database.js'
 import type { ErrorBody, FlushResult } from '../helpers/api-types.js'
+import { makeTar } from '../helpers/tar-archive.js'
 
-/** A flush answer, or an error's code. */
-type FlushBody = FlushResult & Partial<Pick<ErrorBody, 'code'>>
+/** A flush answer, or an error's code and details. */
+type FlushBody = FlushResult & Partial<Pick<ErrorBody, 'code' | 'details'>>
 
 /** 2026-02-16 23:59:58 in the local time zone (the day file follows the server's zone). */
 const LATE_EVENING = new Date(2026, 1, 16, 23, 59, 58).getTime()
@@ -85,6 +86,72 @@ describe('POST /flush', () => {
     expect(ws.read('memory/2026-02-17.md')).toBe(
       '## 00:00:03\n<!-- mnemo:flush id=agent-7:compaction-4 lines=1 -->\n- New day.\n',
     )
+  })
+
+  it('answers a flushId an imported backup planted with other notes 409 FLUSH_ID_CONFLICT, never a silent replay', async () => {
+    const t = await start({ ws: createTempWorkspace() })
+    // A tampered backup: a day file whose marker claims the id a later flush will use.
+    const planted = '## 10:00:00\n<!-- mnemo:flush id=victim-1 lines=1 -->\n- planted by the backup\n'
+    const archive = await makeTar([{ name: 'main/memory/2026-02-16.md', body: planted }])
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/import',
+      headers: { 'content-type': 'application/x-tar' },
+      payload: archive,
+    })
+    expect(imported.json()).toMatchObject({ written: 1 })
+    const res = await flush(t, { content: '- The real note.', flushId: 'victim-1' })
+    expect(res.status).toBe(409)
+    expect(res.body).toMatchObject({
+      code: 'FLUSH_ID_CONFLICT',
+      details: { flushId: 'victim-1', path: 'memory/2026-02-16.md', startLine: 1, endLine: 3 },
+    })
+    expect(t.ws.read('memory/2026-02-16.md')).toBe(planted)
+    // The notes under the marker are what this flush writes: that is a replay.
+    const same = await flush(t, { content: '- planted by the backup', flushId: 'victim-1' })
+    expect(same).toEqual({
+      status: 200,
+      body: { indexed: true, path: 'memory/2026-02-16.md', startLine: 1, endLine: 3, replayed: true },
+    })
+    expect(t.ws.read('memory/2026-02-16.md')).toBe(planted)
+  })
+
+  it('compares a marker written on disk by the notes under it and the session its heading names', async () => {
+    const ws = createTempWorkspace()
+    // Yesterday's file, looked in for a retry across midnight; written by hand, CRLF and all.
+    const byHand = '## 23:59:01 · session s-1\r\n<!-- mnemo:flush id=s-1:9 lines=2 -->\r\n- one\r\n- two\r\n'
+    ws.write('memory/2026-02-15.md', byHand)
+    const t = await start({ ws })
+    const otherSession = await flush(t, { entries: ['- one', '- two'], sessionId: 's-2', flushId: 's-1:9' })
+    expect(otherSession).toMatchObject({ status: 409, body: { code: 'FLUSH_ID_CONFLICT' } })
+    const otherNotes = await flush(t, { entries: ['- one', '- three'], sessionId: 's-1', flushId: 's-1:9' })
+    expect(otherNotes).toMatchObject({ status: 409, body: { code: 'FLUSH_ID_CONFLICT' } })
+    for (const body of [
+      { entries: ['- one', '- two'], sessionId: 's-1', flushId: 's-1:9' },
+      // A request that names no session is not compared on it.
+      { content: '- one\n- two\n', flushId: 's-1:9' },
+    ]) {
+      expect((await flush(t, body)).body).toMatchObject({ path: 'memory/2026-02-15.md', startLine: 1, replayed: true })
+    }
+    expect(ws.read('memory/2026-02-15.md')).toBe(byHand)
+    expect(fs.existsSync(ws.abs('memory/2026-02-16.md'))).toBe(false)
+  })
+
+  it('answers a flushId reused for other notes 409, after its flush and alongside it', async () => {
+    const t = await start({ ws: createTempWorkspace() })
+    const first = await flush(t, { content: '- Ship on Friday.', flushId: 'turn-1' })
+    expect(first.body).toMatchObject({ replayed: false, startLine: 1, endLine: 3 })
+    const before = t.ws.read('memory/2026-02-16.md')
+    const reused = await flush(t, { content: '- Ship on Monday.', flushId: 'turn-1' })
+    expect(reused).toMatchObject({ status: 409, body: { code: 'FLUSH_ID_CONFLICT', details: { startLine: 1 } } })
+    expect(t.ws.read('memory/2026-02-16.md')).toBe(before)
+    // Two at once with one id: one lands, the other is refused, whichever order they take.
+    const both = await Promise.all([
+      flush(t, { content: '- Blue.', flushId: 'turn-2' }),
+      flush(t, { content: '- Green.', flushId: 'turn-2' }),
+    ])
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409])
+    expect(t.ws.read('memory/2026-02-16.md').match(/id=turn-2/g)).toHaveLength(1)
   })
 
   it('keeps flush markers out of the index and the snippets, with the lines of the file', async () => {

@@ -121,6 +121,13 @@ async function session(client: Client, agent: string): Promise<void> {
     arguments: { entries: ['- The user wants weekly summaries.'], sessionId: 's-1', flushId: 's-1:1' },
   })
   expect(text(again)).toContain('Already saved earlier')
+  // A flushId names one content: other notes under it are a tool error, never a silent replay.
+  const reused = await client.callTool({
+    name: 'memory_flush',
+    arguments: { entries: ['- The user wants daily summaries.'], sessionId: 's-1', flushId: 's-1:1' },
+  })
+  expect(reused.isError).toBe(true)
+  expect(text(reused)).toMatch(/^FLUSH_ID_CONFLICT: flushId "s-1:1" was used for other notes/)
 
   const listed = await client.callTool({ name: 'memory_list', arguments: {} })
   expect(structured<{ files: { path: string }[] }>(listed).files.map((f) => f.path)).toEqual(

@@ -8,7 +8,7 @@
  */
 import { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { audiencesOf, type EventBus } from '../../events/event-bus.js'
+import type { EventBus } from '../../events/event-bus.js'
 import { openEventStream } from '../../events/event-stream.js'
 import type { EventSettings } from '../../events/events-module.js'
 import { createStreamLimits } from '../../events/stream-limits.js'
@@ -36,8 +36,11 @@ export const eventsRoutes: FastifyPluginAsyncZod<{
       description:
         "Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, " +
         '`file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished` (each `data:` line is a ' +
-        'ChangeEvent). The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are ' +
-        'no longer kept: re-read what you track), then `event: ready` whose id is the position now. A comment ' +
+        "ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events " +
+        "(the agent's own and the team's), so they show nothing of other agents. The stream starts with the " +
+        'events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another ' +
+        'process, an older id form or another agent: re-read what you track), then `event: ready` whose id is ' +
+        'the position now. A comment ' +
         `line every ${settings.heartbeatMs / 1000} s keeps idle streams open. A client that falls ` +
         `${settings.queue} events behind gets \`event: overflow\` and the stream ends: reconnect with ` +
         `Last-Event-ID. At most ${settings.perAgent} streams per agent and ${settings.total} in all: more get ` +
@@ -68,7 +71,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<{
         },
       })
       forget = streams.track(stream)
-      const sub = bus.subscribe(audiencesOf(agent), request.headers['last-event-id'], (frame) => stream.send(frame))
+      const sub = bus.subscribe(agent, request.headers['last-event-id'], (frame) => stream.send(frame))
       unsubscribe = sub.unsubscribe
       // What came before goes past the queue's cap: the replay window bounds it.
       if (sub.resume.kind === 'reset') stream.send(control('reset', { reason: sub.resume.reason }), true)

@@ -19,7 +19,10 @@ export const flushRoutes: FastifyPluginAsyncZod<{
         "Appends the notes to the acting agent's memory/<date>.md under a heading " +
         '"## HH:MM:SS · agent A · session S" (A: the acting agent; for main only when agentId is "main") in one write, ' +
         'fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. ' +
-        'With flushId, a retry appends nothing twice (also across restarts and midnight). ' +
+        'With flushId, a retry appends nothing twice (also across restarts and midnight): it answers the first ' +
+        "attempt's lines with replayed: true. A flushId names one content: one already in the day file with other " +
+        'notes under its marker (or another agent or session in the heading, where the request names one) is 409 ' +
+        'FLUSH_ID_CONFLICT, nothing appended. ' +
         'An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current. ' +
         'A body agentId naming another agent than the acting one is 403 AGENT_FORBIDDEN (nothing is appended). ' +
         'A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT.',

@@ -92,12 +92,15 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
         'team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or ' +
         '403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 ' +
         'PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of ' +
-        'MNEMO_MAX_BODY_BYTES_IN_FLIGHT); details.entry names the entry. Folder entries and ./ prefixes are ' +
+        'MNEMO_MAX_BODY_BYTES_IN_FLIGHT), 409 FOLDER_LIMIT (the folders a space would need that it does not ' +
+        'have, beside those it has, pass MNEMO_MAX_FOLDERS_PER_AGENT: no folder or agent is created); ' +
+        'details.entry names the entry. Folder entries and ./ prefixes are ' +
         'accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time ' +
         'the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day ' +
-        'files are kept. A failure while writing (507 STORAGE_FULL, 409 FOLDER_LIMIT or AGENT_LIMIT, 500 on a ' +
-        'failing disk) puts back the files written before it, and the file it failed on if that one was already ' +
-        'replaced (folders and agents it created stay).',
+        'files are kept. A failure while writing (507 STORAGE_FULL, 409 AGENT_LIMIT, or FOLDER_LIMIT over folders ' +
+        'other writes made meanwhile, 500 on a failing disk) puts back the files written before it, and the file ' +
+        'it failed on if that one was already replaced, then removes the folders it made that are empty again ' +
+        '(agents it created stay).',
       headers: AgentHeaders,
       querystring: ImportQuery,
       consumes: [TAR],

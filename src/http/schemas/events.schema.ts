@@ -8,9 +8,10 @@ export const EventsHeaders = AgentHeaders.extend({
     .max(200)
     .optional()
     .describe(
-      'The id of the last event received (an EventSource sends it when it reconnects): the events after it are ' +
-        'sent first when the replay window (the last 1,000 events of every agent) still holds them; otherwise, or ' +
-        'when the id is from before a restart, the stream starts with `event: reset`',
+      "The id of the last event received on this agent's stream (an EventSource sends it when it reconnects): the " +
+        'events after it are sent first when the replay window (the last 1,000 events of every agent) still holds ' +
+        'them; otherwise, or when the id is from before a restart, of another agent or in the older ' +
+        '`<process>-<n>` form, the stream starts with `event: reset`',
     ),
 })
 
@@ -21,7 +22,12 @@ export const EventsHeaders = AgentHeaders.extend({
  */
 export const ChangeEvent = z
   .object({
-    id: z.string().describe('The event id, also on the `id:` line: `<process>-<n>`, n increasing by one per event'),
+    id: z
+      .string()
+      .describe(
+        "The event id, also on the `id:` line: `<process>-<agent>-<n>`, n increasing by one per event of this agent's " +
+          "stream (its own and the team's; a team event has an id in each agent's sequence)",
+      ),
     type: z
       .enum(['file.written', 'file.deleted', 'file.indexed', 'file.unindexed', 'rebuild.finished'])
       .describe(

@@ -31,7 +31,10 @@ export const FlushFields = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 characters of A–Z a–z 0–9 . _ : -')
     .optional()
-    .describe('Idempotency key: a retried flush with the same id appends nothing and answers the first lines'),
+    .describe(
+      'Idempotency key: a retried flush with the same id and notes appends nothing and answers the first lines; ' +
+        'the id with other notes is 409 FLUSH_ID_CONFLICT',
+    ),
 })
 
 /** Content and entries exclude each other. */

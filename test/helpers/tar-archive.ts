@@ -1,0 +1,22 @@
+/** Tar archives for import tests, written with tar-stream (names as given, `..` and all). */
+import tar from 'tar-stream'
+
+export type TarEntry = Parameters<tar.Pack['entry']>[0] & { body?: string | Buffer }
+
+/** A tar archive of `entries`. */
+export async function makeTar(entries: TarEntry[]): Promise<Buffer> {
+  const pack = tar.pack()
+  const chunks: Buffer[] = []
+  pack.on('data', (c: unknown) => void chunks.push(c as Buffer))
+  const ended = new Promise<void>((resolve) => pack.on('end', () => resolve()))
+  for (const { body, ...header } of entries) {
+    await new Promise<void>((resolve, reject) =>
+      body === undefined
+        ? pack.entry(header, (err) => (err ? reject(err) : resolve()))
+        : pack.entry(header, body, (err) => (err ? reject(err) : resolve())),
+    )
+  }
+  pack.finalize()
+  await ended
+  return Buffer.concat(chunks)
+}
