@@ -69,9 +69,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: config.server.bodyLimitBytes,
     // Node's own limit on receiving a request stays as the backstop for what the body meter
-    // (body-intake.ts) does not see — slow headers, a body left unread after an early answer —
-    // a little later than the meter's, so a slow body is answered by the meter, with its
-    // request id. (Node checks it every 30 s; when it fires, client-errors.ts answers 408 too.)
+    // (body-intake.ts) does not see — slow headers, the body of a request refused before its
+    // body is parsed (a 401) — a little later than the meter's, so a slow body is answered by
+    // the meter, with its request id. (Node checks it every 30 s; when it fires,
+    // client-errors.ts answers 408 in the one error shape too.)
     requestTimeout: config.server.requestTimeoutMs + NODE_REQUEST_TIMEOUT_GRACE_MS,
     logController: createRequestLogController(),
     // Malformed URLs (bad percent-encoding) are answered by Fastify before routing; this

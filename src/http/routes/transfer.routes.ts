@@ -93,7 +93,11 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
         '403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 ' +
         'PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of ' +
         'MNEMO_MAX_BODY_BYTES_IN_FLIGHT); details.entry names the entry. Folder entries and ./ prefixes are ' +
-        'accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time ' +
+        'accepted. The archive counts as it arrives against the bodies in flight: half of ' +
+        'MNEMO_MAX_BODY_BYTES_IN_FLIGHT for all of one agent (429 AGENT_BUSY past it, so a full-size archive ' +
+        'needs the agent to have no other upload on its way) and the whole for everyone (503 OVERLOADED); it ' +
+        'must arrive within MNEMO_REQUEST_TIMEOUT_MS of the request and without a pause over ' +
+        'MNEMO_BODY_IDLE_TIMEOUT_MS (408 REQUEST_TIMEOUT). These close the connection. Each file is then written atomically (temp file, fsync, rename) with the modification time ' +
         'the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day ' +
         'files are kept. A failure while writing (507 STORAGE_FULL, 409 FOLDER_LIMIT or AGENT_LIMIT, 500 on a ' +
         'failing disk) puts back the files written before it, and the file it failed on if that one was already ' +
