@@ -18,6 +18,7 @@ const POSTGRES_API_SUITE = [
   'test/integration/events.test.ts',
   'test/integration/agents.grants.test.ts',
   'test/integration/prepare-checkpoints.test.ts',
+  'test/integration/admission.slow-bodies.test.ts',
 ]
 
 export default defineConfig({

@@ -10,6 +10,7 @@ import type { Container } from './container.js'
 import { browserPolicy } from './http/browser-guard.js'
 import { registerAdmission } from './http/plugins/admission.js'
 import { registerAuth } from './http/plugins/auth.js'
+import { registerBodyIntake } from './http/plugins/body-intake.js'
 import { registerLoadShedding } from './http/plugins/load-shedding.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
 import { eventsRoutes } from './http/routes/events.routes.js'
@@ -29,6 +30,13 @@ import { searchRoutes } from './http/routes/search.routes.js'
 import { transferRoutes } from './http/routes/transfer.routes.js'
 import { importBodyLimit } from './transfer/transfer-module.js'
 import type { Logger } from './shared/logger.js'
+
+/**
+ * How much later than MNEMO_REQUEST_TIMEOUT_MS Node's own request timeout is, in ms: Node
+ * counts from the first byte of the headers and the meter from the request's routing, a
+ * little later; a second covers headers sent at any reasonable pace.
+ */
+const NODE_REQUEST_TIMEOUT_GRACE_MS = 1000
 
 /** A client-supplied x-request-id is kept when it looks like an id, so logs can be joined. */
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -60,7 +68,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: config.server.bodyLimitBytes,
-    requestTimeout: config.server.requestTimeoutMs,
+    // Node's own limit on receiving a request stays as the backstop for what the body meter
+    // (body-intake.ts) does not see — slow headers, the body of a request refused before its
+    // body is parsed (a 401) — a little later than the meter's, so a slow body is answered by
+    // the meter, with its request id. (Node checks it every 30 s; when it fires,
+    // client-errors.ts answers 408 in the one error shape too.)
+    requestTimeout: config.server.requestTimeoutMs + NODE_REQUEST_TIMEOUT_GRACE_MS,
     logController: createRequestLogController(),
     // Malformed URLs (bad percent-encoding) are answered by Fastify before routing; this
     // keeps them in the one error shape.
@@ -91,6 +104,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     browsers,
   })
   registerAdmission(app, { admission: services.admission, metrics: services.metrics })
+  registerBodyIntake(app, {
+    admission: services.admission,
+    metrics: services.metrics,
+    requestTimeoutMs: config.server.requestTimeoutMs,
+    idleTimeoutMs: config.server.bodyIdleTimeoutMs,
+  })
   await registerSwagger(app)
   registerHttpMetrics(app, services.metrics, { metricsPublic: config.server.metricsPublic })
 

@@ -1,6 +1,7 @@
 /**
- * The admission state of the process (issue 16): each agent's request slots and the
- * request-body byte budget, built once from MNEMO_AGENT_* and MNEMO_MAX_BODY_BYTES_IN_FLIGHT.
+ * The admission state of the process (issues 16, 30): each agent's request slots and the
+ * request-body bytes in flight (each agent's share and the process's budget), built once from
+ * MNEMO_AGENT_* and MNEMO_MAX_BODY_BYTES_IN_FLIGHT.
  * The HTTP plugins (http/plugins/admission.ts, load-shedding.ts) decide with it; /metrics
  * reads its snapshot.
  */
@@ -29,7 +30,10 @@ export function createAdmission(settings: Config['admission'], opts: AdmissionOp
     queueMs: settings.agentQueueMs,
     maxQueued: QUEUED_PER_SLOT * settings.agentMaxConcurrent,
   })
-  const bodies = createBodyBudget(settings.maxBodyBytesInFlight)
+  const bodies = createBodyBudget({
+    limitBytes: settings.maxBodyBytesInFlight,
+    agentShareBytes: settings.agentBodyShareBytes,
+  })
   return {
     settings,
     slots,

@@ -13,7 +13,10 @@ export type Config = Readonly<{
     allowedOrigins: readonly string[]
     /** Body limit of the JSON routes (/search, /index, /mcp), in bytes. */
     bodyLimitBytes: number
+    /** Time from a request's start until its whole body must have arrived, in ms (408 past it). */
     requestTimeoutMs: number
+    /** Time a body may go without a byte arriving, in ms (408 past it); at most requestTimeoutMs. */
+    bodyIdleTimeoutMs: number
   }>
   /** Admission control (src/http/plugins/admission.ts). */
   admission: Readonly<{
@@ -25,8 +28,13 @@ export type Config = Readonly<{
     shedEventLoopDelayMs: number
     /** Share of the V8 heap limit in use that sheds requests; 0 = off. */
     shedHeapFraction: number
-    /** Request-body bytes in flight across all requests. */
+    /** Request-body bytes in flight across all requests, counted as they arrive. */
     maxBodyBytesInFlight: number
+    /**
+     * Request-body bytes in flight of one agent: half of maxBodyBytesInFlight, or the largest
+     * body a route takes if more (body-budget.ts agentBodyShareBytes).
+     */
+    agentBodyShareBytes: number
     /** JSON-RPC messages in one /mcp batch. */
     mcpMaxBatch: number
   }>

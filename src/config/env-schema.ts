@@ -102,7 +102,12 @@ export const envSchema = z
       'Largest request body of the JSON routes (/search, /index, /mcp), in bytes; file writes and /flush take up to MNEMO_MAX_FILE_BYTES',
     ),
     MNEMO_REQUEST_TIMEOUT_MS: envVar(int(1000, 600_000).default(30_000)).describe(
-      'Time limit for receiving a whole request, in ms',
+      'Time limit for receiving a whole request, body included, from its start, in ms; past it 408 REQUEST_TIMEOUT and the connection closes',
+    ),
+    // Unset: 10 s, or MNEMO_REQUEST_TIMEOUT_MS when that is shorter (load-config.ts), so
+    // lowering the request timeout alone never makes the configuration invalid.
+    MNEMO_BODY_IDLE_TIMEOUT_MS: envVar(int(100, 600_000).optional()).describe(
+      'Time a request body may go without a byte arriving, in ms (unset: 10000, or MNEMO_REQUEST_TIMEOUT_MS if shorter); past it 408 REQUEST_TIMEOUT and the connection closes. At most MNEMO_REQUEST_TIMEOUT_MS',
     ),
     // Admission control (docs/decisions.md, "Admission control"): one agent cannot take the
     // whole process, and an overloaded process refuses work instead of missing its probes.
@@ -119,7 +124,7 @@ export const envSchema = z
       'Share of the V8 heap limit in use above which requests get 503 OVERLOADED; 0: off',
     ),
     MNEMO_MAX_BODY_BYTES_IN_FLIGHT: envVar(int(1024, 16 * 1024 * MIB).default(64 * MIB)).describe(
-      'Request-body bytes all requests together may be receiving or holding at once (declared Content-Length, or the route limit for chunked bodies); past it 503 OVERLOADED',
+      'Request-body bytes all requests together may hold at once, counted as they arrive; past it 503 OVERLOADED. One agent may hold half of it (or the largest body a route takes, if more); past that 429 AGENT_BUSY',
     ),
     MNEMO_MCP_MAX_BATCH: envVar(int(1, 1000).default(20)).describe(
       'Most JSON-RPC messages in one /mcp batch; larger batches get a JSON-RPC error -32600 (HTTP 400)',
@@ -263,6 +268,9 @@ export const envSchema = z
         'MNEMO_MAX_BODY_BYTES_IN_FLIGHT',
         `must be at least the largest body a route accepts (${largestBody} bytes: MNEMO_BODY_LIMIT_BYTES, MNEMO_MAX_FILE_BYTES)`,
       )
+    }
+    if (env.MNEMO_BODY_IDLE_TIMEOUT_MS !== undefined && env.MNEMO_BODY_IDLE_TIMEOUT_MS > env.MNEMO_REQUEST_TIMEOUT_MS) {
+      issue('MNEMO_BODY_IDLE_TIMEOUT_MS', `must be at most MNEMO_REQUEST_TIMEOUT_MS (${env.MNEMO_REQUEST_TIMEOUT_MS})`)
     }
     if (env.MNEMO_EMBED_PROVIDER === 'openai' && !env.MNEMO_EMBED_BASE_URL) {
       issue('MNEMO_EMBED_BASE_URL', 'is required when MNEMO_EMBED_PROVIDER=openai')

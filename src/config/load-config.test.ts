@@ -71,6 +71,7 @@ describe('loadConfig', () => {
     [{ MNEMO_RERANK_PROVIDER: 'dashscope' }, 'MNEMO_RERANK_API_KEY'],
     [{ MNEMO_RERANK_PROVIDER: 'local' }, 'MNEMO_RERANK_LOCAL_MODEL_DIR'],
     [{ MNEMO_SEARCH_VECTOR_WEIGHT: '0', MNEMO_SEARCH_TEXT_WEIGHT: '0' }, 'MNEMO_SEARCH_VECTOR_WEIGHT'],
+    [{ MNEMO_REQUEST_TIMEOUT_MS: '5000', MNEMO_BODY_IDLE_TIMEOUT_MS: '5001' }, 'MNEMO_BODY_IDLE_TIMEOUT_MS'],
   ])('names the variable of a bad value: %j', (env, variable) => {
     const issues = issuesOf(env)
     expect(issues.some((i) => i.startsWith(`${variable}:`))).toBe(true)
@@ -78,6 +79,24 @@ describe('loadConfig', () => {
 
   it('lists every problem at once', () => {
     expect(issuesOf({ MNEMO_PORT: 'x', MNEMO_LOG_LEVEL: 'loud', MNEMO_INDEX_ON_START: '1' })).toHaveLength(3)
+  })
+
+  it.each([
+    [{}, { requestTimeoutMs: 30_000, bodyIdleTimeoutMs: 10_000 }],
+    // Lowering the request timeout alone keeps the idle time within it.
+    [{ MNEMO_REQUEST_TIMEOUT_MS: '5000' }, { requestTimeoutMs: 5000, bodyIdleTimeoutMs: 5000 }],
+    [{ MNEMO_BODY_IDLE_TIMEOUT_MS: '500' }, { requestTimeoutMs: 30_000, bodyIdleTimeoutMs: 500 }],
+  ])('times request bodies: %j → %j', (env, expected) => {
+    expect(loadConfig(env, cwd).server).toMatchObject(expected)
+  })
+
+  it.each([
+    [{}, 32 * 1024 * 1024],
+    [{ MNEMO_MAX_BODY_BYTES_IN_FLIGHT: '20000000' }, 10_000_000],
+    // A file limit past half the budget: one agent may still send one file of that size.
+    [{ MNEMO_MAX_FILE_BYTES: '50000000' }, 50_000_000],
+  ])('gives one agent half the body bytes in flight, at least the largest body: %j → %i', (env, share) => {
+    expect(loadConfig(env, cwd).admission.agentBodyShareBytes).toBe(share)
   })
 
   it('stores extra paths workspace-relative, whether given relative or absolute', () => {

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { agentBodyShareBytes } from '../admission/body-budget.js'
 import { GRANTS_PREFIX, MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
 import { invalidConfiguration } from '../shared/config-error.js'
 import { parseAgentGrants } from './agent-grants.js'
@@ -15,6 +16,14 @@ import { loadAdminToken, loadAgentTokens, loadDatabaseUrl, variableOrFile } from
 
 /** File name of the index inside MNEMO_DATA_DIR. */
 export const INDEX_FILE_NAME = 'index.sqlite'
+
+/**
+ * How long a request body may go without a byte arriving when MNEMO_BODY_IDLE_TIMEOUT_MS is
+ * unset, in ms (or MNEMO_REQUEST_TIMEOUT_MS, if shorter): longer than a lost packet's
+ * retransmissions on a poor link take (a few seconds), and it frees a stalled upload's
+ * connection and bytes a third of the way into the default 30 s request timeout.
+ */
+const BODY_IDLE_TIMEOUT_MS = 10_000
 
 /** A comma-separated list, trimmed, without empty items. */
 const list = (raw: string | undefined): string[] =>
@@ -136,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       allowedOrigins: list(e.MNEMO_ALLOWED_ORIGINS),
       bodyLimitBytes: e.MNEMO_BODY_LIMIT_BYTES,
       requestTimeoutMs: e.MNEMO_REQUEST_TIMEOUT_MS,
+      bodyIdleTimeoutMs: e.MNEMO_BODY_IDLE_TIMEOUT_MS ?? Math.min(BODY_IDLE_TIMEOUT_MS, e.MNEMO_REQUEST_TIMEOUT_MS),
     },
     admission: {
       agentMaxConcurrent: e.MNEMO_AGENT_MAX_CONCURRENT,
@@ -143,6 +153,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       shedEventLoopDelayMs: e.MNEMO_SHED_EVENT_LOOP_DELAY_MS,
       shedHeapFraction: e.MNEMO_SHED_HEAP_FRACTION,
       maxBodyBytesInFlight: e.MNEMO_MAX_BODY_BYTES_IN_FLIGHT,
+      agentBodyShareBytes: agentBodyShareBytes(
+        e.MNEMO_MAX_BODY_BYTES_IN_FLIGHT,
+        Math.max(e.MNEMO_BODY_LIMIT_BYTES, e.MNEMO_MAX_FILE_BYTES),
+      ),
       mcpMaxBatch: e.MNEMO_MCP_MAX_BATCH,
     },
     workspace: {

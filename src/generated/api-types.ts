@@ -208,7 +208,7 @@ export interface paths {
         put?: never;
         /**
          * Import markdown memory from a tar archive
-         * @description Writes the markdown files of a tar archive (Content-Type: application/x-tar), as GET /export makes them. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). All or nothing: the whole archive is read and checked before any file is written, and one bad entry refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), 400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as both a file and a folder, text that is not UTF-8 or holds NUL, a modification time that is not a date, team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or 403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT), 409 FOLDER_LIMIT (the folders a space would need that it does not have, beside those it has, pass MNEMO_MAX_FOLDERS_PER_AGENT: no folder or agent is created); details.entry names the entry. Folder entries and ./ prefixes are accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day files are kept. A failure while writing (507 STORAGE_FULL, 409 AGENT_LIMIT, or FOLDER_LIMIT over folders other writes made meanwhile, 500 on a failing disk) puts back the files written before it, and the file it failed on if that one was already replaced, then removes the folders it made that are empty again (agents it created stay).
+         * @description Writes the markdown files of a tar archive (Content-Type: application/x-tar), as GET /export makes them. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). All or nothing: the whole archive is read and checked before any file is written, and one bad entry refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), 400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as both a file and a folder, text that is not UTF-8 or holds NUL, a modification time that is not a date, team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or 403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT), 409 FOLDER_LIMIT (the folders a space would need that it does not have, beside those it has, pass MNEMO_MAX_FOLDERS_PER_AGENT: no folder or agent is created); details.entry names the entry. Folder entries and ./ prefixes are accepted. The archive counts as it arrives against the bodies in flight: half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT for all of one agent (429 AGENT_BUSY past it, so a full-size archive needs the agent to have no other upload on its way) and the whole for everyone (503 OVERLOADED); it must arrive within MNEMO_REQUEST_TIMEOUT_MS of the request and without a pause over MNEMO_BODY_IDLE_TIMEOUT_MS (408 REQUEST_TIMEOUT). These close the connection. Each file is then written atomically (temp file, fsync, rename) with the modification time the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day files are kept. A failure while writing (507 STORAGE_FULL, 409 AGENT_LIMIT, or FOLDER_LIMIT over folders other writes made meanwhile, 500 on a failing disk) puts back the files written before it, and the file it failed on if that one was already replaced, then removes the folders it made that are empty again (agents it created stay).
          */
         post: operations["importMemory"];
         delete?: never;
@@ -911,6 +911,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
@@ -1271,6 +1280,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
@@ -1408,6 +1426,15 @@ export interface operations {
             };
             /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1670,6 +1697,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
@@ -1902,6 +1938,15 @@ export interface operations {
             };
             /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2406,6 +2451,15 @@ export interface operations {
             };
             /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -101,7 +101,7 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
         200: z.unknown().describe('The JSON-RPC answer (a response, or a batch of them)'),
         202: z.unknown().describe('Accepted: a notification or a response, which need no answer'),
         400: z.union([ErrorBody, JsonRpcErrorBody]),
-        ...errorResponses(401, 403, 413, 429, 503),
+        ...errorResponses(401, 403, 408, 413, 429, 503),
       },
     },
     handler: async (request, reply) => {

@@ -31,7 +31,7 @@ export type SpacesSnapshot = {
 }
 
 /** Why a request was refused before it ran (admission control). */
-export type RejectReason = 'agent_busy' | 'overloaded' | 'body_budget'
+export type RejectReason = 'agent_busy' | 'overloaded' | 'body_budget' | 'agent_body_share'
 
 export function createMetrics(
   opts: {
@@ -112,7 +112,7 @@ export function createMetrics(
 
   const rejected = new Counter({
     name: 'mnemo_requests_rejected_total',
-    help: 'Requests refused before they ran: agent_busy (429, the agent had too many in progress), overloaded (503, event-loop delay or heap), body_budget (503, too many body bytes in flight)',
+    help: 'Requests refused before they ran: agent_busy (429, the agent had too many in progress), overloaded (503, event-loop delay or heap), body_budget (503, too many body bytes in flight), agent_body_share (429, the agent held its share of the body bytes in flight)',
     labelNames: ['reason'] as const,
     registers: [registry],
   })
@@ -136,7 +136,7 @@ export function createMetrics(
     gauge('mnemo_agent_requests_in_progress', 'Requests holding a slot of their agent', (s) => s.inProgress)
     gauge(
       'mnemo_request_body_bytes_in_flight',
-      'Request-body bytes reserved by requests in progress (MNEMO_MAX_BODY_BYTES_IN_FLIGHT)',
+      'Request-body bytes that have arrived and are held by requests in progress (MNEMO_MAX_BODY_BYTES_IN_FLIGHT)',
       (s) => s.bodyBytes,
     )
   }

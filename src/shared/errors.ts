@@ -39,7 +39,11 @@ export const ERROR_CODES = {
   FILE_NOT_FOUND: { status: 404, message: 'No such file' },
   AGENT_NOT_FOUND: { status: 404, message: 'No such agent' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route' },
-  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time (MNEMO_REQUEST_TIMEOUT_MS)' },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message:
+      'The request was not received in time (MNEMO_REQUEST_TIMEOUT_MS), or its body stopped arriving (MNEMO_BODY_IDLE_TIMEOUT_MS)',
+  },
   INDEX_BUSY: { status: 409, message: 'A full rebuild is already running' },
   PATH_CHANGED: {
     status: 409,
@@ -71,7 +75,8 @@ export const ERROR_CODES = {
   AGENT_BUSY: {
     status: 429,
     message:
-      'This agent has too many requests in progress (MNEMO_AGENT_MAX_CONCURRENT); retry after Retry-After seconds',
+      'This agent has too many requests in progress (MNEMO_AGENT_MAX_CONCURRENT) or holds its share of the request ' +
+      'bodies in flight (MNEMO_MAX_BODY_BYTES_IN_FLIGHT); retry after Retry-After seconds',
   },
   EVENT_STREAMS_LIMIT: {
     status: 429,

@@ -40,6 +40,8 @@ export function rawSocket(port: number) {
       socket.write(`${method} ${path} HTTP/1.1\r\n${head}\r\n\r\n${body}`)
     },
     write: (chunk: string) => socket.write(chunk),
+    /** Writes one chunk of a `transfer-encoding: chunked` body. */
+    writeChunk: (data: string) => socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`),
     /** The response, once a whole one has arrived. */
     response: (timeoutMs = 10_000) => waitFor(() => parseResponse(data), timeoutMs),
     /** Closes the connection at once, as a client that gives up does. */

@@ -5,27 +5,22 @@
  *     at once, unread (Fastify would refuse it too, but only after waiting for a slot);
  *  2. the acting agent's slot: at most MNEMO_AGENT_MAX_CONCURRENT requests of one agent in
  *     progress; the next wait up to MNEMO_AGENT_QUEUE_MS, first come first served, then
- *     429 AGENT_BUSY with Retry-After;
- *  3. the body's bytes from the process-wide budget (MNEMO_MAX_BODY_BYTES_IN_FLIGHT), or
- *     503 OVERLOADED with Retry-After.
- * Bytes are given back when the response closes — sent, aborted by the client, or a
- * hijacked reply (/mcp) ended — which `close` on the raw response covers in every case. A
- * slot is given back then too, except while the route's handler still runs for a client that
- * left: it is held until the handler ends, so an agent that disconnects at once and asks
- * again cannot have more work in progress than its slots. (A hijacked reply's handler may
- * outlive its response; /mcp stops its tool calls when the response closes instead.)
- * Ops routes and streams (route-classes.ts) take no slot.
+ *     429 AGENT_BUSY with Retry-After.
+ * The body's bytes in flight and its time limits come next (body-intake.ts). A slot is given
+ * back when the response closes — sent, aborted by the client, or a hijacked reply (/mcp)
+ * ended — which `close` on the raw response covers in every case, except while the route's
+ * handler still runs for a client that left: it is held until the handler ends, so an agent
+ * that disconnects at once and asks again cannot have more work in progress than its slots.
+ * (A hijacked reply's handler may outlive its response; /mcp stops its tool calls when the
+ * response closes instead.) Ops routes and streams (route-classes.ts) take no slot.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Admission } from '../../admission/admission.js'
-import { declaredBodyBytes } from '../../admission/body-budget.js'
+import { declaredBody } from '../../admission/body-budget.js'
 import type { Metrics } from '../../metrics/metrics.js'
 import { agentOf } from './auth.js'
 import { sendError } from './error-handler.js'
 import { takesAgentSlot } from '../route-classes.js'
-
-/** Seconds a client refused for the body budget should wait: bodies drain within seconds. */
-const BODY_BUDGET_RETRY_AFTER_S = 1
 
 /** Closes the connection after an answer that leaves the body unread, so it is not drained. */
 const refuseUnread = (reply: FastifyReply) => reply.header('connection', 'close')
@@ -34,13 +29,13 @@ export function registerAdmission(
   app: FastifyInstance,
   opts: { admission: Admission; metrics: Pick<Metrics, 'rejected'> },
 ): void {
-  const { slots, bodies, settings } = opts.admission
+  const { slots, settings } = opts.admission
   const busyRetryAfterS = Math.max(1, Math.ceil(settings.agentQueueMs / 1000))
   const routeLimit = (request: FastifyRequest) => request.routeOptions.bodyLimit
 
   app.addHook('onRequest', async (request, reply) => {
-    const declared = declaredBodyBytes(request.headers, routeLimit(request))
-    if (declared?.known && declared.bytes > routeLimit(request)) {
+    const declared = declaredBody(request.headers)
+    if (declared?.kind === 'sized' && declared.bytes > routeLimit(request)) {
       refuseUnread(reply)
       return sendError(reply, request, {
         code: 'PAYLOAD_TOO_LARGE',
@@ -90,25 +85,6 @@ export function registerAdmission(
       message:
         `Agent "${agent}" has ${settings.agentMaxConcurrent} requests in progress (MNEMO_AGENT_MAX_CONCURRENT) ` +
         `and this one waited ${settings.agentQueueMs} ms; retry after ${busyRetryAfterS} s`,
-    })
-  })
-
-  app.addHook('onRequest', async (request, reply) => {
-    const declared = declaredBodyBytes(request.headers, routeLimit(request))
-    if (!declared || declared.bytes === 0) return
-    const release = bodies.tryReserve(declared.bytes)
-    if (release) {
-      reply.raw.once('close', release)
-      return
-    }
-    opts.metrics.rejected('body_budget')
-    refuseUnread(reply)
-    reply.header('retry-after', String(BODY_BUDGET_RETRY_AFTER_S))
-    return sendError(reply, request, {
-      code: 'OVERLOADED',
-      message:
-        `Request bodies in flight would exceed ${settings.maxBodyBytesInFlight} bytes ` +
-        `(MNEMO_MAX_BODY_BYTES_IN_FLIGHT); retry after ${BODY_BUDGET_RETRY_AFTER_S} s`,
     })
   })
 }

@@ -112,7 +112,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: {
         200: FileWriteResult,
         201: FileWriteResult,
-        ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 503, 507),
+        ...errorResponses(400, 401, 403, 404, 408, 409, 412, 413, 415, 429, 500, 503, 507),
       },
     },
     handler: async (request, reply) => {
@@ -142,7 +142,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       body: FileWriteBody,
       response: {
         200: FileWriteResult,
-        ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 503, 507),
+        ...errorResponses(400, 401, 403, 404, 408, 409, 412, 413, 415, 429, 500, 503, 507),
       },
     },
     handler: async (request, reply) => {

@@ -28,7 +28,7 @@ export const flushRoutes: FastifyPluginAsyncZod<{
         'A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT.',
       body: FlushRequest,
       headers: AgentHeaders,
-      response: { 200: FlushResult, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 503, 507) },
+      response: { 200: FlushResult, ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 429, 500, 503, 507) },
     },
     // No body at all means an empty flush; Fastify hands the validator null.
     preValidation: async (request) => {

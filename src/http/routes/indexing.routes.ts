@@ -41,7 +41,7 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       response: {
         200: IndexStatus,
         202: IndexStatus,
-        ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 503, 507),
+        ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 429, 500, 503, 507),
       },
     },
     // `POST /index` with no body at all means "defaults"; Fastify hands the validator null.

@@ -41,7 +41,10 @@ export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (a
         "team's when it is searched) is refused with 409 PATH_CHANGED.",
       body: SearchRequest,
       headers: AgentHeaders,
-      response: { 200: SearchResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504) },
+      response: {
+        200: SearchResponse,
+        ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 429, 500, 502, 503, 504),
+      },
     },
     handler: (request) => opts.gateway.search(callerOf(request).agent, request.body),
   })

@@ -95,7 +95,11 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
         'MNEMO_MAX_BODY_BYTES_IN_FLIGHT), 409 FOLDER_LIMIT (the folders a space would need that it does not ' +
         'have, beside those it has, pass MNEMO_MAX_FOLDERS_PER_AGENT: no folder or agent is created); ' +
         'details.entry names the entry. Folder entries and ./ prefixes are ' +
-        'accepted. Each file is then written atomically (temp file, fsync, rename) with the modification time ' +
+        'accepted. The archive counts as it arrives against the bodies in flight: half of ' +
+        'MNEMO_MAX_BODY_BYTES_IN_FLIGHT for all of one agent (429 AGENT_BUSY past it, so a full-size archive ' +
+        'needs the agent to have no other upload on its way) and the whole for everyone (503 OVERLOADED); it ' +
+        'must arrive within MNEMO_REQUEST_TIMEOUT_MS of the request and without a pause over ' +
+        'MNEMO_BODY_IDLE_TIMEOUT_MS (408 REQUEST_TIMEOUT). These close the connection. Each file is then written atomically (temp file, fsync, rename) with the modification time ' +
         'the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day ' +
         'files are kept. A failure while writing (507 STORAGE_FULL, 409 AGENT_LIMIT, or FOLDER_LIMIT over folders ' +
         'other writes made meanwhile, 500 on a failing disk) puts back the files written before it, and the file ' +
