@@ -48,6 +48,7 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
       url: database.url,
       schema: database.schema,
       poolMax: database.poolMax,
+      waitMs: database.waitMs,
       vectors: deps.vectors,
       vectorsWanted: config.embedding.provider !== 'none',
       log: log.child({ module: 'postgres' }),

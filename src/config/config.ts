@@ -70,7 +70,7 @@ export type Config = Readonly<{
     dataDir: string
     dbPath: string
     /** PostgreSQL instead of SQLite files (SPEC §10); the URL is a secret, never logged. */
-    database: Readonly<{ url: string; schema: string; poolMax: number }> | undefined
+    database: Readonly<{ url: string; schema: string; poolMax: number; waitMs: number }> | undefined
     maxFileBytes: number
     indexOnStart: boolean
   }>

@@ -49,6 +49,9 @@ export const envSchema = z
     MNEMO_DATABASE_POOL: envVar(int(1, 1000).default(10)).describe(
       'Most connections one replica opens to MNEMO_DATABASE_URL',
     ),
+    MNEMO_DATABASE_WAIT_MS: envVar(int(0, 60_000).default(5000)).describe(
+      'How long requests wait for MNEMO_DATABASE_URL once it is found away (a restart, a failover), counted from then: those that find it back within this time succeed, the others answer 503 INDEX_UNAVAILABLE',
+    ),
     MNEMO_EXTRA_PATHS: envVar(z.string().optional()).describe(
       'Comma-separated extra files or folders to index, inside the workspace (relative or absolute)',
     ),

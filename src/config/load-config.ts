@@ -180,7 +180,12 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       dataDir,
       dbPath: path.join(dataDir, INDEX_FILE_NAME),
       database: databaseUrl
-        ? { url: databaseUrl, schema: e.MNEMO_DATABASE_SCHEMA, poolMax: e.MNEMO_DATABASE_POOL }
+        ? {
+            url: databaseUrl,
+            schema: e.MNEMO_DATABASE_SCHEMA,
+            poolMax: e.MNEMO_DATABASE_POOL,
+            waitMs: e.MNEMO_DATABASE_WAIT_MS,
+          }
         : undefined,
       maxFileBytes: e.MNEMO_MAX_FILE_BYTES,
       indexOnStart: e.MNEMO_INDEX_ON_START,

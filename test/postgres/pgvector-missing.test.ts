@@ -11,6 +11,7 @@ describe.skipIf(databaseVectors())('PostgreSQL without pgvector', () => {
       url: databaseUrl(),
       schema,
       poolMax: 2,
+      waitMs: 0,
       vectors: () => null,
       vectorsWanted: true,
       log: pino({ level: 'silent' }),

@@ -43,6 +43,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
+const WAIT_MS = 1500
+
 /** An app whose database connections all go through a proxy that can cut them. */
 async function appBehindProxy() {
   const proxy = await startProxy(new URL(databaseUrl()))
@@ -51,7 +53,13 @@ async function appBehindProxy() {
   cleanups.push(() => dropSchema(schema))
   const t: TestApp = await buildTestApp({
     corpus: true,
-    env: { MNEMO_DATABASE_URL: proxy.url, MNEMO_DATABASE_SCHEMA: schema, MNEMO_DATABASE_POOL: '1' },
+    env: {
+      MNEMO_DATABASE_URL: proxy.url,
+      MNEMO_DATABASE_SCHEMA: schema,
+      MNEMO_DATABASE_POOL: '1',
+      // Requests wait this long for the database (5 s by default), then answer 503.
+      MNEMO_DATABASE_WAIT_MS: String(WAIT_MS),
+    },
   })
   cleanups.push(() => t.app.close())
   return { proxy, t }
@@ -60,20 +68,12 @@ async function appBehindProxy() {
 const flush = (t: TestApp, flushId: string, note: string) =>
   t.app.inject({ method: 'POST', url: '/flush', payload: { entries: [note], date: '2026-11-28', flushId } })
 
-const ready = (t: TestApp) =>
+const whenReady = (t: TestApp) =>
   waitFor(async () => ((await t.app.inject({ method: 'GET', url: '/ready' })).statusCode === 200 ? true : undefined))
 
 describe('PostgreSQL out of reach', () => {
   it('answers 503 INDEX_UNAVAILABLE and /ready 503 while down, refuses writes whole, and recovers without a restart', async () => {
-    const proxy = await startProxy(new URL(databaseUrl()))
-    cleanups.push(proxy.close)
-    const schema = freshSchema()
-    cleanups.push(() => dropSchema(schema))
-    const t: TestApp = await buildTestApp({
-      corpus: true,
-      env: { MNEMO_DATABASE_URL: proxy.url, MNEMO_DATABASE_SCHEMA: schema, MNEMO_DATABASE_POOL: '1' },
-    })
-    cleanups.push(() => t.app.close())
+    const { proxy, t } = await appBehindProxy()
     expect((await t.search({ query: 'redis cache' })).body.results.length).toBeGreaterThan(0)
 
     proxy.cut()
@@ -114,7 +114,7 @@ describe('PostgreSQL out of reach', () => {
     proxy.cut()
     const search = t.search({ query: 'redis cache' })
     const flushed = flush(t, 'short-1', '- the ferry leaves at noon')
-    await new Promise((resolve) => setTimeout(resolve, 600))
+    await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 3))
     proxy.restore()
     const found = await search
     expect(found.statusCode).toBe(200)
@@ -133,7 +133,7 @@ describe('PostgreSQL out of reach', () => {
     const day = path.join(t.ws.root, 'memory', '2026-11-28.md')
     expect(fs.existsSync(day)).toBe(false)
     proxy.restore()
-    await ready(t)
+    await whenReady(t)
     // Before the fix the refused batch stayed queued for the day file, and every later flush
     // joined it and waited for ever.
     const retried = await flush(t, 'outage-1', '- written after the outage')
@@ -154,7 +154,7 @@ describe('PostgreSQL out of reach', () => {
     expect(failed.statusCode).toBe(503)
     expect((await t.app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(503)
     proxy.restore()
-    await ready(t)
+    await whenReady(t)
     const found = await t.search({ query: 'quartermaster ropes' })
     expect(found.body.results.map((r) => r.path)).toContain('memory/while-away.md')
   })

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../shared/logger.js'
-import { createAvailability, PROBE_MS, WAIT_FOR_DATABASE_MS } from './availability.js'
+import { createAvailability, PROBE_MS } from './availability.js'
+
+const WAIT_MS = 5000
 
 const tick = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -18,6 +20,7 @@ function setup() {
     },
     log: createLogger({ level: 'info' }, { write: (line) => void logs.push(line) }),
     now: () => clock,
+    waitMs: WAIT_MS,
     pause: async (ms) => {
       pauses.push(ms)
       await tick()
@@ -77,17 +80,17 @@ describe('database availability', () => {
     expect(heard).toBe(1)
   })
 
-  it('lets a request wait only until WAIT_FOR_DATABASE_MS after the database was found away', async () => {
+  it('lets a request wait only until waitMs after the database was found away', async () => {
     const s = setup()
     s.availability.lost(new Error('connect ECONNREFUSED'))
-    s.advance(WAIT_FOR_DATABASE_MS - 20)
+    s.advance(WAIT_MS - 20)
     // 20 ms left: the wait ends with false while the database stays away.
     await expect(s.availability.whenUp()).resolves.toBe(false)
     s.advance(20)
     // Past it: no wait at all.
     const started = performance.now()
     await expect(s.availability.whenUp()).resolves.toBe(false)
-    expect(performance.now() - started).toBeLessThan(WAIT_FOR_DATABASE_MS)
+    expect(performance.now() - started).toBeLessThan(WAIT_MS)
     expect(s.availability.lastError()).toContain('ECONNREFUSED')
   })
 

@@ -7,15 +7,13 @@
  * index catches up with what changed on disk meanwhile).
  *
  * A request that found the database away waits for it in `whenUp`, but never past
- * WAIT_FOR_DATABASE_MS after the moment it was found away: a restart (1–2 s on this
- * machine) is ridden out, a long outage answers 503 at once instead of holding every
- * request for the whole wait.
+ * `waitMs` after the moment it was found away: a restart (1–2 s on this machine) is ridden
+ * out, a long outage answers 503 at once instead of holding every request for the whole
+ * wait.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from '../../shared/logger.js'
 
-/** Longest wait of a request for the database, counted from when it was found away, in ms. */
-export const WAIT_FOR_DATABASE_MS = 5000
 /** Pause between probes while the database is away: the first, doubling to the longest, in ms. */
 export const PROBE_MS = { first: 100, max: 1000 }
 
@@ -23,6 +21,12 @@ export type AvailabilityDeps = {
   /** One round trip to the database; rejects while it is away. */
   probe: () => Promise<unknown>
   log: Logger
+  /**
+   * Longest wait of a request for the database, counted from when it was found away, in ms
+   * (MNEMO_DATABASE_WAIT_MS, 5000: longer than a restart or a managed failover's switch
+   * usually takes, shorter than clients' timeouts).
+   */
+  waitMs: number
   now?: () => number
   /** Waits between probes (tests pass a fake). */
   pause?: (ms: number) => Promise<void>
@@ -30,6 +34,7 @@ export type AvailabilityDeps = {
 
 export function createAvailability(deps: AvailabilityDeps) {
   const now = deps.now ?? Date.now
+  const { waitMs } = deps
   const pause = deps.pause ?? ((ms: number) => sleep(ms, undefined, { ref: false }))
   /** When the database was found away (null: it answers, as far as this process knows). */
   let downSince: number | null = null
@@ -73,18 +78,18 @@ export function createAvailability(deps: AvailabilityDeps) {
       downSince = now()
       lastError = (err as Error | undefined)?.message ?? String(err)
       deps.log.warn(
-        { err, waitMs: WAIT_FOR_DATABASE_MS },
+        { err, waitMs },
         'the database (MNEMO_DATABASE_URL) is out of reach: requests wait for it, then answer 503 INDEX_UNAVAILABLE',
       )
       void probeUntilUp()
     },
     /**
      * Resolves true once the database answers (at once when it does now), false when it is
-     * still away WAIT_FOR_DATABASE_MS after it was found away, or on close.
+     * still away `waitMs` after it was found away, or on close.
      */
     whenUp(): Promise<boolean> {
       if (downSince === null) return Promise.resolve(true)
-      const left = downSince + WAIT_FOR_DATABASE_MS - now()
+      const left = downSince + waitMs - now()
       if (left <= 0 || closed) return Promise.resolve(false)
       return new Promise((resolve) => {
         const timer = setTimeout(() => wake(false), left)

@@ -35,6 +35,8 @@ export type PostgresEngineOptions = {
   schema: string
   /** Most connections (MNEMO_DATABASE_POOL). */
   poolMax: number
+  /** How long requests wait for a database found away, in ms (MNEMO_DATABASE_WAIT_MS; availability.ts). */
+  waitMs: number
   /** How vectors should be stored now (read at each use, like SQLite's). */
   vectors: () => VectorConfig
   /** An embedding provider may be configured: pgvector is then set up at start. */
@@ -69,7 +71,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     )
   }
   const wantedDims = () => opts.vectors()?.dims ?? null
-  const availability = createAvailability({ probe: () => pool.query('SELECT 1'), log })
+  const availability = createAvailability({ probe: () => pool.query('SELECT 1'), log, waitMs: opts.waitMs })
   const guard = createGuard(availability)
   const locks = createSessionLocks({ pool, url: opts.url, schema: opts.schema, poolMax: opts.poolMax, availability })
   const dropping = new Set<number>()
