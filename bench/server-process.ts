@@ -18,8 +18,11 @@ async function freePort(): Promise<number> {
 
 export type ServerProcess = Awaited<ReturnType<typeof startServer>>
 
-/** `pollMs`: how often /health is asked while the process starts (start.ts times start-up with a shorter one). */
-export async function startServer(env: Record<string, string>, opts: { pollMs?: number } = {}) {
+/**
+ * `pollMs`: how often /health is asked while the process starts (start.ts times start-up with
+ * a shorter one). `logFd`: where its log goes (a file the caller opened; default nowhere).
+ */
+export async function startServer(env: Record<string, string>, opts: { pollMs?: number; logFd?: number } = {}) {
   const port = await freePort()
   // As npm start and the image run it: small young generations (BENCHMARKS.md, issue 19).
   const child = spawn(process.execPath, ['--max-semi-space-size=4', MAIN], {
@@ -32,7 +35,7 @@ export async function startServer(env: Record<string, string>, opts: { pollMs?: 
       ...env,
       MNEMO_PORT: String(port),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', opts.logFd ?? 'ignore', 'inherit'],
   })
   const baseUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 30_000
@@ -49,6 +52,7 @@ export async function startServer(env: Record<string, string>, opts: { pollMs?: 
   return {
     baseUrl,
     pid: child.pid,
+    alive: (): boolean => child.exitCode === null && child.signalCode === null,
     async stop(): Promise<void> {
       if (child.exitCode !== null) return
       const exited = new Promise((r) => child.on('exit', r))
