@@ -72,11 +72,15 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, mapped: 
   })
 }
 
-/** Logs and answers any error in the one error shape (5xx at error level with the stack). */
+/**
+ * Logs and answers any error in the one error shape: 5xx at error level with the stack, but a
+ * database found away (INDEX_UNAVAILABLE) as a warning without one: every request answers so
+ * until it is back, and the engine logs the outage itself, once.
+ */
 export function replyWithError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const mapped = mapError(err)
   const status = ERROR_CODES[mapped.code].status
-  if (status >= 500) request.log.error({ err }, 'request failed')
+  if (status >= 500 && mapped.code !== 'INDEX_UNAVAILABLE') request.log.error({ err }, 'request failed')
   else request.log.warn({ code: mapped.code, message: mapped.message }, 'request rejected')
   return sendError(reply, request, mapped)
 }
