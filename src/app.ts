@@ -37,6 +37,8 @@ import type { Logger } from './shared/logger.js'
  * little later; a second covers headers sent at any reasonable pace.
  */
 const NODE_REQUEST_TIMEOUT_GRACE_MS = 1000
+/** How often Node looks for requests past their time limits, in ms (Node's default: 30,000). */
+const NODE_TIMEOUT_CHECK_MS = 1000
 
 /** A client-supplied x-request-id is kept when it looks like an id, so logs can be joined. */
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -69,11 +71,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: config.server.bodyLimitBytes,
     // Node's own limit on receiving a request stays as the backstop for what the body meter
-    // (body-intake.ts) does not see — slow headers, the body of a request refused before its
-    // body is parsed (a 401) — a little later than the meter's, so a slow body is answered by
-    // the meter, with its request id. (Node checks it every 30 s; when it fires,
+    // (body-intake.ts) does not see — slow headers — a little later than the meter's, so a
+    // slow body is answered by the meter, with its request id. (When it fires,
     // client-errors.ts answers 408 in the one error shape too.)
     requestTimeout: config.server.requestTimeoutMs + NODE_REQUEST_TIMEOUT_GRACE_MS,
+    // Node looks for requests past that limit (and past headersTimeout) every 30 s by
+    // default, so one could outlive it by 30 s; once a second, it is never late by more.
+    http: { connectionsCheckingInterval: NODE_TIMEOUT_CHECK_MS },
     logController: createRequestLogController(),
     // Malformed URLs (bad percent-encoding) are answered by Fastify before routing; this
     // keeps them in the one error shape.

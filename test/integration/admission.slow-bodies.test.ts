@@ -135,6 +135,17 @@ describe('slow bodies', () => {
     await bytesInFlightSettle(0)
   })
 
+  it('closes the connection of a body refused before it is read (401) that never ends, with the answer', async () => {
+    await listening({ ...PATIENT, MNEMO_API_TOKEN: 'a-long-enough-admin-token-for-tests' })
+    const socket = connection()
+    socket.send('PUT', '/files/memory/slow.md', { 'content-type': 'text/markdown', 'content-length': 4000 }, '- a')
+    const res = await socket.response()
+    expect(res.status).toBe(401)
+    expect(res.headers.connection).toBe('close')
+    // Node would discard the rest for as long as it came, and no timer of its ends that.
+    await socket.closed
+  })
+
   it('answers a chunked file write that goes silent with 408 after the idle time, and leaves the file as it was', async () => {
     await listening(QUICK)
     const original = '- the original note about green tea\n'

@@ -11,7 +11,8 @@
  *    started, or no byte arrived for MNEMO_BODY_IDLE_TIMEOUT_MS while it was being read.
  * A declared Content-Length that does not fit what is left right now is refused the same way
  * before a byte is read (after the agent's slot, admission.ts), so its client does not send
- * a body that would be refused on the way.
+ * a body that would be refused on the way. Any answer sent before its body was read closes
+ * the connection too.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Admission } from '../../admission/admission.js'
@@ -86,6 +87,15 @@ export function registerBodyIntake(app: FastifyInstance, opts: BodyIntakeOptions
     if (!which) return
     const refused = refusal(request, reply, which)
     return sendError(reply, request, { code: refused.code, message: refused.message })
+  })
+
+  // An answer given before its body was read (a 401, a 404, a 415) closes the connection:
+  // Node would otherwise read and discard the rest of the body for as long as the client
+  // cares to send it, and no timeout of Node's ends that (its request timeout stops looking
+  // once the response is sent).
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete && declaredBody(request.headers)?.kind !== 'none')
+      void reply.header('connection', 'close')
   })
 
   app.addHook('preParsing', async (request, reply, payload) => {
