@@ -69,6 +69,8 @@ const AGENTS = ['main', 'ops'] as const
 const DAY = '2026-11-28'
 /** /ready must answer 200 this soon after the database does, in ms (the issue's bound). */
 export const READY_WITHIN_MS = 10_000
+/** A client's pause after a 503 or no answer, in ms. */
+const BACKOFF_MS = 250
 /** How long the index may take to catch up once the load stops, in ms. */
 const CATCH_UP_MS = 20_000
 
@@ -160,10 +162,11 @@ export async function runDatabaseChaos(opts: ChaosOptions): Promise<ChaosReport>
       const agent = AGENTS[id % AGENTS.length] as string
       const token = `c${id}n${n}z`
       const op = n % 5
+      let res: Awaited<ReturnType<typeof call>>
       if (op === 0 || op === 3) {
         const flushId = `chaos-${id}-${n}`
         const note = `- flush ${token} from client ${id}`
-        const res = await call(
+        res = await call(
           url,
           agent,
           'POST',
@@ -176,17 +179,17 @@ export async function runDatabaseChaos(opts: ChaosOptions): Promise<ChaosReport>
       } else if (op === 1) {
         const file = `${agent}:memory/client-${id}.md`
         const line = `- append ${token} from client ${id}`
-        const res = await call(url, agent, 'POST', `/files/memory/client-${id}.md`, line, 'text/markdown')
+        res = await call(url, agent, 'POST', `/files/memory/client-${id}.md`, line, 'text/markdown')
         if (res?.status === 200 || res?.status === 201) add(appended, file, line)
         else if (res?.status === 503) add(refusedLines, file, line)
       } else if (op === 2) {
         const rel = `memory/put-${id}-${n}.md`
         const content = `# Put ${token}\n- written whole by client ${id}\n`
-        const res = await call(url, agent, 'PUT', `/files/${rel}`, content, 'text/markdown')
+        res = await call(url, agent, 'PUT', `/files/${rel}`, content, 'text/markdown')
         if (res?.status === 201 || res?.status === 200) files.set(`${agent}:${rel}`, content)
         else if (res?.status === 503) refusedFiles.push(`${agent}:${rel}`)
       } else {
-        await call(
+        res = await call(
           url,
           agent,
           'POST',
@@ -195,6 +198,8 @@ export async function runDatabaseChaos(opts: ChaosOptions): Promise<ChaosReport>
           'application/json',
         )
       }
+      // As an agent would: a refusal or no answer is retried a little later, not at once.
+      if (!res || res.status === 503) await sleep(BACKOFF_MS)
     }
   }
 
@@ -254,16 +259,23 @@ export async function runDatabaseChaos(opts: ChaosOptions): Promise<ChaosReport>
     running = false
     await Promise.all(clients)
     if (!checkAlive()) return report
-    // Flushes left without an answer are sent again with their id, as an agent would.
-    for (const u of unanswered) {
+    // Flushes left without an answer are sent again with their id, as an agent would, by as
+    // many clients as ran.
+    const retry = async (u: (typeof unanswered)[number]) => {
       for (let attempt = 0; attempt < 20 && !flushed.has(u.flushId); attempt++) {
         const url = (replicas[attempt % 2] as Replica).url
         const body = JSON.stringify({ entries: [u.note], date: DAY, flushId: u.flushId })
         const res = await call(url, u.agent, 'POST', '/flush', body, 'application/json')
         if (res?.status === 200) flushed.set(u.flushId, u)
-        else await sleep(250)
+        else await sleep(BACKOFF_MS)
       }
     }
+    const queue = [...unanswered]
+    await Promise.all(
+      Array.from({ length: opts.clients }, async () => {
+        for (let u = queue.shift(); u; u = queue.shift()) await retry(u)
+      }),
+    )
     report.acknowledged = { appends: [...appended.values()].flat().length, flushes: flushed.size, files: files.size }
     report.refused = [...refusedLines.values()].flat().length + refusedFiles.length
 
