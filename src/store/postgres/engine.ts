@@ -217,7 +217,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
         return { ok: false, error: (err as Error).message }
       }
     },
-    onRecovered: availability.onRecovered,
+    onRecovered: (listener: () => void) => availability.onRecovered(listener),
     async close(): Promise<void> {
       closed = true
       availability.close()
