@@ -246,11 +246,12 @@ describe('the admin token and token files', () => {
       url,
       schema: 'mnemo',
       poolMax: 10,
+      waitMs: 5000,
     })
     expect(
       loadConfig({ MNEMO_DATABASE_URL_FILE: secretFile(`${url}\n`), MNEMO_DATABASE_SCHEMA: 'team_a' }, cwd).index
         .database,
-    ).toEqual({ url, schema: 'team_a', poolMax: 10 })
+    ).toEqual({ url, schema: 'team_a', poolMax: 10, waitMs: 5000 })
     expect(issuesOf({ MNEMO_DATABASE_URL: url, MNEMO_DATABASE_URL_FILE: secretFile(url) })).toEqual([
       'MNEMO_DATABASE_URL: set either MNEMO_DATABASE_URL or MNEMO_DATABASE_URL_FILE, not both',
     ])

@@ -131,7 +131,7 @@ describe('agent lifecycle', () => {
     }
     const retry = await t.call('POST', '/flush', {
       agent: 'agent-3',
-      payload: { entries: ['- agent-3 note 9'], date: '2026-03-01', flushId: 'agent-3:9' },
+      payload: { entries: ['- agent-3 note 9', '  detail 9 of agent-3'], date: '2026-03-01', flushId: 'agent-3:9' },
     })
     expect(retry.json()).toMatchObject({ replayed: true })
   })

@@ -131,10 +131,11 @@ describe('crash safety', () => {
         id,
       ).toBe(true)
     }
-    // A retry of an acknowledged flush after the crash appends nothing.
+    // A retry of an acknowledged flush after the crash (the same notes) appends nothing.
     const [someId, someAck] = [...acked.entries()][0]!
+    const [, c0, n0] = /^c(\d+)-n(\d+)$/.exec(someId)!
     const retry = await postJson<FlushAck & { replayed: boolean }>(`${again}/flush`, {
-      content: 'retried',
+      entries: [`- client ${c0} note ${n0} token zx${c0}q${n0}`, `- second line of ${someId}`],
       date: '2026-02-16',
       flushId: someId,
     })

@@ -145,11 +145,16 @@ describe('flush markers', () => {
         payload: { entries: [notes], date: '2026-03-01', flushId: 's9:4' },
       })
     expect((await flush('- the user decided X')).json()).toMatchObject({ replayed: false, startLine: 1 })
-    // A day file read and written back whole keeps its real marker.
+    // A day file read and written back whole keeps its real marker: a line added after the
+    // entry leaves its notes as they were, and the retry is a replay.
     const day = t.ws.read('memory/2026-03-01.md')
-    const rewritten = await write(t, 'PUT', 'memory/2026-03-01.md', day.replace('decided X', 'decided X firmly'))
+    const rewritten = await write(t, 'PUT', 'memory/2026-03-01.md', `${day}- added by hand\n`)
     expect(rewritten.status).toBe(200)
     expect((await flush('- the user decided X')).json()).toMatchObject({ replayed: true, startLine: 1 })
+    // Its notes edited, the id no longer names what the file holds: a conflict, the edit kept.
+    const edited = await write(t, 'PUT', 'memory/2026-03-01.md', day.replace('decided X', 'decided X firmly'))
+    expect(edited.status).toBe(200)
+    expect((await flush('- the user decided X')).json()).toMatchObject({ code: 'FLUSH_ID_CONFLICT' })
     expect(t.ws.read('memory/2026-03-01.md')).toContain('decided X firmly')
   })
 })

@@ -17,7 +17,15 @@ import { waitFor } from '../helpers/wait-for.js'
 import type { ContainerOverrides } from '../../src/container.js'
 
 /** Small chunks, so a few lines of text make several of them and appends cross chunk ends. */
-const ENV = { MNEMO_CHUNK_TOKENS: '32', MNEMO_CHUNK_OVERLAP_TOKENS: '8', MNEMO_SESSIONS_DIR: 'sessions' }
+const ENV = {
+  MNEMO_CHUNK_TOKENS: '32',
+  MNEMO_CHUNK_OVERLAP_TOKENS: '8',
+  MNEMO_SESSIONS_DIR: 'sessions',
+  // The race below sends some 40 requests of one agent at once: they wait their turn however
+  // slow the machine is, rather than meet the agent's limits (tested on their own).
+  MNEMO_AGENT_MAX_CONCURRENT: '16',
+  MNEMO_AGENT_QUEUE_MS: '30000',
+}
 
 /** 2026-03-01 14:00 local: flushes go to memory/2026-03-01.md. */
 const NOW = new Date(2026, 2, 1, 14, 0, 0).getTime()
@@ -141,7 +149,8 @@ describe('files prepared from their checkpoints', () => {
     const work: Promise<unknown>[] = []
     for (let i = 0; i < 12; i++) {
       work.push(append(t, day, `- zebra append ${i} quokka\n${i % 3 === 0 ? `${LONG}\n` : ''}`))
-      work.push(flush(t, { content: `- deploy flush ${i} zebra`, flushId: `race-${i % 5}` }))
+      // Ids come back with their notes: retries, replayed.
+      work.push(flush(t, { content: `- deploy flush ${i % 5} zebra`, flushId: `race-${i % 5}` }))
       work.push(t.search({ query: 'zebra', maxResults: 100, minScore: 0 }))
       // Rewrites to a shorter file with the same first lines, and full rebuilds, in the middle.
       if (i === 5) work.push(put(t, day, '# Day\n- deploy zebra base\n- rewritten quokka\n'))
