@@ -120,12 +120,29 @@ export async function readIfExists(target: WriteTarget): Promise<Buffer | null> 
 }
 
 /** Size and mtime of the target's file, or null when there is none (no read). */
-export async function statIfExists(target: WriteTarget): Promise<{ sizeBytes: number; mtimeMs: number } | null> {
+/**
+ * What tells one version of a file from another without reading it: size and mtime, and
+ * the change time and inode, which no writer can set (an import sets mtime from its archive,
+ * in whole seconds: another content of the same size can carry the same mtime).
+ */
+export type FileVersion = { sizeBytes: number; mtimeMs: number; ctimeMs: number; ino: number }
+
+const versionOf = (st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): FileVersion => ({
+  sizeBytes: st.size,
+  mtimeMs: st.mtimeMs,
+  ctimeMs: st.ctimeMs,
+  ino: st.ino,
+})
+
+/** Whether two versions are the same file, unchanged. */
+export const sameVersion = (a: FileVersion, b: FileVersion): boolean =>
+  a.sizeBytes === b.sizeBytes && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino
+
+export async function statIfExists(target: WriteTarget): Promise<FileVersion | null> {
   const handle = await openExisting(target, constants.O_RDONLY)
   if (!handle) return null
   try {
-    const st = await handle.stat()
-    return { sizeBytes: st.size, mtimeMs: st.mtimeMs }
+    return versionOf(await handle.stat())
   } finally {
     await handle.close()
   }
@@ -179,14 +196,14 @@ export async function replaceFile(
  * Appends `bytes` to the target's file (creating it) in one write() on an O_APPEND
  * descriptor, so concurrent appenders never interleave within it, then fsyncs. When the
  * write fails part-way (a full disk), the file is truncated back to its size before (a file
- * this call created is removed), so it is byte-for-byte as it was. Returns the file's size
- * and mtime after the write, and whether it was created.
+ * this call created is removed), so it is byte-for-byte as it was. Returns the file's
+ * version after the write, and whether it was created.
  */
 export async function appendToFile(
   target: WriteTarget,
   bytes: Uint8Array,
   port: WritePort,
-): Promise<{ sizeBytes: number; mtimeMs: number; created: boolean }> {
+): Promise<FileVersion & { created: boolean }> {
   const flags = constants.O_WRONLY | constants.O_APPEND
   let handle = await openExisting(target, flags)
   let created = false
@@ -207,7 +224,7 @@ export async function appendToFile(
     }
     const st = await handle.stat()
     if (created) await port.syncFolder(target.folder)
-    return { sizeBytes: st.size, mtimeMs: st.mtimeMs, created }
+    return { ...versionOf(st), created }
   } finally {
     await handle.close()
   }

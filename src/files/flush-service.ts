@@ -13,8 +13,8 @@
  * whose id is there with other notes under it is 409 FLUSH_ID_CONFLICT (flush-markers.ts).
  *
  * What a flush needs to know about a day file (line count, last bytes, markers) is kept per
- * file and trusted while its size and mtime are unchanged, so a flush does not read the
- * whole, growing file again. An empty flush appends nothing: it drains the watcher's
+ * file and trusted while the file is the same version (size, mtime, change time, inode), so
+ * a flush does not read the whole, growing file again. An empty flush appends nothing: it drains the watcher's
  * pending work and returns when the index is current.
  */
 import { appError } from '../shared/errors.js'
@@ -26,8 +26,10 @@ import { countLines, countNewlines, decodeText } from '../text/lines.js'
 import {
   appendToFile,
   readIfExists,
+  sameVersion,
   statIfExists,
   withWriteTarget,
+  type FileVersion,
   type WritePort,
   type WriteTarget,
 } from './file-writer.js'
@@ -68,10 +70,9 @@ type Written = { rel: string; range: Range; replayed: boolean }
 /** A flush waiting to be written with the others of its batch; `asked`: what it writes, to compare. */
 type Pending = { req: FlushRequest; body: string; asked: AskedFlush; at: Date; done: PromiseWithResolvers<Written> }
 
-/** What flushes know of a day file, valid while its size and mtime are these. */
+/** What flushes know of a day file, valid while it is this version of it. */
 type DayFile = {
-  sizeBytes: number
-  mtimeMs: number
+  version: FileVersion
   newlines: number
   tail: Buffer
   flushes: Map<string, MarkedFlush>
@@ -173,13 +174,12 @@ export function createFlushService(deps: FlushServiceDeps) {
     const st = await statIfExists(target)
     if (!st) return null
     const cached = dayFiles.get(rel)
-    if (cached && cached.sizeBytes === st.sizeBytes && cached.mtimeMs === st.mtimeMs) return cached
+    if (cached && sameVersion(cached.version, st)) return cached
     const bytes = await readIfExists(target)
     if (!bytes) return null
-    // mtime from before the read: a write during it changes mtime and forces a re-read.
+    // The version from before the read: a write during it changes it and forces a re-read.
     const state = {
-      sizeBytes: bytes.length,
-      mtimeMs: st.mtimeMs,
+      version: { ...st, sizeBytes: bytes.length },
       newlines: countNewlines(bytes),
       tail: Buffer.from(bytes.subarray(-2)),
       flushes: parseMarkers(decodeText(bytes)),
@@ -254,7 +254,7 @@ export function createFlushService(deps: FlushServiceDeps) {
       const fresh = unreplayed(batch, [{ rel, ...(before && { flushes: before.flushes }) }, ...elsewhere])
       if (fresh.length === 0) return
       let tail = before?.tail ?? null
-      let sizeBytes = before?.sizeBytes ?? 0
+      let sizeBytes = before?.version.sizeBytes ?? 0
       let newlines = before?.newlines ?? 0
       const parts: Buffer[] = []
       const written: { p: Pending; entry: string; range: Range }[] = []
@@ -282,7 +282,8 @@ export function createFlushService(deps: FlushServiceDeps) {
         for (const w of written) {
           if (w.p.req.flushId) flushes.set(w.p.req.flushId, { ...w.range, ...contentOf(w.p.asked) })
         }
-        dayFiles.set(rel, { sizeBytes, mtimeMs: after.mtimeMs, newlines, tail: tail as Buffer, flushes })
+        const { created: _, ...version } = after
+        dayFiles.set(rel, { version, newlines, tail: tail as Buffer, flushes })
       } else {
         // Another program appended meanwhile: find the entries instead of assuming their place.
         const bytes = (await readIfExists(target)) ?? Buffer.alloc(0)

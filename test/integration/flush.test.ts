@@ -116,6 +116,34 @@ describe('POST /flush', () => {
     expect(t.ws.read('memory/2026-02-16.md')).toBe(planted)
   })
 
+  it('reads a day file again when an import replaced it with another of the same size and modification time', async () => {
+    const t = await start({ ws: createTempWorkspace() })
+    // Two backups of one day file: same length, same mtime (whole seconds), other notes.
+    const dayOf = (note: string) => `## 10:00:00\n<!-- mnemo:flush id=h-1 lines=1 -->\n- ${note}\n`
+    const restore = async (note: string) => {
+      const archive = await makeTar([
+        { name: 'main/memory/2026-02-16.md', body: dayOf(note), mtime: new Date(1_795_800_000_000) },
+      ])
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/import',
+        headers: { 'content-type': 'application/x-tar' },
+        payload: archive,
+      })
+      expect(res.json()).toMatchObject({ written: 1 })
+    }
+    await restore('AAAA')
+    // Read once: what the flush knows of the file is kept while the file is unchanged.
+    expect((await flush(t, { content: '- AAAA', flushId: 'h-1' })).body).toMatchObject({ replayed: true })
+    await restore('BBBB')
+    const stat = fs.statSync(t.ws.abs('memory/2026-02-16.md'))
+    expect([stat.size, stat.mtimeMs]).toEqual([dayOf('AAAA').length, 1_795_800_000_000])
+    // The notes AAAA are no longer on disk: a replay would acknowledge notes that are not there.
+    expect((await flush(t, { content: '- AAAA', flushId: 'h-1' })).body).toMatchObject({ code: 'FLUSH_ID_CONFLICT' })
+    expect((await flush(t, { content: '- BBBB', flushId: 'h-1' })).body).toMatchObject({ replayed: true })
+    expect(t.ws.read('memory/2026-02-16.md')).toBe(dayOf('BBBB'))
+  })
+
   it('compares a marker written on disk by the notes under it and the session its heading names', async () => {
     const ws = createTempWorkspace()
     // Yesterday's file, looked in for a retry across midnight; written by hand, CRLF and all.
