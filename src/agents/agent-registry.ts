@@ -17,6 +17,7 @@
  * not answer "I don't remember" about notes that are on disk; reopening one answers from it
  * at once while a catch-up sync runs.
  */
+import fs from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { folderReplaced } from '../files/held-root.js'
 import { isAgentId, MAIN_AGENT } from '../shared/agent-id.js'
@@ -82,6 +83,11 @@ type Entry = {
   closing: Promise<void> | null
   /** Its folder was replaced: refused, and closed once no request holds it. */
   revoked: boolean
+  /**
+   * Its folder was made for a write that has not succeeded yet: a refused write (the
+   * database away) creates no agent, so the folder goes again if it is still empty.
+   */
+  created: { root: string } | null
 }
 
 export function createAgentRegistry(deps: AgentRegistryDeps) {
@@ -149,7 +155,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
    * waits for a place, builds the space (at most OPENS_AT_ONCE at a time) and starts it. A
    * new index is ready once its first sync is done; an existing one at once.
    */
-  function openEntry(id: string, folder: FoundFolder): Entry {
+  function openEntry(id: string, folder: FoundFolder, created: boolean): Entry {
     const entry: Entry = {
       id,
       space: null,
@@ -159,6 +165,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       ready: Promise.resolve(),
       closing: null,
       revoked: false,
+      created: created ? { root: folder.root } : null,
     }
     entries.set(id, entry)
     entry.ready = (async () => {
@@ -185,9 +192,27 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       // A refusal (its folder replaced, shutting down) is the request's answer, not a fault.
       if (isAppError(err)) log.warn({ err, agent: id }, 'agent could not be opened')
       else log.error({ err, agent: id }, 'agent could not be opened')
-      void settleClose(entry, entry.space?.close() ?? Promise.resolve())
+      void settleClose(
+        entry,
+        (entry.space?.close() ?? Promise.resolve()).then(() => uncreate(entry)),
+      )
     })
     return entry
+  }
+
+  /**
+   * Removes the folder a refused write made for its agent, if nothing was written in it (an
+   * empty folder: rmdir refuses any other). Run once the agent's space is closed.
+   */
+  async function uncreate(entry: Entry): Promise<void> {
+    const created = entry.created
+    if (!created) return
+    entry.created = null
+    const removed = await fs.rmdir(created.root).then(
+      () => true,
+      () => false,
+    )
+    if (removed) log.info({ agent: entry.id }, 'removed the folder of an agent whose first write was refused')
   }
 
   /** Takes a lease on an entry and waits until it is ready (giving up after `placeWaitMs` without a place). */
@@ -245,14 +270,15 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       if (known) return lease(known, opts)
       const lookup = await deps.folders.find(id)
       let found: FoundFolder
+      const creating = lookup.kind === 'missing' && access === 'write'
       if (lookup.kind === 'found') found = lookup
-      else if (access === 'write') found = await deps.folders.create(id, check)
+      else if (creating) found = await deps.folders.create(id, check)
       else if (deps.known.has(id)) return 'empty'
       else throw notFound(id)
       // The registry may have closed, or another request opened the agent, meanwhile.
       if (closed) throw appError('SHUTTING_DOWN')
       if (entries.has(id)) continue
-      return lease(openEntry(id, found), opts)
+      return lease(openEntry(id, found, creating), opts)
     }
   }
 
@@ -276,8 +302,10 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       entry,
       closing.run(async () => {
         await yieldToEventLoop()
-        summaries.set(entry.id, await spaceSummary(space))
+        // An agent whose only write was refused has no index worth a summary.
+        if (!entry.created) summaries.set(entry.id, await spaceSummary(space))
         await space.close()
+        await uncreate(entry)
       }),
     )
   }
@@ -305,12 +333,19 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       }
       const entry = await acquire(id, access, check, opts)
       if (entry === 'empty') return fn(deps.empty(id))
+      let succeeded = false
       try {
         const space = entry.space as AgentSpace
         await space.checkFolder()
-        return await fn(space)
+        const result = await fn(space)
+        succeeded = true
+        entry.created = null
+        return result
       } finally {
         release(entry)
+        // The write that made the agent was refused, and no other request holds it: the
+        // agent goes with its (empty) folder.
+        if (!succeeded && entry.created && entry.leases === 0 && !entry.closing) void close(entry)
       }
     },
     /** Every agent (main, open ones, folders in MNEMO_AGENTS_DIR, those with a token) with what its index holds. */

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import net from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
@@ -46,7 +47,7 @@ afterEach(async () => {
 const WAIT_MS = 1500
 
 /** An app whose database connections all go through a proxy that can cut them. */
-async function appBehindProxy() {
+async function appBehindProxy(env: Record<string, string> = {}) {
   const proxy = await startProxy(new URL(databaseUrl()))
   cleanups.push(proxy.close)
   const schema = freshSchema()
@@ -59,6 +60,7 @@ async function appBehindProxy() {
       MNEMO_DATABASE_POOL: '1',
       // Requests wait this long for the database (5 s by default), then answer 503.
       MNEMO_DATABASE_WAIT_MS: String(WAIT_MS),
+      ...env,
     },
   })
   cleanups.push(() => t.app.close())
@@ -157,5 +159,29 @@ describe('PostgreSQL out of reach', () => {
     await whenReady(t)
     const found = await t.search({ query: 'quartermaster ropes' })
     expect(found.body.results.map((r) => r.path)).toContain('memory/while-away.md')
+  })
+
+  it('creates no agent for a first write refused while the database is away', async () => {
+    const agents = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-agents-'))
+    cleanups.push(async () => fs.rmSync(agents, { recursive: true, force: true }))
+    const { proxy, t } = await appBehindProxy({ MNEMO_AGENTS_DIR: agents })
+    const write = () =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/files/memory/first.md',
+        headers: { 'content-type': 'text/markdown', 'x-mnemo-agent': 'newcomer' },
+        payload: '# First\nthe newcomer arrived during the outage',
+      })
+    proxy.cut()
+    const refused = await write()
+    expect(refused.statusCode).toBe(503)
+    await waitFor(() => (fs.readdirSync(agents).length === 0 ? true : undefined))
+    proxy.restore()
+    await whenReady(t)
+    const listed = await t.app.inject({ method: 'GET', url: '/agents' })
+    expect(listed.json<{ agents: { id: string }[] }>().agents.map((a) => a.id)).toEqual(['main'])
+    const written = await write()
+    expect(written.statusCode).toBe(201)
+    expect(fs.readdirSync(agents)).toEqual(['newcomer'])
   })
 })
