@@ -669,7 +669,7 @@ export interface components {
                  */
                 engine: "sqlite" | "postgres";
                 /**
-                 * @description Whether the engine answers; unreachable (PostgreSQL down): not ready, searches answer 503
+                 * @description Whether the engine answers; unreachable (PostgreSQL down, or mnemo's schema gone from it): not ready, searches answer 503
                  * @enum {string}
                  */
                 database: "ok" | "unreachable";

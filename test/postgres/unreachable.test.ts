@@ -64,7 +64,7 @@ async function appBehindProxy(env: Record<string, string> = {}) {
     },
   })
   cleanups.push(() => t.app.close())
-  return { proxy, t }
+  return { proxy, t, schema }
 }
 
 const flush = (t: TestApp, flushId: string, note: string) =>
@@ -183,5 +183,14 @@ describe('PostgreSQL out of reach', () => {
     const written = await write()
     expect(written.statusCode).toBe(201)
     expect(fs.readdirSync(agents)).toEqual(['newcomer'])
+  })
+
+  it('is not ready while the database answers without mnemo’s schema', async () => {
+    const { t, schema } = await appBehindProxy()
+    await whenReady(t)
+    await dropSchema(schema)
+    const ready = await t.app.inject({ method: 'GET', url: '/ready' })
+    expect(ready.statusCode).toBe(503)
+    expect(ready.json()).toMatchObject({ ready: false, checks: { database: 'unreachable' } })
   })
 })

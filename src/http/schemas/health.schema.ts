@@ -25,7 +25,9 @@ export const Ready = z
           .describe('Where the indexes live: SQLite files in MNEMO_DATA_DIR, or PostgreSQL (MNEMO_DATABASE_URL)'),
         database: z
           .enum(['ok', 'unreachable'])
-          .describe('Whether the engine answers; unreachable (PostgreSQL down): not ready, searches answer 503'),
+          .describe(
+            "Whether the engine answers; unreachable (PostgreSQL down, or mnemo's schema gone from it): not ready, searches answer 503",
+          ),
       })
       .optional()
       .describe('What readiness waits for; shown when the request carries a token (or none is configured)'),

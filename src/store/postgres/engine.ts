@@ -206,11 +206,14 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     },
     openEmbeddingCache: (cacheOpts: { maxEntries: number; now?: (() => number) | undefined }) =>
       createPgEmbeddingCache(pool, t, guard, cacheOpts),
-    /** While the database is known to be away, the probe's word for it, without another try. */
+    /**
+     * Whether the database answers with mnemo's schema in it (a dropped schema is no index
+     * to serve); while the database is known to be away, the probe's word, without a try.
+     */
     async health(): Promise<EngineHealth> {
       if (!availability.isUp()) return { ok: false, error: availability.lastError() }
       try {
-        await pool.query('SELECT 1')
+        await pool.query(`SELECT 1 FROM ${t.version} LIMIT 1`)
         return { ok: true }
       } catch (err) {
         if (isUnreachable(err)) availability.lost(err)
