@@ -42,6 +42,8 @@ export function rawSocket(port: number) {
     write: (chunk: string) => socket.write(chunk),
     /** Writes one chunk of a `transfer-encoding: chunked` body. */
     writeChunk: (data: string) => socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`),
+    /** Everything the server sent so far (several responses, a 100 Continue before one). */
+    received: () => data,
     /** The response, once a whole one has arrived. */
     response: (timeoutMs = 10_000) => waitFor(() => parseResponse(data), timeoutMs),
     /** Closes the connection at once, as a client that gives up does. */

@@ -65,6 +65,45 @@ describe('body limits per route', () => {
     expect(await bodyBytesInFlight()).toBe(0)
   })
 
+  it('answers a body sent to no route 404 at once, without reading or counting it', async () => {
+    await listening()
+    const socket = rawSocket(port)
+    socket.send('POST', '/nowhere', { 'content-type': 'application/json', 'content-length': 9000 }, '{"a":')
+    const res = await socket.response()
+    expect(res.status).toBe(404)
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'ROUTE_NOT_FOUND' })
+    expect(res.headers.connection).toBe('close')
+    await socket.closed
+    expect(await bodyBytesInFlight()).toBe(0)
+  })
+
+  it('says "continue" to a client that asks first only once its body is let in', async () => {
+    await listening()
+    // Too large: refused with no 100 Continue, so the client never sends the body.
+    const refused = rawSocket(port)
+    refused.send('PUT', '/files/memory/asked.md', {
+      'content-type': 'text/markdown',
+      'content-length': FILE_BYTES + 1,
+      expect: '100-continue',
+    })
+    const answer = await refused.response()
+    expect(answer.status).toBe(413)
+    await refused.closed
+    // Within the limits: 100 Continue, then the body, then the answer.
+    const asked = rawSocket(port)
+    const body = '# Asked first\n- sent after 100 Continue\n'
+    asked.send('PUT', '/files/memory/asked.md', {
+      'content-type': 'text/markdown',
+      'content-length': Buffer.byteLength(body),
+      expect: '100-continue',
+    })
+    expect((await asked.response()).status).toBe(100)
+    asked.write(body)
+    await waitFor(() => (asked.received().includes('HTTP/1.1 201') ? true : undefined))
+    expect(t.ws.read('memory/asked.md')).toBe(body)
+    asked.destroy()
+  })
+
   it('takes a file write and a flush of a file’s worth, above the JSON routes’ limit', async () => {
     await listening()
     const markdown = `${'- a note about the billing service and its Postgres database\n'.repeat(1092)}`.slice(

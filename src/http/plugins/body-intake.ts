@@ -11,8 +11,8 @@
  *    started, or no byte arrived for MNEMO_BODY_IDLE_TIMEOUT_MS while it was being read.
  * A declared Content-Length that does not fit what is left right now is refused the same way
  * before a byte is read (after the agent's slot, admission.ts), so its client does not send
- * a body that would be refused on the way. Any answer sent before its body was read closes
- * the connection too.
+ * a body that would be refused on the way (with `Expect: 100-continue`, before it is asked
+ * for). Any answer sent before its body was read closes the connection too.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Admission } from '../../admission/admission.js'
@@ -21,7 +21,7 @@ import type { Metrics } from '../../metrics/metrics.js'
 import { appError, type AppError } from '../../shared/errors.js'
 import { meterBody } from '../body-meter.js'
 import { agentOf } from './auth.js'
-import { sendError } from './error-handler.js'
+import { replyNotFound, sendError } from './error-handler.js'
 
 /** Seconds a client refused for body bytes should wait: bodies arrive within seconds. */
 const BODY_BUDGET_RETRY_AFTER_S = 1
@@ -77,6 +77,12 @@ export function registerBodyIntake(app: FastifyInstance, opts: BodyIntakeOptions
     )
   }
 
+  // A route that does not exist has no use for a body: 404 at once, before any of it is read
+  // or counted (the onSend hook below closes the connection).
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404 && declaredBody(request.headers)?.kind !== 'none') return replyNotFound(request, reply)
+  })
+
   // After auth and the agent's slot (registered after admission.ts): a declared length that
   // does not fit now is refused before a byte of it is sent. A chunked body is not: nothing
   // says how large it is.
@@ -98,9 +104,15 @@ export function registerBodyIntake(app: FastifyInstance, opts: BodyIntakeOptions
       void reply.header('connection', 'close')
   })
 
+  // A client that asks before it sends (`Expect: 100-continue`, as curl does for big
+  // uploads) hears "continue" only here, once the hooks above let the body in: Node would
+  // say it at once, and the client would send a body that is then refused.
+  app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res))
+
   app.addHook('preParsing', async (request, reply, payload) => {
     const declared = declaredBody(request.headers)
     if (!declared || declared.kind === 'none') return payload
+    if (request.headers.expect?.toLowerCase() === '100-continue' && !reply.raw.headersSent) reply.raw.writeContinue()
     const account = bodies.open(agentKey(request))
     reply.raw.once('close', () => account.release())
     if (reply.raw.destroyed) account.release()

@@ -85,12 +85,14 @@ export function replyWithError(err: FastifyError, request: FastifyRequest, reply
   return sendError(reply, request, mapped)
 }
 
+/** Answers 404 ROUTE_NOT_FOUND for a request no route takes. */
+export const replyNotFound = (request: FastifyRequest, reply: FastifyReply) =>
+  sendError(reply, request, {
+    code: 'ROUTE_NOT_FOUND',
+    message: `No route ${request.method} ${request.url.split('?')[0]}`,
+  })
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(replyWithError)
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, request, {
-      code: 'ROUTE_NOT_FOUND',
-      message: `No route ${request.method} ${request.url.split('?')[0]}`,
-    }),
-  )
+  app.setNotFoundHandler(replyNotFound)
 }

@@ -65,11 +65,22 @@ export function createSessionLocks(opts: {
     if (!isUnreachable(err)) throw err
   }
 
+  /**
+   * Runs one statement on the lock connection after those before it: a connection runs one
+   * at a time, and pg queues more only with a deprecation warning (to go in pg 9).
+   */
+  let turn: Promise<unknown> = Promise.resolve()
+  function onLockConnection<R>(text: string, values: unknown[]): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+    const run = turn.then(async () => (await connection()).query<R & pg.QueryResultRow>(text, values))
+    turn = run.catch(() => undefined)
+    return run
+  }
+
   async function tryLock(name: string): Promise<boolean> {
-    const db = await connection()
-    const { rows } = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [
-      keyOf(name),
-    ])
+    const { rows } = await onLockConnection<{ ok: boolean }>(
+      'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
+      [keyOf(name)],
+    )
     return rows[0]?.ok === true
   }
 
@@ -86,8 +97,7 @@ export function createSessionLocks(opts: {
   }
 
   async function unlock(name: string): Promise<void> {
-    const db = await connection()
-    await db.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [keyOf(name)])
+    await onLockConnection('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [keyOf(name)])
   }
 
   return {
