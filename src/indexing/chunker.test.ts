@@ -153,6 +153,9 @@ function markdownLines(n: number, seed: number): string[] {
     (i: number) => `- ${sentence(i)} ${sentence(i + 1)}`,
     (i: number) => `${'很长的一行记录。'.repeat(12)}${i}`,
     (i: number) => `${sentence(i)}\r`,
+    // Entries (issue 31): chunks never cross a change of status, key or origin.
+    (i: number) => `<!-- observed: 2026-05-1${i % 10} | status: superseded | key: k${i % 3} -->`,
+    () => '<!-- status: active | origin: agent -->',
   ]
   return Array.from({ length: n }, (_, i) => (kinds[next(kinds.length)] as (i: number) => string)(i))
 }
@@ -209,5 +212,78 @@ describe('chunkMarkdownFrom', () => {
     expect(checkpoint).toMatchObject({ prefix: '# A\none\n', lines: 2 })
     const grown = await chunkMarkdownFrom('# A\none\ntwo and more\n', checkpoint, opts)
     expect(grown.chunks).toEqual(await chunkMarkdown('# A\none\ntwo and more\n', opts))
+  })
+})
+
+describe('entries', () => {
+  const OPENCLAW = [
+    '# Preferences',
+    '',
+    '<!-- observed: 2026-05-10 | status: superseded -->',
+    '- Prefer detailed explanations for every code change.',
+    '',
+    '<!-- observed: 2026-07-27 | status: active -->',
+    '- Prefer concise implementation summaries unless more detail is requested.',
+    '',
+  ].join('\n')
+
+  it('cuts at a change of status, and leaves the comment lines out of the chunk texts', async () => {
+    const chunks = await chunkMarkdown(OPENCLAW, opts)
+    expect(chunks.map((c) => [c.startLine, c.endLine, c.entry])).toEqual([
+      [1, 4, { status: 'superseded', observed: '2026-05-10', key: null, origin: null }],
+      [7, 7, { status: 'active', observed: '2026-07-27', key: null, origin: null }],
+    ])
+    expect(chunks[0]?.text).toBe('# Preferences\n\n\n- Prefer detailed explanations for every code change.')
+    expect(chunks.every((c) => !c.text.includes('<!--'))).toBe(true)
+    expectExactLines(OPENCLAW.replaceAll(/^<!--.*-->$/gm, ''), chunks)
+  })
+
+  it('keeps entries of one status, key and origin together, the first one’s date on the chunk', async () => {
+    const text = ['<!-- observed: 2026-01-01 -->', '- one', '<!-- observed: 2026-02-01 -->', '- two', ''].join('\n')
+    const chunks = await chunkMarkdown(text, opts)
+    expect(chunks.map((c) => [c.startLine, c.endLine, c.entry?.observed])).toEqual([[2, 4, '2026-01-01']])
+  })
+
+  it('ends an entry at a heading, and carries no overlap into another class', async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `- note ${i}`)
+    const text = [
+      '<!-- status: superseded | key: db -->',
+      ...long,
+      '<!-- status: active | key: db -->',
+      '- new db host',
+      '## 10:00:00',
+      '- after the heading',
+      '',
+    ].join('\n')
+    const chunks = await chunkMarkdown(text, opts)
+    const classes = chunks.map((c) => c.entry?.status ?? null)
+    expect(classes.slice(0, -2).every((s) => s === 'superseded')).toBe(true)
+    expect(chunks.length).toBeGreaterThan(3)
+    const active = chunks.at(-2) as Chunk
+    expect([active.text, active.entry]).toEqual([
+      '- new db host',
+      { status: 'active', observed: null, key: 'db', origin: null },
+    ])
+    expect(chunks.at(-1)).toMatchObject({ text: '## 10:00:00\n- after the heading', entry: null })
+    // Overlap within the superseded entry, none into the active one.
+    expect(chunks[1]?.startLine).toBeLessThanOrEqual(chunks[0]?.endLine ?? 0)
+  })
+
+  it('reads a malformed comment as text and says where, and leaves comments in fences alone', async () => {
+    const text = ['<!-- status: maybe -->', '- a note', '```', '<!-- status: superseded -->', '```', ''].join('\n')
+    const made = await chunkMarkdownFrom(text, null, opts)
+    expect(made.malformed).toEqual([{ line: 1, reason: expect.stringMatching(/status "maybe"/) }])
+    expect(made.chunks.map((c) => c.entry)).toEqual([null])
+    expect(made.chunks[0]?.text).toContain('<!-- status: maybe -->')
+    expect(made.chunks[0]?.text).toContain('<!-- status: superseded -->')
+  })
+
+  it('chunks a text without metadata exactly as before: every entry null', async () => {
+    const text = `${markdownLines(80, 11)
+      .filter((l) => !l.includes('<!--'))
+      .join('\n')}\n`
+    const chunks = await chunkMarkdown(text, opts)
+    expect(chunks.every((c) => c.entry === null)).toBe(true)
+    expectExactLines(text, chunks)
   })
 })

@@ -4,7 +4,15 @@
  * is remembered as context for the chunks under it; a chunk that overflows `maxTokens` is cut
  * at the last blank line or fence edge when one is near, never inside a code fence unless
  * the fence alone is too big, and the next chunk repeats up to `overlapTokens` of its tail.
+ *
+ * Entries (issue 31, domain/entry-meta.ts): a metadata comment opens an entry that runs to
+ * the next metadata comment or heading (a flush entry starts with its heading). A chunk
+ * never holds two entries of different status, key or origin: a line of another class cuts
+ * the chunk before it, with no overlap carried across. The comment line itself is left out
+ * of the chunk's text (its line number kept), as flush markers are. A text without metadata
+ * comments chunks exactly as before, every chunk's `entry` null.
  */
+import { parseEntryMeta, sameEntryClass, type ChunkEntry } from '../domain/entry-meta.js'
 import { splitLines } from '../text/lines.js'
 import { estimateTokens, exceedsTokens } from '../text/token-estimate.js'
 import { linePieces } from './line-pieces.js'
@@ -23,7 +31,12 @@ export type Chunk = {
   /** Heading texts (without `#`) enclosing the chunk's first line, outermost first. */
   headings: string[]
   tokens: number
+  /** The entry of its first line of content; null outside any entry (no metadata). */
+  entry: ChunkEntry | null
 }
+
+/** A metadata comment the chunker could not read: indexed as text, and worth a warning. */
+export type MalformedMeta = { line: number; reason: string }
 
 type Unit = {
   line: number
@@ -34,6 +47,8 @@ type Unit = {
   breakBefore: boolean
   /** Piece of a long line that is not its last piece: the chunk must end after it. */
   forcedCut: boolean
+  /** The entry the line is in (null: none). */
+  entry: ChunkEntry | null
 }
 
 /**
@@ -60,6 +75,8 @@ type ChunkerState = {
   readonly currentHeadings: string[]
   readonly fence: string | null
   readonly prevBlank: boolean
+  /** The entry the next line is in, unless it opens or ends one. */
+  readonly entry: ChunkEntry | null
 }
 
 /** What chunkMarkdownFrom makes: the chunks after the first `skipped`, and where to resume next. */
@@ -68,6 +85,8 @@ export type ResumedChunks = {
   /** Chunks of the checkpoint resumed from, which come before `chunks` (0: chunked from the start). */
   skipped: number
   checkpoint: ChunkCheckpoint
+  /** Metadata comments read as text in the lines chunked this time (after the checkpoint). */
+  malformed: MalformedMeta[]
 }
 
 const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/
@@ -107,8 +126,11 @@ export async function chunkMarkdownFrom(
   let currentTokens = resume?.state.currentTokens ?? 0
   let currentHeadings: string[] = resume?.state.currentHeadings ?? []
   let fence: string | null = resume?.state.fence ?? null
+  let entry: ChunkEntry | null = resume?.state.entry ?? null
+  const malformed: MalformedMeta[] = []
 
-  const hasContent = (units: Unit[]) => units.some((u) => !u.blank && !HEADING.test(u.text))
+  const isContent = (u: Unit) => !u.blank && !HEADING.test(u.text)
+  const hasContent = (units: Unit[]) => units.some(isContent)
 
   function emit(units: Unit[]): void {
     let lo = 0
@@ -123,6 +145,7 @@ export async function chunkMarkdownFrom(
       text: body.map((u) => u.text).join('\n'),
       headings: currentHeadings,
       tokens: body.reduce((sum, u) => sum + u.tokens, 0),
+      entry: body.find(isContent)?.entry ?? null,
     })
   }
 
@@ -156,6 +179,13 @@ export async function chunkMarkdownFrom(
   }
 
   function add(unit: Unit): void {
+    // Another entry class: the chunk so far ends here, and nothing of it is carried over.
+    const first = isContent(unit) ? current.find(isContent) : undefined
+    if (first && !sameEntryClass(first.entry, unit.entry)) {
+      emit(current)
+      current = []
+      currentTokens = 0
+    }
     if (currentTokens + unit.tokens > maxTokens && hasContent(current)) overflow()
     if (current.length === 0) currentHeadings = headingStack.map((h) => h.text)
     current.push(unit)
@@ -172,11 +202,20 @@ export async function chunkMarkdownFrom(
   let prevBlank = resume?.state.prevBlank ?? true
 
   async function readLine(i: number): Promise<void> {
-    const line = lines[i] as string
+    let line = lines[i] as string
     const lineNo = i + 1
+    const heading = fence === null ? HEADING.exec(line) : null
+    if (heading) entry = null
+    else if (fence === null && line.includes('<!--')) {
+      const parsed = parseEntryMeta(line)
+      if (parsed.kind === 'meta') {
+        const { status, observed, key, origin } = parsed.meta
+        entry = { status, observed, key, origin }
+        line = ''
+      } else if (parsed.kind === 'malformed') malformed.push({ line: lineNo, reason: parsed.reason })
+    }
     const blank = line.trim() === ''
     const fenceMatch = FENCE.exec(line)
-    const heading = fence === null ? HEADING.exec(line) : null
 
     if (heading) {
       if (hasContent(current)) {
@@ -200,13 +239,21 @@ export async function chunkMarkdownFrom(
       let pending: Unit | null = null
       for (const piece of linePieces(line, maxTokens, overlapTokens)) {
         if (pending) add({ ...pending, forcedCut: true })
-        pending = { line: lineNo, text: piece.text, tokens: piece.tokens, blank: false, breakBefore, forcedCut: false }
+        pending = {
+          line: lineNo,
+          text: piece.text,
+          tokens: piece.tokens,
+          blank: false,
+          breakBefore,
+          forcedCut: false,
+          entry,
+        }
         if (piece.start > 0) pending.breakBefore = false
         await slicer.maybeYield()
       }
       if (pending) add(pending)
     } else {
-      add({ line: lineNo, text: line, tokens: estimateTokens(line) + 1, blank, breakBefore, forcedCut: false })
+      add({ line: lineNo, text: line, tokens: estimateTokens(line) + 1, blank, breakBefore, forcedCut: false, entry })
     }
 
     if (fenceMatch) {
@@ -223,9 +270,19 @@ export async function chunkMarkdownFrom(
     prefix: text.slice(0, text.lastIndexOf('\n') + 1),
     lines: whole,
     chunks: (resume?.chunks ?? 0) + chunks.length,
-    state: { headingStack: [...headingStack], current: [...current], currentTokens, currentHeadings, fence, prevBlank },
+    state: {
+      headingStack: [...headingStack],
+      current: [...current],
+      currentTokens,
+      currentHeadings,
+      fence,
+      prevBlank,
+      entry,
+    },
   }
+  // What the checkpoint saw is reported once: a resumed chunking starts after it.
+  const malformedBefore = malformed.length
   for (let i = whole; i < lines.length; i++) await readLine(i)
   emit(current)
-  return { chunks, skipped: resume?.chunks ?? 0, checkpoint }
+  return { chunks, skipped: resume?.chunks ?? 0, checkpoint, malformed: malformed.slice(0, malformedBefore) }
 }
