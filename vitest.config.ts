@@ -19,6 +19,7 @@ const POSTGRES_API_SUITE = [
   'test/integration/agents.grants.test.ts',
   'test/integration/prepare-checkpoints.test.ts',
   'test/integration/admission.slow-bodies.test.ts',
+  'test/integration/entries.search.test.ts',
 ]
 
 export default defineConfig({

@@ -55,7 +55,7 @@ describe('inDateRange', () => {
   })
 
   it('applies with the other filters', () => {
-    const chunk = { path: 'memory/2026-03-01.md', source: 'memory', datedMs: 150 }
+    const chunk = { path: 'memory/2026-03-01.md', source: 'memory', datedMs: 150, entry: null }
     expect(passesFilters(chunk, { pathPrefix: 'memory/', dated: { afterMs: 100, datedOnly: false } })).toBe(true)
     expect(passesFilters(chunk, { pathPrefix: 'memory/', dated: { beforeMs: 100, datedOnly: false } })).toBe(false)
   })

@@ -3,6 +3,7 @@
  * filters a search applies. Storage engines (src/store) persist these; indexing produces
  * them; search ranks them. No engine's column names or types appear here.
  */
+import type { ChunkEntry, Origin } from './entry-meta.js'
 import { MEMORY_FILE } from './layout.js'
 
 export type Source = 'memory' | 'sessions'
@@ -40,6 +41,8 @@ export type ChunkInput = {
   tokenCount: number
   /** When the chunk was written, in ms since the epoch (chunk-date.ts); null: undated (MEMORY.md). */
   datedMs: number | null
+  /** The entry the chunk is in (entry-meta.ts); null outside any entry (no metadata). */
+  entry: ChunkEntry | null
   /** The chunk's embedding; absent while the provider has not produced it. */
   vector?: Float32Array | undefined
 }
@@ -64,6 +67,8 @@ export type ChunkHead = {
   tokenCount: number
   /** When the chunk was written (chunk-date.ts); null: undated. */
   datedMs: number | null
+  /** The entry the chunk is in; null outside any entry. */
+  entry: ChunkEntry | null
 }
 
 /**
@@ -89,15 +94,29 @@ export type ChunkFilters = {
   excludeMemoryFile?: boolean | undefined
   /** Only chunks in this time range (request fields after, before, datedOnly). */
   dated?: DateRange | undefined
+  /**
+   * Superseded entries too (issue 31); without it a search sees current facts only, so a
+   * search that names no filter at all still leaves them out.
+   */
+  includeSuperseded?: boolean | undefined
+  /** Only chunks of entries with one of these origins (a chunk with none never passes). */
+  origins?: readonly Origin[] | undefined
 }
 
-/** The filters as a predicate on a chunk's path, source and date (pure). */
+/** Whether a chunk in `entry` passes the entry filters (status, origin). */
+export function passesEntryFilters(entry: ChunkEntry | null, filters: ChunkFilters): boolean {
+  if (!filters.includeSuperseded && entry?.status === 'superseded') return false
+  return !filters.origins || (entry?.origin != null && filters.origins.includes(entry.origin))
+}
+
+/** The filters as a predicate on a chunk's path, source, date and entry (pure). */
 export function passesFilters(
-  chunk: { path: string; source: string; datedMs: number | null },
+  chunk: { path: string; source: string; datedMs: number | null; entry: ChunkEntry | null },
   filters: ChunkFilters,
 ): boolean {
   if (filters.source && chunk.source !== filters.source) return false
   if (filters.pathPrefix && !chunk.path.startsWith(filters.pathPrefix)) return false
   if (filters.dated && !inDateRange(chunk.datedMs, filters.dated)) return false
+  if (!passesEntryFilters(chunk.entry, filters)) return false
   return !(filters.excludeMemoryFile && chunk.path === MEMORY_FILE)
 }

@@ -694,6 +694,20 @@ export interface components {
             rerankScore?: number;
             source: components["schemas"]["Source"];
             space: components["schemas"]["Space"];
+            /**
+             * @description The entry's status from its metadata comment; active for text outside any entry (files without metadata are all active)
+             * @enum {string}
+             */
+            status: "active" | "superseded";
+            /** @description When the entry's fact was observed (YYYY-MM-DD), from its metadata comment; null when not given */
+            observed: string | null;
+            /** @description The entry's supersession key (a fact's lineage), from its metadata comment; null when not given */
+            key: string | null;
+            /**
+             * @description Who the entry came from (owner, agent, untrusted, system), from its metadata comment; null when not given
+             * @enum {string|null}
+             */
+            origin: "owner" | "agent" | "untrusted" | "system" | null;
         };
         /**
          * @example {
@@ -733,6 +747,10 @@ export interface components {
             before?: string;
             /** @description true leaves out undated notes (MEMORY.md) — with after/before, or alone: only dated notes (default false) */
             datedOnly?: boolean;
+            /** @description true also returns superseded entries (an entry whose metadata comment says status: superseded), marked so in status; by default a search returns current facts only (default false) */
+            includeSuperseded?: boolean;
+            /** @description Only entries whose metadata comment names one of these origins (owner, agent, untrusted, system); text outside any entry has none and is left out (default: no filter) */
+            origins?: ("owner" | "agent" | "untrusted" | "system")[];
             /** @description Temporal decay: a day file (memory/YYYY-MM-DD.md) loses half its score per this many days of age; MEMORY.md and undated files never decay. 0 = none (default MNEMO_SEARCH_HALF_LIFE_DAYS, 0) */
             halfLifeDays?: number;
             /** @description Diversify results (maximal marginal relevance): skip near-copies of results already above (default MNEMO_SEARCH_MMR, false) */

@@ -9,17 +9,26 @@ import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
 import { blankFlushMarkers } from '../files/content-rules.js'
 import { chunkDater } from '../domain/chunk-date.js'
-import { chunkMarkdownFrom, type Chunk, type ChunkCheckpoint, type ChunkOptions, type Yielder } from './chunker.js'
+import {
+  chunkMarkdownFrom,
+  type Chunk,
+  type ChunkCheckpoint,
+  type ChunkOptions,
+  type MalformedMeta,
+  type Yielder,
+} from './chunker.js'
 import { embedInputHash } from './embed-input.js'
 
 /**
  * What prepareFile makes of a text, beyond the chunking settings and the analyzer (both in
  * the index identity on their own): 2 leaves flush markers out of chunk texts, 3 dates each
- * chunk (chunk-date.ts). A change re-prepares every file (index-identity.ts).
+ * chunk (chunk-date.ts), 4 cuts chunks at entries and gives each its entry (chunker.ts). A
+ * change re-prepares every file (index-identity.ts).
  */
-export const PREPARE_VERSION = 3
+export const PREPARE_VERSION = 4
 
-export type PreparedFile = { record: FileRecord; chunks: ChunkInput[] }
+/** A file's rows, and the metadata comments it holds that were read as text (to warn about). */
+export type PreparedFile = { record: FileRecord; chunks: ChunkInput[]; malformed: MalformedMeta[] }
 
 export type FileInput = {
   rel: string
@@ -151,6 +160,7 @@ export async function prepareText(
       contentHash,
       ...analysed,
       datedMs: dater.of(piece.headings),
+      entry: piece.entry,
     })
     await slicer.maybeYield()
   }
@@ -169,6 +179,7 @@ export async function prepareText(
         readSeq: input.readSeq,
       },
       chunks,
+      malformed: made.malformed,
     },
     checkpoint: { chunker: made.checkpoint, inputs: chunks.slice(0, upTo), pieces: pieces.slice(0, upTo) },
   }

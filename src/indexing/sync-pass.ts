@@ -282,7 +282,7 @@ export function startPass(
     // A pass cancelled meanwhile (shutdown) prepares no file begun ahead: that would keep
     // the workers busy, or this thread once they are closed, for rows never written.
     opts.signal?.throwIfAborted()
-    return prepareFile(
+    const prepared = await prepareFile(
       {
         rel: file.rel,
         text,
@@ -298,6 +298,14 @@ export function startPass(
       { prepare: ctx.prepareCache, key: file.abs },
       elsewhere,
     )
+    // A metadata comment it cannot read is indexed as text; whoever wrote it should hear.
+    if (prepared.malformed.length > 0) {
+      log.warn(
+        { path: file.rel, malformedMetadata: prepared.malformed.slice(0, 5) },
+        'entry metadata comments that cannot be read are indexed as text',
+      )
+    }
+    return prepared
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { SearchResponse } from '../search/types.js'
+import type { SearchHit, SearchResponse } from '../search/types.js'
 import type { Space } from '../shared/agent-id.js'
 import { citation, deleteText, flushText, getText, listText, replaceText, searchText, writeText } from './tool-text.js'
 
@@ -10,7 +10,13 @@ const response = (results: SearchResponse['results'], degraded?: SearchResponse[
   usage: { embeddingTokens: 0, rerankTokens: 0, resultTokens: 0 },
   timingsMs: { keyword: 1, embed: 0, vector: 0, rerank: 0, total: 1 },
 })
-const hit = (path: string, startLine: number, endLine: number, space: Space = 'agent') => ({
+const hit = (
+  path: string,
+  startLine: number,
+  endLine: number,
+  space: Space = 'agent',
+  entry: Partial<Pick<SearchHit, 'status' | 'observed' | 'key' | 'origin'>> = {},
+): SearchHit => ({
   path,
   startLine,
   endLine,
@@ -20,6 +26,11 @@ const hit = (path: string, startLine: number, endLine: number, space: Space = 'a
   vectorScore: 0,
   source: 'memory' as const,
   space,
+  status: 'active',
+  observed: null,
+  key: null,
+  origin: null,
+  ...entry,
 })
 
 describe('MCP tool text', () => {
@@ -35,6 +46,18 @@ describe('MCP tool text', () => {
     expect(searchText('db', res)).toContain(
       '(3 passages shortened to keep this answer small; read them with memory_get.)',
     )
+  })
+
+  it('marks a superseded entry and names an origin, so the model reads history as history', () => {
+    const text = searchText(
+      'db host',
+      response([
+        hit('MEMORY.md', 7, 7, 'agent', { origin: 'owner' }),
+        hit('MEMORY.md', 4, 4, 'agent', { status: 'superseded', observed: '2026-05-10' }),
+      ]),
+    )
+    expect(text).toContain('[1] MEMORY.md#L7 (score 0.81, from owner)')
+    expect(text).toContain('[2] MEMORY.md#L4 (score 0.81, superseded (observed 2026-05-10))')
   })
 
   it('lists search hits best first with citations, scores and the team and granted labels', () => {

@@ -30,7 +30,10 @@ export function searchText(query: string, res: SearchResponse): string {
   const blocks = res.results.map((r, i) => {
     const owner = grantOwner(r.space)
     const where = r.space === 'team' ? ', team memory' : owner === null ? '' : `, memory of agent "${owner}"`
-    return `[${i + 1}] ${citation(r.path, r.startLine, r.endLine)} (score ${r.score.toFixed(2)}${where})\n${r.snippet}`
+    // A superseded entry (asked for with includeSuperseded) is history, not the current fact.
+    const status = r.status === 'superseded' ? `, superseded${r.observed ? ` (observed ${r.observed})` : ''}` : ''
+    const origin = r.origin ? `, from ${r.origin}` : ''
+    return `[${i + 1}] ${citation(r.path, r.startLine, r.endLine)} (score ${r.score.toFixed(2)}${where}${status}${origin})\n${r.snippet}`
   })
   const count = res.results.length === 1 ? '1 memory' : `${res.results.length} memories`
   return `${count} for "${query}", best first:\n\n${blocks.join('\n\n')}${notes}`

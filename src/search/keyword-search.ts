@@ -116,6 +116,7 @@ function withoutTerms(row: KeywordCandidate, textScore: number): KeywordHit {
     endLine: row.endLine,
     tokenCount: row.tokenCount,
     datedMs: row.datedMs,
+    entry: row.entry,
     textScore,
   }
 }

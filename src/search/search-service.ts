@@ -151,6 +151,8 @@ export function createSearchService(deps: SearchServiceDeps) {
         source: onlySource,
         excludeMemoryFile: req.scope === 'shared' && target.privateMemoryFile,
         dated,
+        includeSuperseded: req.includeSuperseded === true,
+        origins: req.origins,
       }
       return { target, filters }
     })
@@ -311,6 +313,10 @@ export function createSearchService(deps: SearchServiceDeps) {
         ...(hit.rerankScore === undefined ? {} : { rerankScore: roundScore(hit.rerankScore) }),
         source: hit.source,
         space: hit.space,
+        status: hit.entry?.status ?? 'active',
+        observed: hit.entry?.observed ?? null,
+        key: hit.entry?.key ?? null,
+        origin: hit.entry?.origin ?? null,
       })
     }
     timings.total = elapsed(started)

@@ -1,5 +1,6 @@
 /** Search request and response types of the service layer (SPEC §3). */
 import type { Source } from '../domain/chunks.js'
+import type { EntryStatus, Origin } from '../domain/entry-meta.js'
 import type { Space } from '../shared/agent-id.js'
 import type { DegradedCode, DegradedStage } from './degraded.js'
 
@@ -35,6 +36,10 @@ export type SearchRequest = {
   mmrLambda?: number | undefined
   /** Fuse in the query's lex/vec/hyde variants (expand/query-expansion.ts); default MNEMO_SEARCH_EXPAND. */
   expand?: boolean | undefined
+  /** Superseded entries too (default: current facts only). */
+  includeSuperseded?: boolean | undefined
+  /** Only entries with one of these origins. */
+  origins?: Origin[] | undefined
 }
 
 export type SearchHit = {
@@ -56,6 +61,11 @@ export type SearchHit = {
   source: Source
   /** The agent's own memory, or the team's (paths under team/). */
   space: Space
+  /** The chunk's entry (domain/entry-meta.ts): active outside any entry, the rest null there. */
+  status: EntryStatus
+  observed: string | null
+  key: string | null
+  origin: Origin | null
 }
 
 export type SearchResponse = {

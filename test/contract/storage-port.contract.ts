@@ -3,8 +3,9 @@
  * services rely on, whatever holds the index. Each engine's test file calls
  * describeStoragePort with a factory for a fresh engine.
  */
+import type { ChunkEntry } from '../../src/domain/entry-meta.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ChunkInput, DateRange, FileRecord } from '../../src/domain/chunks.js'
+import type { ChunkFilters, ChunkInput, DateRange, FileRecord } from '../../src/domain/chunks.js'
 import { normalizeVector } from '../../src/domain/vectors.js'
 import type { FileChange, SpaceKey, SpaceStore, StepOptions, StorageEngine } from '../../src/store/port.js'
 import { indexTokens } from '../../src/text/analyzer.js'
@@ -24,7 +25,13 @@ const STEPS: StepOptions = { between: async () => undefined }
 const MAIN: SpaceKey = { kind: 'agent', id: 'main' }
 
 /** A chunk of `text` at `line`, analysed as indexing does (without headings). */
-function chunk(text: string, line: number, vector?: number[], datedMs: number | null = null): ChunkInput {
+function chunk(
+  text: string,
+  line: number,
+  vector?: number[],
+  datedMs: number | null = null,
+  entry: ChunkEntry | null = null,
+): ChunkInput {
   const bodyTerms = indexTokens(text)
   return {
     startLine: line,
@@ -36,6 +43,7 @@ function chunk(text: string, line: number, vector?: number[], datedMs: number | 
     headingTerms: '',
     tokenCount: bodyTerms.length,
     datedMs,
+    entry,
     ...(vector && { vector: normalizeVector(vector, DIMS) }),
   }
 }
@@ -267,6 +275,59 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       // Two scans merged (vec0): nearest first, at most k.
       const two = await store.nearest(query, 1, { dated: { afterMs: 200, datedOnly: false } })
       expect(two.map((n) => n.path)).toEqual(['MEMORY.md'])
+    })
+
+    it('keeps to entries: current facts unless superseded ones are asked for, origins, and each chunk’s entry', async () => {
+      const { store, vectors } = await space()
+      const entry = (status: 'active' | 'superseded', origin: 'owner' | 'agent' | null): ChunkEntry => ({
+        status,
+        observed: '2026-05-10',
+        key: 'db-host',
+        origin,
+      })
+      const change = (path: string, readSeq: number, text: string, v: number[], e: ChunkEntry | null): FileChange => {
+        const made = file(path, readSeq, [])
+        return { record: { ...made.record, chunkCount: 1 }, chunks: [chunk(text, 1, v, null, e)] }
+      }
+      await store.applyChanges(
+        {
+          replace: [
+            change('memory/old.md', 1, 'delta host old', [1, 0, 0, 0], entry('superseded', 'owner')),
+            change('memory/new.md', 2, 'delta host new', [0.9, 0.1, 0, 0], entry('active', 'agent')),
+            change('memory/plain.md', 3, 'delta host plain', [0.8, 0.2, 0, 0], null),
+          ],
+        },
+        STEPS,
+      )
+      const cases: [ChunkFilters, string[]][] = [
+        [{}, ['memory/new.md', 'memory/plain.md']],
+        [{ includeSuperseded: true }, ['memory/new.md', 'memory/old.md', 'memory/plain.md']],
+        [{ origins: ['agent'] }, ['memory/new.md']],
+        [{ origins: ['owner'] }, []],
+        [{ origins: ['owner'], includeSuperseded: true }, ['memory/old.md']],
+        [{ origins: ['owner', 'agent'], includeSuperseded: true }, ['memory/new.md', 'memory/old.md']],
+      ]
+      const delta = [term('delta')]
+      for (const [filters, paths] of cases) {
+        const rows = await store.candidates({ terms: delta, limit: 10, headingWeight: 2, ...filters })
+        expect(rows.map((r) => r.path).sort(), JSON.stringify(filters)).toEqual(paths)
+        const newest = await store.newestMatches({ terms: delta, limit: 10, headingWeight: 2, ...filters })
+        expect(newest.map((r) => r.path).sort(), `newest ${JSON.stringify(filters)}`).toEqual(paths)
+      }
+      const all = await store.candidates({ terms: delta, limit: 10, headingWeight: 2, includeSuperseded: true })
+      expect(Object.fromEntries(all.map((r) => [r.path, r.entry]))).toEqual({
+        'memory/old.md': entry('superseded', 'owner'),
+        'memory/new.md': entry('active', 'agent'),
+        'memory/plain.md': null,
+      })
+      if (!vectors) return
+      const query = normalizeVector([1, 0, 0, 0], DIMS)
+      for (const [filters, paths] of cases) {
+        const near = await store.nearest(query, 5, filters)
+        expect(near.map((n) => n.path).sort(), `nearest ${JSON.stringify(filters)}`).toEqual(paths)
+      }
+      const nearest = await store.nearest(query, 5, { includeSuperseded: true })
+      expect(nearest[0]).toMatchObject({ path: 'memory/old.md', entry: entry('superseded', 'owner') })
     })
 
     it('rebuilds beside the live index: the live one serves until commit, then the new one does', async () => {

@@ -54,6 +54,7 @@ describe('a rebuild whose replica died', () => {
                 headingTerms: '',
                 tokenCount: 2,
                 datedMs: null,
+                entry: null,
               },
             ],
           },

@@ -34,6 +34,7 @@ function file(path: string, readSeq: number, text: string): FileChange {
         headingTerms: '',
         tokenCount: terms.length,
         datedMs: null,
+        entry: null,
       },
     ],
   }

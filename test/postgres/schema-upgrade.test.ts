@@ -3,26 +3,33 @@ import { describe, expect, it } from 'vitest'
 import { PG_SCHEMA_VERSION } from '../../src/store/postgres/migrations.js'
 import { databaseUrl, testPostgresEngine } from './pg-engine.js'
 
+const ENTRY_COLUMNS = ['entry_status', 'entry_observed', 'entry_key', 'entry_origin']
+
 describe('PostgreSQL schema upgrade', () => {
-  it('adds chunks.dated_ms to a schema of version 1 and records the new version', async () => {
+  it.each([
+    // [version, the chunk columns it did not have yet]
+    [1, ['dated_ms', ...ENTRY_COLUMNS]],
+    [2, ENTRY_COLUMNS],
+  ])('adds to a schema of version %i the columns it lacks and records the new version', async (version, missing) => {
     const first = await testPostgresEngine(null)
     const client = new pg.Client({ connectionString: databaseUrl() })
     await client.connect()
     try {
       await first.engine.close()
-      // What version 1 was: no dated_ms column.
-      await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN dated_ms`)
-      await client.query(`UPDATE ${first.schema}.schema_version SET version = 1`)
+      // What that version was: without those columns.
+      for (const column of missing) await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN ${column}`)
+      await client.query(`UPDATE ${first.schema}.schema_version SET version = $1`, [version])
       const again = await testPostgresEngine(null, first.schema)
       try {
-        const columns = await client.query(
-          `SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'chunks' AND column_name = 'dated_ms'`,
-          [first.schema],
+        const columns = await client.query<{ column_name: string }>(
+          `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'chunks'
+             AND column_name = ANY($2::text[])`,
+          [first.schema, missing],
         )
-        expect(columns.rowCount).toBe(1)
-        const version = await client.query(`SELECT version FROM ${first.schema}.schema_version`)
-        expect(version.rows).toEqual([{ version: PG_SCHEMA_VERSION }])
-        expect(PG_SCHEMA_VERSION).toBe(2)
+        expect(columns.rows.map((r) => r.column_name).sort()).toEqual([...missing].sort())
+        const recorded = await client.query(`SELECT version FROM ${first.schema}.schema_version`)
+        expect(recorded.rows).toEqual([{ version: PG_SCHEMA_VERSION }])
+        expect(PG_SCHEMA_VERSION).toBe(3)
       } finally {
         await again.dispose()
       }

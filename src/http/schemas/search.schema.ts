@@ -1,4 +1,5 @@
 /** POST /search request and response (SPEC §3). */
+import { ENTRY_STATUSES, ORIGINS } from '../../domain/entry-meta.js'
 import { z } from 'zod'
 import { parseDateBound } from '../../search/date-range.js'
 import { DEGRADED_CODES } from '../../search/degraded.js'
@@ -81,6 +82,19 @@ export const SearchRequest = z
       .describe(
         'true leaves out undated notes (MEMORY.md) — with after/before, or alone: only dated notes (default false)',
       ),
+    includeSuperseded: z
+      .boolean()
+      .optional()
+      .describe(
+        'true also returns superseded entries (an entry whose metadata comment says status: superseded), marked so in status; by default a search returns current facts only (default false)',
+      ),
+    origins: z
+      .array(z.enum(ORIGINS))
+      .min(1)
+      .optional()
+      .describe(
+        'Only entries whose metadata comment names one of these origins (owner, agent, untrusted, system); text outside any entry has none and is left out (default: no filter)',
+      ),
     halfLifeDays: z
       .number()
       .min(0)
@@ -140,6 +154,25 @@ export const SearchHit = z
     rerankScore: z.number().optional().describe('Reranker relevance, when reranking ran'),
     source: Source,
     space: Space,
+    status: z
+      .enum(ENTRY_STATUSES)
+      .describe(
+        "The entry's status from its metadata comment; active for text outside any entry (files without metadata are all active)",
+      ),
+    observed: z
+      .string()
+      .nullable()
+      .describe("When the entry's fact was observed (YYYY-MM-DD), from its metadata comment; null when not given"),
+    key: z
+      .string()
+      .nullable()
+      .describe("The entry's supersession key (a fact's lineage), from its metadata comment; null when not given"),
+    origin: z
+      .enum(ORIGINS)
+      .nullable()
+      .describe(
+        'Who the entry came from (owner, agent, untrusted, system), from its metadata comment; null when not given',
+      ),
   })
   .meta({ id: 'SearchHit' })
 

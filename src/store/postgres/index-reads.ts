@@ -28,12 +28,13 @@ export const liveScope = (t: Tables, space: string): Scope => ({
 export const idScope = (id: number): Scope => ({ sql: '$1::bigint', param: id })
 
 const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_line AS "endLine", c.token_count AS "tokenCount",
-  c.dated_ms::float8 AS "datedMs"`
+  c.dated_ms::float8 AS "datedMs", CASE WHEN c.entry_status IS NULL THEN NULL ELSE json_build_object('status',
+  c.entry_status, 'observed', c.entry_observed, 'key', c.entry_key, 'origin', c.entry_origin) END AS entry`
 
 /**
  * SQL conditions on the chunk alias `c`, or on the vector row alias `v` when `chunks` names
- * the chunks table (a vector row has no date: it is read from the vector's chunk), for the
- * filters, adding their values to `params`.
+ * the chunks table, for the filters (the entry's status and origin among them), adding their
+ * values to `params`.
  */
 function filterSql(filters: ChunkFilters, params: unknown[], chunks?: string): string {
   const alias = chunks ? 'v' : 'c'
@@ -50,9 +51,17 @@ function filterSql(filters: ChunkFilters, params: unknown[], chunks?: string): s
     params.push(MEMORY_FILE)
     parts.push(`${alias}.path <> $${params.length}`)
   }
+  // A vector row has no date or entry: they are read from the vector's chunk.
+  const ofChunk = (column: string) =>
+    chunks ? `(SELECT dc.${column} FROM ${chunks} dc WHERE dc.id = v.chunk_id)` : `c.${column}`
+  if (!filters.includeSuperseded) parts.push(`${ofChunk('entry_status')} IS DISTINCT FROM 'superseded'`)
+  if (filters.origins) {
+    params.push([...filters.origins])
+    parts.push(`${ofChunk('entry_origin')} = ANY($${params.length}::text[])`)
+  }
   const range = filters.dated
   if (range) {
-    const dated = chunks ? `(SELECT dc.dated_ms FROM ${chunks} dc WHERE dc.id = v.chunk_id)` : 'c.dated_ms'
+    const dated = ofChunk('dated_ms')
     const bounds: string[] = []
     if (range.afterMs !== undefined) {
       params.push(Math.ceil(range.afterMs))

@@ -131,10 +131,13 @@ export function createIndexWrites(t: Tables) {
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
     const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
       `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
-         body_terms, heading_terms, token_count, terms, tf, has_vector, dated_ms)
-       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.tf::jsonb, u.hv, u.dm
+         body_terms, heading_terms, token_count, terms, tf, has_vector, dated_ms,
+         entry_status, entry_observed, entry_key, entry_origin)
+       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.tf::jsonb, u.hv, u.dm,
+         u.es, u.eo, u.ek, u.eg
        FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
-         $12::text[], $13::text[], $14::bool[], $15::bigint[]) AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv, dm)
+         $12::text[], $13::text[], $14::bool[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::text[])
+         AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv, dm, es, eo, ek, eg)
        RETURNING id, start_line, end_line, content_hash`,
       [
         indexId,
@@ -152,6 +155,10 @@ export function createIndexWrites(t: Tables) {
         counted.map(countsJson),
         chunks.map(withVector),
         chunks.map((x) => x.datedMs),
+        chunks.map((x) => x.entry?.status ?? null),
+        chunks.map((x) => x.entry?.observed ?? null),
+        chunks.map((x) => x.entry?.key ?? null),
+        chunks.map((x) => x.entry?.origin ?? null),
       ],
     )
     if (dims === null) return

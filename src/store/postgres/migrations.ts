@@ -18,10 +18,11 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
 
 /**
  * Bumped when the tables change; an older schema is upgraded, a newer one refused. 2 adds
- * chunks.dated_ms (time ranges); the index identity includes this version, so the first
- * sync after an upgrade re-prepares every file and dates its chunks.
+ * chunks.dated_ms (time ranges), 3 the chunk's entry (entry_status, entry_observed,
+ * entry_key, entry_origin: domain/entry-meta.ts). The index identity includes this version,
+ * so the first sync after an upgrade rebuilds every index with the new columns filled.
  */
-export const PG_SCHEMA_VERSION = 2
+export const PG_SCHEMA_VERSION = 3
 /** PostgreSQL 15 and later. */
 const MIN_SERVER_VERSION = 150000
 /** pgvector 0.7 and later (HNSW with cosine distance, iterative scans from 0.8). */
@@ -90,6 +91,11 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   token_count int NOT NULL,
   -- when the chunk was written, ms since the epoch (domain/chunk-date.ts); NULL: undated
   dated_ms bigint,
+  -- the chunk's entry (domain/entry-meta.ts); entry_status NULL: in no entry (active)
+  entry_status text,
+  entry_observed text,
+  entry_key text,
+  entry_origin text,
   -- terms are opaque keys: byte order (C) compares them without the locale's rules
   terms text[] COLLATE "C" NOT NULL,
   tf jsonb NOT NULL,
@@ -173,8 +179,13 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
       )
     }
     if (found === undefined) await client.query(`INSERT INTO ${t.version} (version) VALUES ($1)`, [PG_SCHEMA_VERSION])
-    else if (found < 2) {
-      await client.query(`ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS dated_ms bigint`)
+    else if (found < PG_SCHEMA_VERSION) {
+      // Columns only: the rows get their values from the rebuild the new identity starts.
+      await client.query(
+        `ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS dated_ms bigint,
+           ADD COLUMN IF NOT EXISTS entry_status text, ADD COLUMN IF NOT EXISTS entry_observed text,
+           ADD COLUMN IF NOT EXISTS entry_key text, ADD COLUMN IF NOT EXISTS entry_origin text`,
+      )
       await client.query(`UPDATE ${t.version} SET version = $1`, [PG_SCHEMA_VERSION])
     }
     let pgvector = info.pgvector

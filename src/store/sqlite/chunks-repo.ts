@@ -4,6 +4,7 @@
  * chunk-rows.ts). Statements are prepared once per connection; snake_case columns are
  * mapped to camelCase here only.
  */
+import { ENTRY_SELECT, entryOf, type EntryColumns } from './entry-columns.js'
 import type { ChunkInput, FileRecord, PendingChunk, Source } from '../../domain/chunks.js'
 import { diffChunks } from '../chunk-diff.js'
 import { toFileRecord, type FileRow } from '../file-row.js'
@@ -59,7 +60,9 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
        FROM chunks WHERE path = ?`,
     ),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
-    chunkDate: db.prepare<[number], { datedMs: number | null }>('SELECT dated_ms AS datedMs FROM chunks WHERE id = ?'),
+    chunkPlace: db.prepare<[number], { datedMs: number | null } & EntryColumns>(
+      `SELECT c.dated_ms AS datedMs, ${ENTRY_SELECT} FROM chunks c WHERE c.id = ?`,
+    ),
     pending: db.prepare<[number], PendingChunk>(
       `SELECT id, path, source, text, headings, content_hash AS contentHash
        FROM chunks WHERE has_vector = 0 AND dead IS NULL ORDER BY id LIMIT ?`,
@@ -141,8 +144,8 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
     /** Stores a chunk's vector, unless the chunk was deleted meanwhile (no orphan vector). */
     putVector(chunkId: number, path: string, source: Source, vector: Float32Array): void {
       if (!storeVectors) return
-      const chunk = stmt.chunkDate.get(chunkId)
-      if (chunk) vectors.put(chunkId, path, source, chunk.datedMs, vector)
+      const chunk = stmt.chunkPlace.get(chunkId)
+      if (chunk) vectors.put(chunkId, path, source, { datedMs: chunk.datedMs, entry: entryOf(chunk) }, vector)
     },
 
     /**

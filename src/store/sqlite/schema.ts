@@ -19,8 +19,12 @@
  */
 import type { Db } from './database.js'
 
-/** 6: chunks.dated_ms (and the vectors' dated_ms) for time-range searches. */
-export const SCHEMA_VERSION = 6
+/**
+ * 6: chunks.dated_ms (and the vectors' dated_ms) for time-range searches. 7: the chunk's
+ * entry (entry_status, entry_observed, entry_key, entry_origin) and entry_terms, in chunks,
+ * chunks_fts and the vectors (entry-columns.ts).
+ */
+export const SCHEMA_VERSION = 7
 
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
@@ -68,6 +72,13 @@ CREATE TABLE IF NOT EXISTS chunks (
   token_count INTEGER NOT NULL,
   -- when the chunk was written, ms since the epoch (domain/chunk-date.ts); NULL: undated
   dated_ms INTEGER,
+  -- the chunk's entry (domain/entry-meta.ts); entry_status NULL: in no entry (active)
+  entry_status TEXT,
+  entry_observed TEXT,
+  entry_key TEXT,
+  entry_origin TEXT,
+  -- the entry's status and origin as FTS5 terms, for search filters (entry-columns.ts)
+  entry_terms TEXT NOT NULL DEFAULT '',
   -- 1 once the chunk's vector is stored; 0 while it waits for the embedding provider
   has_vector INTEGER NOT NULL DEFAULT 0,
   -- the file generation the chunk joined at, and the one it leaves at (NULL: it stays)
@@ -88,7 +99,7 @@ CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path);
 CREATE INDEX IF NOT EXISTS chunks_without_vector ON chunks(id) WHERE has_vector = 0;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  body_terms, heading_terms,
+  body_terms, heading_terms, entry_terms,
   content = 'chunks', content_rowid = 'id',
   tokenize = "${FTS_TOKENIZER}"
 );

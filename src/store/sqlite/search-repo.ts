@@ -16,9 +16,18 @@ import { MEMORY_FILE } from '../../domain/layout.js'
 import { ftsMatch } from './fts-match.js'
 import type { KeywordCandidate, KeywordQuery } from '../port.js'
 import type { Db } from './database.js'
+import { ENTRY_SELECT, entryOf, matchWithEntries, SUPERSEDED, type EntryColumns } from './entry-columns.js'
 
 /** A candidate and FTS5's bm25() for it (negative, lower is better). */
 type KeywordRow = KeywordCandidate & { rank: number }
+/** A row as read: its entry in columns. */
+type Stored<T extends { entry: unknown }> = Omit<T, 'entry'> & EntryColumns
+
+/** A row with its entry columns folded into `entry`. */
+function withEntry<T extends { entry: unknown }>(row: Stored<T>): T {
+  const { entryStatus, entryObserved, entryKey, entryOrigin, ...rest } = row
+  return { ...rest, entry: entryOf({ entryStatus, entryObserved, entryKey, entryOrigin }) } as unknown as T
+}
 
 type Params = {
   match: string
@@ -48,12 +57,14 @@ const FILTERS = `(@pathPrefix IS NULL OR substr(c.path, 1, length(@pathPrefix)) 
 const VISIBLE = `EXISTS (SELECT 1 FROM files vf WHERE vf.path = c.path AND c.born <= vf.gen
   AND (c.dead IS NULL OR c.dead > vf.gen))`
 
-const RANKED_ALL = `SELECT rowid AS id, bm25(chunks_fts, 1.0, @headingWeight) AS rank
+// entry_terms weighs 0: it filters (entry-columns.ts), it never ranks.
+const BM25 = 'bm25(chunks_fts, 1.0, @headingWeight, 0.0)'
+const RANKED_ALL = `SELECT rowid AS id, ${BM25} AS rank
   FROM chunks_fts WHERE chunks_fts MATCH @match ORDER BY rank LIMIT @limit`
-const RANKED_FILTERED = `SELECT c.id AS id, bm25(chunks_fts, 1.0, @headingWeight) AS rank
+const RANKED_FILTERED = `SELECT c.id AS id, ${BM25} AS rank
   FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
   WHERE chunks_fts MATCH @match AND ${FILTERS} ORDER BY rank LIMIT @limit`
-const RANKED_VISIBLE = `SELECT c.id AS id, bm25(chunks_fts, 1.0, @headingWeight) AS rank
+const RANKED_VISIBLE = `SELECT c.id AS id, ${BM25} AS rank
   FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
   WHERE chunks_fts MATCH @match AND ${FILTERS} AND ${VISIBLE} ORDER BY rank LIMIT @limit`
 /**
@@ -67,7 +78,8 @@ const unranked = (visibleOnly: boolean) => `SELECT c.id AS id, 0 AS rank
 
 const outer = (inner: string): string =>
   `SELECT c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine,
-      c.token_count AS tokenCount, c.dated_ms AS datedMs, f.rank, c.body_terms AS bodyTerms, c.heading_terms AS headingTerms
+      c.token_count AS tokenCount, c.dated_ms AS datedMs, ${ENTRY_SELECT}, f.rank, c.body_terms AS bodyTerms,
+      c.heading_terms AS headingTerms
     FROM (${inner}) f JOIN chunks c ON c.id = f.id ORDER BY f.rank, c.id`
 
 const toParams = (q: KeywordQuery, match: string): Params => ({
@@ -85,27 +97,29 @@ const toParams = (q: KeywordQuery, match: string): Params => ({
 
 export function createSearchRepo(db: Db) {
   const ranked = {
-    all: db.prepare<[Params], KeywordRow>(outer(RANKED_ALL)),
-    filtered: db.prepare<[Params], KeywordRow>(outer(RANKED_FILTERED)),
-    visible: db.prepare<[Params], KeywordRow>(outer(RANKED_VISIBLE)),
+    all: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_ALL)),
+    filtered: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_FILTERED)),
+    visible: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_VISIBLE)),
   }
   const newest = {
-    all: db.prepare<[Params], KeywordRow>(outer(unranked(false))),
-    visible: db.prepare<[Params], KeywordRow>(outer(unranked(true))),
+    all: db.prepare<[Params], Stored<KeywordRow>>(outer(unranked(false))),
+    visible: db.prepare<[Params], Stored<KeywordRow>>(outer(unranked(true))),
   }
   const byIds = (columns: string, visibleOnly: boolean) =>
     `SELECT ${columns} FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))${visibleOnly ? ` AND ${VISIBLE}` : ''}`
-  const HEAD_COLUMNS =
-    'c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine, c.token_count AS tokenCount, c.dated_ms AS datedMs'
+  const HEAD_COLUMNS = `c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine,
+    c.token_count AS tokenCount, c.dated_ms AS datedMs, ${ENTRY_SELECT}`
   const chunkHeads = {
-    all: db.prepare<[string], ChunkHead>(byIds(HEAD_COLUMNS, false)),
-    visible: db.prepare<[string], ChunkHead>(byIds(HEAD_COLUMNS, true)),
+    all: db.prepare<[string], Stored<ChunkHead>>(byIds(HEAD_COLUMNS, false)),
+    visible: db.prepare<[string], Stored<ChunkHead>>(byIds(HEAD_COLUMNS, true)),
   }
   const chunkTexts = db.prepare<[string], { id: number; text: string }>(byIds('c.id, c.text', false))
   const staging = db.prepare<[], { one: number }>('SELECT 1 AS one FROM staging LIMIT 1')
   /** Whether some chunk may be invisible now: a staged change is under way. */
   const partial = (): boolean => staging.get() !== undefined
   const docFreq = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_vocab WHERE term = ?')
+  /** Whether some chunk is superseded: only then does a search need the status filter. */
+  const anySuperseded = (): boolean => (docFreq.get(SUPERSEDED)?.doc ?? 0) > 0
   const corpus = db.prepare<[], { rows: number }>('SELECT COUNT(*) AS rows FROM chunks')
 
   return {
@@ -113,19 +127,21 @@ export function createSearchRepo(db: Db) {
     candidates: (q: KeywordQuery): KeywordRow[] => {
       const match = ftsMatch(q.terms)
       if (match === null) return []
-      const params = toParams(q, match)
+      const params = toParams(q, matchWithEntries(match, q, anySuperseded()))
       const filtered =
         params.pathPrefix !== null || params.source !== null || params.excludeMemoryFile === 1 || params.dated === 1
-      return ranked[partial() ? 'visible' : filtered ? 'filtered' : 'all'].all(params)
+      return ranked[partial() ? 'visible' : filtered ? 'filtered' : 'all'].all(params).map(withEntry)
     },
     /** Up to `limit` of the newest matches, unranked (rank 0). */
     newestMatches: (q: KeywordQuery): KeywordRow[] => {
       const match = ftsMatch(q.terms)
-      return match === null ? [] : newest[partial() ? 'visible' : 'all'].all(toParams(q, match))
+      if (match === null) return []
+      const params = toParams(q, matchWithEntries(match, q, anySuperseded()))
+      return newest[partial() ? 'visible' : 'all'].all(params).map(withEntry)
     },
     /** Heads of visible chunks by id (order not kept). */
     chunkHeads: (ids: readonly number[]): ChunkHead[] =>
-      ids.length === 0 ? [] : chunkHeads[partial() ? 'visible' : 'all'].all(JSON.stringify(ids)),
+      ids.length === 0 ? [] : chunkHeads[partial() ? 'visible' : 'all'].all(JSON.stringify(ids)).map(withEntry),
     /**
      * Raw chunk texts by id, visible or not: a search asks for the texts of the candidates it
      * ranked, and a file published meanwhile leaves its old rows in place until they are

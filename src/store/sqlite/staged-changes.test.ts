@@ -51,6 +51,7 @@ function version(
     headingTerms: '',
     tokenCount: CHUNK_TERMS,
     datedMs: null,
+    entry: null,
   }))
   const record: FileRecord = {
     path: rel,

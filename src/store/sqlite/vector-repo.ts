@@ -7,6 +7,8 @@
 import { MEMORY_FILE } from '../../domain/layout.js'
 import { isZeroVector } from '../../domain/vectors.js'
 import type { ChunkFilters, Source } from '../../domain/chunks.js'
+import type { ChunkEntry } from '../../domain/entry-meta.js'
+import { vecEntryValues } from './entry-columns.js'
 import type { Db } from './database.js'
 import type { VectorConfig } from '../port.js'
 
@@ -30,7 +32,10 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
   const key = vec0 ? 'rowid' : 'chunk_id'
   const stmt = cfg && {
     insert: vec0
-      ? db.prepare('INSERT INTO chunks_vec (rowid, shard, embedding, source, path, dated_ms) VALUES (?, ?, ?, ?, ?, ?)')
+      ? db.prepare(
+          `INSERT INTO chunks_vec (rowid, shard, embedding, source, path, dated_ms, entry_status, entry_origin)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
       : db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
     // vec0 cannot use a subquery to find rows, so vectors are deleted one rowid at a time.
     deleteOne: db.prepare(`DELETE FROM ${table} WHERE ${key} = ?`),
@@ -47,6 +52,8 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       filters.excludeMemoryFile ? 'x' : '',
       sharded ? 'h' : '',
       dated ?? '',
+      filters.includeSuperseded ? 'u' : '',
+      filters.origins ? `o${filters.origins.length}` : '',
     ]
     const id = parts.join('')
     let st = knnStatements.get(id)
@@ -58,6 +65,12 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (filters.excludeMemoryFile) where.push(`path != '${MEMORY_FILE}'`)
       if (dated === 'range') where.push('dated_ms >= @after', 'dated_ms < @before')
       if (dated === 'undated') where.push(`dated_ms = ${UNDATED}`)
+      if (!filters.includeSuperseded) where.push(`entry_status = 'active'`)
+      if (filters.origins) {
+        // No origin at all: none passes ('' is a chunk without one, which never does).
+        const list = filters.origins.length > 0 ? filters.origins.map((_, i) => `@origin${i}`).join(', ') : `'-'`
+        where.push(`entry_origin IN (${list})`)
+      }
       st = db.prepare(`SELECT rowid AS id, distance FROM chunks_vec WHERE ${where.join(' AND ')}`)
       knnStatements.set(id, st)
     }
@@ -73,7 +86,7 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       chunkId: number | bigint,
       path: string,
       source: Source,
-      datedMs: number | null,
+      place: { datedMs: number | null; entry: ChunkEntry | null },
       vector: Float32Array,
     ): void => {
       if (!stmt || !cfg) return
@@ -81,8 +94,9 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       const id = BigInt(chunkId)
       if (!isZeroVector(vector)) {
         // vec0 partition keys must be bound as integers; better-sqlite3 binds a JS number as REAL.
-        const dated = datedMs === null ? UNDATED : BigInt(Math.trunc(datedMs))
-        if (vec0) stmt.insert.run(id, BigInt(shardOf(id, cfg.shards)), asBlob(vector), source, path, dated)
+        const dated = place.datedMs === null ? UNDATED : BigInt(Math.trunc(place.datedMs))
+        const shard = BigInt(shardOf(id, cfg.shards))
+        if (vec0) stmt.insert.run(id, shard, asBlob(vector), source, path, dated, ...vecEntryValues(place.entry))
         else stmt.insert.run(id, asBlob(vector))
       }
       stmt.markStored.run(id)
@@ -109,6 +123,7 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (shard !== undefined) params.shard = shard
       if (filters.source) params.source = filters.source
       if (prefix) Object.assign(params, { lo: prefix, hi: prefixEnd(prefix) })
+      filters.origins?.forEach((origin, i) => (params[`origin${i}`] = origin))
       const sharded = shard !== undefined
       type Row = { id: number; distance: number }
       const range = filters.dated

@@ -1,6 +1,7 @@
 /**
  * Vector storage. With sqlite-vec, chunks_vec is a vec0 table (exact cosine KNN in C) whose
- * `source`, `path` and `dated_ms` metadata columns let filters apply inside the KNN scan, partitioned
+ * `source`, `path`, `dated_ms`, `entry_status` and `entry_origin` metadata columns let filters
+ * apply inside the KNN scan, partitioned
  * into shards that workers scan in parallel. Without it,
  * chunk_vectors holds raw float32 blobs that vector-scan.ts searches in memory. The meta row
  * `vectors` records which table and how many dimensions; opening the index with another
@@ -28,7 +29,7 @@ function ddl(cfg: NonNullable<VectorConfig>): string {
   return cfg.backend === 'sqlite-vec'
     ? `CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
          shard integer partition key, embedding float[${cfg.dims}] distance_metric=cosine, source text, path text,
-         dated_ms integer)`
+         dated_ms integer, entry_status text, entry_origin text)`
     : `CREATE TABLE IF NOT EXISTS chunk_vectors (
          chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
          embedding BLOB NOT NULL
