@@ -3,13 +3,15 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
- *                    [--only keyword,hybrid,live,agents,replicas,start] [--hybrid-sizes 10000,100000]
+ *                    [--only keyword,hybrid,live,agents,replicas,start,entries] [--hybrid-sizes 10000,100000]
  *                    [--agents 200] [--agent-files 10] [--engines sqlite,postgres,pglite] [--writes 100]
  *                    [--qmd /tmp/qmd/node_modules/.bin/qmd] (with --only start: QMD indexes the same files)
  *
  * `--engines` runs the keyword, hybrid and replicas benchmarks once per engine, side by side
  * (bench/engines.ts: postgres needs MNEMO_TEST_DATABASE_URL, as scripts/with-postgres sets;
- * pglite starts PGlite with pgvector); live, agents and start run on SQLite only.
+ * pglite starts PGlite with pgvector); live, agents and start run on SQLite only. `entries`
+ * (issue 31) compares search latency on the workspace with and without entry metadata,
+ * `--superseded 0.3` of the entries superseded.
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -17,6 +19,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { benchAgents } from './agents.js'
+import { benchEntries } from './entries.js'
 import { ENGINE_NAMES, openEngine, type BenchEngine, type EngineName } from './engines.js'
 import { benchHybrid } from './hybrid.js'
 import { benchKeyword } from './keyword.js'
@@ -44,6 +47,7 @@ const { values } = parseArgs({
     agents: { type: 'string', default: '200' },
     'agent-files': { type: 'string', default: '10' },
     qmd: { type: 'string' },
+    superseded: { type: 'string', default: '0.3' },
   },
 })
 
@@ -155,6 +159,33 @@ try {
         ['server RSS after the runs', (h) => `${fmt(h.rssMb)} MB`, large ? '≤ 400 MB' : ''],
       ])
     }
+  }
+  if (only.has('entries')) {
+    const columns = await perEngine('entries', (engine, dir) =>
+      benchEntries({
+        tmp: dir,
+        engine,
+        runs,
+        files: Number(values.files),
+        notesPerFile: Number(values.notes),
+        latencyRequests: Number(values['latency-requests']),
+        superseded: Number(values.superseded),
+      }),
+    )
+    const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${fmt((ratio - 1) * 100)} %`
+    table(`Entries: search with ${values.superseded} of the entries superseded, against no metadata`, columns, [
+      ['entries / superseded', (e) => `${e.entries} / ${e.superseded}`, ''],
+      [
+        'keyword /search p50, no metadata → entries',
+        (e) => `${fmt(e.keyword.plainMs)} → ${fmt(e.keyword.entriesMs)} ms (${pct(e.keyword.ratio)})`,
+        'within 5 %',
+      ],
+      [
+        'hybrid /search p50 (hash vectors), no metadata → entries',
+        (e) => `${fmt(e.hybrid.plainMs)} → ${fmt(e.hybrid.entriesMs)} ms (${pct(e.hybrid.ratio)})`,
+        'within 5 %',
+      ],
+    ])
   }
   if (only.has('replicas')) {
     const columns = await perEngine('replicas', (engine, dir) =>

@@ -330,6 +330,31 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(nearest[0]).toMatchObject({ path: 'memory/old.md', entry: entry('superseded', 'owner') })
     })
 
+    it('finds the current fact below many superseded ones that rank higher', async () => {
+      const { store } = await space()
+      const old: ChunkEntry = { status: 'superseded', observed: null, key: 'motto', origin: null }
+      const texts: [string, ChunkEntry | null][] = [
+        ...Array.from({ length: 30 }, (_, i): [string, ChunkEntry] => [`echo echo echo old motto ${i}`, old]),
+        ['echo current motto', null],
+      ]
+      const made = file('MEMORY.md', 1, [])
+      await store.applyChanges(
+        {
+          replace: [
+            {
+              record: { ...made.record, lineCount: texts.length, chunkCount: texts.length },
+              chunks: texts.map(([text, e], i) => chunk(text, i + 1, undefined, null, e)),
+            },
+          ],
+        },
+        STEPS,
+      )
+      const rows = await store.candidates({ terms: [term('echo')], limit: 2, headingWeight: 2 })
+      expect(rows.map((r) => r.startLine)).toEqual([31])
+      const all = await store.candidates({ terms: [term('echo')], limit: 2, headingWeight: 2, includeSuperseded: true })
+      expect(all.map((r) => r.entry?.status)).toEqual(['superseded', 'superseded'])
+    })
+
     it('rebuilds beside the live index: the live one serves until commit, then the new one does', async () => {
       const { store } = await space()
       await store.applyChanges({ replace: [file('memory/old.md', 1, ['legacy content'])] }, STEPS)

@@ -5,7 +5,7 @@
  */
 import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import type { Db } from './database.js'
-import { entryTerms, entryValues } from './entry-columns.js'
+import { entryValues } from './entry-columns.js'
 import type { VectorRepo } from './vector-repo.js'
 
 /** A chunk row by id, with its number of analysed terms (what deleting it costs). */
@@ -26,14 +26,14 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
   const stmt = {
     insertChunk: db.prepare(
       `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, headings, body_terms, heading_terms,
-         token_count, dated_ms, entry_status, entry_observed, entry_key, entry_origin, entry_terms, born)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         token_count, dated_ms, entry_status, entry_observed, entry_key, entry_origin, born)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body_terms, heading_terms, entry_terms) VALUES (?, ?, ?, ?)'),
+    insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body_terms, heading_terms) VALUES (?, ?, ?)'),
     // External-content FTS5 rows are removed with the 'delete' command and their old terms.
     deleteFtsRow: db.prepare(
-      `INSERT INTO chunks_fts (chunks_fts, rowid, body_terms, heading_terms, entry_terms)
-       SELECT 'delete', id, body_terms, heading_terms, entry_terms FROM chunks WHERE id = ?`,
+      `INSERT INTO chunks_fts (chunks_fts, rowid, body_terms, heading_terms)
+       SELECT 'delete', id, body_terms, heading_terms FROM chunks WHERE id = ?`,
     ),
     deleteChunk: db.prepare('DELETE FROM chunks WHERE id = ?'),
     markDead: db.prepare('UPDATE chunks SET dead = ? WHERE id = ?'),
@@ -63,7 +63,6 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
     insert(file: Pick<FileRecord, 'path' | 'source'>, chunks: readonly ChunkInput[], born: number): number[] {
       const out: number[] = []
       for (const c of chunks) {
-        const terms = entryTerms(c.entry)
         const { lastInsertRowid } = stmt.insertChunk.run(
           file.path,
           file.source,
@@ -77,10 +76,9 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
           c.tokenCount,
           c.datedMs,
           ...entryValues(c.entry),
-          terms,
           born,
         )
-        stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms, terms)
+        stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms)
         if (c.vector && storeVectors) {
           vectors.put(lastInsertRowid, file.path, file.source, { datedMs: c.datedMs, entry: c.entry }, c.vector)
         }

@@ -1,59 +1,16 @@
 /**
  * A chunk's entry (domain/entry-meta.ts) in the SQLite index: four columns of `chunks`
- * (entry_status NULL: no entry), and, for the search filters, FTS5 terms in a third column
- * of chunks_fts (`entry_terms`), so the default search (current facts only) and an origins
- * filter stay inside the FTS5 query — a `NOT` and an `AND` over short doclists — instead of
- * joining every match to its chunk row. The column's BM25 weight is 0: it never moves a rank.
+ * (entry_status NULL: no entry), and two metadata columns of the vec0 table.
  *
- * The terms start with U+E000, a private-use character the analyzer never emits, so no
- * word of a note or a query can be one of them.
+ * The status filter of a keyword search (current facts only, the default) is applied to the
+ * ranked rows, not inside the FTS5 query: FTS5 scores every match of the query before its
+ * LIMIT in any case, so asking it for more rows and dropping the superseded ones (read
+ * without their terms) costs little (search-repo.ts), where a NOT clause in the MATCH, or a join of
+ * every match to its row, cost a third of a search (BENCHMARKS.md, "Entries"). The origins
+ * filter, rare and possibly narrow, is a condition on the joined rows.
  */
 import type { ChunkFilters } from '../../domain/chunks.js'
 import type { ChunkEntry, EntryStatus, Origin } from '../../domain/entry-meta.js'
-
-const MARK = '\uE000'
-/** The term of a superseded chunk (its document frequency says whether the index has any). */
-export const SUPERSEDED = `${MARK}superseded`
-const originTerm = (origin: Origin) => `${MARK}origin_${origin}`
-
-/** The entry_terms of a chunk in `entry`: its status when superseded, its origin when given. */
-export function entryTerms(entry: ChunkEntry | null): string {
-  if (!entry) return ''
-  const terms: string[] = []
-  if (entry.status === 'superseded') terms.push(SUPERSEDED)
-  if (entry.origin) terms.push(originTerm(entry.origin))
-  return terms.join(' ')
-}
-
-/**
- * What FTS5 is asked besides the query's terms, for the entry filters (empty: nothing).
- * `anySuperseded`: whether the index holds a superseded chunk at all; without one the
- * status filter would change nothing, and the query stays exactly what it was before
- * entries existed.
- */
-export function entryClauses(
-  filters: Pick<ChunkFilters, 'includeSuperseded' | 'origins'>,
-  anySuperseded: boolean,
-): string {
-  let clauses = ''
-  if (filters.origins) {
-    // No origin at all passes nothing: a term that no chunk holds.
-    const terms = filters.origins.length > 0 ? filters.origins.map(originTerm) : [`${MARK}none`]
-    clauses += ` AND entry_terms : (${terms.map((t) => `"${t}"`).join(' OR ')})`
-  }
-  if (!filters.includeSuperseded && anySuperseded) clauses += ` NOT entry_terms : "${SUPERSEDED}"`
-  return clauses
-}
-
-/** A FTS5 MATCH of the query terms (already an expression) in the text columns, with the entry filters. */
-export function matchWithEntries(
-  terms: string,
-  filters: Pick<ChunkFilters, 'includeSuperseded' | 'origins'>,
-  anySuperseded: boolean,
-): string {
-  const clauses = entryClauses(filters, anySuperseded)
-  return clauses === '' ? terms : `({body_terms heading_terms} : (${terms}))${clauses}`
-}
 
 /** The entry columns of a chunk row, as stored. */
 export type EntryColumns = {
@@ -66,6 +23,25 @@ export type EntryColumns = {
 /** SELECT list of the entry columns of chunk alias `c`, named as EntryColumns. */
 export const ENTRY_SELECT =
   'c.entry_status AS entryStatus, c.entry_observed AS entryObserved, c.entry_key AS entryKey, c.entry_origin AS entryOrigin'
+
+/** SQL condition on chunk `c`: superseded. */
+export const SUPERSEDED = `c.entry_status = 'superseded'`
+
+/** SQL condition on chunk `c`: current (not superseded), or @includeSuperseded = 1. */
+export const CURRENT = `(@includeSuperseded = 1 OR c.entry_status IS NULL OR NOT ${SUPERSEDED})`
+
+/**
+ * SQL conditions on chunk `c` for the entry filters, with parameters @includeSuperseded
+ * (0 or 1) and @origins (a JSON array, or NULL for no filter).
+ */
+export const ENTRY_FILTERS = `${CURRENT}
+  AND (@origins IS NULL OR c.entry_origin IN (SELECT value FROM json_each(@origins)))`
+
+/** The parameters of ENTRY_FILTERS. */
+export const entryParams = (filters: Pick<ChunkFilters, 'includeSuperseded' | 'origins'>) => ({
+  includeSuperseded: filters.includeSuperseded ? 1 : 0,
+  origins: filters.origins ? JSON.stringify(filters.origins) : null,
+})
 
 /** The entry of a chunk row (null: none). */
 export const entryOf = (row: EntryColumns): ChunkEntry | null =>

@@ -21,8 +21,8 @@ import type { Db } from './database.js'
 
 /**
  * 6: chunks.dated_ms (and the vectors' dated_ms) for time-range searches. 7: the chunk's
- * entry (entry_status, entry_observed, entry_key, entry_origin) and entry_terms, in chunks,
- * chunks_fts and the vectors (entry-columns.ts).
+ * entry (entry_status, entry_observed, entry_key, entry_origin), in chunks and the vectors
+ * (entry-columns.ts).
  */
 export const SCHEMA_VERSION = 7
 
@@ -63,6 +63,13 @@ CREATE TABLE IF NOT EXISTS chunks (
   source TEXT NOT NULL,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
+  -- the chunk's entry (domain/entry-meta.ts); entry_status NULL: in no entry (active). Before
+  -- the texts: a search reads the status of rows it then drops, and a column after a text
+  -- that spills to overflow pages costs reading those pages.
+  entry_status TEXT,
+  entry_observed TEXT,
+  entry_key TEXT,
+  entry_origin TEXT,
   content_hash TEXT NOT NULL,
   text TEXT NOT NULL,
   -- enclosing headings, outermost first, joined with " / " (context for embeddings)
@@ -72,13 +79,6 @@ CREATE TABLE IF NOT EXISTS chunks (
   token_count INTEGER NOT NULL,
   -- when the chunk was written, ms since the epoch (domain/chunk-date.ts); NULL: undated
   dated_ms INTEGER,
-  -- the chunk's entry (domain/entry-meta.ts); entry_status NULL: in no entry (active)
-  entry_status TEXT,
-  entry_observed TEXT,
-  entry_key TEXT,
-  entry_origin TEXT,
-  -- the entry's status and origin as FTS5 terms, for search filters (entry-columns.ts)
-  entry_terms TEXT NOT NULL DEFAULT '',
   -- 1 once the chunk's vector is stored; 0 while it waits for the embedding provider
   has_vector INTEGER NOT NULL DEFAULT 0,
   -- the file generation the chunk joined at, and the one it leaves at (NULL: it stays)
@@ -97,9 +97,11 @@ CREATE TABLE IF NOT EXISTS staging (
 
 CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path);
 CREATE INDEX IF NOT EXISTS chunks_without_vector ON chunks(id) WHERE has_vector = 0;
+-- whether a search must leave superseded entries out at all (entry-columns.ts)
+CREATE INDEX IF NOT EXISTS chunks_superseded ON chunks(id) WHERE entry_status = 'superseded';
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  body_terms, heading_terms, entry_terms,
+  body_terms, heading_terms,
   content = 'chunks', content_rowid = 'id',
   tokenize = "${FTS_TOKENIZER}"
 );

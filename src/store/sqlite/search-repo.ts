@@ -16,7 +16,7 @@ import { MEMORY_FILE } from '../../domain/layout.js'
 import { ftsMatch } from './fts-match.js'
 import type { KeywordCandidate, KeywordQuery } from '../port.js'
 import type { Db } from './database.js'
-import { ENTRY_SELECT, entryOf, matchWithEntries, SUPERSEDED, type EntryColumns } from './entry-columns.js'
+import { ENTRY_FILTERS, ENTRY_SELECT, entryOf, entryParams, SUPERSEDED, type EntryColumns } from './entry-columns.js'
 
 /** A candidate and FTS5's bm25() for it (negative, lower is better). */
 type KeywordRow = KeywordCandidate & { rank: number }
@@ -32,6 +32,8 @@ function withEntry<T extends { entry: unknown }>(row: Stored<T>): T {
 type Params = {
   match: string
   limit: number
+  /** Rows FTS5 hands over for @limit to be kept (RANKED_ALL); -1: all. */
+  fetch: number
   headingWeight: number
   pathPrefix: string | null
   source: Source | null
@@ -41,7 +43,7 @@ type Params = {
   after: number
   before: number
   datedOnly: 0 | 1
-}
+} & ReturnType<typeof entryParams>
 
 /** Open ends of a time range: dates are ms since the epoch, far inside ±2^53. */
 const NO_LOWER = -8.64e15
@@ -51,16 +53,20 @@ const NO_UPPER = 8.64e15
 const FILTERS = `(@pathPrefix IS NULL OR substr(c.path, 1, length(@pathPrefix)) = @pathPrefix)
   AND (@source IS NULL OR c.source = @source)
   AND (@excludeMemoryFile = 0 OR c.path <> '${MEMORY_FILE}')
-  AND (@dated = 0 OR (c.dated_ms IS NULL AND @datedOnly = 0) OR (c.dated_ms >= @after AND c.dated_ms < @before))`
+  AND (@dated = 0 OR (c.dated_ms IS NULL AND @datedOnly = 0) OR (c.dated_ms >= @after AND c.dated_ms < @before))
+  AND ${ENTRY_FILTERS}`
 
 /** A chunk `c` belongs to the generation its file is at (schema.ts: born, dead, gen). */
 const VISIBLE = `EXISTS (SELECT 1 FROM files vf WHERE vf.path = c.path AND c.born <= vf.gen
   AND (c.dead IS NULL OR c.dead > vf.gen))`
 
-// entry_terms weighs 0: it filters (entry-columns.ts), it never ranks.
-const BM25 = 'bm25(chunks_fts, 1.0, @headingWeight, 0.0)'
+const BM25 = 'bm25(chunks_fts, 1.0, @headingWeight)'
+/**
+ * Without a filter on other columns, FTS5 ranks alone; it is asked for @fetch rows (more
+ * than @limit while superseded rows may be among them), which `outer` cuts to @limit.
+ */
 const RANKED_ALL = `SELECT rowid AS id, ${BM25} AS rank
-  FROM chunks_fts WHERE chunks_fts MATCH @match ORDER BY rank LIMIT @limit`
+  FROM chunks_fts WHERE chunks_fts MATCH @match ORDER BY rank LIMIT @fetch`
 const RANKED_FILTERED = `SELECT c.id AS id, ${BM25} AS rank
   FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
   WHERE chunks_fts MATCH @match AND ${FILTERS} ORDER BY rank LIMIT @limit`
@@ -82,9 +88,22 @@ const outer = (inner: string): string =>
       c.heading_terms AS headingTerms
     FROM (${inner}) f JOIN chunks c ON c.id = f.id ORDER BY f.rank, c.id`
 
+/**
+ * `outer` keeping the current rows (entry-columns.ts), in rank order up to @limit: a row
+ * dropped costs reading its status only (stored before its texts: schema.ts), and no row
+ * past the @limit-th kept is read.
+ */
+const outerCurrent = (inner: string): string =>
+  `SELECT c.id, c.path, c.source, c.start_line AS startLine, c.end_line AS endLine,
+      c.token_count AS tokenCount, c.dated_ms AS datedMs, ${ENTRY_SELECT}, f.rank, c.body_terms AS bodyTerms,
+      c.heading_terms AS headingTerms
+    FROM (${inner}) f JOIN chunks c ON c.id = f.id WHERE c.entry_status IS NULL OR NOT ${SUPERSEDED}
+    ORDER BY f.rank, c.id LIMIT @limit`
+
 const toParams = (q: KeywordQuery, match: string): Params => ({
   match,
   limit: q.limit,
+  fetch: q.limit,
   headingWeight: q.headingWeight,
   pathPrefix: q.pathPrefix ?? null,
   source: q.source ?? null,
@@ -93,11 +112,13 @@ const toParams = (q: KeywordQuery, match: string): Params => ({
   after: q.dated?.afterMs ?? NO_LOWER,
   before: q.dated?.beforeMs ?? NO_UPPER,
   datedOnly: q.dated?.datedOnly ? 1 : 0,
+  ...entryParams(q),
 })
 
 export function createSearchRepo(db: Db) {
   const ranked = {
     all: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_ALL)),
+    current: db.prepare<[Params], Stored<KeywordRow>>(outerCurrent(RANKED_ALL)),
     filtered: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_FILTERED)),
     visible: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_VISIBLE)),
   }
@@ -118,8 +139,11 @@ export function createSearchRepo(db: Db) {
   /** Whether some chunk may be invisible now: a staged change is under way. */
   const partial = (): boolean => staging.get() !== undefined
   const docFreq = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_vocab WHERE term = ?')
-  /** Whether some chunk is superseded: only then does a search need the status filter. */
-  const anySuperseded = (): boolean => (docFreq.get(SUPERSEDED)?.doc ?? 0) > 0
+  const superseded = db.prepare<[], { one: number }>(
+    "SELECT 1 AS one FROM chunks WHERE entry_status = 'superseded' LIMIT 1",
+  )
+  /** Whether a chunk is superseded (the partial index chunks_superseded answers at once). */
+  const anySuperseded = (): boolean => superseded.get() !== undefined
   const corpus = db.prepare<[], { rows: number }>('SELECT COUNT(*) AS rows FROM chunks')
 
   return {
@@ -127,17 +151,30 @@ export function createSearchRepo(db: Db) {
     candidates: (q: KeywordQuery): KeywordRow[] => {
       const match = ftsMatch(q.terms)
       if (match === null) return []
-      const params = toParams(q, matchWithEntries(match, q, anySuperseded()))
+      const params = toParams(q, match)
       const filtered =
-        params.pathPrefix !== null || params.source !== null || params.excludeMemoryFile === 1 || params.dated === 1
-      return ranked[partial() ? 'visible' : filtered ? 'filtered' : 'all'].all(params).map(withEntry)
+        params.pathPrefix !== null ||
+        params.source !== null ||
+        params.excludeMemoryFile === 1 ||
+        params.dated === 1 ||
+        params.origins !== null
+      const route = partial() ? 'visible' : filtered ? 'filtered' : 'all'
+      if (route !== 'all' || q.includeSuperseded || !anySuperseded()) return ranked[route].all(params).map(withEntry)
+      // FTS5 ranks every match anyway: asked for twice the rows, enough while fewer than half
+      // of the best are superseded. Fewer kept than wanted, and the query's terms in more
+      // chunks than were asked for: asked again, for every match.
+      const fetch = 2 * q.limit + 8
+      let rows = ranked.current.all({ ...params, fetch })
+      if (rows.length < q.limit && q.terms.reduce((n, t) => n + (docFreq.get(t)?.doc ?? 0), 0) > fetch) {
+        rows = ranked.current.all({ ...params, fetch: -1 })
+      }
+      return rows.map(withEntry)
     },
     /** Up to `limit` of the newest matches, unranked (rank 0). */
     newestMatches: (q: KeywordQuery): KeywordRow[] => {
       const match = ftsMatch(q.terms)
       if (match === null) return []
-      const params = toParams(q, matchWithEntries(match, q, anySuperseded()))
-      return newest[partial() ? 'visible' : 'all'].all(params).map(withEntry)
+      return newest[partial() ? 'visible' : 'all'].all(toParams(q, match)).map(withEntry)
     },
     /** Heads of visible chunks by id (order not kept). */
     chunkHeads: (ids: readonly number[]): ChunkHead[] =>

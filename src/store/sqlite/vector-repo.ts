@@ -44,15 +44,24 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
   }
   const knnStatements = new Map<string, ReturnType<Db['prepare']>>()
 
-  /** `dated`: 'range' keeps chunks dated in [@after, @before), 'undated' the undated ones. */
-  function knnStatement(filters: ChunkFilters, sharded: boolean, dated: 'range' | 'undated' | null) {
+  /** A chunk is superseded (the partial index chunks_superseded answers at once). */
+  const superseded = db.prepare<[], { one: number }>(
+    "SELECT 1 AS one FROM chunks WHERE entry_status = 'superseded' LIMIT 1",
+  )
+
+  /**
+   * `dated`: 'range' keeps chunks dated in [@after, @before), 'undated' the undated ones.
+   * `current`: leaves superseded entries out (asked only while the index holds one: the
+   * scan then need not read a metadata column for nothing).
+   */
+  function knnStatement(filters: ChunkFilters, sharded: boolean, dated: 'range' | 'undated' | null, current: boolean) {
     const parts = [
       filters.source ? 's' : '',
       filters.pathPrefix ? 'p' : '',
       filters.excludeMemoryFile ? 'x' : '',
       sharded ? 'h' : '',
       dated ?? '',
-      filters.includeSuperseded ? 'u' : '',
+      current ? 'c' : '',
       filters.origins ? `o${filters.origins.length}` : '',
     ]
     const id = parts.join('')
@@ -65,7 +74,7 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (filters.excludeMemoryFile) where.push(`path != '${MEMORY_FILE}'`)
       if (dated === 'range') where.push('dated_ms >= @after', 'dated_ms < @before')
       if (dated === 'undated') where.push(`dated_ms = ${UNDATED}`)
-      if (!filters.includeSuperseded) where.push(`entry_status = 'active'`)
+      if (current) where.push(`entry_status = 'active'`)
       if (filters.origins) {
         // No origin at all: none passes ('' is a chunk without one, which never does).
         const list = filters.origins.length > 0 ? filters.origins.map((_, i) => `@origin${i}`).join(', ') : `'-'`
@@ -125,16 +134,17 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
       if (prefix) Object.assign(params, { lo: prefix, hi: prefixEnd(prefix) })
       filters.origins?.forEach((origin, i) => (params[`origin${i}`] = origin))
       const sharded = shard !== undefined
+      const current = !filters.includeSuperseded && superseded.get() !== undefined
       type Row = { id: number; distance: number }
       const range = filters.dated
-      if (!range) return knnStatement(filters, sharded, null).all(params) as Row[]
+      if (!range) return knnStatement(filters, sharded, null, current).all(params) as Row[]
       const bounds = {
         after: range.afterMs === undefined ? UNDATED + 1n : BigInt(Math.ceil(range.afterMs)),
         before: range.beforeMs === undefined ? 2n ** 62n : BigInt(Math.ceil(range.beforeMs)),
       }
-      const dated = knnStatement(filters, sharded, 'range').all({ ...params, ...bounds }) as Row[]
+      const dated = knnStatement(filters, sharded, 'range', current).all({ ...params, ...bounds }) as Row[]
       if (range.datedOnly) return dated
-      const undated = knnStatement(filters, sharded, 'undated').all(params) as Row[]
+      const undated = knnStatement(filters, sharded, 'undated', current).all(params) as Row[]
       return [...dated, ...undated].sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k)
     },
     /** Every stored vector (the scan backend loads them into memory). */
