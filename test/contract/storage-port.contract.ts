@@ -330,12 +330,16 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(nearest[0]).toMatchObject({ path: 'memory/old.md', entry: entry('superseded', 'owner') })
     })
 
-    it('finds the current fact below many superseded ones that rank higher', async () => {
-      const { store } = await space()
+    it('finds the current fact below many superseded ones that rank higher, by keyword and by vector', async () => {
+      const { store, vectors } = await space()
       const old: ChunkEntry = { status: 'superseded', observed: null, key: 'motto', origin: null }
-      const texts: [string, ChunkEntry | null][] = [
-        ...Array.from({ length: 30 }, (_, i): [string, ChunkEntry] => [`echo echo echo old motto ${i}`, old]),
-        ['echo current motto', null],
+      const texts: [string, ChunkEntry | null, number[]][] = [
+        ...Array.from({ length: 30 }, (_, i): [string, ChunkEntry, number[]] => [
+          `echo echo echo old motto ${i}`,
+          old,
+          [1, 0.01 * i, 0, 0],
+        ]),
+        ['echo current motto', null, [0, 1, 0, 0]],
       ]
       const made = file('MEMORY.md', 1, [])
       await store.applyChanges(
@@ -343,7 +347,7 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
           replace: [
             {
               record: { ...made.record, lineCount: texts.length, chunkCount: texts.length },
-              chunks: texts.map(([text, e], i) => chunk(text, i + 1, undefined, null, e)),
+              chunks: texts.map(([text, e, v], i) => chunk(text, i + 1, v, null, e)),
             },
           ],
         },
@@ -353,6 +357,10 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(rows.map((r) => r.startLine)).toEqual([31])
       const all = await store.candidates({ terms: [term('echo')], limit: 2, headingWeight: 2, includeSuperseded: true })
       expect(all.map((r) => r.entry?.status)).toEqual(['superseded', 'superseded'])
+      if (!vectors) return
+      // The 30 superseded are nearer than twice the neighbours asked for: asked again, filtered.
+      const near = await store.nearest(normalizeVector([1, 0, 0, 0], DIMS), 2, {})
+      expect(near.map((n) => n.startLine)).toEqual([31])
     })
 
     it('rebuilds beside the live index: the live one serves until commit, then the new one does', async () => {

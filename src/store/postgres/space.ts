@@ -185,10 +185,9 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     }
   }
 
-  async function nearest(vector: Float32Array, k: number, filters: ChunkFilters) {
-    const dims = liveDims
-    if (k <= 0 || dims === null || vector.length !== dims) return []
-    return guard.retrying(() =>
+  /** The `k` nearest chunks passing `filters`, from the HNSW index of `dims` dimensions. */
+  const nearestIn = (dims: number, vector: Float32Array, k: number, filters: ChunkFilters) =>
+    guard.retrying(() =>
       inTransaction(pool, async (c) => {
         // The HNSW index finds `ef_search` candidates before filters apply: enough for k, and
         // with iterative scans it goes on until k rows pass them.
@@ -197,6 +196,21 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
         return createIndexReads(c, t).nearest(live, dims, vector, k, filters)
       }),
     )
+
+  /**
+   * Current facts only (the default): twice the neighbours without the status filter, whose
+   * superseded ones are dropped here, rather than a look at each candidate's chunk row inside
+   * the scan; again with the filter only when too few are left (store/sqlite/vec0-index.ts).
+   */
+  async function nearest(vector: Float32Array, k: number, filters: ChunkFilters) {
+    const dims = liveDims
+    if (k <= 0 || dims === null || vector.length !== dims) return []
+    if (filters.includeSuperseded) return nearestIn(dims, vector, k, filters)
+    const fetch = 2 * k + 8
+    const near = await nearestIn(dims, vector, fetch, { ...filters, includeSuperseded: true })
+    const current = near.filter((n) => n.entry?.status !== 'superseded')
+    if (current.length >= k || near.length < fetch) return current.slice(0, k)
+    return nearestIn(dims, vector, k, filters)
   }
 
   async function beginRebuild(): Promise<RebuildTarget> {
