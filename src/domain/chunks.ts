@@ -43,6 +43,11 @@ export type ChunkInput = {
   datedMs: number | null
   /** The entry the chunk is in (entry-meta.ts); null outside any entry (no metadata). */
   entry: ChunkEntry | null
+  /**
+   * SHA-256 of its entry's text, whitespace folded (files/entry-text.ts), by which a write
+   * finds an entry it would duplicate; absent or null: in no entry, or an empty one.
+   */
+  entryHash?: string | null | undefined
   /** The chunk's embedding; absent while the provider has not produced it. */
   vector?: Float32Array | undefined
 }
@@ -120,3 +125,13 @@ export function passesFilters(
   if (!passesEntryFilters(chunk.entry, filters)) return false
   return !(filters.excludeMemoryFile && chunk.path === MEMORY_FILE)
 }
+
+/**
+ * A chunk's entry as one string, to tell whether a stored row still stands for a chunk:
+ * the same lines and text under another status (an entry superseded in place) or in an
+ * entry of other text need the row written again.
+ */
+export const entryTag = (entry: ChunkEntry | null, entryHash: string | null | undefined): string =>
+  entry === null && !entryHash
+    ? ''
+    : [entry?.status ?? '', entry?.observed ?? '', entry?.key ?? '', entry?.origin ?? '', entryHash ?? ''].join('\u0000')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatEntryMeta, isIsoDate, parseEntryMeta, sameEntryClass, type EntryMeta } from './entry-meta.js'
+import { formatEntryMeta, isIsoDate, parseEntryMeta, type EntryMeta } from './entry-meta.js'
 
 const meta = (fields: Partial<EntryMeta>): EntryMeta => ({
   status: 'active',
@@ -90,13 +90,5 @@ describe('entry metadata', () => {
   it('knows calendar dates', () => {
     expect(['2026-02-28', '2024-02-29'].map(isIsoDate)).toEqual([true, true])
     expect(['2025-02-29', '2026-13-01', '26-01-01', '2026-1-1'].map(isIsoDate)).toEqual([false, false, false, false])
-  })
-
-  it('lets entries share a chunk only with the same status, key and origin', () => {
-    expect(sameEntryClass(null, meta({ observed: '2026-01-01' }))).toBe(true)
-    expect(sameEntryClass(meta({ observed: '2026-01-01' }), meta({ observed: '2026-02-01' }))).toBe(true)
-    expect(sameEntryClass(null, meta({ status: 'superseded' }))).toBe(false)
-    expect(sameEntryClass(meta({ key: 'a' }), meta({ key: 'b' }))).toBe(false)
-    expect(sameEntryClass(meta({ origin: 'agent' }), meta({}))).toBe(false)
   })
 })

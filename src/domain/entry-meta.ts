@@ -131,9 +131,3 @@ export function formatEntryMeta(meta: EntryMeta): string {
   for (const [name, value] of meta.extra) fields.push(value === '' ? `${name}:` : `${name}: ${value}`)
   return `<!-- ${fields.join(' | ')} -->`
 }
-
-/** Whether two chunks' entries may share a chunk: same status, key and origin. */
-export const sameEntryClass = (a: ChunkEntry | null, b: ChunkEntry | null): boolean =>
-  (a?.status ?? 'active') === (b?.status ?? 'active') &&
-  (a?.key ?? null) === (b?.key ?? null) &&
-  (a?.origin ?? null) === (b?.origin ?? null)

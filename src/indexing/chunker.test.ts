@@ -238,10 +238,13 @@ describe('entries', () => {
     expectExactLines(OPENCLAW.replaceAll(/^<!--.*-->$/gm, ''), chunks)
   })
 
-  it('keeps entries of one status, key and origin together, the first one’s date on the chunk', async () => {
+  it('gives every entry chunks of its own, even entries of one status, key and origin', async () => {
     const text = ['<!-- observed: 2026-01-01 -->', '- one', '<!-- observed: 2026-02-01 -->', '- two', ''].join('\n')
     const chunks = await chunkMarkdown(text, opts)
-    expect(chunks.map((c) => [c.startLine, c.endLine, c.entry?.observed])).toEqual([[2, 4, '2026-01-01']])
+    expect(chunks.map((c) => [c.startLine, c.endLine, c.entry?.observed])).toEqual([
+      [2, 2, '2026-01-01'],
+      [4, 4, '2026-02-01'],
+    ])
   })
 
   it('ends an entry at a heading, and carries no overlap into another class', async () => {

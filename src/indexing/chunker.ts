@@ -7,12 +7,12 @@
  *
  * Entries (issue 31, domain/entry-meta.ts): a metadata comment opens an entry that runs to
  * the next metadata comment or heading (a flush entry starts with its heading). A chunk
- * never holds two entries of different status, key or origin: a line of another class cuts
- * the chunk before it, with no overlap carried across. The comment line itself is left out
+ * never holds two entries: a metadata comment cuts the chunk before it, with no overlap
+ * carried across, so each result is one fact with its own date, status and duplicate hash. The comment line itself is left out
  * of the chunk's text (its line number kept), as flush markers are. A text without metadata
  * comments chunks exactly as before, every chunk's `entry` null.
  */
-import { parseEntryMeta, sameEntryClass, type ChunkEntry } from '../domain/entry-meta.js'
+import { parseEntryMeta, type ChunkEntry } from '../domain/entry-meta.js'
 import { splitLines } from '../text/lines.js'
 import { estimateTokens, exceedsTokens } from '../text/token-estimate.js'
 import { linePieces } from './line-pieces.js'
@@ -179,13 +179,6 @@ export async function chunkMarkdownFrom(
   }
 
   function add(unit: Unit): void {
-    // Another entry class: the chunk so far ends here, and nothing of it is carried over.
-    const first = isContent(unit) ? current.find(isContent) : undefined
-    if (first && !sameEntryClass(first.entry, unit.entry)) {
-      emit(current)
-      current = []
-      currentTokens = 0
-    }
     if (currentTokens + unit.tokens > maxTokens && hasContent(current)) overflow()
     if (current.length === 0) currentHeadings = headingStack.map((h) => h.text)
     current.push(unit)
@@ -212,6 +205,12 @@ export async function chunkMarkdownFrom(
         const { status, observed, key, origin } = parsed.meta
         entry = { status, observed, key, origin }
         line = ''
+        // Each entry in chunks of its own: a chunk is one fact, with its own date and hash.
+        if (hasContent(current)) {
+          emit(current)
+          current = []
+          currentTokens = 0
+        }
       } else if (parsed.kind === 'malformed') malformed.push({ line: lineNo, reason: parsed.reason })
     }
     const blank = line.trim() === ''

@@ -8,6 +8,7 @@ import { createLru } from '../shared/lru.js'
 import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
 import { blankFlushMarkers } from '../files/content-rules.js'
+import { scanEntries, type TextEntry } from '../files/entry-text.js'
 import { chunkDater } from '../domain/chunk-date.js'
 import {
   chunkMarkdownFrom,
@@ -22,10 +23,11 @@ import { embedInputHash } from './embed-input.js'
 /**
  * What prepareFile makes of a text, beyond the chunking settings and the analyzer (both in
  * the index identity on their own): 2 leaves flush markers out of chunk texts, 3 dates each
- * chunk (chunk-date.ts), 4 cuts chunks at entries and gives each its entry (chunker.ts). A
- * change re-prepares every file (index-identity.ts).
+ * chunk (chunk-date.ts), 4 cuts chunks at entries and gives each its entry (chunker.ts), 5
+ * cuts at every entry and hashes each entry's text (files/entry-text.ts). A change
+ * re-prepares every file (index-identity.ts).
  */
-export const PREPARE_VERSION = 4
+export const PREPARE_VERSION = 5
 
 /** A file's rows, and the metadata comments it holds that were read as text (to warn about). */
 export type PreparedFile = { record: FileRecord; chunks: ChunkInput[]; malformed: MalformedMeta[] }
@@ -164,6 +166,7 @@ export async function prepareText(
     })
     await slicer.maybeYield()
   }
+  withEntryHashes(input.text, chunks)
   const upTo = made.checkpoint.chunks
   return {
     file: {
@@ -183,6 +186,27 @@ export async function prepareText(
     },
     checkpoint: { chunker: made.checkpoint, inputs: chunks.slice(0, upTo), pieces: pieces.slice(0, upTo) },
   }
+}
+
+/**
+ * Gives each chunk the hash of the entry it is in (the chunker cuts at every entry, so a
+ * chunk is in one at most). Chunks kept from a checkpoint get it too: their entry may have
+ * grown since (lines appended to the last one), and their rows must say so.
+ */
+function withEntryHashes(text: string, chunks: ChunkInput[]): void {
+  if (!text.includes('<!--') && !/^## /m.test(text)) return
+  const entries = scanEntries(text).entries
+  let e = 0
+  chunks.forEach((c, i) => {
+    while (
+      e < entries.length &&
+      Math.max((entries[e] as TextEntry).endLine, (entries[e] as TextEntry).startLine) < c.startLine
+    )
+      e++
+    const entry = entries[e]
+    const hash = entry && entry.startLine <= c.endLine ? entry.hash : null
+    if ((c.entryHash ?? null) !== hash) chunks[i] = { ...c, entryHash: hash }
+  })
 }
 
 /** Keeps `prepared`'s checkpoint under `key`, and its chunks' terms when `withTerms`. */

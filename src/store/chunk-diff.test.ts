@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { diffChunks, type ChunkIdentity } from './chunk-diff.js'
 
-const chunk = (startLine: number, endLine: number, contentHash: string): ChunkIdentity => ({
+const chunk = (startLine: number, endLine: number, contentHash: string, status?: 'superseded'): ChunkIdentity => ({
   startLine,
   endLine,
   contentHash,
+  entry: status ? { status, observed: null, key: null, origin: null } : null,
 })
 const row = (id: number, c: ChunkIdentity) => ({ id, ...c })
 
@@ -25,6 +26,14 @@ describe('diffChunks', () => {
       [],
     ],
     ['an equal chunk more', [row(1, chunk(5, 5, 'p'))], [chunk(5, 5, 'p'), chunk(5, 5, 'p')], [chunk(5, 5, 'p')], []],
+    // The same text under another status: superseded in place, the row is written again.
+    [
+      'superseded in place',
+      [row(1, chunk(1, 2, 'a'))],
+      [chunk(1, 2, 'a', 'superseded')],
+      [chunk(1, 2, 'a', 'superseded')],
+      [1],
+    ],
     ['an equal chunk less', [row(1, chunk(5, 5, 'p')), row(2, chunk(5, 5, 'p'))], [chunk(5, 5, 'p')], [], [2]],
   ])('%s', (_, stored, chunks, added, removed) => {
     const diff = diffChunks(stored, (r) => r, chunks)

@@ -4,8 +4,20 @@
  * chunks, not the whole file again.
  */
 
-/** What identifies a chunk's row: the same lines and content hash make the same row (its terms derive from them and the path). */
-export type ChunkIdentity = { startLine: number; endLine: number; contentHash: string }
+import { entryTag } from '../domain/chunks.js'
+import type { ChunkEntry } from '../domain/entry-meta.js'
+
+/**
+ * What identifies a chunk's row: the same lines, content hash and entry make the same row
+ * (its terms derive from them and the path; its entry columns are the entry's).
+ */
+export type ChunkIdentity = {
+  startLine: number
+  endLine: number
+  contentHash: string
+  entry: ChunkEntry | null
+  entryHash?: string | null | undefined
+}
 
 /**
  * The new chunks that need rows and the stored rows left over. A file may hold equal
@@ -27,10 +39,11 @@ export function diffChunks<S, C extends ChunkIdentity>(
   const added: C[] = []
   for (const c of chunks) {
     const same = byHash.get(c.contentHash)
+    const tag = entryTag(c.entry, c.entryHash)
     const at =
       same?.findIndex((row) => {
         const id = identity(row)
-        return id.startLine === c.startLine && id.endLine === c.endLine
+        return id.startLine === c.startLine && id.endLine === c.endLine && entryTag(id.entry, id.entryHash) === tag
       }) ?? -1
     if (at === -1) added.push(c)
     else same?.splice(at, 1)

@@ -189,6 +189,11 @@ export type RebuildCommit = {
   onSwitch?: (() => Promise<void>) | undefined
 }
 
+/** An active entry looked up by its text's hash (files/entry-text.ts) or by its key. */
+export type EntryQuery = { hash: string } | { key: string }
+/** Where entries were found: a file, from the first line of their chunks to the last. */
+export type EntryLocation = { path: string; startLine: number; endLine: number }
+
 /** One space's index as the services use it. */
 export interface SpaceStore extends SpaceWriter, SpaceReads {
   readonly key: SpaceKey
@@ -199,6 +204,11 @@ export interface SpaceStore extends SpaceWriter, SpaceReads {
   /** Settles changes a process that died left half-way; resolves with how many. */
   readonly recovered: Promise<number>
   isOpen(): boolean
+  /**
+   * Where the active entries with this text hash (a duplicate of a write) or this key (to
+   * supersede) are: per file, the lines of their chunks.
+   */
+  findEntries(q: EntryQuery): MaybePromise<EntryLocation[]>
   getMeta(key: string): MaybePromise<string | undefined>
   counts(): MaybePromise<SourceCounts[]>
   /** The order of file reads for this index. */

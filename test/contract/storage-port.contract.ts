@@ -363,6 +363,35 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(near.map((n) => n.startLine)).toEqual([31])
     })
 
+    it('finds active entries by text hash and by key, and follows an entry superseded in place', async () => {
+      const { store } = await space()
+      const keyed = (status: 'active' | 'superseded'): ChunkEntry => ({
+        status,
+        observed: null,
+        key: 'db',
+        origin: null,
+      })
+      const write = async (readSeq: number, status: 'active' | 'superseded') => {
+        const made = file('MEMORY.md', readSeq, [])
+        const chunks = [
+          { ...chunk('db is alpha', 2, undefined, null, keyed(status)), entryHash: 'h-alpha' },
+          { ...chunk('db is beta', 4, undefined, null, keyed('active')), entryHash: 'h-beta' },
+          chunk('loose text', 6),
+        ]
+        await store.applyChanges({ replace: [{ record: { ...made.record, chunkCount: 3 }, chunks }] }, STEPS)
+      }
+      await write(1, 'active')
+      expect(await store.findEntries({ hash: 'h-alpha' })).toEqual([{ path: 'MEMORY.md', startLine: 2, endLine: 2 }])
+      expect(await store.findEntries({ key: 'db' })).toEqual([{ path: 'MEMORY.md', startLine: 2, endLine: 4 }])
+      expect(await store.findEntries({ hash: 'h-none' })).toEqual([])
+      // The same lines and text, now superseded: the row says so (it is not kept as it was).
+      await write(2, 'superseded')
+      expect(await store.findEntries({ hash: 'h-alpha' })).toEqual([])
+      expect(await store.findEntries({ key: 'db' })).toEqual([{ path: 'MEMORY.md', startLine: 4, endLine: 4 }])
+      const rows = await store.candidates({ terms: [term('alpha')], limit: 5, headingWeight: 2 })
+      expect(rows).toEqual([])
+    })
+
     it('rebuilds beside the live index: the live one serves until commit, then the new one does', async () => {
       const { store } = await space()
       await store.applyChanges({ replace: [file('memory/old.md', 1, ['legacy content'])] }, STEPS)

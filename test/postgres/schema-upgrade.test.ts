@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest'
 import { PG_SCHEMA_VERSION } from '../../src/store/postgres/migrations.js'
 import { databaseUrl, testPostgresEngine } from './pg-engine.js'
 
-const ENTRY_COLUMNS = ['entry_status', 'entry_observed', 'entry_key', 'entry_origin']
+const ENTRY_COLUMNS = ['entry_status', 'entry_observed', 'entry_key', 'entry_origin', 'entry_hash']
 
 describe('PostgreSQL schema upgrade', () => {
   it.each([
     // [version, the chunk columns it did not have yet]
     [1, ['dated_ms', ...ENTRY_COLUMNS]],
     [2, ENTRY_COLUMNS],
+    [3, ['entry_hash']],
   ])('adds to a schema of version %i the columns it lacks and records the new version', async (version, missing) => {
     const first = await testPostgresEngine(null)
     const client = new pg.Client({ connectionString: databaseUrl() })
@@ -29,7 +30,7 @@ describe('PostgreSQL schema upgrade', () => {
         expect(columns.rows.map((r) => r.column_name).sort()).toEqual([...missing].sort())
         const recorded = await client.query(`SELECT version FROM ${first.schema}.schema_version`)
         expect(recorded.rows).toEqual([{ version: PG_SCHEMA_VERSION }])
-        expect(PG_SCHEMA_VERSION).toBe(3)
+        expect(PG_SCHEMA_VERSION).toBe(4)
       } finally {
         await again.dispose()
       }

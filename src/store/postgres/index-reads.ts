@@ -11,7 +11,15 @@
  */
 import type { ChunkFilters, ChunkHead, FileRecord, PendingChunk } from '../../domain/chunks.js'
 import { MEMORY_FILE } from '../../domain/layout.js'
-import type { CorpusStats, KeywordCandidate, KeywordQuery, Neighbour, SourceCounts } from '../port.js'
+import type {
+  CorpusStats,
+  EntryLocation,
+  EntryQuery,
+  KeywordCandidate,
+  KeywordQuery,
+  Neighbour,
+  SourceCounts,
+} from '../port.js'
 import { toFileRecord, type FileRow } from '../file-row.js'
 import type { Queryable, Tables } from './database.js'
 import { vectorLiteral } from './index-writes.js'
@@ -90,6 +98,16 @@ export function createIndexReads(db: Queryable, t: Tables) {
       (
         await db.query<FileRow>(`SELECT * FROM ${t.files} WHERE index_id = ${scope.sql} ORDER BY path`, [scope.param])
       ).rows.map(toFileRecord),
+    findEntries: async (scope: Scope, q: EntryQuery): Promise<EntryLocation[]> =>
+      (
+        await db.query<EntryLocation>(
+          `SELECT path, MIN(start_line) AS "startLine", MAX(end_line) AS "endLine" FROM ${t.chunks}
+           WHERE index_id = ${scope.sql} AND ${'hash' in q ? 'entry_hash' : 'entry_key'} = $2
+             AND ${'hash' in q ? "entry_status IS DISTINCT FROM 'superseded'" : "entry_status = 'active'"}
+           GROUP BY path ORDER BY path`,
+          [scope.param, 'hash' in q ? q.hash : q.key],
+        )
+      ).rows,
     getFile: async (scope: Scope, path: string): Promise<FileRecord | undefined> => {
       const row = await one<FileRow>(`SELECT * FROM ${t.files} WHERE index_id = ${scope.sql} AND path = $2`, [
         scope.param,

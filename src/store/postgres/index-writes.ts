@@ -10,6 +10,7 @@ import { isZeroVector } from '../../domain/vectors.js'
 import { diffChunks } from '../chunk-diff.js'
 import type { FileChanges } from '../port.js'
 import type { Client, Tables } from './database.js'
+import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
 
 type StoredChunk = {
   id: number
@@ -18,6 +19,11 @@ type StoredChunk = {
   content_hash: string
   terms: string[]
   token_count: number
+  entry_status: EntryStatus | null
+  entry_observed: string | null
+  entry_key: string | null
+  entry_origin: Origin | null
+  entry_hash: string | null
 }
 
 /** A vector as pgvector's text input. */
@@ -132,12 +138,13 @@ export function createIndexWrites(t: Tables) {
     const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
       `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
          body_terms, heading_terms, token_count, terms, tf, has_vector, dated_ms,
-         entry_status, entry_observed, entry_key, entry_origin)
+         entry_status, entry_observed, entry_key, entry_origin, entry_hash)
        SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.tf::jsonb, u.hv, u.dm,
-         u.es, u.eo, u.ek, u.eg
+         u.es, u.eo, u.ek, u.eg, u.eh
        FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
-         $12::text[], $13::text[], $14::bool[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::text[])
-         AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv, dm, es, eo, ek, eg)
+         $12::text[], $13::text[], $14::bool[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::text[],
+         $20::text[])
+         AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv, dm, es, eo, ek, eg, eh)
        RETURNING id, start_line, end_line, content_hash`,
       [
         indexId,
@@ -159,6 +166,7 @@ export function createIndexWrites(t: Tables) {
         chunks.map((x) => x.entry?.observed ?? null),
         chunks.map((x) => x.entry?.key ?? null),
         chunks.map((x) => x.entry?.origin ?? null),
+        chunks.map((x) => x.entryHash ?? null),
       ],
     )
     if (dims === null) return
@@ -216,7 +224,8 @@ export function createIndexWrites(t: Tables) {
   const storedChunks = async (c: Client, indexId: number, path: string) =>
     (
       await c.query<StoredChunk>(
-        `SELECT id, start_line, end_line, content_hash, terms, token_count FROM ${t.chunks}
+        `SELECT id, start_line, end_line, content_hash, terms, token_count,
+           entry_status, entry_observed, entry_key, entry_origin, entry_hash FROM ${t.chunks}
          WHERE index_id = $1 AND path = $2`,
         [indexId, path],
       )
@@ -234,7 +243,16 @@ export function createIndexWrites(t: Tables) {
       if ((await newestRead(c, indexId, record.path)) > record.readSeq) continue
       const { added, removed } = diffChunks(
         await storedChunks(c, indexId, record.path),
-        (s) => ({ startLine: s.start_line, endLine: s.end_line, contentHash: s.content_hash }),
+        (s) => ({
+          startLine: s.start_line,
+          endLine: s.end_line,
+          contentHash: s.content_hash,
+          entry:
+            s.entry_status === null
+              ? null
+              : { status: s.entry_status, observed: s.entry_observed, key: s.entry_key, origin: s.entry_origin },
+          entryHash: s.entry_hash,
+        }),
         chunks,
       )
       await removeChunks(c, removed, tally)

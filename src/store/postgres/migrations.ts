@@ -19,10 +19,11 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
 /**
  * Bumped when the tables change; an older schema is upgraded, a newer one refused. 2 adds
  * chunks.dated_ms (time ranges), 3 the chunk's entry (entry_status, entry_observed,
- * entry_key, entry_origin: domain/entry-meta.ts). The index identity includes this version,
+ * entry_key, entry_origin: domain/entry-meta.ts), 4 entry_hash (files/entry-text.ts) and the
+ * lookups of a write by hash and key. The index identity includes this version,
  * so the first sync after an upgrade rebuilds every index with the new columns filled.
  */
-export const PG_SCHEMA_VERSION = 3
+export const PG_SCHEMA_VERSION = 4
 /** PostgreSQL 15 and later. */
 const MIN_SERVER_VERSION = 150000
 /** pgvector 0.7 and later (HNSW with cosine distance, iterative scans from 0.8). */
@@ -96,6 +97,8 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   entry_observed text,
   entry_key text,
   entry_origin text,
+  -- SHA-256 of the entry's folded text: a write finds its duplicate by it
+  entry_hash text,
   -- terms are opaque keys: byte order (C) compares them without the locale's rules
   terms text[] COLLATE "C" NOT NULL,
   tf jsonb NOT NULL,
@@ -184,10 +187,16 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
       await client.query(
         `ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS dated_ms bigint,
            ADD COLUMN IF NOT EXISTS entry_status text, ADD COLUMN IF NOT EXISTS entry_observed text,
-           ADD COLUMN IF NOT EXISTS entry_key text, ADD COLUMN IF NOT EXISTS entry_origin text`,
+           ADD COLUMN IF NOT EXISTS entry_key text, ADD COLUMN IF NOT EXISTS entry_origin text,
+           ADD COLUMN IF NOT EXISTS entry_hash text`,
       )
       await client.query(`UPDATE ${t.version} SET version = $1`, [PG_SCHEMA_VERSION])
     }
+    // After the columns exist (an upgraded table gets them just above).
+    await client.query(
+      `CREATE INDEX IF NOT EXISTS chunks_entry_hash ON ${t.chunks} (index_id, entry_hash) WHERE entry_hash IS NOT NULL;
+       CREATE INDEX IF NOT EXISTS chunks_entry_key ON ${t.chunks} (index_id, entry_key) WHERE entry_key IS NOT NULL`,
+    )
     let pgvector = info.pgvector
     let vectorProblem: string | null = null
     if (opts.vectors && pgvector === null) {

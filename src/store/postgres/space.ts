@@ -295,6 +295,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     repaired: { recreated: false, staleRebuild: false },
     recovered: Promise.resolve(0),
     isOpen: () => open,
+    findEntries: (q) => guard.retrying(() => reads.findEntries(live, q)),
     getMeta: (key) => guard.retrying(() => reads.getMeta(live, key)),
     counts: () => guard.retrying(() => reads.counts(live)),
     readSequence: () => ({

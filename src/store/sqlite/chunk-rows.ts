@@ -26,8 +26,8 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
   const stmt = {
     insertChunk: db.prepare(
       `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, headings, body_terms, heading_terms,
-         token_count, dated_ms, entry_status, entry_observed, entry_key, entry_origin, born)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         token_count, dated_ms, entry_status, entry_observed, entry_key, entry_origin, entry_hash, born)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body_terms, heading_terms) VALUES (?, ?, ?)'),
     // External-content FTS5 rows are removed with the 'delete' command and their old terms.
@@ -76,6 +76,7 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
           c.tokenCount,
           c.datedMs,
           ...entryValues(c.entry),
+          c.entryHash ?? null,
           born,
         )
         stmt.insertFts.run(lastInsertRowid, c.bodyTerms, c.headingTerms)

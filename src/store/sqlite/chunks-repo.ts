@@ -7,13 +7,16 @@
 import { ENTRY_SELECT, entryOf, type EntryColumns } from './entry-columns.js'
 import type { ChunkInput, FileRecord, PendingChunk, Source } from '../../domain/chunks.js'
 import { diffChunks } from '../chunk-diff.js'
+import type { EntryLocation, EntryQuery } from '../port.js'
 import { toFileRecord, type FileRow } from '../file-row.js'
 import { createChunkRows, type ChunkRef } from './chunk-rows.js'
 import type { Db } from './database.js'
 import type { VectorRepo } from './vector-repo.js'
 
 /** A chunk row as replaceFile compares it. */
-type StoredChunk = ChunkRef & { startLine: number; endLine: number; contentHash: string }
+type StoredChunk = ChunkRef & { startLine: number; endLine: number; contentHash: string } & EntryColumns & {
+    entryHash: string | null
+  }
 
 /** What replacing a file's chunks takes: the chunks to insert and the rows to delete. */
 export type ReplacePlan = { added: ChunkInput[]; removed: ChunkRef[] }
@@ -56,10 +59,21 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
          gen = COALESCE(@gen, files.gen)`,
     ),
     chunksOf: db.prepare<[string], StoredChunk>(
-      `SELECT id, token_count AS tokenCount, start_line AS startLine, end_line AS endLine, content_hash AS contentHash
-       FROM chunks WHERE path = ?`,
+      `SELECT c.id, c.token_count AS tokenCount, c.start_line AS startLine, c.end_line AS endLine,
+         c.content_hash AS contentHash, ${ENTRY_SELECT}, c.entry_hash AS entryHash
+       FROM chunks c WHERE c.path = ?`,
     ),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
+    entriesByHash: db.prepare<[string], EntryLocation>(
+      `SELECT path, MIN(start_line) AS startLine, MAX(end_line) AS endLine FROM chunks
+       WHERE entry_hash = ? AND dead IS NULL AND (entry_status IS NULL OR entry_status = 'active')
+       GROUP BY path ORDER BY path`,
+    ),
+    entriesByKey: db.prepare<[string], EntryLocation>(
+      `SELECT path, MIN(start_line) AS startLine, MAX(end_line) AS endLine FROM chunks
+       WHERE entry_key = ? AND dead IS NULL AND entry_status = 'active'
+       GROUP BY path ORDER BY path`,
+    ),
     chunkPlace: db.prepare<[number], { datedMs: number | null } & EntryColumns>(
       `SELECT c.dated_ms AS datedMs, ${ENTRY_SELECT} FROM chunks c WHERE c.id = ?`,
     ),
@@ -93,7 +107,11 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
    */
   function planReplace(file: FileRecord, chunks: readonly ChunkInput[]): ReplacePlan | null {
     if (isStale(file.path, file.readSeq)) return null
-    const { added, removed } = diffChunks(stmt.chunksOf.all(file.path), (row) => row, chunks)
+    const { added, removed } = diffChunks(
+      stmt.chunksOf.all(file.path),
+      (row) => ({ ...row, entry: entryOf(row) }),
+      chunks,
+    )
     return { added, removed: removed.map((r) => ({ id: r.id, tokenCount: r.tokenCount })) }
   }
 
@@ -108,6 +126,8 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
   return {
     rows,
     listFiles: (): FileRecord[] => stmt.listFiles.all().map(toFileRecord),
+    findEntries: (q: EntryQuery): EntryLocation[] =>
+      'hash' in q ? stmt.entriesByHash.all(q.hash) : stmt.entriesByKey.all(q.key),
     getFile: (path: string): FileRecord | undefined => {
       const row = stmt.getFile.get(path)
       return row && toFileRecord(row)

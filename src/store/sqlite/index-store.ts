@@ -16,6 +16,7 @@ import { createStagedChanges } from './staged-changes.js'
 import type { Db } from './database.js'
 import type {
   CorpusStats,
+  EntryQuery,
   FileChanges,
   SourceCounts,
   StepOptions,
@@ -196,6 +197,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
     /** One step of a scratch index's FTS5 merging (above); a rebuild finishes with them. */
     mergeStep,
     listFiles: () => state.repo.listFiles(),
+    findEntries: (q: EntryQuery) => state.repo.findEntries(q),
     maxReadSeq: () => state.repo.maxReadSeq(),
     getFile: (filePath: string) => state.repo.getFile(filePath),
     candidates: (...args: Parameters<SearchRepo['candidates']>) => state.reads.candidates(...args),

@@ -22,9 +22,9 @@ import type { Db } from './database.js'
 /**
  * 6: chunks.dated_ms (and the vectors' dated_ms) for time-range searches. 7: the chunk's
  * entry (entry_status, entry_observed, entry_key, entry_origin), in chunks and the vectors
- * (entry-columns.ts).
+ * (entry-columns.ts). 8: chunks.entry_hash (duplicates) and lookups by hash and key.
  */
-export const SCHEMA_VERSION = 7
+export const SCHEMA_VERSION = 8
 
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
@@ -70,6 +70,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   entry_observed TEXT,
   entry_key TEXT,
   entry_origin TEXT,
+  -- SHA-256 of the entry's folded text (files/entry-text.ts): a write finds its duplicate by it
+  entry_hash TEXT,
   content_hash TEXT NOT NULL,
   text TEXT NOT NULL,
   -- enclosing headings, outermost first, joined with " / " (context for embeddings)
@@ -99,6 +101,9 @@ CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path);
 CREATE INDEX IF NOT EXISTS chunks_without_vector ON chunks(id) WHERE has_vector = 0;
 -- whether a search must leave superseded entries out at all (entry-columns.ts)
 CREATE INDEX IF NOT EXISTS chunks_superseded ON chunks(id) WHERE entry_status = 'superseded';
+-- a write's lookups: an active entry of the same text (a duplicate), of the same key (to supersede)
+CREATE INDEX IF NOT EXISTS chunks_entry_hash ON chunks(entry_hash) WHERE entry_hash IS NOT NULL;
+CREATE INDEX IF NOT EXISTS chunks_entry_key ON chunks(entry_key) WHERE entry_key IS NOT NULL;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
   body_terms, heading_terms,

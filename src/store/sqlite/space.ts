@@ -111,6 +111,7 @@ export function createSqliteSpace(opts: SqliteSpaceOptions): SqliteSpace {
     repaired: { recreated: store.recreated, staleRebuild: opts.staleRebuild },
     recovered: store.recovered,
     isOpen: () => store.isOpen(),
+    findEntries: (q) => store.findEntries(q),
     getMeta: (key) => store.getMeta(key),
     counts: () => store.counts(),
     // Numbers continue from the highest one the index holds.

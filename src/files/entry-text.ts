@@ -1,0 +1,264 @@
+/**
+ * Entries of a memory file's text (SPEC §11, domain/entry-meta.ts), and the edits that keep
+ * memory right: superseding an entry in place, retiring a key, removing a session's flushes.
+ * Pure functions of the text; the services read, lock and write (entry-service.ts).
+ *
+ * An entry opens at a metadata comment and runs to the next metadata comment or heading; a
+ * flush entry (`## HH:MM:SS · agent A · session S`, its marker, its notes) is one too, its
+ * notes an entry up to the first metadata comment under it. Text outside both is no entry.
+ * Comments and headings inside code fences are text, as the chunker reads them.
+ */
+import { formatEntryMeta, parseEntryMeta, type EntryMeta } from '../domain/entry-meta.js'
+import { sha256 } from '../domain/hashing.js'
+import { splitLines } from '../text/lines.js'
+import { FLUSH_MARKER } from './content-rules.js'
+
+/** A flush's lines in a day file: heading to last note. */
+export type FlushBlock = {
+  startLine: number
+  endLine: number
+  agent: string | null
+  session: string | null
+  flushId: string | null
+  /** The marker line (null: a flush without flushId) and how many lines it says follow it. */
+  markerLine: number | null
+  markerLines: number
+}
+
+export type TextEntry = {
+  /** Its metadata comment, or the flush heading for a flush's notes. 1-based. */
+  startLine: number
+  /** Its last line that is not blank. */
+  endLine: number
+  metaLine: number | null
+  meta: EntryMeta | null
+  /** The flush it is part of, if any. */
+  flush: FlushBlock | null
+  /** Its text: the lines after the comment (or heading and marker), blank ends trimmed. */
+  body: string
+  /** SHA-256 of the body with whitespace runs made one space (entryTextHash); null for an empty body. */
+  hash: string | null
+}
+
+const HEADING = /^ {0,3}(#{1,6})[ \t]+/
+const FENCE = /^ {0,3}(`{3,}|~{3,})/
+/** The heading flush-service.ts writes. */
+const FLUSH_HEADING = /^## \d{2}:\d{2}:\d{2}(?: · agent (.+?))?(?: · session (.+))?$/
+
+/** Text compared for duplicates: whitespace runs as one space, ends trimmed. */
+export const normalizeEntryText = (text: string): string => text.replace(/\s+/g, ' ').trim()
+
+/** The hash duplicates are found by (indexed per chunk as entry_hash); null for blank text. */
+export function entryTextHash(text: string): string | null {
+  const normal = normalizeEntryText(text)
+  return normal === '' ? null : sha256(normal)
+}
+
+/** The entries and flushes of `text`, in order. */
+export function scanEntries(text: string): { entries: TextEntry[]; flushes: FlushBlock[] } {
+  const lines = splitLines(text)
+  const entries: TextEntry[] = []
+  const flushes: FlushBlock[] = []
+  let open: {
+    startLine: number
+    metaLine: number | null
+    meta: EntryMeta | null
+    body: { n: number; t: string }[]
+  } | null = null
+  let flush: FlushBlock | null = null
+  let fence: string | null = null
+
+  const close = () => {
+    if (!open) return
+    const body = open.body
+    while (body.length > 0 && (body[body.length - 1] as { t: string }).t.trim() === '') body.pop()
+    while (body.length > 0 && (body[0] as { t: string }).t.trim() === '') body.shift()
+    const text = body.map((b) => b.t).join('\n')
+    // A flush's notes before its first metadata comment: an entry only when there are some.
+    if (open.meta !== null || body.length > 0) {
+      entries.push({
+        startLine: open.startLine,
+        endLine: body.length > 0 ? (body[body.length - 1] as { n: number }).n : (open.metaLine ?? open.startLine),
+        metaLine: open.metaLine,
+        meta: open.meta,
+        flush: flush && open.startLine <= flush.endLine ? flush : null,
+        body: text,
+        hash: entryTextHash(text),
+      })
+    }
+    open = null
+  }
+
+  /** Ends an unmarked flush before line `n` (its last line: the last one not blank before). */
+  const endFlush = (n: number) => {
+    if (!flush) return
+    if (flush.markerLine === null) {
+      let end = n - 1
+      while (end > flush.startLine && (lines[end - 1] as string).trim() === '') end--
+      flush.endLine = end
+    }
+    flush = null
+  }
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string
+    const n = i + 1
+    if (flush && flush.markerLine !== null && n > flush.endLine) {
+      close()
+      flush = null
+    }
+    if (fence === null) {
+      const heading = HEADING.exec(line)
+      if (heading) {
+        close()
+        const level = (heading[1] as string).length
+        const flushHeading = FLUSH_HEADING.exec(line)
+        if (flushHeading || level <= 2) endFlush(n)
+        if (flushHeading) {
+          const marker = FLUSH_MARKER.exec(lines[i + 1] ?? '')
+          const markerLines = marker ? Number(marker[2]) : 0
+          flush = {
+            startLine: n,
+            endLine: marker ? Math.min(n + 1 + markerLines, lines.length) : lines.length,
+            agent: flushHeading[1] ?? null,
+            session: flushHeading[2] ?? null,
+            flushId: marker ? (marker[1] as string) : null,
+            markerLine: marker ? n + 1 : null,
+            markerLines,
+          }
+          flushes.push(flush)
+          open = { startLine: n, metaLine: null, meta: null, body: [] }
+          if (marker) i++
+        }
+        continue
+      }
+      if (line.includes('<!--')) {
+        const parsed = parseEntryMeta(line)
+        if (parsed.kind === 'meta') {
+          close()
+          open = { startLine: n, metaLine: n, meta: parsed.meta, body: [] }
+          continue
+        }
+      }
+    }
+    const fenceMatch = FENCE.exec(line)
+    if (fenceMatch) {
+      const marker = fenceMatch[1] as string
+      if (fence === null) fence = marker
+      else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null
+    }
+    open?.body.push({ n, t: line })
+  }
+  close()
+  endFlush(lines.length + 1)
+  return { entries, flushes }
+}
+
+/** The entry whose lines hold `startLine`..`endLine`; null when they are in none or span two. */
+export function entryAt(entries: readonly TextEntry[], startLine: number, endLine: number): TextEntry | null {
+  return entries.find((e) => e.startLine <= startLine && endLine <= Math.max(e.endLine, e.startLine)) ?? null
+}
+
+/** Lines of `text`, and whether it ended with a newline (kept when edited). */
+const linesOf = (text: string) => ({ lines: splitLines(text), ended: text.endsWith('\n') || text === '' })
+const joinLines = (lines: readonly string[], ended: boolean) =>
+  lines.join('\n') + (ended && lines.length > 0 ? '\n' : '')
+
+/** `flush`'s marker saying `added` more lines follow it (lines inserted inside the flush). */
+function growMarker(lines: string[], flush: FlushBlock | null, added: number): void {
+  if (!flush || flush.markerLine === null || added === 0) return
+  lines[flush.markerLine - 1] = `<!-- mnemo:flush id=${flush.flushId} lines=${flush.markerLines + added} -->`
+}
+
+export type Superseded = {
+  text: string
+  /** The old entry's lines after the edit, and the new entry's. */
+  old: { startLine: number; endLine: number }
+  entry: { startLine: number; endLine: number }
+}
+
+/**
+ * `text` with the entry at `old` marked superseded and `body` written right after it as a
+ * new entry under `meta`. `old` is an entry of scanEntries(text), or plain lines in no
+ * entry: those get a comment of their own, and the lines after them that belong to no entry
+ * are closed off by an empty active comment, so the new entry takes nothing that was not
+ * its own. Line counts under a flush marker grow with what is inserted inside its flush.
+ */
+export function supersedeInText(
+  text: string,
+  old: TextEntry | { startLine: number; endLine: number },
+  body: string,
+  meta: EntryMeta,
+): Superseded {
+  const { lines, ended } = linesOf(text)
+  const entry = 'body' in old ? old : null
+  const flush = entry?.flush ?? null
+  const newLines = ['', formatEntryMeta(meta), ...splitLines(body.replace(/\s+$/, ''))]
+  let oldStart = old.startLine
+  let oldEnd = old.endLine
+  let insertAt = oldEnd // lines kept before the new entry
+  let added = 0
+  if (entry?.metaLine != null) {
+    lines[entry.metaLine - 1] = formatEntryMeta({ ...(entry.meta as EntryMeta), status: 'superseded' })
+  } else {
+    // The notes of a flush (after its heading and marker), or plain lines: a comment opens them.
+    const at = entry?.flush ? (entry.flush.markerLine ?? entry.flush.startLine) : old.startLine - 1
+    lines.splice(at, 0, formatEntryMeta({ status: 'superseded', observed: null, key: null, origin: null, extra: [] }))
+    added++
+    oldStart = at + 1
+    oldEnd += 1
+    insertAt = oldEnd
+  }
+  const next = lines[insertAt]
+  const closes =
+    !entry && next !== undefined && next.trim() !== '' && !HEADING.test(next) && parseEntryMeta(next).kind !== 'meta'
+  lines.splice(
+    insertAt,
+    0,
+    ...newLines,
+    ...(closes ? [formatEntryMeta({ status: 'active', observed: null, key: null, origin: null, extra: [] })] : []),
+  )
+  added += newLines.length + (closes ? 1 : 0)
+  const inFlush = flush !== null && old.endLine <= flush.endLine
+  growMarker(lines, inFlush ? flush : null, added)
+  return {
+    text: joinLines(lines, ended),
+    old: { startLine: oldStart, endLine: oldEnd },
+    entry: { startLine: insertAt + 2, endLine: insertAt + newLines.length },
+  }
+}
+
+/** `text` with every active entry keyed `key` marked superseded; null when it has none. */
+export function retireKey(
+  text: string,
+  key: string,
+): { text: string; retired: { startLine: number; endLine: number }[] } | null {
+  const found = scanEntries(text).entries.filter((e) => e.meta?.key === key && e.meta.status === 'active')
+  if (found.length === 0) return null
+  const { lines, ended } = linesOf(text)
+  for (const e of found)
+    lines[(e.metaLine as number) - 1] = formatEntryMeta({ ...(e.meta as EntryMeta), status: 'superseded' })
+  return { text: joinLines(lines, ended), retired: found.map((e) => ({ startLine: e.startLine, endLine: e.endLine })) }
+}
+
+/** `text` without the flushes of session `sessionId` (and a blank line each leaves); null when it has none. */
+export function removeSession(
+  text: string,
+  sessionId: string,
+): { text: string; removed: { startLine: number; endLine: number; flushId: string | null }[] } | null {
+  const blocks = scanEntries(text).flushes.filter((f) => f.session === sessionId)
+  if (blocks.length === 0) return null
+  const { lines, ended } = linesOf(text)
+  const drop = new Set<number>()
+  for (const b of blocks) {
+    for (let n = b.startLine; n <= b.endLine; n++) drop.add(n)
+    // The blank line written before the heading goes with it.
+    if (b.startLine > 1 && (lines[b.startLine - 2] as string).trim() === '') drop.add(b.startLine - 1)
+  }
+  const kept = lines.filter((_, i) => !drop.has(i + 1))
+  while (kept.length > 0 && (kept[0] as string).trim() === '') kept.shift()
+  return {
+    text: joinLines(kept, ended),
+    removed: blocks.map((b) => ({ startLine: b.startLine, endLine: b.endLine, flushId: b.flushId })),
+  }
+}
