@@ -20,6 +20,7 @@ const POSTGRES_API_SUITE = [
   'test/integration/prepare-checkpoints.test.ts',
   'test/integration/admission.slow-bodies.test.ts',
   'test/integration/entries.search.test.ts',
+  'test/integration/entries.writes.test.ts',
 ]
 
 export default defineConfig({

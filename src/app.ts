@@ -23,6 +23,7 @@ import { registerHttpMetrics } from './http/plugins/http-metrics.js'
 import { registerSwagger } from './http/plugins/swagger.js'
 import { filesRoutes } from './http/routes/files.routes.js'
 import { flushRoutes } from './http/routes/flush.routes.js'
+import { entriesRoutes } from './http/routes/entries.routes.js'
 import { healthRoutes } from './http/routes/health.routes.js'
 import { indexingRoutes } from './http/routes/indexing.routes.js'
 import { oauthDiscoveryRoutes } from './http/routes/oauth-discovery.routes.js'
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(searchRoutes, { gateway, foreground: services.foreground })
   await app.register(filesRoutes, { gateway, writeBodyLimitBytes: fileBodyLimitBytes })
   await app.register(flushRoutes, { gateway, bodyLimitBytes: fileBodyLimitBytes })
+  await app.register(entriesRoutes, { gateway, bodyLimitBytes: fileBodyLimitBytes })
   await app.register(indexingRoutes, { gateway })
   await app.register(agentsRoutes, { gateway })
   await app.register(eventsRoutes, { events: services.events })

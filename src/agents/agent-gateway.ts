@@ -13,6 +13,9 @@ import type { FileWindow } from '../files/file-service.js'
 import { checkNewDayFileFlush, notesOf, type FlushRequest } from '../files/flush-service.js'
 import type { Precondition } from '../files/preconditions.js'
 import { checkNewFileWrite, checkWritablePath, type WriteResult } from '../files/write-service.js'
+import type { EntryFields, EntryWriteResult, ForgetResult, SupersedeRequest } from '../files/entry-service.js'
+import { ADMIN_WRITER, checkOwnerClaims, resolveOrigin, type Writer } from '../files/provenance.js'
+import type { Principal } from './token-auth.js'
 import type { SearchService, SearchTarget } from '../search/search-service.js'
 import type { SearchRequest } from '../search/types.js'
 import { appError } from '../shared/errors.js'
@@ -32,6 +35,8 @@ export type AgentGatewayDeps = {
   maxFileBytes: number
   /** Reader id → the agents whose memory it may search and read (MNEMO_AGENT_GRANTS). */
   grants: ReadonlyMap<string, readonly string[]>
+  /** Agents whose tokens may write entries of origin owner (MNEMO_OWNER_AGENTS). */
+  ownerAgents: ReadonlySet<string>
 }
 
 type Access = 'read' | 'write'
@@ -182,25 +187,87 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
         },
       )
     },
-    put: async (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> => {
+    /**
+     * What a request's token may write (provenance.ts): the admin records no origin unless
+     * it claims one and may claim owner; an agent token records agent, and may claim owner
+     * only when its agent is in MNEMO_OWNER_AGENTS.
+     */
+    writerFor(principal: Principal): Writer {
+      if (principal.role === 'admin') return ADMIN_WRITER
+      return { origin: 'agent', mayClaimOwner: deps.ownerAgents.has(principal.agentId) }
+    },
+    put: async (
+      agent: string,
+      raw: string,
+      content: string,
+      pre: Precondition,
+      writer: Writer,
+    ): Promise<WriteResult> => {
       refuseGranted(agent, raw)
       return onPath(
         agent,
         accessFor(pre),
         raw,
-        (space, rel) => space.writes.put(rel, content, pre),
-        () => checkNewFileWrite('replace', content, deps.maxFileBytes),
+        (space, rel) => space.writes.put(rel, content, pre, writer),
+        () => {
+          checkNewFileWrite('replace', content, deps.maxFileBytes)
+          checkOwnerClaims(writer, content, null)
+        },
       )
     },
-    append: async (agent: string, raw: string, content: string, pre: Precondition): Promise<WriteResult> => {
+    /** Appends; with an origin or key, as an entry (entry-service.ts). */
+    append: async (
+      agent: string,
+      raw: string,
+      content: string,
+      pre: Precondition,
+      writer: Writer,
+      fields: EntryFields = {},
+    ): Promise<EntryWriteResult> => {
       refuseGranted(agent, raw)
       return onPath(
         agent,
         accessFor(pre),
         raw,
-        (space, rel) => space.writes.append(rel, content, pre),
-        () => checkNewFileWrite('append', content, deps.maxFileBytes),
+        (space, rel) => space.entries.append(rel, content, pre, writer, fields),
+        () => {
+          checkNewFileWrite('append', content, deps.maxFileBytes)
+          resolveOrigin(writer, fields.origin)
+          checkOwnerClaims(writer, content, null)
+        },
       )
+    },
+    /**
+     * Supersedes an entry of the agent's memory (or the team's, under team/): by path and
+     * lines, or by key. Needs the entry, so it never creates the agent.
+     */
+    supersede: async (agent: string, req: SupersedeRequest, pre: Precondition, writer: Writer) => {
+      if (req.path !== undefined) {
+        refuseGranted(agent, req.path)
+        return onPath(agent, 'read', req.path, (space, rel) =>
+          space.entries.supersede({ ...req, path: rel }, pre, writer),
+        )
+      }
+      const result = await registry.use(agent, 'read', (own) => own.entries.supersede(req, pre, writer))
+      return result
+    },
+    /**
+     * Removes every flush of a session from the agent's day files; `agent` null (the admin
+     * not acting for one): from every agent's.
+     */
+    async forget(agent: string | null, sessionId: string) {
+      if (agent !== null) {
+        const done = await registry.use(agent, 'read', (own) => own.entries.forget(sessionId))
+        return { ...done, removed: done.removed.map((r) => ({ ...r, agent })) }
+      }
+      const removed: (ForgetResult['removed'][number] & { agent: string })[] = []
+      let files = 0
+      for (const { id } of await registry.list()) {
+        const done = await registry.use(id, 'read', (own) => own.entries.forget(sessionId))
+        files += done.files
+        removed.push(...done.removed.map((r) => ({ ...r, agent: id })))
+      }
+      return { sessionId, removed, files }
     },
     /** Deleting needs the file, so it never creates the agent. */
     remove: async (agent: string, raw: string, pre: Precondition) => {
@@ -213,7 +280,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
      * named one); a body `agentId` naming any other agent is 403 AGENT_FORBIDDEN, so no
      * agent can sign notes as another. A flush without notes only syncs: it creates nothing.
      */
-    flush(agent: string, req: FlushRequest) {
+    flush(agent: string, req: FlushRequest, writer: Writer) {
       if (req.agentId !== undefined && req.agentId !== agent) {
         throw appError(
           'AGENT_FORBIDDEN',
@@ -225,8 +292,12 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       return registry.use(
         agent,
         access,
-        (own) => own.flush.flush({ ...req, agentId }),
-        () => checkNewDayFileFlush({ ...req, agentId }, deps.maxFileBytes),
+        (own) => own.entries.flush({ ...req, agentId }, writer),
+        () => {
+          checkNewDayFileFlush({ ...req, agentId }, deps.maxFileBytes)
+          resolveOrigin(writer, req.origin ?? undefined)
+          checkOwnerClaims(writer, notesOf(req), null)
+        },
       )
     },
     /**

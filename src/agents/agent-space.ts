@@ -14,9 +14,10 @@ import { createFolderBudget } from '../files/folder-budget.js'
 import { holdRoot, type HeldRoot } from '../files/held-root.js'
 import { removeStaleTempFiles } from '../files/file-writer.js'
 import { createFlushService } from '../files/flush-service.js'
-import { MEMORY_DIR } from '../domain/layout.js'
+import { MEMORY_DIR, isDayFilePath } from '../domain/layout.js'
 import { createMemoryPaths } from '../files/memory-paths.js'
 import { createWriteService } from '../files/write-service.js'
+import { createEntryService } from '../files/entry-service.js'
 import { createIndexer } from '../indexing/indexer.js'
 import { createIndexingService } from '../indexing/indexing-service.js'
 import { createPathIndexQueue } from '../indexing/path-index-queue.js'
@@ -245,24 +246,40 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     if (swept > 0) log.info({ files: swept }, 'removed temp files of interrupted writes')
   }
 
+  const files = createFileService({
+    root: root.dir,
+    sessionsReal: roots.sessions,
+    memoryPaths,
+    store,
+    maxFileBytes: config.index.maxFileBytes,
+  })
+  const writes = createWriteService({ ...writeDeps, memoryPaths })
+  const flush = createFlushService({
+    ...writeDeps,
+    drain: syncWorker.drain,
+    ...(shared.now && { now: shared.now }),
+  })
+  const entries = createEntryService({
+    writes,
+    flush,
+    findEntries: async (q) => store.findEntries(q),
+    readFile: async (rel) => {
+      const file = await files.readBytes(rel)
+      return file.kind === 'ok' ? file.bytes : null
+    },
+    dayFiles: async () => (await store.listFiles()).map((f) => f.path).filter(isDayFilePath),
+    ...(shared.now && { now: shared.now }),
+  })
+
   return {
     name: def.name,
     space: def.space,
     /** The index file did not exist before (or was of another version): it knows no file yet. */
     fresh: store.fresh,
-    files: createFileService({
-      root: root.dir,
-      sessionsReal: roots.sessions,
-      memoryPaths,
-      store,
-      maxFileBytes: config.index.maxFileBytes,
-    }),
-    writes: createWriteService({ ...writeDeps, memoryPaths }),
-    flush: createFlushService({
-      ...writeDeps,
-      drain: syncWorker.drain,
-      ...(shared.now && { now: shared.now }),
-    }),
+    files,
+    writes,
+    flush,
+    entries,
     indexing,
     target,
     /** The space's folders against MNEMO_MAX_FOLDERS_PER_AGENT, for an import checked whole before it writes. */

@@ -113,6 +113,7 @@ export async function createAgents(deps: AgentsDeps) {
     search: deps.search,
     maxFileBytes: config.index.maxFileBytes,
     grants: config.agents.grants,
+    ownerAgents: config.agents.ownerAgents,
   })
 
   return {

@@ -5,6 +5,7 @@
  * folder (the registry opens a real space for writes). Nothing here touches the disk.
  */
 import { checkSourcePath, type FileService } from '../files/file-service.js'
+import { createEntryService } from '../files/entry-service.js'
 import type { FlushService } from '../files/flush-service.js'
 import { surveyOfNothing } from '../files/folder-budget.js'
 import { createMemoryPaths } from '../files/memory-paths.js'
@@ -17,7 +18,7 @@ import { appError } from '../shared/errors.js'
 import type { AgentSpace } from './agent-space.js'
 
 /** The parts of a space requests use: a real one, or an agent's empty one. */
-export type SpaceView = Pick<AgentSpace, 'name' | 'files' | 'writes' | 'flush' | 'indexing' | 'folders'> & {
+export type SpaceView = Pick<AgentSpace, 'name' | 'files' | 'writes' | 'flush' | 'entries' | 'indexing' | 'folders'> & {
   /** What searches of this space read; null: nothing. */
   target: SearchTarget | null
 }
@@ -53,6 +54,10 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
       checkWritablePath(raw, PLAIN_LAYOUT)
       throw appError('FILE_NOT_FOUND')
     },
+    edit: async (raw) => {
+      checkWritablePath(raw, PLAIN_LAYOUT)
+      throw appError('FILE_NOT_FOUND')
+    },
     // Imports open the agent for writing (creating it): they never reach an empty space.
     restore: async () => {
       throw appError('AGENT_NOT_FOUND')
@@ -61,6 +66,14 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
   }
   // Only a flush without notes reaches here (one with notes creates the agent): it has nothing to sync.
   const flush: FlushService = { flush: async () => ({ indexed: true, drained: true }) }
+  // No entries to find, supersede or forget.
+  const entries = createEntryService({
+    writes,
+    flush,
+    findEntries: async () => [],
+    readFile: async () => null,
+    dayFiles: async () => [],
+  })
   const indexing = createIndexingService({
     store: { counts: () => [], isOpen: () => true, pendingVectorCount: () => 0 },
     coordinator: {
@@ -79,5 +92,5 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
     survey: async (dirs) => surveyOfNothing(dirs, PLAIN_LAYOUT.scanRoots(), deps.maxFolders),
     removeEmpty: async () => undefined,
   }
-  return { name, target: null, files, writes, flush, indexing, folders }
+  return { name, target: null, files, writes, flush, entries, indexing, folders }
 }

@@ -64,6 +64,8 @@ export type Config = Readonly<{
     tokens: ReadonlyMap<string, string>
     /** Reader id → the agents whose memory it may search and read, never write (MNEMO_AGENT_GRANTS). */
     grants: ReadonlyMap<string, readonly string[]>
+    /** Agents whose tokens may write entries of origin owner (MNEMO_OWNER_AGENTS). */
+    ownerAgents: ReadonlySet<string>
   }>
   sync: Readonly<{ watch: boolean; debounceMs: number; rescanMs: number }>
   index: Readonly<{

@@ -89,6 +89,9 @@ export const envSchema = z
     MNEMO_AGENT_GRANTS: envVar(z.string().optional()).describe(
       "Read grants as reader:owner,reader:owner: the reader may search and read the owner's memory (space agent:<owner>, paths under agents/<owner>/), never write it",
     ),
+    MNEMO_OWNER_AGENTS: envVar(z.string().optional()).describe(
+      'Agents (comma-separated ids) whose tokens may write entries of origin owner; without it only the admin token may',
+    ),
     MNEMO_ALLOWED_HOSTS: envVar(z.string().optional()).describe(
       'Without a token: host names besides localhost that requests may be addressed to (comma-separated), e.g. the compose service name',
     ),

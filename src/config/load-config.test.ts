@@ -119,6 +119,7 @@ describe('agent settings', () => {
       teamWritable: false,
       tokens: new Map(),
       grants: new Map(),
+      ownerAgents: new Set(),
     })
   })
 

@@ -9,6 +9,7 @@ import { agentBodyShareBytes } from '../admission/body-budget.js'
 import { GRANTS_PREFIX, MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
 import { invalidConfiguration } from '../shared/config-error.js'
 import { parseAgentGrants } from './agent-grants.js'
+import { isAgentId } from '../shared/agent-id.js'
 import type { Config } from './config.js'
 import { envSchema } from './env-schema.js'
 import { openWithoutToken } from './loopback.js'
@@ -132,6 +133,12 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   if (grants.has(MAIN_AGENT) && extraPaths.some((p) => `${p}/`.startsWith(GRANTS_PREFIX))) {
     issues.push('MNEMO_EXTRA_PATHS: agents/ is reserved for granted memories when main reads another agent')
   }
+  const ownerAgents = new Set(list(e.MNEMO_OWNER_AGENTS))
+  for (const id of ownerAgents) {
+    if (!isAgentId(id))
+      issues.push(`MNEMO_OWNER_AGENTS: "${id.slice(0, 63)}" is not an agent id (a-z 0-9 _ -, up to 63)`)
+    else if (!agentTokens.has(id)) issues.push(`MNEMO_OWNER_AGENTS: "${id}" has no token in MNEMO_AGENT_TOKENS`)
+  }
   if (issues.length > 0) throw invalidConfiguration(issues)
 
   const config: Config = {
@@ -174,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       teamWritable: e.MNEMO_TEAM_WRITABLE,
       tokens: agentTokens,
       grants,
+      ownerAgents,
     },
     sync: { watch: e.MNEMO_WATCH, debounceMs: e.MNEMO_SYNC_DEBOUNCE_MS, rescanMs: e.MNEMO_SYNC_RESCAN_MS },
     index: {

@@ -134,4 +134,6 @@ export function passesFilters(
 export const entryTag = (entry: ChunkEntry | null, entryHash: string | null | undefined): string =>
   entry === null && !entryHash
     ? ''
-    : [entry?.status ?? '', entry?.observed ?? '', entry?.key ?? '', entry?.origin ?? '', entryHash ?? ''].join('\u0000')
+    : [entry?.status ?? '', entry?.observed ?? '', entry?.key ?? '', entry?.origin ?? '', entryHash ?? ''].join(
+        '\u0000',
+      )

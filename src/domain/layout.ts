@@ -9,3 +9,6 @@ export const MEMORY_FILE = 'MEMORY.md'
 export const MEMORY_DIR = 'memory'
 /** Paths of session transcripts start with this segment, whatever folder they live in. */
 export const SESSIONS_PREFIX = 'sessions'
+
+/** A day file flushes write to: `memory/YYYY-MM-DD.md`. */
+export const isDayFilePath = (path: string): boolean => /^memory\/\d{4}-\d{2}-\d{2}\.md$/.test(path)

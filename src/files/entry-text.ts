@@ -228,12 +228,17 @@ export function supersedeInText(
   }
 }
 
-/** `text` with every active entry keyed `key` marked superseded; null when it has none. */
+/**
+ * `text` with every active entry keyed `key` marked superseded, but those in the lines
+ * `keep` (the entry just written); null when there is none.
+ */
 export function retireKey(
   text: string,
   key: string,
+  keep: { startLine: number; endLine: number } | null = null,
 ): { text: string; retired: { startLine: number; endLine: number }[] } | null {
-  const found = scanEntries(text).entries.filter((e) => e.meta?.key === key && e.meta.status === 'active')
+  const kept = (e: TextEntry) => keep !== null && e.startLine <= keep.endLine && keep.startLine <= e.endLine
+  const found = scanEntries(text).entries.filter((e) => e.meta?.key === key && e.meta.status === 'active' && !kept(e))
   if (found.length === 0) return null
   const { lines, ended } = linesOf(text)
   for (const e of found)

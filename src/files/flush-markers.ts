@@ -7,6 +7,7 @@
  * under the marker, never from the marker alone: a marker can come from a restored backup
  * or an edit on disk, and old markers carry nothing but the id and the line count.
  */
+import { parseEntryMeta } from '../domain/entry-meta.js'
 import { sha256 } from '../domain/hashing.js'
 import { appError, type AppError } from '../shared/errors.js'
 import { countNewlines, splitLines } from '../text/lines.js'
@@ -30,8 +31,15 @@ export type AskedFlush = { notesSha256: string; agent?: string | undefined; sess
 /** The heading composeFlush writes: `## HH:MM:SS`, then ` · agent A`, then ` · session S`, each when given. */
 const HEADING = /^## \d{2}:\d{2}:\d{2}(?: · agent (.+?))?(?: · session (.+))?$/
 
-/** The fingerprint of notes: their lines as the line model reads them (a `\r` before `\n` dropped). */
-export const notesSha256 = (notes: string): string => sha256(splitLines(notes).join('\n'))
+/**
+ * The fingerprint of notes: their lines as the line model reads them (a `\r` before `\n`
+ * dropped), without entry metadata comments — those record the flush's origin and key and
+ * its day (a retry after midnight lands in another day file), and a supersede may mark them.
+ */
+export const notesSha256 = (notes: string): string => sha256(notesLines(splitLines(notes)).join('\n'))
+
+const notesLines = (lines: readonly string[]) =>
+  lines.filter((line) => !line.includes('<!--') || parseEntryMeta(line).kind !== 'meta')
 
 /** What a request would write: its notes, and the heading labels it names. */
 export const askedOf = (req: { agentId?: string | undefined; sessionId?: string | undefined }, body: string) =>
@@ -85,7 +93,7 @@ export function parseMarkers(text: string): Map<string, MarkedFlush> {
     found.set(m[1] as string, {
       startLine: i,
       endLine,
-      notesSha256: sha256(lines.slice(i + 1, endLine).join('\n')),
+      notesSha256: sha256(notesLines(lines.slice(i + 1, endLine)).join('\n')),
       agent: heading?.[1] ?? null,
       session: heading?.[2] ?? null,
     })

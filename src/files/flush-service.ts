@@ -45,6 +45,7 @@ import {
   type Range,
 } from './flush-markers.js'
 import { MEMORY_DIR } from '../domain/layout.js'
+import { formatEntryMeta, type Origin } from '../domain/entry-meta.js'
 import type { MakeFolder } from './workspace-fs.js'
 import { indexWritten } from './write-service.js'
 import type { FileChange } from '../events/space-events.js'
@@ -59,6 +60,10 @@ export type FlushRequest = {
   sessionId?: string | undefined
   agentId?: string | undefined
   flushId?: string | undefined
+  /** The origin its entry records (provenance.ts); null or absent: none. */
+  origin?: Origin | null | undefined
+  /** The supersession key its entry records (entry-service.ts supersedes the older one). */
+  key?: string | undefined
 }
 
 export type FlushResult =
@@ -121,6 +126,10 @@ export function composeFlush(opts: {
   agentId?: string | undefined
   sessionId?: string | undefined
   flushId?: string | undefined
+  /** The day file's date (default: the day of `at`), the entry's observed date. */
+  date?: string | undefined
+  origin?: Origin | null | undefined
+  key?: string | undefined
 }): { separator: string; entry: string; entryLines: number } {
   const { tail } = opts
   const last = tail && tail.length > 0 ? tail[tail.length - 1] : undefined
@@ -130,9 +139,20 @@ export function composeFlush(opts: {
   const parts = [localTime(opts.at)]
   if (opts.agentId) parts.push(`agent ${opts.agentId}`)
   if (opts.sessionId) parts.push(`session ${opts.sessionId}`)
-  const noteLines = countLines(opts.body)
+  // Entry metadata when there is something to record: an origin, a key (provenance.ts).
+  const meta =
+    opts.origin || opts.key
+      ? `${formatEntryMeta({
+          status: 'active',
+          observed: opts.date ?? localDate(opts.at),
+          key: opts.key ?? null,
+          origin: opts.origin ?? null,
+          extra: [],
+        })}\n`
+      : ''
+  const noteLines = countLines(opts.body) + (meta === '' ? 0 : 1)
   const marker = opts.flushId ? `<!-- mnemo:flush id=${opts.flushId} lines=${noteLines} -->\n` : ''
-  const entry = `## ${parts.join(' · ')}\n${marker}${opts.body}\n`
+  const entry = `## ${parts.join(' · ')}\n${marker}${meta}${opts.body}\n`
   return { separator, entry, entryLines: 1 + (opts.flushId ? 1 : 0) + noteLines }
 }
 

@@ -29,6 +29,7 @@ import {
 import type { MemoryPaths } from './memory-paths.js'
 import type { MakeFolder } from './workspace-fs.js'
 import { preconditionHolds, type Precondition } from './preconditions.js'
+import { checkOwnerClaims, type Writer } from './provenance.js'
 import type { FileChange } from '../events/space-events.js'
 
 export type WriteResult = {
@@ -182,8 +183,8 @@ export function createWriteService(deps: WriteServiceDeps) {
     }
   }
 
-  /** Creates or replaces a file atomically. */
-  function put(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
+  /** Creates or replaces a file atomically; `writer` says which entry origins it may add (provenance.ts). */
+  function put(raw: string, content: string, precondition: Precondition, writer: Writer): Promise<WriteResult> {
     const rel = writablePath(raw)
     const bytes = checkReplaceContent(content, deps.maxFileBytes)
     return deps.inFlight.run(async () => {
@@ -191,9 +192,9 @@ export function createWriteService(deps: WriteServiceDeps) {
         const file = target as WriteTarget
         const current = await readIfExists(file)
         checkPrecondition(precondition, current)
-        if (introducesMarker(content, current && decodeText(current))) {
-          throw appError('VALIDATION_FAILED', REFUSED_MARKER)
-        }
+        const currentText = current && decodeText(current)
+        if (introducesMarker(content, currentText)) throw appError('VALIDATION_FAILED', REFUSED_MARKER)
+        checkOwnerClaims(writer, content, currentText)
         changing()
         await replaceFile(file, bytes, deps.port)
         return current === null
@@ -219,9 +220,10 @@ export function createWriteService(deps: WriteServiceDeps) {
    * Appends whole lines: a newline is added before `content` when the file does not end
    * with one, and after it when `content` does not.
    */
-  function append(raw: string, content: string, precondition: Precondition): Promise<WriteResult> {
+  function append(raw: string, content: string, precondition: Precondition, writer: Writer): Promise<WriteResult> {
     const rel = writablePath(raw)
     checkAppendContent(content, deps.maxFileBytes)
+    checkOwnerClaims(writer, content, null)
     return deps.inFlight.run(async () => {
       const written = await lockedChange(rel, true, async (target, changing) => {
         const file = target as WriteTarget
@@ -254,6 +256,53 @@ export function createWriteService(deps: WriteServiceDeps) {
         endLine: written.totalLines,
         created: written.created,
         indexed,
+      }
+    })
+  }
+
+  /**
+   * Changes a file in place: under its lock, reads it, checks the precondition, asks
+   * `change` for the new text (null: leave the file as it is), replaces the file atomically
+   * and indexes it. The edits that keep memory right (entry-service.ts) are made this way,
+   * whole or not at all; what `change` writes is the service's own, checked by the caller.
+   */
+  function edit<T>(
+    raw: string,
+    precondition: Precondition,
+    change: (text: string) => { text: string; result: T } | null,
+  ): Promise<{
+    path: string
+    sha256: string
+    sizeBytes: number
+    totalLines: number
+    indexed: boolean
+    result: T
+  } | null> {
+    const rel = writablePath(raw)
+    return deps.inFlight.run(async () => {
+      const done = await lockedChange(rel, false, async (target, changing) => {
+        const current = target && (await readIfExists(target))
+        if (!target || !current) throw appError('FILE_NOT_FOUND')
+        checkPrecondition(precondition, current)
+        const changed = change(decodeText(current))
+        if (!changed) return null
+        const bytes = Buffer.from(changed.text, 'utf8')
+        checkSize(bytes.length, deps.maxFileBytes)
+        changing()
+        await replaceFile(target, bytes, deps.port)
+        return { bytes, text: changed.text, result: changed.result }
+      })
+      if (!done) return null
+      const hash = sha256(done.bytes)
+      deps.onChange?.({ kind: 'written', path: rel, sha256: hash, sizeBytes: done.bytes.length })
+      const indexed = await index(rel)
+      return {
+        path: rel,
+        sha256: hash,
+        sizeBytes: done.bytes.length,
+        totalLines: countLines(done.text),
+        indexed,
+        result: done.result,
       }
     })
   }
@@ -332,7 +381,7 @@ export function createWriteService(deps: WriteServiceDeps) {
     })
   }
 
-  return { put, append, remove, restore, revert }
+  return { put, append, edit, remove, restore, revert }
 }
 
 export type WriteService = ReturnType<typeof createWriteService>

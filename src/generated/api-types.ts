@@ -80,7 +80,7 @@ export interface paths {
         put: operations["writeFile"];
         /**
          * Append lines to a memory file (created when missing)
-         * @description Appends whole lines in one write, then fsyncs: a newline is added before the text when the file does not end with one, and after it when the text does not. startLine/endLine name the appended lines. Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. A full disk → 507 STORAGE_FULL, the file left as it was. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
+         * @description Appends whole lines in one write, then fsyncs: a newline is added before the text when the file does not end with one, and after it when the text does not. startLine/endLine name the appended lines. With an origin to record (agent tokens: agent, unless the body says untrusted or system) or a key, the text is an entry: a metadata comment "<!-- observed: today | status: active | key: K | origin: O -->" goes before it (text that opens with a metadata comment of its own is written as it is). An entry whose text is already an active entry of this memory (whitespace folded) is not written: 200 with duplicate: true, path and lines naming where it is. An entry with a key supersedes the active entry with that key (superseded lists it). origin owner needs the admin token or MNEMO_OWNER_AGENTS (403 PROVENANCE_FORBIDDEN, also for a metadata comment claiming it in the text, here and in PUT). Only MEMORY.md and memory/**\/*.md (and markdown under MNEMO_EXTRA_PATHS when MNEMO_EXTRA_PATHS_WRITABLE=true) can be written; other sources (session transcripts, read-only extra paths, team memory without MNEMO_TEAM_WRITABLE=true) get 403 PATH_READ_ONLY. Writes to one file are serialised. The answer comes once the change is indexed. A write that would create a folder past MNEMO_MAX_FOLDERS_PER_AGENT gets 409 FOLDER_LIMIT. If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. A full disk → 507 STORAGE_FULL, the file left as it was. "..", ".", absolute paths, backslashes, NUL/control characters, text that is not well-formed Unicode and symlinks leading out of the workspace are refused with 400 PATH_INVALID. Paths are the acting agent's (X-Mnemo-Agent); team/… names team memory (MNEMO_TEAM_DIR). An unknown agent gets 404 AGENT_NOT_FOUND on reads (an agent with a token reads as empty); its first accepted write creates it (a refused one creates nothing; past MNEMO_MAX_AGENTS: 409 AGENT_LIMIT). A folder replaced after it was opened (a symlink, another folder) is refused with 409 PATH_CHANGED.
          */
         post: operations["appendFile"];
         /**
@@ -104,9 +104,49 @@ export interface paths {
         put?: never;
         /**
          * Append notes to the day file before compaction, indexed before the answer
-         * @description Appends the notes to the acting agent's memory/<date>.md under a heading "## HH:MM:SS · agent A · session S" (A: the acting agent; for main only when agentId is "main") in one write, fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. With flushId, a retry appends nothing twice (also across restarts and midnight): it answers the first attempt's lines with replayed: true. A flushId names one content: one already in the day file with other notes under its marker (or another agent or session in the heading, where the request names one) is 409 FLUSH_ID_CONFLICT, nothing appended. An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current. A body agentId naming another agent than the acting one is 403 AGENT_FORBIDDEN (nothing is appended). A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT.
+         * @description Appends the notes to the acting agent's memory/<date>.md under a heading "## HH:MM:SS · agent A · session S" (A: the acting agent; for main only when agentId is "main") in one write, fsyncs and indexes it, then answers the exact lines. Concurrent flushes land whole, one after another. With flushId, a retry appends nothing twice (also across restarts and midnight): it answers the first attempt's lines with replayed: true. A flushId names one content: one already in the day file with other notes under its marker (or another agent or session in the heading, where the request names one) is 409 FLUSH_ID_CONFLICT, nothing appended. An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current. A body agentId naming another agent than the acting one is 403 AGENT_FORBIDDEN (nothing is appended). A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT. With an origin to record (agent tokens: agent, unless the body says untrusted or system) or a key, a metadata comment under the heading (and marker) makes the notes an entry, observed on the day file's date. Notes already an active entry of this memory (whitespace folded; each of entries on its own) are not written again: skipped says where they are, and a flush that is all duplicates answers 200 duplicate: true with nothing written (a retried flushId stays a replay). A key supersedes the active entry with that key.
          */
         post: operations["flushMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/supersede": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a fact: mark the old entry superseded in place and write the new one after it
+         * @description Names the old entry by path and a line of it (startLine, endLine), or by its key (the newest active entry with that key; path narrows it to one file). In one atomic write of that file (If-Match: <sha256> → 412 PRECONDITION_FAILED when the file changed underneath, nothing written) the old entry's metadata comment says status: superseded (lines outside any entry get a comment of their own) and the new entry follows it: "<!-- observed: today | status: active | key | origin -->" and the content. The new entry keeps the old one's key unless key is given; other active entries with that key are superseded too. An entry superseded already is 412; lines that are no entry (blank, a heading, across two entries) or a key no active entry has is 404 ENTRY_NOT_FOUND. Searchable when it answers: searches return the new entry and leave the old one out unless includeSuperseded. origin as for appends (owner: 403 PROVENANCE_FORBIDDEN without the right).
+         */
+        post: operations["supersedeEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove every flush entry a session wrote
+         * @description Removes from the acting agent's day files (memory/YYYY-MM-DD.md) every flush entry whose heading names the session — heading, marker and notes — each file in one atomic write, and answers once the index no longer holds them, with what was removed. The admin token without X-Mnemo-Agent (or no token configured) forgets the session in every agent. A retried flushId of a removed flush is written again.
+         */
+        post: operations["forgetSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -353,10 +393,15 @@ export interface components {
             /** @description When the event was published (ISO 8601, UTC) */
             time: string;
         };
+        EntryLocation: {
+            path: string;
+            startLine: number;
+            endLine: number;
+        };
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -409,6 +454,13 @@ export interface components {
         FileWriteBodyInput: string | {
             /** @description The text to write (UTF-8) */
             content: string;
+            /**
+             * @description Appends only: the entry's origin (see OriginField). With an origin (agent tokens always have one) or a key, the text is appended as an entry under a metadata comment, observed today
+             * @enum {string}
+             */
+            origin?: "owner" | "agent" | "untrusted" | "system";
+            /** @description Appends only: the entry's key; the active entry with it is superseded */
+            key?: string;
         };
         FileWriteResult: {
             path: string;
@@ -424,6 +476,18 @@ export interface components {
             created: boolean;
             /** @description The change is searchable; false only if indexing failed (the next sync picks it up) */
             indexed: boolean;
+            /** @description The text is already an active entry of this memory (see skipped): nothing was written */
+            duplicate?: boolean;
+            /** @description Notes not written again, and where the same text already is */
+            skipped?: {
+                path: string;
+                startLine: number;
+                endLine: number;
+                /** @description Its index in entries */
+                entry?: number;
+            }[];
+            /** @description Entries this write marked superseded (the same key) */
+            superseded?: components["schemas"]["EntryLocation"][];
         };
         /**
          * @example {
@@ -446,6 +510,13 @@ export interface components {
             sessionId?: string;
             /** @description Idempotency key: a retried flush with the same id and notes appends nothing and answers the first lines; the id with other notes is 409 FLUSH_ID_CONFLICT */
             flushId?: string;
+            /**
+             * @description Where the entry comes from, recorded in its metadata: agent (the default for agent tokens), untrusted (content the agent was handed), system, or owner (the admin token, or an agent in MNEMO_OWNER_AGENTS; else 403 PROVENANCE_FORBIDDEN, nothing written)
+             * @enum {string}
+             */
+            origin?: "owner" | "agent" | "untrusted" | "system";
+            /** @description A fact's lineage: writing an entry with a key supersedes the active entry with that key in the same memory */
+            key?: string;
         };
         FlushResult: {
             /** @description The notes are searchable (false only if indexing failed; the next sync retries) */
@@ -460,6 +531,40 @@ export interface components {
             endLine?: number;
             /** @description The flushId had already landed: nothing was appended */
             replayed?: boolean;
+            /** @description The text is already an active entry of this memory (see skipped): nothing was written */
+            duplicate?: boolean;
+            /** @description Notes not written again, and where the same text already is */
+            skipped?: {
+                path: string;
+                startLine: number;
+                endLine: number;
+                /** @description Its index in entries */
+                entry?: number;
+            }[];
+            /** @description Entries this write marked superseded (the same key) */
+            superseded?: components["schemas"]["EntryLocation"][];
+        };
+        /**
+         * @example {
+         *       "sessionId": "session-42"
+         *     }
+         */
+        ForgetRequestInput: {
+            /** @description The session whose flushes go: every flush entry whose heading names it */
+            sessionId: string;
+        };
+        ForgetResult: {
+            sessionId: string;
+            /** @description The flush entries removed, with their lines before the removal */
+            removed: {
+                path: string;
+                startLine: number;
+                endLine: number;
+                agent: string;
+                flushId: string | null;
+            }[];
+            /** @description Day files changed */
+            files: number;
         };
         Health: {
             /** @enum {string} */
@@ -821,6 +926,39 @@ export interface components {
         Space: ("agent" | "team") | string;
         /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
         SpaceInput: ("agent" | "team") | string;
+        /**
+         * @example {
+         *       "key": "reply-style",
+         *       "content": "- Prefer concise implementation summaries unless more detail is requested."
+         *     }
+         */
+        SupersedeRequestInput: {
+            /** @description The file of the old entry (with startLine), or where its key is */
+            path?: string;
+            /** @description A line of the old entry (1-based) */
+            startLine?: number;
+            /** @description Its last line (default startLine) */
+            endLine?: number;
+            /** @description The old entry by its key (without startLine); the new entry keeps it */
+            key?: string;
+            /** @description The new entry, as markdown */
+            content: string;
+            /**
+             * @description Where the entry comes from, recorded in its metadata: agent (the default for agent tokens), untrusted (content the agent was handed), system, or owner (the admin token, or an agent in MNEMO_OWNER_AGENTS; else 403 PROVENANCE_FORBIDDEN, nothing written)
+             * @enum {string}
+             */
+            origin?: "owner" | "agent" | "untrusted" | "system";
+        };
+        SupersedeResult: {
+            path: string;
+            /** @description SHA-256 of the file after the write (also the ETag) */
+            sha256: string;
+            /** @description The new entry: active, observed today */
+            entry: components["schemas"]["EntryLocation"];
+            /** @description The old entry, then any other active entry with the same key */
+            superseded: components["schemas"]["EntryLocation"][];
+            indexed: boolean;
+        };
     };
     responses: never;
     parameters: never;
@@ -857,7 +995,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -911,7 +1049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -920,7 +1058,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1051,7 +1189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1060,7 +1198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1154,7 +1292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1163,7 +1301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1280,7 +1418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1289,7 +1427,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1433,7 +1571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1442,7 +1580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1580,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1589,7 +1727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1697,7 +1835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1706,7 +1844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1726,6 +1864,280 @@ export interface operations {
             };
             /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: STORAGE_FULL) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    supersedeEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+                /** @description Write only if the file exists with this SHA-256 (quoted or bare; several comma-separated), or "*" */
+                "if-match"?: string;
+                /** @description "*": write only if the file does not exist yet */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SupersedeRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Replace a fact: mark the old entry superseded in place and write the new one after it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupersedeResult"];
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PRECONDITION_FAILED) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: STORAGE_FULL) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    forgetSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForgetRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Remove every flush entry a session wrote */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgetResult"];
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: REQUEST_TIMEOUT) */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1828,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1837,7 +2249,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1945,7 +2357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1954,7 +2366,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2064,7 +2476,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2143,7 +2555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2220,7 +2632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2229,7 +2641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2323,7 +2735,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2332,7 +2744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2467,7 +2879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -76,9 +76,11 @@ export function createHttpBackend(config: ClientConfig, fetchImpl: Fetch = fetch
       const qs = query.size > 0 ? `?${query.toString()}` : ''
       return call('GET', `${filePath(input.path)}${qs}`)
     },
-    write: (input) => call('POST', filePath(input.path), { content: input.content }),
+    write: ({ path, ...body }) => call('POST', filePath(path), body),
     replace: (input) => call('PUT', filePath(input.path), { content: input.content }, ifMatch(input.sha256)),
     remove: (input) => call('DELETE', filePath(input.path), undefined, ifMatch(input.sha256)),
     flush: (input) => call('POST', '/flush', input),
+    supersede: ({ sha256, ...body }) => call('POST', '/supersede', body, ifMatch(sha256)),
+    forget: (input) => call('POST', '/forget', input),
   }
 }

@@ -6,7 +6,18 @@
 import type { z } from 'zod'
 import type { AgentGateway } from '../agents/agent-gateway.js'
 import type { FileWindow } from '../files/file-service.js'
-import type { FlushRequest, FlushResult } from '../files/flush-service.js'
+import type { FlushRequest } from '../files/flush-service.js'
+import type {
+  EntryFields,
+  EntryFlushResult,
+  EntryWriteResult,
+  SupersedeRequest,
+  SupersedeResult,
+} from '../files/entry-service.js'
+import type { Precondition } from '../files/preconditions.js'
+import type { Writer } from '../files/provenance.js'
+import type { Origin } from '../domain/entry-meta.js'
+import type { ForgetResult as ForgetResultSchema } from '../http/schemas/entries.schema.js'
 import type { WriteResult } from '../files/write-service.js'
 import type { FileDeleteResult, FileList } from '../http/schemas/files.schema.js'
 import type { SearchRequest } from '../http/schemas/search.schema.js'
@@ -19,14 +30,19 @@ export type SearchInput = z.output<typeof SearchRequest> & {
   snippetBytes?: number | undefined
 }
 export type GetInput = { path: string; from?: number | undefined; lines?: number | undefined }
-export type WriteInput = { path: string; content: string }
-export type FlushInput = Pick<FlushRequest, 'content' | 'entries' | 'sessionId' | 'flushId'>
+export type WriteInput = { path: string; content: string } & EntryFields
+export type FlushInput = Pick<FlushRequest, 'content' | 'entries' | 'sessionId' | 'flushId' | 'key'> & {
+  origin?: Origin | undefined
+}
+/** A fact replaced (POST /supersede); `sha256`: only while the file still has it (If-Match). */
+export type SupersedeInput = SupersedeRequest & { sha256?: string | undefined }
 /** A whole-file replace, only while the file still has `sha256` (PUT /files with If-Match). */
 export type ReplaceInput = { path: string; content: string; sha256: string }
 /** A delete, with `sha256` only while the file still has it (DELETE /files with If-Match). */
 export type DeleteInput = { path: string; sha256?: string | undefined }
 export type FileListing = z.output<typeof FileList>
 export type DeleteResult = z.output<typeof FileDeleteResult>
+export type ForgetAnswer = z.output<typeof ForgetResultSchema>
 
 export interface MemoryBackend {
   search(input: SearchInput): Promise<SearchResponse>
@@ -34,10 +50,13 @@ export interface MemoryBackend {
   list(): Promise<FileListing>
   get(input: GetInput): Promise<FileWindow>
   /** Appends to a memory file (created when missing). */
-  write(input: WriteInput): Promise<WriteResult>
+  write(input: WriteInput): Promise<EntryWriteResult>
   replace(input: ReplaceInput): Promise<WriteResult>
   remove(input: DeleteInput): Promise<DeleteResult>
-  flush(input: FlushInput): Promise<FlushResult>
+  flush(input: FlushInput): Promise<EntryFlushResult>
+  supersede(input: SupersedeInput): Promise<SupersedeResult>
+  /** Removes the flushes of a session from the agent's day files (POST /forget). */
+  forget(input: { sessionId: string }): Promise<ForgetAnswer>
 }
 
 /** A tool call not run because its request's client had left (nobody reads its answer). */
@@ -75,6 +94,8 @@ export function serialBackend(backend: MemoryBackend, gone: AbortSignal): Memory
     replace: serial((input: ReplaceInput) => backend.replace(input)),
     remove: serial((input: DeleteInput) => backend.remove(input)),
     flush: serial((input: FlushInput) => backend.flush(input)),
+    supersede: serial((input: SupersedeInput) => backend.supersede(input)),
+    forget: serial((input: { sessionId: string }) => backend.forget(input)),
   }
 }
 
@@ -112,13 +133,23 @@ export function sharedBudget(backend: MemoryBackend, budget: RequestBudget, sear
 
 export type LocalGateway = Pick<
   AgentGateway,
-  'search' | 'listFiles' | 'readFile' | 'append' | 'put' | 'remove' | 'flush'
+  'search' | 'listFiles' | 'readFile' | 'append' | 'put' | 'remove' | 'flush' | 'supersede' | 'forget' | 'writerFor'
 >
 
-/** The service itself, acting as `agent`; searches count as in progress for background indexing. */
+/** The expected hash as a precondition (none: no condition). */
+const expecting = (sha256: string | undefined): Precondition => ({
+  ifMatch: sha256 === undefined ? null : [sha256.toLowerCase()],
+  ifNoneMatch: false,
+})
+
+/**
+ * The service itself, acting as `agent` with what its token may write (`writer`); searches
+ * count as in progress for background indexing.
+ */
 export function createLocalBackend(
   gateway: LocalGateway,
   agent: string,
+  writer: Writer,
   foreground: Pick<Foreground, 'enter'>,
 ): MemoryBackend {
   return {
@@ -132,14 +163,15 @@ export function createLocalBackend(
     },
     list: async () => ({ files: await gateway.listFiles(agent) }),
     get: (input) => gateway.readFile(agent, input.path, input),
-    write: (input) => gateway.append(agent, input.path, input.content, { ifMatch: null, ifNoneMatch: false }),
-    replace: (input) =>
-      gateway.put(agent, input.path, input.content, { ifMatch: [input.sha256.toLowerCase()], ifNoneMatch: false }),
+    write: ({ path, content, ...fields }) => gateway.append(agent, path, content, expecting(undefined), writer, fields),
+    replace: (input) => gateway.put(agent, input.path, input.content, expecting(input.sha256), writer),
     async remove(input) {
-      const ifMatch = input.sha256 === undefined ? null : [input.sha256.toLowerCase()]
-      const result = await gateway.remove(agent, input.path, { ifMatch, ifNoneMatch: false })
+      const result = await gateway.remove(agent, input.path, expecting(input.sha256))
       return { path: result.path, deleted: true as const, indexed: result.indexed }
     },
-    flush: (input) => gateway.flush(agent, input),
+    flush: (input) => gateway.flush(agent, input, writer),
+    supersede: ({ sha256, ...req }) => gateway.supersede(agent, req, expecting(sha256), writer),
+    // An agent's tool forgets in its own memory only, whatever its token.
+    forget: (input) => gateway.forget(agent, input.sessionId),
   }
 }

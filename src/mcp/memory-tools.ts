@@ -1,6 +1,7 @@
 /**
  * The MCP server of one agent's memory (SPEC §9): tools memory_search, memory_list,
- * memory_get, memory_write, memory_replace, memory_delete and memory_flush over a
+ * memory_get, memory_write, memory_replace, memory_delete, memory_flush, memory_supersede
+ * and memory_forget (SPEC §11) over a
  * MemoryBackend, and the memory files as resources (memory-resources.ts). Input and output
  * schemas are the REST routes' zod schemas; memory_search takes the whole POST /search
  * request, so a field added there is a tool argument at once. Each result is text with
@@ -13,11 +14,29 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { FileDeleteResult, FileList, FileWindow, FileWriteResult, LineWindow } from '../http/schemas/files.schema.js'
 import { FlushFields, FlushResult, oneOfContentOrEntries } from '../http/schemas/flush.schema.js'
+import {
+  ForgetRequest,
+  ForgetResult,
+  KeyField,
+  OriginField,
+  SupersedeRequest,
+  SupersedeResult,
+} from '../http/schemas/entries.schema.js'
 import { SearchRequest, SearchResponse } from '../http/schemas/search.schema.js'
 import { failureOf, type ErrorLog } from './failures.js'
 import type { MemoryBackend } from './memory-backend.js'
 import { registerMemoryResources } from './memory-resources.js'
-import { deleteText, flushText, getText, listText, replaceText, searchText, writeText } from './tool-text.js'
+import {
+  deleteText,
+  flushText,
+  forgetText,
+  getText,
+  listText,
+  replaceText,
+  searchText,
+  supersedeText,
+  writeText,
+} from './tool-text.js'
 
 const SEARCH = `Search your long-term memory: notes saved in earlier sessions (MEMORY.md, daily logs memory/YYYY-MM-DD.md, and team memory under team/ when there is one).
 Call it before answering anything that depends on prior work, decisions, dates, people, preferences or to-dos, and whenever the user refers to something from before.
@@ -43,6 +62,12 @@ Only for a file that is wrong or obsolete as a whole; it cannot be undone.`
 
 const FLUSH = `Save notes before your context is compacted or the session ends, so nothing learned is lost: appends them to today's daily log under a heading with the time and session.
 Pass the notes as content (markdown) or entries (one note each). Give a flushId (e.g. "<session>:<turn>") so a retry after an error never saves twice; a flushId names one set of notes (other notes under a used one: FLUSH_ID_CONFLICT). Returns the citation of the saved lines.`
+
+const SUPERSEDE = `Replace a remembered fact that is no longer true: the old entry stays in memory marked superseded (searches leave it out) and the new one is written right after it, dated today.
+Name the old entry by the citation memory_search gave (path, startLine, endLine), or by its key. Give the file's sha256 from memory_get to write only if it has not changed since (PRECONDITION_FAILED otherwise).
+Prefer this to memory_write when a preference, decision or fact changed; give a key (e.g. "reply-style") to a fact that will change again, and later writes with that key supersede it by themselves.`
+
+const FORGET = `Remove from memory everything saved by memory_flush in one session (its daily-log entries), e.g. when the user asks you to forget that conversation. It cannot be undone.`
 
 /**
  * The whole POST /search request. Its fields as a new strict object (the component id of
@@ -70,6 +95,8 @@ const GetInput = z.strictObject({
 const WriteInput = z.strictObject({
   path: MemoryPath.describe('MEMORY.md or memory/<anything>.md'),
   content: z.string().min(1).describe('The lines to append (markdown)'),
+  origin: OriginField.optional(),
+  key: KeyField.optional(),
 })
 const ReplaceInput = z.strictObject({
   path: MemoryPath.describe('The file to rewrite, e.g. MEMORY.md'),
@@ -81,8 +108,22 @@ const DeleteInput = z.strictObject({
   sha256: Sha256.optional(),
 })
 const FlushInput = z
-  .strictObject(FlushFields.pick({ content: true, entries: true, sessionId: true, flushId: true }).shape)
+  .strictObject(
+    FlushFields.pick({ content: true, entries: true, sessionId: true, flushId: true, origin: true, key: true }).shape,
+  )
   .refine(oneOfContentOrEntries, { message: 'send content or entries, not both' })
+
+/** POST /supersede's fields (its cross-field rules checked by the REST schema), and the file's sha256. */
+const SupersedeInput = z
+  .strictObject({ ...SupersedeRequest.shape, sha256: Sha256.optional() })
+  .superRefine((value, ctx) => {
+    const { sha256: _sha256, ...req } = value
+    const whole = SupersedeRequest.safeParse(req)
+    if (whole.success) return
+    for (const issue of whole.error.issues) {
+      if (issue.code === 'custom') ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+    }
+  })
 
 async function run<T extends Record<string, unknown>>(
   log: ErrorLog,
@@ -184,6 +225,28 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (input) => run(log, 'memory_flush', () => backend.flush(input), flushText),
+  )
+  server.registerTool(
+    'memory_supersede',
+    {
+      title: 'Replace a fact',
+      description: SUPERSEDE,
+      inputSchema: SupersedeInput,
+      outputSchema: z.object(SupersedeResult.shape),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    (input) => run(log, 'memory_supersede', () => backend.supersede(input), supersedeText),
+  )
+  server.registerTool(
+    'memory_forget',
+    {
+      title: 'Forget a session',
+      description: FORGET,
+      inputSchema: z.strictObject(ForgetRequest.shape),
+      outputSchema: z.object(ForgetResult.shape),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (input) => run(log, 'memory_forget', () => backend.forget(input), forgetText),
   )
   registerMemoryResources(server, backend, log)
   return server

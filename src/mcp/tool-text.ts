@@ -4,11 +4,11 @@
  * search says plainly that nothing is remembered, so the model does not invent a memory.
  */
 import type { FileWindow } from '../files/file-service.js'
-import type { FlushResult } from '../files/flush-service.js'
+import type { EntryFlushResult, EntryWriteResult, Location, SupersedeResult } from '../files/entry-service.js'
 import type { WriteResult } from '../files/write-service.js'
 import type { SearchResponse } from '../search/types.js'
 import { grantOwner } from '../shared/agent-id.js'
-import type { DeleteResult, FileListing } from './memory-backend.js'
+import type { DeleteResult, FileListing, ForgetAnswer } from './memory-backend.js'
 
 /** `memory/2026-03-01.md#L3-L7` (one line: `#L3`). */
 export const citation = (path: string, startLine: number, endLine: number): string =>
@@ -54,9 +54,16 @@ export function getText(file: FileWindow): string {
   return `${citation(file.path, file.from, file.to)} (of ${file.totalLines} lines, sha256 ${file.sha256}):\n${file.text}`
 }
 
-export function writeText(res: WriteResult): string {
+const cite = (l: Location) => citation(l.path, l.startLine, l.endLine)
+
+/** What a write also did: superseded entries of the same key. */
+const supersededText = (res: { superseded?: Location[] }) =>
+  res.superseded && res.superseded.length > 0 ? ` Superseded ${res.superseded.map(cite).join(', ')}.` : ''
+
+export function writeText(res: EntryWriteResult): string {
+  if (res.duplicate) return `Already remembered as ${cite(res)}; nothing was appended.`
   const state = res.indexed ? 'searchable now' : 'saved; it becomes searchable at the next sync'
-  return `Appended ${citation(res.path, res.startLine, res.endLine)} (${state}).`
+  return `Appended ${citation(res.path, res.startLine, res.endLine)} (${state}).${supersededText(res)}`
 }
 
 export function replaceText(res: WriteResult): string {
@@ -72,9 +79,22 @@ export function deleteText(res: DeleteResult): string {
   return `Deleted ${res.path}${res.indexed ? '' : ' (its passages leave search at the next sync)'}.`
 }
 
-export function flushText(res: FlushResult): string {
+export function flushText(res: EntryFlushResult): string {
+  const skipped = 'skipped' in res && res.skipped && res.skipped.length > 0 ? res.skipped.map(cite).join(', ') : ''
+  if ('duplicate' in res) return `Already remembered as ${skipped}; nothing was saved.`
   if (!('path' in res)) return 'Nothing to save; the index is up to date with every file.'
   const where = citation(res.path, res.startLine, res.endLine)
   if (res.replayed) return `Already saved earlier as ${where} (same flushId); nothing was appended.`
-  return `Saved ${where}${res.indexed ? '' : ' (searchable at the next sync)'}.`
+  const also = skipped === '' ? '' : ` Some notes were remembered already (${skipped}) and not saved again.`
+  return `Saved ${where}${res.indexed ? '' : ' (searchable at the next sync)'}.${also}${supersededText(res)}`
+}
+
+export function supersedeText(res: SupersedeResult): string {
+  const state = res.indexed ? '' : ' (searchable at the next sync)'
+  return `Wrote ${cite(res.entry)}${state}; superseded ${res.superseded.map(cite).join(', ')} (sha256 ${res.sha256}).`
+}
+
+export function forgetText(res: ForgetAnswer): string {
+  if (res.removed.length === 0) return `Nothing of session "${res.sessionId}" was in memory.`
+  return `Forgot session "${res.sessionId}": removed ${res.removed.map(cite).join(', ')}.`
 }

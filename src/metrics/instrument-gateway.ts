@@ -18,8 +18,8 @@ export function instrumentGateway(gateway: AgentGateway, metrics: Metrics): Agen
         throw err
       }
     },
-    async flush(agent, req) {
-      const res = await gateway.flush(agent, req)
+    async flush(agent, req, writer) {
+      const res = await gateway.flush(agent, req, writer)
       if ('replayed' in res) metrics.flushed(res.replayed)
       return res
     },

@@ -32,11 +32,16 @@ export const ERROR_CODES = {
     status: 403,
     message: 'Requests from web pages of another origin are refused without a token (MNEMO_ALLOWED_ORIGINS)',
   },
+  PROVENANCE_FORBIDDEN: {
+    status: 403,
+    message: 'This token may not write entries of that origin (owner: the admin token or MNEMO_OWNER_AGENTS)',
+  },
   PERMISSION_DENIED: {
     status: 403,
     message: 'The file system does not let the service read or write this path (permissions, or read-only)',
   },
   FILE_NOT_FOUND: { status: 404, message: 'No such file' },
+  ENTRY_NOT_FOUND: { status: 404, message: 'No active entry there (or with that key) to supersede' },
   AGENT_NOT_FOUND: { status: 404, message: 'No such agent' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route' },
   REQUEST_TIMEOUT: {

@@ -35,7 +35,10 @@ describe('agent tokens', () => {
       expect(res.json<SearchResponse>().results.map((r) => r.snippet)).toEqual([expect.stringContaining('Alice')])
     }
     const bob = await t.call('GET', '/files/memory/2026-03-01.md', { token: BOB })
-    expect(bob.json<{ text: string }>().text).toBe('- Bob: the deploy window is Friday noon.')
+    // An agent token's append is an entry of origin agent (issue 31).
+    expect(bob.json<{ text: string }>().text).toMatch(
+      /^<!-- observed: \d{4}-\d{2}-\d{2} \| status: active \| origin: agent -->\n- Bob: the deploy window is Friday noon\.$/,
+    )
   })
 
   it.each([

@@ -43,10 +43,12 @@ async function session(client: Client, agent: string): Promise<void> {
   expect(tools.tools.map((tool) => tool.name).sort()).toEqual([
     'memory_delete',
     'memory_flush',
+    'memory_forget',
     'memory_get',
     'memory_list',
     'memory_replace',
     'memory_search',
+    'memory_supersede',
     'memory_write',
   ])
   const search = tools.tools.find((tool) => tool.name === 'memory_search')
@@ -63,11 +65,13 @@ async function session(client: Client, agent: string): Promise<void> {
     },
   })
   expect(written.isError).toBeFalsy()
-  expect(text(written)).toBe('Appended memory/2026-03-01.md#L1-L2 (searchable now).')
-  expect(structured(written)).toMatchObject({ path: 'memory/2026-03-01.md', startLine: 1, endLine: 2, indexed: true })
+  // An agent token's append is an entry: its metadata comment (origin agent) on line 1.
+  expect(text(written)).toBe('Appended memory/2026-03-01.md#L1-L3 (searchable now).')
+  expect(structured(written)).toMatchObject({ path: 'memory/2026-03-01.md', startLine: 1, endLine: 3, indexed: true })
 
   const found = await client.callTool({ name: 'memory_search', arguments: { query: 'Postgres billing' } })
-  expect(text(found)).toContain('memory/2026-03-01.md#L1-L2')
+  expect(text(found)).toContain('memory/2026-03-01.md#L2-L3')
+  expect(text(found)).toContain('from agent')
   expect(text(found)).toContain(`${agent} chose Postgres 17`)
   expect(structured<{ results: { path: string }[] }>(found).results.map((r) => r.path)).toEqual([
     'memory/2026-03-01.md',
@@ -77,11 +81,11 @@ async function session(client: Client, agent: string): Promise<void> {
 
   const got = await client.callTool({
     name: 'memory_get',
-    arguments: { path: 'memory/2026-03-01.md', from: 2, lines: 1 },
+    arguments: { path: 'memory/2026-03-01.md', from: 3, lines: 1 },
   })
   const { sha256 } = structured<{ sha256: string }>(got)
   expect(sha256).toMatch(/^[0-9a-f]{64}$/)
-  expect(text(got)).toBe(`memory/2026-03-01.md#L2 (of 2 lines, sha256 ${sha256}):\n- Launch is on 3 April.`)
+  expect(text(got)).toBe(`memory/2026-03-01.md#L3 (of 3 lines, sha256 ${sha256}):\n- Launch is on 3 April.`)
 
   // A search field beyond query reaches the search: pathPrefix leaves the day file out.
   await client.callTool({
@@ -128,13 +132,50 @@ async function session(client: Client, agent: string): Promise<void> {
   })
   expect(reused.isError).toBe(true)
   expect(text(reused)).toMatch(/^FLUSH_ID_CONFLICT: flushId "s-1:1" was used for other notes/)
+  // The same notes under a new flushId are remembered already: nothing is saved twice.
+  const duplicate = await client.callTool({
+    name: 'memory_flush',
+    arguments: { entries: ['- The user  wants weekly summaries. '], sessionId: 's-2', flushId: 's-2:1' },
+  })
+  expect(text(duplicate)).toMatch(/^Already remembered as memory\/\d{4}-\d\d-\d\d\.md#L\d+-L\d+; nothing was saved\.$/)
+
+  // A fact replaced: the old entry stays, superseded, and searches find the new one only.
+  const memory = await client.callTool({ name: 'memory_get', arguments: { path: 'MEMORY.md' } })
+  const superseded = await client.callTool({
+    name: 'memory_supersede',
+    arguments: {
+      path: 'MEMORY.md',
+      startLine: 2,
+      content: `- ${agent} keeps billing in CockroachDB.`,
+      sha256: structured<{ sha256: string }>(memory).sha256,
+    },
+  })
+  expect(superseded.isError).toBeFalsy()
+  expect(text(superseded)).toMatch(/^Wrote MEMORY\.md#L4-L5; superseded MEMORY\.md#L1-L2 \(sha256 [0-9a-f]{64}\)\.$/)
+  const current = await client.callTool({
+    name: 'memory_search',
+    arguments: { query: 'billing', pathPrefix: 'MEMORY.md', mode: 'keyword' },
+  })
+  expect(text(current)).toContain('CockroachDB')
+  expect(text(current)).not.toContain('keeps billing in Postgres')
+  const staleSupersede = await client.callTool({
+    name: 'memory_supersede',
+    arguments: { path: 'MEMORY.md', startLine: 2, content: '- x', sha256: '0'.repeat(64) },
+  })
+  expect(text(staleSupersede)).toMatch(/^PRECONDITION_FAILED: /)
+
+  // Forgetting a session removes what it flushed.
+  const forgot = await client.callTool({ name: 'memory_forget', arguments: { sessionId: 's-1' } })
+  expect(text(forgot)).toMatch(/^Forgot session "s-1": removed memory\/\d{4}-\d\d-\d\d\.md#L\d+-L\d+\.$/)
+  const forgotten = await client.callTool({ name: 'memory_search', arguments: { query: 'weekly summaries' } })
+  expect(text(forgotten)).toContain('nothing relevant is remembered')
 
   const listed = await client.callTool({ name: 'memory_list', arguments: {} })
   expect(structured<{ files: { path: string }[] }>(listed).files.map((f) => f.path)).toEqual(
     expect.arrayContaining(['MEMORY.md', 'memory/2026-03-01.md']),
   )
   expect(text(listed)).toMatch(/^\d memory files:\n/)
-  expect(text(listed)).toMatch(/^memory\/2026-03-01\.md \(2 lines, \d+ bytes, modified /m)
+  expect(text(listed)).toMatch(/^memory\/2026-03-01\.md \(3 lines, \d+ bytes, modified /m)
 
   // Replace and delete check the sha256 the agent read, as PUT and DELETE /files with If-Match.
   const day = 'memory/2026-03-01.md'
@@ -178,7 +219,7 @@ async function session(client: Client, agent: string): Promise<void> {
   const encoded = (await client.listResources()).resources.find((r) => r.name === 'memory/项目 notes.md')
   expect(encoded?.uri).toBe('mnemo:///memory/%E9%A1%B9%E7%9B%AE%20notes.md')
   const chinese = await client.readResource({ uri: encoded?.uri ?? '' })
-  expect(chinese.contents[0]).toMatchObject({ text: '- 中文笔记' })
+  expect(chinese.contents[0]).toMatchObject({ text: expect.stringMatching(/origin: agent -->\n- 中文笔记$/) })
   await expect(client.readResource({ uri: 'mnemo:///memory/nope.md' })).rejects.toThrow(/FILE_NOT_FOUND/)
   await expect(client.readResource({ uri: 'mnemo:///memory/%2E%2E/%2E%2E/etc/passwd' })).rejects.toThrow(/PATH_INVALID/)
 

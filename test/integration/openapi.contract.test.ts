@@ -40,6 +40,7 @@ describe('OpenAPI document', () => {
       'deleteFile',
       'exportMemory',
       'flushMemory',
+      'forgetSession',
       'getHealth',
       'getIndexStatus',
       'getMetrics',
@@ -50,6 +51,7 @@ describe('OpenAPI document', () => {
       'readFile',
       'searchMemory',
       'streamEvents',
+      'supersedeEntry',
       'triggerIndex',
       'writeFile',
     ])

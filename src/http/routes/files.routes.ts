@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { AgentGateway } from '../../agents/agent-gateway.js'
 import { etagOf, parsePreconditions, type Precondition } from '../../files/preconditions.js'
 import { appError } from '../../shared/errors.js'
+import type { Origin } from '../../domain/entry-meta.js'
 import { callerOf } from '../plugins/auth.js'
 import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import {
@@ -22,7 +23,7 @@ import {
 } from '../schemas/files.schema.js'
 
 export type FilesRoutesOptions = {
-  gateway: Pick<AgentGateway, 'listFiles' | 'readFile' | 'put' | 'append' | 'remove'>
+  gateway: Pick<AgentGateway, 'listFiles' | 'readFile' | 'put' | 'append' | 'remove' | 'writerFor'>
   /**
    * Largest body a write accepts, in bytes: MNEMO_MAX_FILE_BYTES, what a file may hold. A
    * JSON `{content}` body's escaping counts against it; text/markdown writes a file up to it.
@@ -46,7 +47,8 @@ const WRITE_RULES =
   'If-Match: <sha256> or * → 412 PRECONDITION_FAILED when the file does not match; If-None-Match: * → 412 when it exists. ' +
   'A full disk → 507 STORAGE_FULL, the file left as it was. '
 
-function preconditions(headers: {
+/** The write preconditions of a request's If-Match / If-None-Match headers. */
+export function preconditions(headers: {
   'if-match'?: string | undefined
   'if-none-match'?: string | undefined
 }): Precondition {
@@ -58,6 +60,9 @@ function preconditions(headers: {
 const WRITE_MEDIA_TYPES = ['application/json', 'text/markdown', 'text/plain']
 
 const contentOf = (body: string | { content: string }) => (typeof body === 'string' ? body : body.content)
+/** The entry fields of an append's JSON body (a raw text body has none). */
+const fieldsOf = (body: string | { origin?: Origin | undefined; key?: string | undefined }) =>
+  typeof body === 'string' ? {} : { origin: body.origin, key: body.key }
 
 export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app, opts) => {
   // Raw markdown bodies for writes (text/plain has a built-in parser).
@@ -116,9 +121,13 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       },
     },
     handler: async (request, reply) => {
-      const { agent } = callerOf(request)
+      const { agent, principal } = callerOf(request)
       const pre = preconditions(request.headers)
-      const result = await opts.gateway.put(agent, request.params['*'], contentOf(request.body), pre)
+      if (typeof request.body !== 'string' && (request.body.origin !== undefined || request.body.key !== undefined)) {
+        throw appError('VALIDATION_FAILED', 'origin and key are for appends: a replace writes the content as it is')
+      }
+      const writer = opts.gateway.writerFor(principal)
+      const result = await opts.gateway.put(agent, request.params['*'], contentOf(request.body), pre, writer)
       return reply
         .code(result.created ? 201 : 200)
         .header('etag', etagOf(result.sha256))
@@ -135,6 +144,13 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       description:
         'Appends whole lines in one write, then fsyncs: a newline is added before the text when the file does not ' +
         'end with one, and after it when the text does not. startLine/endLine name the appended lines. ' +
+        'With an origin to record (agent tokens: agent, unless the body says untrusted or system) or a key, the text ' +
+        'is an entry: a metadata comment "<!-- observed: today | status: active | key: K | origin: O -->" goes before ' +
+        'it (text that opens with a metadata comment of its own is written as it is). An entry whose text is already ' +
+        'an active entry of this memory (whitespace folded) is not written: 200 with duplicate: true, path and lines ' +
+        'naming where it is. An entry with a key supersedes the active entry with that key (superseded lists it). ' +
+        'origin owner needs the admin token or MNEMO_OWNER_AGENTS (403 PROVENANCE_FORBIDDEN, also for a metadata ' +
+        'comment claiming it in the text, here and in PUT). ' +
         `${WRITE_RULES}${PATH_RULES}`,
       params: FileParams,
       headers: FileWriteHeaders,
@@ -149,7 +165,9 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       const content = contentOf(request.body)
       if (content === '') throw appError('VALIDATION_FAILED', 'Nothing to append')
       const pre = preconditions(request.headers)
-      const result = await opts.gateway.append(callerOf(request).agent, request.params['*'], content, pre)
+      const { agent, principal } = callerOf(request)
+      const writer = opts.gateway.writerFor(principal)
+      const result = await opts.gateway.append(agent, request.params['*'], content, pre, writer, fieldsOf(request.body))
       return reply.header('etag', etagOf(result.sha256)).send(result)
     },
   })

@@ -6,7 +6,7 @@ import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import { FlushRequest, FlushResult } from '../schemas/flush.schema.js'
 
 export const flushRoutes: FastifyPluginAsyncZod<{
-  gateway: Pick<AgentGateway, 'flush'>
+  gateway: Pick<AgentGateway, 'flush' | 'writerFor'>
   bodyLimitBytes: number
 }> = async (app, opts) => {
   app.post('/flush', {
@@ -25,7 +25,12 @@ export const flushRoutes: FastifyPluginAsyncZod<{
         'FLUSH_ID_CONFLICT, nothing appended. ' +
         'An empty flush ({} or no notes) appends nothing: it syncs pending changes and answers when the index is current. ' +
         'A body agentId naming another agent than the acting one is 403 AGENT_FORBIDDEN (nothing is appended). ' +
-        'A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT.',
+        'A flush that creates the agent is checked first: a refused one creates nothing; past MNEMO_MAX_AGENTS, 409 AGENT_LIMIT. ' +
+        'With an origin to record (agent tokens: agent, unless the body says untrusted or system) or a key, a metadata ' +
+        "comment under the heading (and marker) makes the notes an entry, observed on the day file's date. Notes " +
+        'already an active entry of this memory (whitespace folded; each of entries on its own) are not written ' +
+        'again: skipped says where they are, and a flush that is all duplicates answers 200 duplicate: true with ' +
+        'nothing written (a retried flushId stays a replay). A key supersedes the active entry with that key.',
       body: FlushRequest,
       headers: AgentHeaders,
       response: { 200: FlushResult, ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 429, 500, 503, 507) },
@@ -34,6 +39,9 @@ export const flushRoutes: FastifyPluginAsyncZod<{
     preValidation: async (request) => {
       request.body ??= {}
     },
-    handler: (request) => opts.gateway.flush(callerOf(request).agent, request.body),
+    handler: (request) => {
+      const { agent, principal } = callerOf(request)
+      return opts.gateway.flush(agent, request.body, opts.gateway.writerFor(principal))
+    },
   })
 }

@@ -1,5 +1,6 @@
 /** GET /files and GET /files/:path (SPEC §2). */
 import { z } from 'zod'
+import { EntryOutcome, KeyField, OriginField } from './entries.schema.js'
 import { AgentHeaders } from './common.schema.js'
 import { Source, Space } from './search.schema.js'
 
@@ -54,7 +55,14 @@ export const FileWindow = z
 export const FileWriteBody = z
   .union([
     z.string().describe('The text itself, sent as text/markdown or text/plain'),
-    z.strictObject({ content: z.string().describe('The text to write (UTF-8)') }),
+    z.strictObject({
+      content: z.string().describe('The text to write (UTF-8)'),
+      origin: OriginField.optional().describe(
+        "Appends only: the entry's origin (see OriginField). With an origin (agent tokens always have one) or a key, the " +
+          'text is appended as an entry under a metadata comment, observed today',
+      ),
+      key: KeyField.optional().describe("Appends only: the entry's key; the active entry with it is superseded"),
+    }),
   ])
   .meta({ id: 'FileWriteBody', example: { content: '- The staging Redis port is 6380.\n' } })
 
@@ -78,6 +86,7 @@ export const FileWriteResult = z
     indexed: z
       .boolean()
       .describe('The change is searchable; false only if indexing failed (the next sync picks it up)'),
+    ...EntryOutcome,
   })
   .meta({ id: 'FileWriteResult' })
 

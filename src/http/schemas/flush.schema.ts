@@ -1,5 +1,6 @@
 /** POST /flush (SPEC §4). */
 import { z } from 'zod'
+import { EntryOutcome, KeyField, OriginField } from './entries.schema.js'
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]+$/
@@ -35,6 +36,8 @@ export const FlushFields = z.strictObject({
       'Idempotency key: a retried flush with the same id and notes appends nothing and answers the first lines; ' +
         'the id with other notes is 409 FLUSH_ID_CONFLICT',
     ),
+  origin: OriginField.optional(),
+  key: KeyField.optional(),
 })
 
 /** Content and entries exclude each other. */
@@ -56,5 +59,6 @@ export const FlushResult = z
     startLine: z.number().int().optional().describe('The entry heading line'),
     endLine: z.number().int().optional().describe('The last line of the notes'),
     replayed: z.boolean().optional().describe('The flushId had already landed: nothing was appended'),
+    ...EntryOutcome,
   })
   .meta({ id: 'FlushResult' })

@@ -1,0 +1,329 @@
+/**
+ * Writes that keep memory right (issue 31, SPEC §11), through the API on both engines
+ * (POSTGRES_API_SUITE): provenance by token, no duplicates, keys that supersede, supersede
+ * in place with If-Match, and forgetting a session — with the bad input each refuses.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import type { SearchBody } from '../helpers/build-test-app.js'
+
+const ADMIN = 'admin-token-0123456789abcdef'
+const ALICE = 'alice-token-0123456789abcdef'
+const BOB = 'bob-token-0123456789abcdef'
+
+type Hit = SearchBody['results'][number]
+type Location = { path: string; startLine: number; endLine: number }
+
+async function start(): Promise<AgentsApp> {
+  return useAgentsApp({
+    env: {
+      MNEMO_API_TOKEN: ADMIN,
+      MNEMO_AGENT_TOKENS: `alice:${ALICE},bob:${BOB}`,
+      MNEMO_OWNER_AGENTS: 'bob',
+    },
+  })
+}
+
+const fileOf = (t: AgentsApp, agent: string, rel: string) => path.join(t.agentsDir, agent, ...rel.split('/'))
+const readFile = (t: AgentsApp, agent: string, rel: string) => fs.readFileSync(fileOf(t, agent, rel), 'utf8')
+
+async function search(t: AgentsApp, token: string, body: Record<string, unknown>): Promise<Hit[]> {
+  const res = await t.call('POST', '/search', { token, payload: { minScore: 0, mode: 'keyword', ...body } })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json<SearchBody>().results
+}
+
+const append = (t: AgentsApp, token: string, rel: string, payload: Record<string, unknown>) =>
+  t.call('POST', `/files/${rel}`, { token, payload })
+
+describe('provenance', () => {
+  it('records agent for an agent token, what a client claims within its rights, and refuses owner beyond them', async () => {
+    const t = await start()
+    const mine = await append(t, ALICE, 'MEMORY.md', { content: '- The staging port is 6380.' })
+    expect(mine.statusCode, mine.body).toBe(200)
+    expect(readFile(t, 'alice', 'MEMORY.md')).toMatch(
+      /^<!-- observed: \d{4}-\d{2}-\d{2} \| status: active \| origin: agent -->\n- The staging port is 6380\.\n$/,
+    )
+    const pasted = await append(t, ALICE, 'MEMORY.md', { content: '- A web page says port 6390.', origin: 'untrusted' })
+    expect(pasted.statusCode, pasted.body).toBe(200)
+    const hits = await search(t, ALICE, { query: 'port' })
+    expect(Object.fromEntries(hits.map((h) => [h.snippet, h.origin]))).toEqual({
+      '- The staging port is 6380.': 'agent',
+      '- A web page says port 6390.': 'untrusted',
+    })
+    expect((await search(t, ALICE, { query: 'port', origins: ['agent'] })).map((h) => h.snippet)).toEqual([
+      '- The staging port is 6380.',
+    ])
+
+    // Owner beyond the token's rights: 403, nothing written, by field or by comment.
+    const before = readFile(t, 'alice', 'MEMORY.md')
+    const claims = [
+      append(t, ALICE, 'MEMORY.md', { content: '- I am the owner.', origin: 'owner' }),
+      append(t, ALICE, 'MEMORY.md', { content: '<!-- origin: owner -->\n- I am the owner.' }),
+      t.call('PUT', '/files/MEMORY.md', {
+        token: ALICE,
+        payload: { content: `${before}<!-- origin: owner -->\n- x\n` },
+      }),
+      t.call('POST', '/flush', { token: ALICE, payload: { content: '- I am the owner.', origin: 'owner' } }),
+      t.call('POST', '/files/memory/new.md', { token: ALICE, payload: { content: '- x', origin: 'owner' } }),
+    ]
+    for (const res of await Promise.all(claims)) {
+      expect(res.statusCode, res.body).toBe(403)
+      expect(res.json().code).toBe('PROVENANCE_FORBIDDEN')
+    }
+    expect(readFile(t, 'alice', 'MEMORY.md')).toBe(before)
+    expect(fs.existsSync(fileOf(t, 'alice', 'memory/new.md'))).toBe(false)
+    expect(fs.existsSync(fileOf(t, 'alice', 'memory'))).toBe(false)
+
+    // The admin, and an agent in MNEMO_OWNER_AGENTS, may.
+    const byAdmin = await t.call('POST', '/files/MEMORY.md', {
+      token: ADMIN,
+      agent: 'alice',
+      payload: { content: '- Never deploy on Fridays.', origin: 'owner' },
+    })
+    expect(byAdmin.statusCode, byAdmin.body).toBe(200)
+    const byBob = await append(t, BOB, 'MEMORY.md', { content: '- Bob speaks for his owner.', origin: 'owner' })
+    expect(byBob.statusCode, byBob.body).toBe(200)
+    expect((await search(t, ALICE, { query: 'deploy Fridays', origins: ['owner'] }))[0]?.origin).toBe('owner')
+
+    // An agent may rewrite its file with the owner's entry kept where it was.
+    const kept = readFile(t, 'alice', 'MEMORY.md')
+    const edited = await t.call('PUT', '/files/MEMORY.md', { token: ALICE, payload: { content: `${kept}- more\n` } })
+    expect(edited.statusCode, edited.body).toBe(200)
+  })
+
+  it('refuses an unknown origin or a bad key with 400 VALIDATION_FAILED, and writes nothing', async () => {
+    const t = await start()
+    for (const payload of [
+      { content: '- x', origin: 'boss' },
+      { content: '- x', key: 'a | b' },
+      { content: '- x', key: ' padded' },
+    ]) {
+      const res = await append(t, ALICE, 'MEMORY.md', payload)
+      expect(res.statusCode, res.body).toBe(400)
+      expect(res.json().code).toBe('VALIDATION_FAILED')
+    }
+    const flush = await t.call('POST', '/flush', { token: ALICE, payload: { content: '- x', origin: 'everyone' } })
+    expect(flush.json().code).toBe('VALIDATION_FAILED')
+    expect(fs.existsSync(path.join(t.agentsDir, 'alice'))).toBe(false)
+  })
+})
+
+describe('no duplicates', () => {
+  it('does not append an entry whose text is an active entry already, and says where it is', async () => {
+    const t = await start()
+    const first = await append(t, ALICE, 'MEMORY.md', { content: '- The  staging port is 6380.' })
+    expect(first.statusCode).toBe(200)
+    const before = readFile(t, 'alice', 'MEMORY.md')
+    const again = await append(t, ALICE, 'memory/notes.md', { content: '-   The staging port\nis 6380. ' })
+    expect(again.statusCode, again.body).toBe(200)
+    expect(again.json()).toMatchObject({
+      duplicate: true,
+      path: 'MEMORY.md',
+      startLine: 1,
+      endLine: 2,
+      skipped: [{ path: 'MEMORY.md', startLine: 1, endLine: 2 }],
+    })
+    expect(readFile(t, 'alice', 'MEMORY.md')).toBe(before)
+    expect(fs.existsSync(fileOf(t, 'alice', 'memory/notes.md'))).toBe(false)
+  })
+
+  it('writes nothing for a flush that is all duplicates, skips the duplicate entries of one that is not', async () => {
+    const t = await start()
+    const flush = (payload: Record<string, unknown>) => t.call('POST', '/flush', { token: ALICE, payload })
+    const first = await flush({ entries: ['- alpha', '- beta'], sessionId: 's1', date: '2026-11-01' })
+    expect(first.statusCode, first.body).toBe(200)
+    const day = readFile(t, 'alice', 'memory/2026-11-01.md')
+    expect(day).toContain('origin: agent')
+
+    const same = await flush({ content: '- alpha\n- beta', sessionId: 's2', date: '2026-11-02' })
+    expect(same.json()).toMatchObject({ duplicate: true, indexed: true, skipped: [{ path: 'memory/2026-11-01.md' }] })
+    expect(fs.existsSync(fileOf(t, 'alice', 'memory/2026-11-02.md'))).toBe(false)
+
+    const single = await flush({ entries: ['- gamma'], date: '2026-11-01' })
+    expect(single.statusCode).toBe(200)
+    const mixed = await flush({ entries: ['- gamma', '- delta'], date: '2026-11-03' })
+    expect(mixed.json()).toMatchObject({
+      path: 'memory/2026-11-03.md',
+      skipped: [{ path: 'memory/2026-11-01.md', entry: 0 }],
+    })
+    const written = readFile(t, 'alice', 'memory/2026-11-03.md')
+    expect(written).toContain('- delta')
+    expect(written).not.toContain('- gamma')
+
+    // A retried flushId stays a replay, not a duplicate.
+    const once = await flush({ content: '- epsilon', flushId: 'f-1', date: '2026-11-04' })
+    const retry = await flush({ content: '- epsilon', flushId: 'f-1', date: '2026-11-04' })
+    expect(retry.json()).toMatchObject({ replayed: true, startLine: once.json().startLine })
+  })
+})
+
+describe('keys', () => {
+  it('supersede the active entry with the same key by themselves, across files', async () => {
+    const t = await start()
+    const old = await t.call('POST', '/flush', {
+      token: ALICE,
+      payload: { content: '- Replies: detailed explanations.', key: 'reply-style', date: '2026-05-10' },
+    })
+    expect(old.statusCode, old.body).toBe(200)
+    const now = await append(t, ALICE, 'MEMORY.md', { content: '- Replies: concise summaries.', key: 'reply-style' })
+    expect(now.statusCode, now.body).toBe(200)
+    expect(now.json<{ superseded: Location[] }>().superseded).toEqual([
+      { path: 'memory/2026-05-10.md', startLine: 2, endLine: 3 },
+    ])
+    expect(readFile(t, 'alice', 'memory/2026-05-10.md')).toContain(
+      '<!-- observed: 2026-05-10 | status: superseded | key: reply-style | origin: agent -->',
+    )
+    expect((await search(t, ALICE, { query: 'replies' })).map((h) => h.snippet)).toEqual([
+      '- Replies: concise summaries.',
+    ])
+    const all = await search(t, ALICE, { query: 'replies', includeSuperseded: true })
+    expect(all.map((h) => [h.status, h.key]).sort()).toEqual([
+      ['active', 'reply-style'],
+      ['superseded', 'reply-style'],
+    ])
+  })
+})
+
+describe('POST /supersede', () => {
+  const PREFS =
+    '# Preferences\n\n<!-- observed: 2026-05-10 | status: active | key: db -->\n- The database is db-3.\n\n## Style\nTabs over spaces.\n'
+
+  it('marks the old entry superseded in place and writes the new one after it, under If-Match', async () => {
+    const t = await start()
+    t.writeAgentFile('alice', 'MEMORY.md', PREFS)
+    const read = await t.call('GET', '/files/MEMORY.md', { token: ALICE })
+    const sha = read.json<{ sha256: string }>().sha256
+    const before = readFile(t, 'alice', 'MEMORY.md')
+
+    const stale = await t.call('POST', '/supersede', {
+      token: ALICE,
+      headers: { 'if-match': `"${'0'.repeat(64)}"` },
+      payload: { path: 'MEMORY.md', startLine: 4, content: '- The database is db-9.' },
+    })
+    expect(stale.statusCode).toBe(412)
+    expect(stale.json().code).toBe('PRECONDITION_FAILED')
+    expect(readFile(t, 'alice', 'MEMORY.md')).toBe(before)
+
+    const res = await t.call('POST', '/supersede', {
+      token: ALICE,
+      headers: { 'if-match': `"${sha}"` },
+      payload: { path: 'MEMORY.md', startLine: 4, content: '- The database is db-9.' },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toMatchObject({
+      path: 'MEMORY.md',
+      entry: { path: 'MEMORY.md', startLine: 6, endLine: 7 },
+      superseded: [{ path: 'MEMORY.md', startLine: 3, endLine: 4 }],
+      indexed: true,
+    })
+    expect(res.headers.etag).toBe(`"${res.json<{ sha256: string }>().sha256}"`)
+    const text = readFile(t, 'alice', 'MEMORY.md')
+    expect(text.split('\n').slice(2, 10)).toEqual([
+      '<!-- observed: 2026-05-10 | status: superseded | key: db -->',
+      '- The database is db-3.',
+      '',
+      expect.stringMatching(/^<!-- observed: \d{4}-\d{2}-\d{2} \| status: active \| key: db \| origin: agent -->$/),
+      '- The database is db-9.',
+      '',
+      '## Style',
+      'Tabs over spaces.',
+    ])
+    expect((await search(t, ALICE, { query: 'database' })).map((h) => h.snippet)).toEqual(['- The database is db-9.'])
+
+    // The same entry again: superseded already, 412, nothing written.
+    const twice = await t.call('POST', '/supersede', {
+      token: ALICE,
+      payload: { path: 'MEMORY.md', startLine: 4, content: '- The database is db-10.' },
+    })
+    expect(twice.statusCode).toBe(412)
+    expect(readFile(t, 'alice', 'MEMORY.md')).toBe(text)
+
+    // By key: the newest active entry with it.
+    const byKey = await t.call('POST', '/supersede', {
+      token: ALICE,
+      payload: { key: 'db', content: '- The database is db-11.' },
+    })
+    expect(byKey.statusCode, byKey.body).toBe(200)
+    expect(byKey.json()).toMatchObject({ superseded: [{ path: 'MEMORY.md', startLine: 6, endLine: 7 }] })
+    expect((await search(t, ALICE, { query: 'database' })).map((h) => h.snippet)).toEqual(['- The database is db-11.'])
+  })
+
+  it('turns plain lines into a superseded entry, and refuses what is not an entry', async () => {
+    const t = await start()
+    t.writeAgentFile('alice', 'MEMORY.md', '# Notes\nTabs over spaces.\nUse pnpm.\n')
+    await t.call('POST', '/index?wait=true', { token: ALICE, payload: {} })
+    const res = await t.call('POST', '/supersede', {
+      token: ALICE,
+      payload: { path: 'MEMORY.md', startLine: 2, content: 'Spaces over tabs.', origin: 'untrusted' },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(readFile(t, 'alice', 'MEMORY.md')).toMatch(
+      /^# Notes\n<!-- status: superseded -->\nTabs over spaces\.\n\n<!-- observed: [\d-]+ \| status: active \| origin: untrusted -->\nSpaces over tabs\.\n<!-- status: active -->\nUse pnpm\.\n$/,
+    )
+    const hits = await search(t, ALICE, { query: 'tabs spaces pnpm' })
+    expect(hits.map((h) => h.snippet).sort()).toEqual(['Spaces over tabs.', 'Use pnpm.'])
+
+    const before = readFile(t, 'alice', 'MEMORY.md')
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ path: 'MEMORY.md', startLine: 1, content: '- x' }, 404, 'ENTRY_NOT_FOUND'], // a heading
+      [{ path: 'MEMORY.md', startLine: 40, content: '- x' }, 404, 'ENTRY_NOT_FOUND'],
+      [{ key: 'nothing-has-it', content: '- x' }, 404, 'ENTRY_NOT_FOUND'],
+      [{ path: 'memory/none.md', startLine: 1, content: '- x' }, 404, 'FILE_NOT_FOUND'],
+      [{ path: 'MEMORY.md', content: '- x' }, 400, 'VALIDATION_FAILED'],
+      [{ startLine: 2, content: '- x' }, 400, 'VALIDATION_FAILED'],
+      [{ path: 'MEMORY.md', startLine: 6, content: '- x', origin: 'boss' }, 400, 'VALIDATION_FAILED'],
+      [{ path: 'MEMORY.md', startLine: 6, content: '- x', origin: 'owner' }, 403, 'PROVENANCE_FORBIDDEN'],
+      [{ path: '../x.md', startLine: 1, content: '- x' }, 400, 'PATH_INVALID'],
+    ]
+    for (const [payload, status, code] of cases) {
+      const refused = await t.call('POST', '/supersede', { token: ALICE, payload })
+      expect(refused.statusCode, JSON.stringify(payload)).toBe(status)
+      expect(refused.json().code, JSON.stringify(payload)).toBe(code)
+    }
+    expect(readFile(t, 'alice', 'MEMORY.md')).toBe(before)
+  })
+})
+
+describe('POST /forget', () => {
+  it("removes every flush of a session from the agent's day files, and from every agent's for the admin", async () => {
+    const t = await start()
+    const flush = (token: string, content: string, sessionId: string, date: string) =>
+      t.call('POST', '/flush', { token, payload: { content, sessionId, date, flushId: `${sessionId}.${date}` } })
+    for (const [token, content, session, date] of [
+      [ALICE, '- alice secret one', 'chat-1', '2026-11-01'],
+      [ALICE, '- alice keeps this', 'chat-2', '2026-11-01'],
+      [ALICE, '- alice secret two', 'chat-1', '2026-11-02'],
+      [BOB, '- bob secret', 'chat-1', '2026-11-01'],
+    ] as const) {
+      expect((await flush(token, content, session, date)).statusCode).toBe(200)
+    }
+
+    const res = await t.call('POST', '/forget', { token: ALICE, payload: { sessionId: 'chat-1' } })
+    expect(res.statusCode, res.body).toBe(200)
+    const body = res.json<{ removed: (Location & { agent: string })[]; files: number }>()
+    expect(body.files).toBe(2)
+    expect(body.removed.map((r) => [r.agent, r.path])).toEqual([
+      ['alice', 'memory/2026-11-01.md'],
+      ['alice', 'memory/2026-11-02.md'],
+    ])
+    expect(readFile(t, 'alice', 'memory/2026-11-01.md')).not.toContain('secret')
+    expect(readFile(t, 'alice', 'memory/2026-11-01.md')).toContain('- alice keeps this')
+    expect(await search(t, ALICE, { query: 'secret' })).toEqual([])
+    // Bob's memory is not Alice's to forget.
+    expect((await search(t, BOB, { query: 'secret' })).length).toBe(1)
+
+    const everyone = await t.call('POST', '/forget', { token: ADMIN, payload: { sessionId: 'chat-1' } })
+    expect(everyone.json<{ removed: { agent: string }[] }>().removed.map((r) => r.agent)).toEqual(['bob'])
+    expect(await search(t, BOB, { query: 'secret' })).toEqual([])
+
+    // The flush of a forgotten session can be written again (its marker went with it).
+    const again = await flush(ALICE, '- alice secret one', 'chat-1', '2026-11-01')
+    expect(again.json()).toMatchObject({ replayed: false })
+
+    const bad = await t.call('POST', '/forget', { token: ALICE, payload: { sessionId: '' } })
+    expect(bad.json().code).toBe('VALIDATION_FAILED')
+  })
+})
