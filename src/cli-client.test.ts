@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { progressLine, statusText } from './cli-client.js'
+import { parseCitation, progressLine, statusText } from './cli-client.js'
 
 const base = { full: true, reason: 'api', startedAt: '2026-11-23T00:00:00.000Z', chunksEmbedded: 0, chunksToEmbed: 0 }
 
@@ -65,5 +65,18 @@ describe('statusText', () => {
       'watch: rescanning (ENOSPC)',
       'sync: idle; last failed: EACCES at 2026-11-26T10:00:00.000Z in 12 ms',
     ])
+  })
+})
+
+describe('parseCitation', () => {
+  it.each([
+    ['MEMORY.md#L3-L4', { path: 'MEMORY.md', startLine: 3, endLine: 4 }],
+    ['memory/2026-11-28.md#L7', { path: 'memory/2026-11-28.md', startLine: 7, endLine: 7 }],
+    ['MEMORY.md:3-5', { path: 'MEMORY.md', startLine: 3, endLine: 5 }],
+    ['MEMORY.md', null],
+    ['MEMORY.md#L0', null],
+    ['MEMORY.md#L5-L3', null],
+  ])('%s', (text, expected) => {
+    expect(parseCitation(text)).toEqual(expected)
   })
 })

@@ -1,5 +1,5 @@
 /**
- * `mnemo search|get|index|flush|status`: calls to a running mnemo over REST, through a client
+ * `mnemo search|get|index|flush|supersede|forget|status`: calls to a running mnemo over REST, through a client
  * typed by the OpenAPI document (src/generated/api-types.ts, openapi-fetch). Where and as
  * whom: MNEMO_URL, MNEMO_API_TOKEN (or MNEMO_TOKEN, or a _FILE variant), MNEMO_AGENT,
  * MNEMO_TIMEOUT_MS (client-config.ts). Prints text for people, or the JSON answer with
@@ -15,7 +15,10 @@ import { ConfigError } from './shared/config-error.js'
 export const CLIENT_USAGE = `       mnemo search <query…> [--max-results N] [--min-score X] [--json]
        mnemo get <path> [--from N] [--lines N] [--json]
        mnemo index [--full] [--wait] [--json]
-       mnemo flush [note…] [--flush-id ID] [--json]   (no notes: one per stdin line)
+       mnemo flush [note…] [--flush-id ID] [--session ID] [--key K] [--origin O] [--json]   (no notes: stdin lines)
+       mnemo supersede <path#Lstart-Lend> <new text…> [--origin O] [--json]   replace a fact, the old one kept
+       mnemo supersede --key K <new text…> [--origin O] [--json]   the active entry with that key
+       mnemo forget <session-id> [--json]   remove every flush entry of a session
        mnemo status [--json]   is it ready, and what its index holds (GET /ready, GET /index)
   client settings: MNEMO_URL (http://127.0.0.1:8787), MNEMO_API_TOKEN or MNEMO_API_TOKEN_FILE,
   MNEMO_AGENT (with the admin token), MNEMO_TIMEOUT_MS (30000)
@@ -30,7 +33,15 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   search: { ...JSON_FLAG, 'max-results': { type: 'string' }, 'min-score': { type: 'string' } },
   get: { ...JSON_FLAG, from: { type: 'string' }, lines: { type: 'string' } },
   index: { ...JSON_FLAG, full: { type: 'boolean', default: false }, wait: { type: 'boolean', default: false } },
-  flush: { ...JSON_FLAG, 'flush-id': { type: 'string' } },
+  flush: {
+    ...JSON_FLAG,
+    'flush-id': { type: 'string' },
+    session: { type: 'string' },
+    key: { type: 'string' },
+    origin: { type: 'string' },
+  },
+  supersede: { ...JSON_FLAG, key: { type: 'string' }, origin: { type: 'string' } },
+  forget: JSON_FLAG,
   status: JSON_FLAG,
 }
 
@@ -74,6 +85,28 @@ function numberOption(name: string, value: string | boolean | undefined): number
   return n
 }
 
+/** `path#L3-L4` (or `path#L3`, or `path:3`) as a path and lines; null when it is not one. */
+export function parseCitation(text: string): { path: string; startLine: number; endLine: number } | null {
+  const m = /^(.+?)(?:#L(\d+)(?:-L(\d+))?|:(\d+)(?:-(\d+))?)$/.exec(text)
+  if (!m) return null
+  const start = Number(m[2] ?? m[4])
+  const end = Number(m[3] ?? m[5] ?? start)
+  return start >= 1 && end >= start ? { path: m[1] as string, startLine: start, endLine: end } : null
+}
+
+const ORIGIN_NAMES = ['owner', 'agent', 'untrusted', 'system'] as const
+
+/** --origin's value, or a usage error. */
+function originOption(value: string | undefined): (typeof ORIGIN_NAMES)[number] | undefined {
+  if (value === undefined) return undefined
+  if (!(ORIGIN_NAMES as readonly string[]).includes(value)) {
+    throw new UsageError(`--origin is one of ${ORIGIN_NAMES.join(', ')}, not "${value}"`)
+  }
+  return value as (typeof ORIGIN_NAMES)[number]
+}
+
+const cite = (l: { path: string; startLine: number; endLine: number }) => `${l.path}#L${l.startLine}-L${l.endLine}`
+
 /** The answer's body, or a CliError saying what went wrong. */
 function bodyOf<T>(answer: Answer & { data?: T }): T {
   if (answer.response.ok && answer.data !== undefined) return answer.data
@@ -97,6 +130,14 @@ export async function runClientCommand(command: string, argv: string[]): Promise
   if (['index', 'status'].includes(command) && positionals.length > 0) {
     throw new UsageError(`takes no arguments, not "${positionals.join(' ')}"`)
   }
+  const origin = originOption(str('origin'))
+  const key = str('key')
+  const old = command === 'supersede' && key === undefined ? parseCitation(positionals[0] ?? '') : null
+  if (command === 'supersede') {
+    if (key === undefined && !old) throw new UsageError('which entry? (path#Lstart-Lend, or --key K)')
+    if (positionals.length < (old ? 2 : 1)) throw new UsageError('what is true now? (the new text)')
+  }
+  if (command === 'forget' && positionals.length !== 1) throw new UsageError('which session? (one id)')
   const searchNumbers = { maxResults: num('max-results'), minScore: num('min-score') }
   const window = { from: num('from'), lines: num('lines') }
   const config = loadClientConfig(process.env, process.cwd())
@@ -165,11 +206,41 @@ export async function runClientCommand(command: string, argv: string[]): Promise
       const entries = positionals.length > 0 ? positionals : await readStdinLines()
       if (entries.length === 0) throw new CliError('VALIDATION_FAILED: no notes to flush')
       const flushId = str('flush-id')
-      const body = { entries, ...(flushId !== undefined && { flushId }) }
+      const sessionId = str('session')
+      const body = {
+        entries,
+        ...(flushId !== undefined && { flushId }),
+        ...(sessionId !== undefined && { sessionId }),
+        ...(key !== undefined && { key }),
+        ...(origin !== undefined && { origin }),
+      }
       const flushed = bodyOf(await client.POST('/flush', { body }))
+      if (flushed.duplicate && !values.json) {
+        return print(`already remembered: ${(flushed.skipped ?? []).map(cite).join(', ')}`)
+      }
       if (values.json || !('path' in flushed)) return print(JSON.stringify(flushed, null, 2))
       return print(
         `${flushed.replayed ? 'already flushed' : 'flushed'}: ${flushed.path}#L${flushed.startLine}-L${flushed.endLine}`,
+      )
+    }
+    case 'supersede': {
+      const content = positionals.slice(old ? 1 : 0).join(' ')
+      const body = {
+        content,
+        ...(old ?? {}),
+        ...(key !== undefined && { key }),
+        ...(origin !== undefined && { origin }),
+      }
+      const done = bodyOf(await client.POST('/supersede', { body }))
+      if (values.json) return print(JSON.stringify(done, null, 2))
+      return print(`superseded ${done.superseded.map(cite).join(', ')}; now ${cite(done.entry)}`)
+    }
+    case 'forget': {
+      const done = bodyOf(await client.POST('/forget', { body: { sessionId: positionals[0] as string } }))
+      if (values.json) return print(JSON.stringify(done, null, 2))
+      if (done.removed.length === 0) return print(`nothing of session ${done.sessionId} in memory`)
+      return print(
+        `forgot ${done.removed.length} entries of session ${done.sessionId}: ${done.removed.map(cite).join(', ')}`,
       )
     }
     case 'status': {

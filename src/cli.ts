@@ -2,7 +2,7 @@
 /**
  * The `mnemo` command: `mnemo` or `mnemo serve` runs the service (serve.ts); `mnemo mcp`
  * speaks MCP over stdio to a running service (mcp-stdio.ts); `search`, `get`, `index`,
- * `flush` and `status` make calls to a running service (cli-client.ts); `export` and
+ * `flush`, `supersede`, `forget` and `status` make calls to a running service (cli-client.ts); `export` and
  * `import` move memory as tar archives (cli-transfer.ts). `--help` prints the usage on
  * stdout, `--version` the package's version; anything else unknown is a usage error
  * (exit 2, the usage on stderr), never an attempt to reach the service.
@@ -10,7 +10,7 @@
 import fs from 'node:fs'
 import { nodeVersionProblem } from './node-version.js'
 
-const CLIENT_COMMANDS = new Set(['search', 'get', 'index', 'flush', 'status'])
+const CLIENT_COMMANDS = new Set(['search', 'get', 'index', 'flush', 'supersede', 'forget', 'status'])
 const HELP = new Set(['--help', '-h', 'help'])
 const VERSION = new Set(['--version', '-V', 'version'])
 

@@ -64,6 +64,28 @@ describe('mnemo search|get|index|flush against a running service', () => {
     expect(found.stdout).toContain('and another')
   })
 
+  it('replaces a fact by key or by citation, and forgets a session', async () => {
+    const keyed = await mnemo(['flush', 'the deploy window is friday noon', '--key', 'deploy-window'], env)
+    expect(keyed.stdout).toMatch(/^flushed: /)
+    const byKey = await mnemo(['supersede', '--key', 'deploy-window', 'the deploy window is monday 9:00'], env)
+    expect(byKey).toMatchObject({ code: 0, stderr: '' })
+    expect(byKey.stdout).toMatch(/^superseded memory\/[\d-]+\.md#L\d+-L\d+; now memory\/[\d-]+\.md#L\d+-L\d+\n$/)
+    const found = await mnemo(['search', 'deploy', 'window', '--json', '--min-score', '0'], env)
+    const snippets = (JSON.parse(found.stdout) as { results: { snippet: string }[] }).results.map((r) => r.snippet)
+    expect(snippets.join('\n')).toContain('monday')
+    expect(snippets.join('\n')).not.toContain('friday')
+    const now = /now (\S+)\n$/.exec(byKey.stdout)?.[1] ?? ''
+    const byCitation = await mnemo(['supersede', now, 'the deploy window is tuesday 9:00'], env)
+    expect(byCitation.stdout).toContain(`superseded ${now}`)
+
+    await mnemo(['flush', 'the zebracorn quintessence', '--session', 'cli-s1'], env)
+    const forgot = await mnemo(['forget', 'cli-s1'], env)
+    expect(forgot.stdout).toMatch(/^forgot 1 entries of session cli-s1: memory\/[\d-]+\.md#L\d+-L\d+\n$/)
+    expect((await mnemo(['search', 'zebracorn', 'quintessence'], env)).stdout).toBe('nothing remembered about that\n')
+    const stale = await mnemo(['supersede', now, 'again'], env)
+    expect(stale).toMatchObject({ code: 1, stderr: expect.stringMatching(/^mnemo: PRECONDITION_FAILED: /) })
+  })
+
   it('exits 1 with the error code and message on an error, a wrong token or no service', async () => {
     const missing = await mnemo(['get', 'memory/none.md'], env)
     expect(missing).toMatchObject({ code: 1, stdout: '' })
@@ -107,7 +129,7 @@ describe('mnemo --help, --version and usage errors (no service needed)', () => {
   it('prints the usage on stdout for --help, and the version for --version', async () => {
     const help = await mnemo(['--help'], nowhere)
     expect(help).toMatchObject({ code: 0, stderr: '' })
-    for (const command of ['serve', 'mcp', 'search', 'get', 'index', 'flush', 'status']) {
+    for (const command of ['serve', 'mcp', 'search', 'get', 'index', 'flush', 'supersede', 'forget', 'status']) {
       expect(help.stdout).toMatch(new RegExp(`mnemo \\[?${command}\\b`))
     }
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -123,6 +145,10 @@ describe('mnemo --help, --version and usage errors (no service needed)', () => {
     [['get'], 'mnemo get: which file?'],
     [['search', 'redis', '--max-results', 'ten'], '--max-results takes a number, not "ten"'],
     [['status', 'now'], 'mnemo status: takes no arguments'],
+    [['supersede', 'MEMORY.md'], 'mnemo supersede: which entry?'],
+    [['supersede', 'MEMORY.md#L3'], 'mnemo supersede: what is true now?'],
+    [['forget'], 'mnemo forget: which session?'],
+    [['flush', 'x', '--origin', 'boss'], '--origin is one of owner, agent, untrusted, system, not "boss"'],
     [['serve', '--port', '9'], 'mnemo serve takes no arguments'],
   ])('refuses %j with exit code 2 and the usage, without calling mnemo', async (args, message) => {
     const run = await mnemo(args, nowhere)
