@@ -269,6 +269,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     },
     dayFiles: async () => (await store.listFiles()).map((f) => f.path).filter(isDayFilePath),
     ...(shared.now && { now: shared.now }),
+    ...(events && { onEntry: events.entryChanged }),
   })
 
   return {

@@ -14,7 +14,14 @@
 import { randomBytes } from 'node:crypto'
 
 /** What an event announces (README, "Change notifications"). */
-export type EventType = 'file.written' | 'file.deleted' | 'file.indexed' | 'file.unindexed' | 'rebuild.finished'
+export type EventType =
+  | 'file.written'
+  | 'file.deleted'
+  | 'file.indexed'
+  | 'file.unindexed'
+  | 'rebuild.finished'
+  | 'entry.superseded'
+  | 'session.forgotten'
 
 /** Whose events: an agent's own space, or the team's (seen by every agent). */
 export type Audience = { space: 'agent'; agent: string } | { space: 'team' }
@@ -33,6 +40,11 @@ export type EventBody = {
   ok?: boolean
   files?: number
   error?: string
+  /** entry.superseded, session.forgotten: the entry's lines (before a removal). */
+  startLine?: number
+  endLine?: number
+  /** session.forgotten: the session whose flush entry went. */
+  sessionId?: string
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * What one space tells the event bus (event-bus.ts): files written and deleted through the
- * API, files the index took in or dropped (API writes and the watcher's syncs alike), and
- * rebuilds finished. Paths are named as the agents see them: the team's under `team/`.
+ * API, files the index took in or dropped (API writes and the watcher's syncs alike),
+ * entries superseded and sessions forgotten, and rebuilds finished. Paths are named as the agents see them: the team's under `team/`.
  */
 import { publicErrorMessage } from '../shared/public-error.js'
 import type { Audience, EventBus } from './event-bus.js'
@@ -10,6 +10,11 @@ import type { Audience, EventBus } from './event-bus.js'
 export type IndexChange =
   | { kind: 'indexed'; path: string; sha256: string; sizeBytes: number; chunks: number }
   | { kind: 'unindexed'; path: string }
+
+/** An entry the write API superseded, or a session's flush entry it removed (files/entry-service.ts). */
+export type EntryChange =
+  | { kind: 'superseded'; path: string; startLine: number; endLine: number }
+  | { kind: 'forgotten'; path: string; startLine: number; endLine: number; sessionId: string }
 
 /** A change the write API made to a file on disk, before it is indexed. */
 export type FileChange =
@@ -28,6 +33,14 @@ export function createSpaceEvents(bus: Pick<EventBus, 'publish'>, audience: Audi
           sizeBytes: change.sizeBytes,
         })
       }
+    },
+    entryChanged: (change: EntryChange): void => {
+      const { kind, path, ...lines } = change
+      bus.publish(audience, {
+        type: kind === 'superseded' ? 'entry.superseded' : 'session.forgotten',
+        path: named(path),
+        ...lines,
+      })
     },
     indexChanged: (change: IndexChange): void => {
       if (change.kind === 'unindexed') bus.publish(audience, { type: 'file.unindexed', path: named(change.path) })

@@ -12,6 +12,7 @@
 import { formatEntryMeta, parseEntryMeta, type EntryMeta, type Origin } from '../domain/entry-meta.js'
 import { appError } from '../shared/errors.js'
 import type { EntryLocation, EntryQuery } from '../store/port.js'
+import type { EntryChange } from '../events/space-events.js'
 import { countLinesIn, decodeText, splitLines } from '../text/lines.js'
 import { sha256 } from '../domain/hashing.js'
 import {
@@ -80,6 +81,8 @@ export type EntryServiceDeps = {
   /** The day files of the space (memory/YYYY-MM-DD.md), where flushes are. */
   dayFiles: () => Promise<string[]>
   now?: () => number
+  /** Told of each entry superseded and each flush entry forgotten (GET /events). */
+  onEntry?: ((change: EntryChange) => void) | undefined
 }
 
 const ANY: Precondition = { ifMatch: null, ifNoneMatch: false }
@@ -135,7 +138,10 @@ export function createEntryService(deps: EntryServiceDeps) {
         const out = retireKey(text, key, kept)
         return out && { text: out.text, result: out.retired }
       })
-      for (const r of done?.result ?? []) retired.push({ path, ...r })
+      for (const r of done?.result ?? []) {
+        retired.push({ path, ...r })
+        deps.onEntry?.({ kind: 'superseded', path, ...r })
+      }
     }
     return retired
   }
@@ -303,6 +309,7 @@ export function createEntryService(deps: EntryServiceDeps) {
     })
     if (!done) throw appError('ENTRY_NOT_FOUND')
     const { out, key } = done.result
+    deps.onEntry?.({ kind: 'superseded', path: done.path, ...out.old })
     const entry = { path: done.path, ...out.entry }
     const others = key === null ? [] : await retire(key, entry)
     // The old entry's lines as the file now holds them (others were retired after the write).
@@ -332,7 +339,10 @@ export function createEntryService(deps: EntryServiceDeps) {
       })
       if (!done) continue
       files++
-      for (const r of done.result) removed.push({ path, ...r })
+      for (const r of done.result) {
+        removed.push({ path, ...r })
+        deps.onEntry?.({ kind: 'forgotten', path, startLine: r.startLine, endLine: r.endLine, sessionId })
+      }
     }
     return { sessionId, removed, files }
   }

@@ -206,7 +206,7 @@ export interface paths {
         };
         /**
          * Stream change notifications (Server-Sent Events)
-         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished` (each `data:` line is a ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events (the agent's own and the team's), so they show nothing of other agents. The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another process, an older id form or another agent: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
+         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished`, `entry.superseded`, `session.forgotten` (each `data:` line is a ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events (the agent's own and the team's), so they show nothing of other agents. The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another process, an older id form or another agent: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -365,10 +365,10 @@ export interface components {
             /** @description The event id, also on the `id:` line: `<process>-<agent>-<n>`, n increasing by one per event of this agent's stream (its own and the team's; a team event has an id in each agent's sequence) */
             id: string;
             /**
-             * @description file.written: the write API or a flush changed the file on disk; file.deleted: the API deleted it; file.indexed: the index took in its current content (after an API write, or a change on disk the watcher or a sync found); file.unindexed: the index dropped it (deleted on disk or through the API, or grown past MNEMO_MAX_FILE_BYTES); rebuild.finished: a full re-index ended (ok: it went live)
+             * @description file.written: the write API or a flush changed the file on disk; file.deleted: the API deleted it; file.indexed: the index took in its current content (after an API write, or a change on disk the watcher or a sync found); file.unindexed: the index dropped it (deleted on disk or through the API, or grown past MNEMO_MAX_FILE_BYTES); rebuild.finished: a full re-index ended (ok: it went live); entry.superseded: a supersede or a write with a key marked an entry superseded (its lines now); session.forgotten: POST /forget removed a flush entry of the session (its lines before)
              * @enum {string}
              */
-            type: "file.written" | "file.deleted" | "file.indexed" | "file.unindexed" | "rebuild.finished";
+            type: "file.written" | "file.deleted" | "file.indexed" | "file.unindexed" | "rebuild.finished" | "entry.superseded" | "session.forgotten";
             /**
              * @description Whose memory: the agent's own, or the team's
              * @enum {string}
@@ -390,6 +390,12 @@ export interface components {
             files?: number;
             /** @description rebuild.finished (not ok): why it failed; the previous index serves */
             error?: string;
+            /** @description entry.superseded, session.forgotten: first line of the entry */
+            startLine?: number;
+            /** @description entry.superseded, session.forgotten: last line of the entry */
+            endLine?: number;
+            /** @description session.forgotten: the session */
+            sessionId?: string;
             /** @description When the event was published (ISO 8601, UTC) */
             time: string;
         };

@@ -84,6 +84,20 @@ describe('GET /events', () => {
     await c.next(ofType('file.indexed', file))
   })
 
+  it('announces an entry superseded and a session forgotten, with their lines', async () => {
+    const { t, subscribe } = await listening()
+    const c = await subscribe('ada')
+    const flush = (content: string, extra: Record<string, unknown>) =>
+      t.call('POST', '/flush', { agent: 'ada', payload: { content, date: '2026-11-01', ...extra } })
+    expect((await flush('- the port is 6380', { key: 'port' })).statusCode).toBe(200)
+    expect((await flush('- the port is 6390', { key: 'port', sessionId: 's-9' })).statusCode).toBe(200)
+    const superseded = await c.next(ofType('entry.superseded', 'memory/2026-11-01.md'))
+    expect(superseded.data).toMatchObject({ space: 'agent', agent: 'ada', startLine: 2, endLine: 3 })
+    expect((await t.call('POST', '/forget', { agent: 'ada', payload: { sessionId: 's-9' } })).statusCode).toBe(200)
+    const forgotten = await c.next(ofType('session.forgotten', 'memory/2026-11-01.md'))
+    expect(forgotten.data).toMatchObject({ sessionId: 's-9', startLine: 5, endLine: 7 })
+  })
+
   it("keeps agents apart: an agent never sees another agent's events, both see the team's", async () => {
     const { t, subscribe } = await listening()
     const a = await subscribe('ada')

@@ -35,7 +35,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<{
       summary: 'Stream change notifications (Server-Sent Events)',
       description:
         "Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, " +
-        '`file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished` (each `data:` line is a ' +
+        '`file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished`, `entry.superseded`, `session.forgotten` (each `data:` line is a ' +
         "ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events " +
         "(the agent's own and the team's), so they show nothing of other agents. The stream starts with the " +
         'events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another ' +

@@ -29,12 +29,22 @@ export const ChangeEvent = z
           "stream (its own and the team's; a team event has an id in each agent's sequence)",
       ),
     type: z
-      .enum(['file.written', 'file.deleted', 'file.indexed', 'file.unindexed', 'rebuild.finished'])
+      .enum([
+        'file.written',
+        'file.deleted',
+        'file.indexed',
+        'file.unindexed',
+        'rebuild.finished',
+        'entry.superseded',
+        'session.forgotten',
+      ])
       .describe(
         'file.written: the write API or a flush changed the file on disk; file.deleted: the API deleted it; ' +
           'file.indexed: the index took in its current content (after an API write, or a change on disk the ' +
           'watcher or a sync found); file.unindexed: the index dropped it (deleted on disk or through the API, or ' +
-          'grown past MNEMO_MAX_FILE_BYTES); rebuild.finished: a full re-index ended (ok: it went live)',
+          'grown past MNEMO_MAX_FILE_BYTES); rebuild.finished: a full re-index ended (ok: it went live); ' +
+          'entry.superseded: a supersede or a write with a key marked an entry superseded (its lines now); ' +
+          'session.forgotten: POST /forget removed a flush entry of the session (its lines before)',
       ),
     space: z.enum(['agent', 'team']).describe("Whose memory: the agent's own, or the team's"),
     agent: z.string().optional().describe('The agent whose memory it is (space "agent")'),
@@ -48,6 +58,9 @@ export const ChangeEvent = z
     ok: z.boolean().optional().describe('rebuild.finished: whether the new index went live'),
     files: z.number().int().optional().describe('rebuild.finished (ok): files the rebuild indexed'),
     error: z.string().optional().describe('rebuild.finished (not ok): why it failed; the previous index serves'),
+    startLine: z.number().int().optional().describe('entry.superseded, session.forgotten: first line of the entry'),
+    endLine: z.number().int().optional().describe('entry.superseded, session.forgotten: last line of the entry'),
+    sessionId: z.string().optional().describe('session.forgotten: the session'),
     time: z.string().describe('When the event was published (ISO 8601, UTC)'),
   })
   .meta({ id: 'ChangeEvent' })
