@@ -129,7 +129,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(indexingRoutes, { gateway })
   await app.register(agentsRoutes, { gateway })
   await app.register(eventsRoutes, { events: services.events })
-  await app.register(transferRoutes, { transfer: services.transfer, importBodyLimitBytes: importBodyLimit(config) })
+  await app.register(transferRoutes, {
+    transfer: services.transfer,
+    importBodyLimitBytes: importBodyLimit(config),
+    writerFor: gateway.writerFor,
+  })
   await app.register(mcpRoutes, {
     gateway,
     foreground: services.foreground,

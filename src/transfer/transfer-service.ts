@@ -24,6 +24,8 @@ import type { Logger } from '../shared/logger.js'
 import type { ArchiveLayout, ArchiveScope, Owner } from './archive-layout.js'
 import { foldersOf, planFolders } from './import-folders.js'
 import { readArchive, type ArchiveFile, type ReadArchiveLimits } from './read-archive.js'
+import { checkOwnerClaims, type Writer } from '../files/provenance.js'
+import { decodeText } from '../text/lines.js'
 
 export type TransferDeps = {
   registry: Pick<AgentRegistry, 'use' | 'list'>
@@ -185,6 +187,43 @@ export function createTransferService(deps: TransferDeps) {
     return groups
   }
 
+  /**
+   * Refuses the archive (403 PROVENANCE_FORBIDDEN, naming the entry) when a file would bring
+   * an owner claim its space's file does not hold and `writer` may not make one
+   * (provenance.ts): an agent token cannot promote its notes to its owner's through an import.
+   */
+  async function checkProvenance(groups: readonly Group[], writer: Writer): Promise<void> {
+    if (writer.mayClaimOwner) return
+    for (const { owner, files } of groups) {
+      for (const f of files) {
+        const text = decodeText(f.bytes)
+        if (!text.includes('owner')) continue
+        const current = await currentText(owner, f.target.rel)
+        try {
+          checkOwnerClaims(writer, text, current)
+        } catch (err) {
+          if (!isAppError(err)) throw err
+          throw appError('PROVENANCE_FORBIDDEN', `Archive entry "${f.name}": ${err.message}`, {
+            details: { entry: f.name },
+          })
+        }
+      }
+    }
+  }
+
+  /** What a space's file holds now (null: nothing, or an agent the import would create). */
+  async function currentText(owner: Owner, rel: string): Promise<string | null> {
+    try {
+      return await onOwner(owner, 'read', async (space) => {
+        const file = await space.files.readBytes(rel)
+        return file.kind === 'ok' ? decodeText(file.bytes) : null
+      })
+    } catch (err) {
+      if (owner.kind !== 'agent' || !isAppError(err) || err.code !== 'AGENT_NOT_FOUND') throw err
+      return null
+    }
+  }
+
   /** Removes the folders an undone import made in the spaces it wrote to, where they are empty again. */
   async function removeFolders(groups: readonly Group[]) {
     for (const { owner, folders } of groups) {
@@ -218,9 +257,14 @@ export function createTransferService(deps: TransferDeps) {
      * (`keep`: files that exist are left as they are) and indexes them. A refused archive
      * (a bad entry, or more folders than a space may have) writes and creates nothing.
      */
-    async importArchive(scope: ArchiveScope, body: Readable, opts: { keep: boolean }): Promise<ImportedFile[]> {
+    async importArchive(
+      scope: ArchiveScope,
+      body: Readable,
+      opts: { keep: boolean; writer: Writer },
+    ): Promise<ImportedFile[]> {
       const files = await readArchive(body, deps.limits, (name, kind) => layout.targetOf(scope, name, kind))
       const groups = await groupAndPlan(files)
+      await checkProvenance(groups, opts.writer)
       /** The spaces writing began in (an agent's may have been created for it). */
       const begun: Group[] = []
       const done: ImportedFile[] = []

@@ -10,12 +10,16 @@ import { appError } from '../../shared/errors.js'
 import type { ArchiveScope } from '../../transfer/archive-layout.js'
 import type { TransferService } from '../../transfer/transfer-service.js'
 import { callerOf } from '../plugins/auth.js'
+import type { Principal } from '../../agents/token-auth.js'
+import type { Writer } from '../../files/provenance.js'
 import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import { ImportQuery, ImportResult, TarArchive } from '../schemas/transfer.schema.js'
 import type { FastifyRequest } from 'fastify'
 
 export type TransferRoutesOptions = {
   transfer: TransferService
+  /** What a request's token may write (provenance.ts): an import may not bring owner claims beyond it. */
+  writerFor: (principal: Principal) => Writer
   /** Largest archive an import takes, in bytes (transfer-module.ts importBodyLimit). */
   importBodyLimitBytes: number
 }
@@ -94,7 +98,8 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
         'PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of ' +
         'MNEMO_MAX_BODY_BYTES_IN_FLIGHT), 409 FOLDER_LIMIT (the folders a space would need that it does not ' +
         'have, beside those it has, pass MNEMO_MAX_FOLDERS_PER_AGENT: no folder or agent is created); ' +
-        'details.entry names the entry. Folder entries and ./ prefixes are ' +
+        '403 PROVENANCE_FORBIDDEN (a metadata comment claiming origin owner that the file it replaces does not ' +
+        'hold, from a token that may not write owner entries); details.entry names the entry. Folder entries and ./ prefixes are ' +
         'accepted. The archive counts as it arrives against the bodies in flight: half of ' +
         'MNEMO_MAX_BODY_BYTES_IN_FLIGHT for all of one agent (429 AGENT_BUSY past it, so a full-size archive ' +
         'needs the agent to have no other upload on its way) and the whole for everyone (503 OVERLOADED); it ' +
@@ -120,6 +125,7 @@ export const transferRoutes: FastifyPluginAsyncZod<TransferRoutesOptions> = asyn
       try {
         const files = await opts.transfer.importArchive(scopeOf(request), body, {
           keep: request.query.existing === 'keep',
+          writer: opts.writerFor(callerOf(request).principal),
         })
         const written = files.filter((f) => f.outcome === 'created' || f.outcome === 'replaced')
         return { files, written: written.length, indexed: written.every((f) => f.indexed) }
