@@ -111,21 +111,41 @@ export function createEntryService(deps: EntryServiceDeps) {
   })
 
   /**
-   * The active entry with the text of `text` (the first, by path), as its whole lines; null
-   * when there is none. `ownFlush`: a flush id whose own entries do not count (its retry).
+   * For each of `texts`, the active entry with its text (the first, by path), as its whole
+   * lines; null when there is none. One lookup for all of them: a flush of thousands of
+   * entries asks the index once. `ownFlush`: a flush id whose own entries do not count (its
+   * retry).
    */
-  async function duplicateOf(text: string, ownFlush?: string): Promise<Location | null> {
-    const hash = entryTextHash(text)
-    if (hash === null) return null
-    for (const found of await deps.findEntries({ hash })) {
-      const fileText = await readText(found.path)
-      if (fileText === null) continue
-      const entry = scanEntries(fileText).entries.find((e) => e.hash === hash && overlaps(e, found))
-      if (!entry) continue
-      if (ownFlush !== undefined && entry.flush?.flushId === ownFlush) continue
-      return { path: found.path, startLine: entry.startLine, endLine: entry.endLine }
+  async function duplicatesOf(texts: readonly string[], ownFlush?: string): Promise<(Location | null)[]> {
+    const hashes = texts.map(entryTextHash)
+    const wanted = [...new Set(hashes.filter((h): h is string => h !== null))]
+    if (wanted.length === 0) return texts.map(() => null)
+    const found = await deps.findEntries({ hashes: wanted })
+    if (found.length === 0) return texts.map(() => null)
+    const files = new Map<string, Promise<TextEntry[]>>()
+    const entriesOf = (path: string) => {
+      let entries = files.get(path)
+      if (!entries) {
+        entries = readText(path).then((text) => (text === null ? [] : scanEntries(text).entries))
+        files.set(path, entries)
+      }
+      return entries
     }
-    return null
+    const located = new Map<string, Location | null>()
+    for (const hash of wanted) {
+      let at: Location | null = null
+      for (const loc of found.filter((l) => l.hash === hash)) {
+        const entry = (await entriesOf(loc.path)).find(
+          (e) => e.hash === hash && overlaps(e, loc) && !(ownFlush !== undefined && e.flush?.flushId === ownFlush),
+        )
+        if (entry) {
+          at = { path: loc.path, startLine: entry.startLine, endLine: entry.endLine }
+          break
+        }
+      }
+      located.set(hash, at)
+    }
+    return hashes.map((h) => (h === null ? null : (located.get(h) ?? null)))
   }
 
   /** Marks superseded every active entry keyed `key` but the one at `keep`; where they were. */
@@ -172,7 +192,7 @@ export function createEntryService(deps: EntryServiceDeps) {
     if (origin === null && fields.key === undefined) return deps.writes.append(rel, content, pre, writer)
     checkAppendContent(content, Number.POSITIVE_INFINITY)
     checkOwnerClaims(writer, content, null)
-    const duplicate = await duplicateOf(content)
+    const [duplicate] = await duplicatesOf([content])
     if (duplicate) return duplicateAnswer(duplicate)
     const meta = formatEntryMeta(metaOf(origin, fields.key ?? null))
     const written = await deps.writes.append(rel, `${meta}\n${content}`, pre, writer)
@@ -211,16 +231,15 @@ export function createEntryService(deps: EntryServiceDeps) {
     checkOwnerClaims(writer, whole, null)
     const skipped: Skipped[] = []
     let entries = req.entries
-    const all = await duplicateOf(whole, req.flushId)
+    const each = entries && entries.length > 1 ? entries : []
+    const [all, ...found] = await duplicatesOf([whole, ...each], req.flushId)
     if (all) skipped.push(all)
-    else if (entries && entries.length > 1) {
-      const kept: string[] = []
-      for (const [i, text] of entries.entries()) {
-        const found = await duplicateOf(text, req.flushId)
-        if (found) skipped.push({ ...found, entry: i })
-        else kept.push(text)
-      }
-      entries = kept
+    else if (entries && each.length > 0) {
+      entries = entries.filter((_, i) => {
+        const at = found[i]
+        if (at) skipped.push({ ...at, entry: i })
+        return !at
+      })
     }
     if (all || entries?.length === 0) return { indexed: true, duplicate: true, skipped }
     const result = await deps.flush.flush({

@@ -144,7 +144,7 @@ export interface paths {
         put?: never;
         /**
          * Remove every flush entry a session wrote
-         * @description Removes from the acting agent's day files (memory/YYYY-MM-DD.md) every flush entry whose heading names the session — heading, marker and notes — each file in one atomic write, and answers once the index no longer holds them, with what was removed. The admin token without X-Mnemo-Agent (or no token configured) forgets the session in every agent. A retried flushId of a removed flush is written again.
+         * @description Removes from the acting agent's day files (memory/YYYY-MM-DD.md) every flush entry whose heading names the session — heading, marker and notes — each file in one atomic write, and answers once the index no longer holds them, with what was removed. The admin token without X-Mnemo-Agent (or no token configured) forgets the session in every agent, unless everyAgent is false; everyAgent true from anyone else is 400. A retried flushId of a removed flush is written again.
          */
         post: operations["forgetSession"];
         delete?: never;
@@ -558,6 +558,8 @@ export interface components {
         ForgetRequestInput: {
             /** @description The session whose flushes go: every flush entry whose heading names it */
             sessionId: string;
+            /** @description Forget in every agent (default: true for the admin token without X-Mnemo-Agent, which alone may ask for it; false keeps to the acting agent's memory) */
+            everyAgent?: boolean;
         };
         ForgetResult: {
             sessionId: string;

@@ -81,6 +81,7 @@ export function createHttpBackend(config: ClientConfig, fetchImpl: Fetch = fetch
     remove: (input) => call('DELETE', filePath(input.path), undefined, ifMatch(input.sha256)),
     flush: (input) => call('POST', '/flush', input),
     supersede: ({ sha256, ...body }) => call('POST', '/supersede', body, ifMatch(sha256)),
-    forget: (input) => call('POST', '/forget', input),
+    // The acting agent's memory only, as the tool in-process: never every agent's.
+    forget: (input) => call('POST', '/forget', { ...input, everyAgent: false }),
   }
 }

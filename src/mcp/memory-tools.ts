@@ -242,7 +242,7 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
     {
       title: 'Forget a session',
       description: FORGET,
-      inputSchema: z.strictObject(ForgetRequest.shape),
+      inputSchema: z.strictObject({ sessionId: ForgetRequest.shape.sessionId }),
       outputSchema: z.object(ForgetResult.shape),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -189,10 +189,13 @@ export type RebuildCommit = {
   onSwitch?: (() => Promise<void>) | undefined
 }
 
-/** An active entry looked up by its text's hash (files/entry-text.ts) or by its key. */
-export type EntryQuery = { hash: string } | { key: string }
-/** Where entries were found: a file, from the first line of their chunks to the last. */
-export type EntryLocation = { path: string; startLine: number; endLine: number }
+/** Active entries looked up by their text's hashes (files/entry-text.ts), or by their key. */
+export type EntryQuery = { hashes: readonly string[] } | { key: string }
+/**
+ * Where entries were found: a file, from the first line of their chunks to the last, per
+ * hash (`hash`: the one matched, null for a lookup by key).
+ */
+export type EntryLocation = { path: string; startLine: number; endLine: number; hash: string | null }
 
 /** One space's index as the services use it. */
 export interface SpaceStore extends SpaceWriter, SpaceReads {
@@ -205,8 +208,8 @@ export interface SpaceStore extends SpaceWriter, SpaceReads {
   readonly recovered: Promise<number>
   isOpen(): boolean
   /**
-   * Where the active entries with this text hash (a duplicate of a write) or this key (to
-   * supersede) are: per file, the lines of their chunks.
+   * Where the active entries with these text hashes (duplicates of a write) or this key (to
+   * supersede) are: per file (and hash), the lines of their chunks.
    */
   findEntries(q: EntryQuery): MaybePromise<EntryLocation[]>
   getMeta(key: string): MaybePromise<string | undefined>

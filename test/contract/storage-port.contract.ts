@@ -381,13 +381,20 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
         await store.applyChanges({ replace: [{ record: { ...made.record, chunkCount: 3 }, chunks }] }, STEPS)
       }
       await write(1, 'active')
-      expect(await store.findEntries({ hash: 'h-alpha' })).toEqual([{ path: 'MEMORY.md', startLine: 2, endLine: 2 }])
-      expect(await store.findEntries({ key: 'db' })).toEqual([{ path: 'MEMORY.md', startLine: 2, endLine: 4 }])
-      expect(await store.findEntries({ hash: 'h-none' })).toEqual([])
+      expect(await store.findEntries({ hashes: ['h-alpha', 'h-none'] })).toEqual([
+        { path: 'MEMORY.md', startLine: 2, endLine: 2, hash: 'h-alpha' },
+      ])
+      expect(await store.findEntries({ hashes: ['h-alpha', 'h-beta'] })).toHaveLength(2)
+      expect(await store.findEntries({ key: 'db' })).toEqual([
+        { path: 'MEMORY.md', startLine: 2, endLine: 4, hash: null },
+      ])
+      expect(await store.findEntries({ hashes: ['h-none'] })).toEqual([])
       // The same lines and text, now superseded: the row says so (it is not kept as it was).
       await write(2, 'superseded')
-      expect(await store.findEntries({ hash: 'h-alpha' })).toEqual([])
-      expect(await store.findEntries({ key: 'db' })).toEqual([{ path: 'MEMORY.md', startLine: 4, endLine: 4 }])
+      expect(await store.findEntries({ hashes: ['h-alpha'] })).toEqual([])
+      expect(await store.findEntries({ key: 'db' })).toEqual([
+        { path: 'MEMORY.md', startLine: 4, endLine: 4, hash: null },
+      ])
       const rows = await store.candidates({ terms: [term('alpha')], limit: 5, headingWeight: 2 })
       expect(rows).toEqual([])
     })

@@ -315,6 +315,15 @@ describe('POST /forget', () => {
     // Bob's memory is not Alice's to forget.
     expect((await search(t, BOB, { query: 'secret' })).length).toBe(1)
 
+    // Every agent: the admin's without X-Mnemo-Agent (unless it says otherwise), nobody else's.
+    const notAll = await t.call('POST', '/forget', { token: ALICE, payload: { sessionId: 'chat-1', everyAgent: true } })
+    expect(notAll.json().code).toBe('VALIDATION_FAILED')
+    const mainOnly = await t.call('POST', '/forget', {
+      token: ADMIN,
+      payload: { sessionId: 'chat-1', everyAgent: false },
+    })
+    expect(mainOnly.json()).toMatchObject({ removed: [], files: 0 })
+    expect((await search(t, BOB, { query: 'secret' })).length).toBe(1)
     const everyone = await t.call('POST', '/forget', { token: ADMIN, payload: { sessionId: 'chat-1' } })
     expect(everyone.json<{ removed: { agent: string }[] }>().removed.map((r) => r.agent)).toEqual(['bob'])
     expect(await search(t, BOB, { query: 'secret' })).toEqual([])

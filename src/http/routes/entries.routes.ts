@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { AgentGateway } from '../../agents/agent-gateway.js'
 import { etagOf } from '../../files/preconditions.js'
 import { AGENT_HEADER } from '../../shared/agent-id.js'
+import { appError } from '../../shared/errors.js'
 import { callerOf } from '../plugins/auth.js'
 import { AgentHeaders, errorResponses } from '../schemas/common.schema.js'
 import { ForgetRequest, ForgetResult, SupersedeRequest, SupersedeResult } from '../schemas/entries.schema.js'
@@ -53,14 +54,19 @@ export const entriesRoutes: FastifyPluginAsyncZod<{
         "Removes from the acting agent's day files (memory/YYYY-MM-DD.md) every flush entry whose heading names the " +
         'session — heading, marker and notes — each file in one atomic write, and answers once the index no longer ' +
         'holds them, with what was removed. The admin token without X-Mnemo-Agent (or no token configured) forgets ' +
-        'the session in every agent. A retried flushId of a removed flush is written again.',
+        'the session in every agent, unless everyAgent is false; everyAgent true from anyone else is 400. A retried ' +
+        'flushId of a removed flush is written again.',
       body: ForgetRequest,
       headers: AgentHeaders,
       response: { 200: ForgetResult, ...errorResponses(400, 401, 403, 404, 408, 413, 415, 429, 500, 503, 507) },
     },
     handler: async (request) => {
       const { agent, principal } = callerOf(request)
-      const everyAgent = principal.role === 'admin' && request.headers[AGENT_HEADER] === undefined
+      const deploymentWide = principal.role === 'admin' && request.headers[AGENT_HEADER] === undefined
+      const everyAgent = request.body.everyAgent ?? deploymentWide
+      if (everyAgent && !deploymentWide) {
+        throw appError('VALIDATION_FAILED', 'everyAgent needs the admin token without X-Mnemo-Agent')
+      }
       return opts.gateway.forget(everyAgent ? null : agent, request.body.sessionId)
     },
   })

@@ -73,6 +73,13 @@ export const ForgetRequest = z
       .min(1)
       .max(128)
       .describe('The session whose flushes go: every flush entry whose heading names it'),
+    everyAgent: z
+      .boolean()
+      .optional()
+      .describe(
+        'Forget in every agent (default: true for the admin token without X-Mnemo-Agent, which alone may ask ' +
+          "for it; false keeps to the acting agent's memory)",
+      ),
   })
   .meta({ id: 'ForgetRequest', example: { sessionId: 'session-42' } })
 

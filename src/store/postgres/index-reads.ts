@@ -99,14 +99,22 @@ export function createIndexReads(db: Queryable, t: Tables) {
         await db.query<FileRow>(`SELECT * FROM ${t.files} WHERE index_id = ${scope.sql} ORDER BY path`, [scope.param])
       ).rows.map(toFileRecord),
     findEntries: async (scope: Scope, q: EntryQuery): Promise<EntryLocation[]> =>
-      (
-        await db.query<EntryLocation>(
-          `SELECT path, MIN(start_line) AS "startLine", MAX(end_line) AS "endLine" FROM ${t.chunks}
-           WHERE index_id = ${scope.sql} AND ${'hash' in q ? 'entry_hash' : 'entry_key'} = $2
-             AND ${'hash' in q ? "entry_status IS DISTINCT FROM 'superseded'" : "entry_status = 'active'"}
-           GROUP BY path ORDER BY path`,
-          [scope.param, 'hash' in q ? q.hash : q.key],
-        )
+      ('hashes' in q
+        ? await db.query<EntryLocation>(
+            `SELECT path, MIN(start_line) AS "startLine", MAX(end_line) AS "endLine", entry_hash AS hash
+               FROM ${t.chunks}
+               WHERE index_id = ${scope.sql} AND entry_hash = ANY($2::text[])
+                 AND entry_status IS DISTINCT FROM 'superseded'
+               GROUP BY path, entry_hash ORDER BY path`,
+            [scope.param, [...q.hashes]],
+          )
+        : await db.query<EntryLocation>(
+            `SELECT path, MIN(start_line) AS "startLine", MAX(end_line) AS "endLine", NULL AS hash
+               FROM ${t.chunks}
+               WHERE index_id = ${scope.sql} AND entry_key = $2 AND entry_status = 'active'
+               GROUP BY path ORDER BY path`,
+            [scope.param, q.key],
+          )
       ).rows,
     getFile: async (scope: Scope, path: string): Promise<FileRecord | undefined> => {
       const row = await one<FileRow>(`SELECT * FROM ${t.files} WHERE index_id = ${scope.sql} AND path = $2`, [

@@ -65,12 +65,13 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
     ),
     deleteFile: db.prepare('DELETE FROM files WHERE path = ?'),
     entriesByHash: db.prepare<[string], EntryLocation>(
-      `SELECT path, MIN(start_line) AS startLine, MAX(end_line) AS endLine FROM chunks
-       WHERE entry_hash = ? AND dead IS NULL AND (entry_status IS NULL OR entry_status = 'active')
-       GROUP BY path ORDER BY path`,
+      `SELECT path, MIN(start_line) AS startLine, MAX(end_line) AS endLine, entry_hash AS hash FROM chunks
+       WHERE entry_hash IN (SELECT value FROM json_each(?)) AND dead IS NULL
+         AND (entry_status IS NULL OR entry_status = 'active')
+       GROUP BY path, entry_hash ORDER BY path`,
     ),
     entriesByKey: db.prepare<[string], EntryLocation>(
-      `SELECT path, MIN(start_line) AS startLine, MAX(end_line) AS endLine FROM chunks
+      `SELECT path, MIN(start_line) AS startLine, MAX(end_line) AS endLine, NULL AS hash FROM chunks
        WHERE entry_key = ? AND dead IS NULL AND entry_status = 'active'
        GROUP BY path ORDER BY path`,
     ),
@@ -127,7 +128,7 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
     rows,
     listFiles: (): FileRecord[] => stmt.listFiles.all().map(toFileRecord),
     findEntries: (q: EntryQuery): EntryLocation[] =>
-      'hash' in q ? stmt.entriesByHash.all(q.hash) : stmt.entriesByKey.all(q.key),
+      'hashes' in q ? stmt.entriesByHash.all(JSON.stringify(q.hashes)) : stmt.entriesByKey.all(q.key),
     getFile: (path: string): FileRecord | undefined => {
       const row = stmt.getFile.get(path)
       return row && toFileRecord(row)
