@@ -192,10 +192,10 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
      * it claims one and may claim owner; an agent token records agent, and may claim owner
      * only when its agent is in MNEMO_OWNER_AGENTS.
      */
-    writerFor(principal: Principal): Writer {
-      if (principal.role === 'admin') return ADMIN_WRITER
-      return { origin: 'agent', mayClaimOwner: deps.ownerAgents.has(principal.agentId) }
-    },
+    writerFor: (principal: Principal): Writer =>
+      principal.role === 'admin'
+        ? ADMIN_WRITER
+        : { origin: 'agent', mayClaimOwner: deps.ownerAgents.has(principal.agentId) },
     put: async (
       agent: string,
       raw: string,
