@@ -70,19 +70,26 @@ Prefer this to memory_write when a preference, decision or fact changed; give a 
 const FORGET = `Remove from memory everything saved by memory_flush in one session (its daily-log entries), e.g. when the user asks you to forget that conversation. It cannot be undone.`
 
 /**
- * The whole POST /search request. Its fields as a new strict object (the component id of
- * SearchRequest would make the listed schema a bare $ref). Rules across fields, if the REST
- * schema has any, are its refinements: once every field is valid the REST schema checks the
- * value again and its custom issues are the tool's (type issues are not: a field the REST
- * schema transforms no longer has its input type).
+ * A tool input's check by the REST schema `rest` it copies the fields of: rules across fields,
+ * if `rest` has any, are its refinements, so once every field is valid `rest` checks the value
+ * (`of` it: the fields it knows) again and its custom issues are the tool's (type issues are
+ * not: a field the REST schema transforms no longer has its input type).
  */
-const SearchInput = z.strictObject(SearchRequest.shape).superRefine((value, ctx) => {
-  const whole = SearchRequest.safeParse(value)
-  if (whole.success) return
-  for (const issue of whole.error.issues) {
-    if (issue.code === 'custom') ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+function restRules<T>(rest: z.ZodType, of: (value: T) => unknown = (value) => value) {
+  return (value: T, ctx: z.RefinementCtx) => {
+    const whole = rest.safeParse(of(value))
+    if (whole.success) return
+    for (const issue of whole.error.issues) {
+      if (issue.code === 'custom') ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
+    }
   }
-})
+}
+
+/**
+ * The whole POST /search request, its fields as a new strict object (the component id of
+ * SearchRequest would make the listed schema a bare $ref).
+ */
+const SearchInput = z.strictObject(SearchRequest.shape).superRefine(restRules(SearchRequest))
 const Sha256 = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/, 'a SHA-256 hash: 64 hex digits')
@@ -116,14 +123,7 @@ const FlushInput = z
 /** POST /supersede's fields (its cross-field rules checked by the REST schema), and the file's sha256. */
 const SupersedeInput = z
   .strictObject({ ...SupersedeRequest.shape, sha256: Sha256.optional() })
-  .superRefine((value, ctx) => {
-    const { sha256: _sha256, ...req } = value
-    const whole = SupersedeRequest.safeParse(req)
-    if (whole.success) return
-    for (const issue of whole.error.issues) {
-      if (issue.code === 'custom') ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message })
-    }
-  })
+  .superRefine(restRules(SupersedeRequest, ({ sha256: _sha256, ...req }: { sha256?: string | undefined }) => req))
 
 async function run<T extends Record<string, unknown>>(
   log: ErrorLog,

@@ -163,6 +163,10 @@ async function session(client: Client, agent: string): Promise<void> {
     arguments: { path: 'MEMORY.md', startLine: 2, content: '- x', sha256: '0'.repeat(64) },
   })
   expect(text(staleSupersede)).toMatch(/^PRECONDITION_FAILED: /)
+  // The REST schema's rules across fields are the tool's too.
+  const unnamed = await client.callTool({ name: 'memory_supersede', arguments: { content: '- x' } })
+  expect(unnamed.isError).toBe(true)
+  expect(text(unnamed)).toContain('name the old entry')
 
   // Forgetting a session removes what it flushed.
   const forgot = await client.callTool({ name: 'memory_forget', arguments: { sessionId: 's-1' } })
