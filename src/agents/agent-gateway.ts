@@ -41,6 +41,24 @@ export type AgentGatewayDeps = {
 
 type Access = 'read' | 'write'
 
+type Located = { path: string }
+
+/**
+ * An answer about a space reached under `prefix` (team/), with every path it names as the
+ * client names it: the file's, and those of the entries it skipped or superseded.
+ */
+function prefixed<T extends Located>(result: T, prefix: string): T {
+  const at = <L extends Located>(l: L): L => ({ ...l, path: prefix + l.path })
+  const r = result as T & { skipped?: Located[]; superseded?: Located[]; entry?: Located }
+  return {
+    ...result,
+    path: prefix + result.path,
+    ...(r.skipped && { skipped: r.skipped.map(at) }),
+    ...(r.superseded && { superseded: r.superseded.map(at) }),
+    ...(r.entry && { entry: at(r.entry) }),
+  }
+}
+
 /** A write that needs the file to exist (If-Match) cannot create the agent. */
 const accessFor = (pre: Precondition): Access => (pre.ifMatch === null ? 'write' : 'read')
 
@@ -90,7 +108,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
         if (teamPath) await team.checkFolder()
         const { space, rel, prefix } = route(own, raw)
         const result = await fn(space, rel)
-        return prefix === '' ? result : { ...result, path: prefix + result.path }
+        return prefix === '' ? result : prefixed(result, prefix)
       },
       check,
     )

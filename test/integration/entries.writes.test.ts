@@ -187,6 +187,43 @@ describe('keys', () => {
   })
 })
 
+describe("team memory's entries", () => {
+  it('are looked up, superseded and named within the team, under team/', async () => {
+    const t = await useAgentsApp({
+      team: true,
+      env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `alice:${ALICE}`, MNEMO_TEAM_WRITABLE: 'true' },
+    })
+    const first = await append(t, ALICE, 'team/MEMORY.md', { content: '- The team standup is at 9.', key: 'standup' })
+    expect(first.statusCode, first.body).toBe(200)
+    // The agent's own memory is another scope: the same text and key there are its own.
+    const own = await append(t, ALICE, 'MEMORY.md', { content: '- The team standup is at 9.', key: 'standup' })
+    expect(own.json()).toMatchObject({ path: 'MEMORY.md' })
+    expect(own.json().duplicate).toBeUndefined()
+    expect(own.json().superseded).toBeUndefined()
+    const again = await append(t, ALICE, 'team/memory/notes.md', { content: '- The team  standup is at 9.' })
+    expect(again.json()).toMatchObject({
+      duplicate: true,
+      path: 'team/MEMORY.md',
+      skipped: [{ path: 'team/MEMORY.md' }],
+    })
+    const res = await t.call('POST', '/supersede', {
+      token: ALICE,
+      payload: { path: 'team/MEMORY.md', startLine: 2, content: '- The team standup is at 10.' },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toMatchObject({
+      path: 'team/MEMORY.md',
+      entry: { path: 'team/MEMORY.md' },
+      superseded: [{ path: 'team/MEMORY.md', startLine: 1, endLine: 2 }],
+    })
+    const hits = await search(t, ALICE, { query: 'standup' })
+    expect(hits.map((h) => `${h.path} ${h.snippet}`).sort()).toEqual([
+      'MEMORY.md - The team standup is at 9.',
+      'team/MEMORY.md - The team standup is at 10.',
+    ])
+  })
+})
+
 describe('POST /supersede', () => {
   const PREFS =
     '# Preferences\n\n<!-- observed: 2026-05-10 | status: active | key: db -->\n- The database is db-3.\n\n## Style\nTabs over spaces.\n'
