@@ -270,6 +270,9 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     dayFiles: async () => (await store.listFiles()).map((f) => f.path).filter(isDayFilePath),
     ...(shared.now && { now: shared.now }),
     ...(events && { onEntry: events.entryChanged }),
+    // A key's lock is named as no file can be (paths are relative: none starts with "/"), so
+    // it shares the files' lock machinery, across replicas too.
+    lockKey: (key, fn) => locks.run(`/key/${key}`, fn),
   })
 
   return {

@@ -58,6 +58,11 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
       checkWritablePath(raw, PLAIN_LAYOUT)
       throw appError('FILE_NOT_FOUND')
     },
+    verify: async (raw, pre) => {
+      checkWritablePath(raw, PLAIN_LAYOUT)
+      if (!preconditionHolds(pre, null))
+        throw appError('PRECONDITION_FAILED', undefined, { details: { currentSha256: null } })
+    },
     // Imports open the agent for writing (creating it): they never reach an empty space.
     restore: async () => {
       throw appError('AGENT_NOT_FOUND')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatEntryMeta, isIsoDate, parseEntryMeta, type EntryMeta } from './entry-meta.js'
+import { formatEntryMeta, isIsoDate, isValidKey, parseEntryMeta, type EntryMeta } from './entry-meta.js'
 
 const meta = (fields: Partial<EntryMeta>): EntryMeta => ({
   status: 'active',
@@ -90,5 +90,14 @@ describe('entry metadata', () => {
   it('knows calendar dates', () => {
     expect(['2026-02-28', '2024-02-29'].map(isIsoDate)).toEqual([true, true])
     expect(['2025-02-29', '2026-13-01', '26-01-01', '2026-1-1'].map(isIsoDate)).toEqual([false, false, false, false])
+  })
+
+  it('takes keys that read back the same, and no control or line-separator character', () => {
+    expect(['db host', 'reply-style', '数据库'].map(isValidKey)).toEqual([true, true, true])
+    expect(
+      ['', ' x', 'a | b', 'a --> b', 'a\nb', 'k\u0000', 'x\u2028y', 'x\u0085y', 'x'.repeat(201)].map(isValidKey),
+    ).toEqual(Array(9).fill(false))
+    // A comment holding U+2028 is still read as the metadata it is (never as plain text).
+    expect(parseEntryMeta('<!-- status: active | extra: a\u2028b -->').kind).toBe('meta')
   })
 })

@@ -38,9 +38,15 @@ export type ChunkEntry = Pick<EntryMeta, 'status' | 'observed' | 'key' | 'origin
 /** Longest key, in characters: a name for a fact, not a text. */
 export const MAX_KEY_CHARS = 200
 
-/** A comment on a line of its own: `<!--`, the inside, `-->`. */
-const COMMENT = /^ {0,3}<!--(.*)-->\s*$/
-const FIELD = /^([A-Za-z][\w-]*):\s*(.*)$/
+/**
+ * A comment on a line of its own: `<!--`, the inside, `-->`. `s`: a line may hold U+2028 and
+ * the like (only `\n` ends a line here), and `.` must match them too.
+ */
+const COMMENT = /^ {0,3}<!--(.*)-->\s*$/s
+const FIELD = /^([A-Za-z][\w-]*):\s*(.*)$/s
+/** What no key may hold: control characters and Unicode line and paragraph separators. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const NOT_IN_KEY = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const KNOWN = new Set(['observed', 'status', 'key', 'origin'])
 
@@ -59,7 +65,7 @@ export const isValidKey = (key: string): boolean =>
   key === key.trim() &&
   !key.includes('|') &&
   !key.includes('-->') &&
-  !/[\r\n]/.test(key)
+  !NOT_IN_KEY.test(key)
 
 export type ParsedMeta = { kind: 'meta'; meta: EntryMeta } | { kind: 'malformed'; reason: string } | { kind: 'none' }
 

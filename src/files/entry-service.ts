@@ -10,7 +10,8 @@
  * the same moment may both land (the next one finds them).
  */
 import { formatEntryMeta, parseEntryMeta, type EntryMeta, type Origin } from '../domain/entry-meta.js'
-import { appError } from '../shared/errors.js'
+import { randomUUID } from 'node:crypto'
+import { appError, isAppError } from '../shared/errors.js'
 import type { EntryLocation, EntryQuery } from '../store/port.js'
 import type { EntryChange } from '../events/space-events.js'
 import { countLinesIn, decodeText, splitLines } from '../text/lines.js'
@@ -73,7 +74,7 @@ export type SupersedeResult = {
 export type ForgetResult = { sessionId: string; removed: (Location & { flushId: string | null })[]; files: number }
 
 export type EntryServiceDeps = {
-  writes: Pick<WriteService, 'append' | 'edit'>
+  writes: Pick<WriteService, 'append' | 'edit' | 'verify'>
   flush: Pick<FlushService, 'flush'>
   findEntries: (q: EntryQuery) => Promise<EntryLocation[]>
   /** A memory file's bytes; null when it is missing or cannot be read. */
@@ -83,6 +84,12 @@ export type EntryServiceDeps = {
   now?: () => number
   /** Told of each entry superseded and each flush entry forgotten (GET /events). */
   onEntry?: ((change: EntryChange) => void) | undefined
+  /**
+   * Runs `fn` holding the space's lock on a supersession key (across processes that share
+   * the engine): writes with one key take turns, so each retires the one before it and
+   * exactly one stays active. Absent: no lock (one writer).
+   */
+  lockKey?: (<T>(key: string, fn: () => Promise<T>) => Promise<T>) | undefined
 }
 
 const ANY: Precondition = { ifMatch: null, ifNoneMatch: false }
@@ -92,6 +99,14 @@ const opensWithMeta = (content: string) => {
   const first = splitLines(content).find((line) => line.trim() !== '')
   return first !== undefined && parseEntryMeta(first).kind === 'meta'
 }
+
+/**
+ * Whether an entry stands for what a write would make: the same key when the write names one
+ * (the same text under another key is another fact), the same origin when it records one
+ * (the owner confirming what an agent was told is news).
+ */
+const sameAs = (e: TextEntry, like: { key: string | null; origin: Origin | null }) =>
+  (like.key === null || e.meta?.key === like.key) && (like.origin === null || e.meta?.origin === like.origin)
 
 const overlaps = (e: { startLine: number; endLine: number }, loc: { startLine: number; endLine: number }) =>
   e.startLine <= loc.endLine && loc.startLine <= Math.max(e.endLine, e.startLine)
@@ -116,7 +131,11 @@ export function createEntryService(deps: EntryServiceDeps) {
    * entries asks the index once. `ownFlush`: a flush id whose own entries do not count (its
    * retry).
    */
-  async function duplicatesOf(texts: readonly string[], ownFlush?: string): Promise<(Location | null)[]> {
+  async function duplicatesOf(
+    texts: readonly string[],
+    like: { key: string | null; origin: Origin | null },
+    ownFlush?: string,
+  ): Promise<(Location | null)[]> {
     const hashes = texts.map(entryTextHash)
     const wanted = [...new Set(hashes.filter((h): h is string => h !== null))]
     if (wanted.length === 0) return texts.map(() => null)
@@ -136,7 +155,11 @@ export function createEntryService(deps: EntryServiceDeps) {
       let at: Location | null = null
       for (const loc of found.filter((l) => l.hash === hash)) {
         const entry = (await entriesOf(loc.path)).find(
-          (e) => e.hash === hash && overlaps(e, loc) && !(ownFlush !== undefined && e.flush?.flushId === ownFlush),
+          (e) =>
+            e.hash === hash &&
+            overlaps(e, loc) &&
+            sameAs(e, like) &&
+            !(ownFlush !== undefined && e.flush?.flushId === ownFlush),
         )
         if (entry) {
           at = { path: loc.path, startLine: entry.startLine, endLine: entry.endLine }
@@ -148,16 +171,25 @@ export function createEntryService(deps: EntryServiceDeps) {
     return hashes.map((h) => (h === null ? null : (located.get(h) ?? null)))
   }
 
-  /** Marks superseded every active entry keyed `key` but the one at `keep`; where they were. */
-  async function retire(key: string, keep: Location | null): Promise<Location[]> {
+  /**
+   * Marks superseded every active entry keyed `key` but the one just written (told by its
+   * text's hash, under the file's lock: lines may have moved since it was written); where
+   * they were. Files the write API may not change (read-only extra paths) are left as they
+   * are: the write this follows has landed, and its answer must say so.
+   */
+  async function retire(key: string, keepHash: string | null): Promise<Location[]> {
     const retired: Location[] = []
     const paths = new Set((await deps.findEntries({ key })).map((l) => l.path))
     for (const path of paths) {
-      const kept = keep && keep.path === path ? keep : null
-      const done = await deps.writes.edit(path, ANY, (text) => {
-        const out = retireKey(text, key, kept)
-        return out && { text: out.text, result: out.retired }
-      })
+      const done = await deps.writes
+        .edit(path, ANY, (text) => {
+          const out = retireKey(text, key, (e) => keepHash !== null && e.hash === keepHash)
+          return out && { text: out.text, result: out.retired }
+        })
+        .catch((err: unknown) => {
+          if (isAppError(err) && err.statusCode < 500) return null
+          throw err
+        })
       for (const r of done?.result ?? []) {
         retired.push({ path, ...r })
         deps.onEntry?.({ kind: 'superseded', path, ...r })
@@ -192,14 +224,24 @@ export function createEntryService(deps: EntryServiceDeps) {
     if (origin === null && fields.key === undefined) return deps.writes.append(rel, content, pre, writer)
     checkAppendContent(content, Number.POSITIVE_INFINITY)
     checkOwnerClaims(writer, content, null)
-    const [duplicate] = await duplicatesOf([content])
-    if (duplicate) return duplicateAnswer(duplicate)
-    const meta = formatEntryMeta(metaOf(origin, fields.key ?? null))
-    const written = await deps.writes.append(rel, `${meta}\n${content}`, pre, writer)
-    const entry = { path: written.path, startLine: written.startLine, endLine: written.endLine }
-    const superseded = fields.key === undefined ? [] : await retire(fields.key, entry)
-    return superseded.length > 0 ? { ...written, superseded } : written
+    const key = fields.key ?? null
+    return withKey(key, async () => {
+      const [duplicate] = await duplicatesOf([content], { key, origin })
+      if (duplicate) {
+        // Answered only for a write that could have been made: the path and If-Match hold.
+        await deps.writes.verify(rel, pre)
+        return duplicateAnswer(duplicate)
+      }
+      const meta = formatEntryMeta(metaOf(origin, key))
+      const written = await deps.writes.append(rel, `${meta}\n${content}`, pre, writer)
+      const superseded = key === null ? [] : await retire(key, entryTextHash(content))
+      return superseded.length > 0 ? { ...written, superseded } : written
+    })
   }
+
+  /** Runs `fn` holding the lock of `key` (none without a key). */
+  const withKey = <T>(key: string | null, fn: () => Promise<T>): Promise<T> =>
+    key === null || !deps.lockKey ? fn() : deps.lockKey(key, fn)
 
   /** The answer to an append not made: the file that holds the entry already, and where. */
   async function duplicateAnswer(at: Location): Promise<EntryWriteResult> {
@@ -224,38 +266,44 @@ export function createEntryService(deps: EntryServiceDeps) {
    * `entries` on its own, or the whole), and a flush that is all duplicates writes nothing.
    */
   async function flush(req: FlushRequest, writer: Writer): Promise<EntryFlushResult> {
-    const fields: EntryFields = { origin: req.origin ?? undefined, key: req.key }
-    const origin = resolveOrigin(writer, fields.origin)
+    const origin = resolveOrigin(writer, req.origin ?? undefined)
     const whole = notesOf(req)
     if (whole.trim() === '') return deps.flush.flush(req)
     checkOwnerClaims(writer, whole, null)
-    const skipped: Skipped[] = []
-    let entries = req.entries
-    const each = entries && entries.length > 1 ? entries : []
-    const [all, ...found] = await duplicatesOf([whole, ...each], req.flushId)
-    if (all) skipped.push(all)
-    else if (entries && each.length > 0) {
-      entries = entries.filter((_, i) => {
-        const at = found[i]
-        if (at) skipped.push({ ...at, entry: i })
-        return !at
+    const key = req.key ?? null
+    // A flush with a session always has a marker, so forgetting the session removes exactly
+    // the lines it wrote (entry-text.ts); its id is the service's own when the client gave none.
+    const flushId = req.flushId ?? (req.sessionId !== undefined ? `auto.${randomUUID()}` : undefined)
+    return withKey(key, async () => {
+      const skipped: Skipped[] = []
+      let entries = req.entries
+      const each = entries && entries.length > 1 ? entries : []
+      const [all, ...found] = await duplicatesOf([whole, ...each], { key, origin }, req.flushId)
+      if (all) skipped.push(all)
+      else if (entries && each.length > 0) {
+        entries = entries.filter((_, i) => {
+          const at = found[i]
+          if (at) skipped.push({ ...at, entry: i })
+          return !at
+        })
+      }
+      if (all || entries?.length === 0) return { indexed: true as const, duplicate: true as const, skipped }
+      const result = await deps.flush.flush({
+        ...req,
+        ...(entries && { entries }),
+        ...(flushId !== undefined && { flushId }),
+        origin,
+        ...(key !== null && { key }),
       })
-    }
-    if (all || entries?.length === 0) return { indexed: true, duplicate: true, skipped }
-    const result = await deps.flush.flush({
-      ...req,
-      ...(entries && { entries }),
-      origin,
-      ...(fields.key !== undefined && { key: fields.key }),
+      if (!('path' in result)) return result
+      const written = notesOf({ ...req, ...(entries && { entries }) })
+      const superseded = key === null || result.replayed ? [] : await retire(key, entryTextHash(written))
+      return {
+        ...result,
+        ...(skipped.length > 0 && { skipped }),
+        ...(superseded.length > 0 && { superseded }),
+      }
     })
-    if (!('path' in result)) return result
-    const entry = { path: result.path, startLine: result.startLine, endLine: result.endLine }
-    const superseded = fields.key === undefined || result.replayed ? [] : await retire(fields.key, entry)
-    return {
-      ...result,
-      ...(skipped.length > 0 && { skipped }),
-      ...(superseded.length > 0 && { superseded }),
-    }
   }
 
   /** The old entry in `text` the request names by lines, or the active one with its key. */
@@ -311,6 +359,21 @@ export function createEntryService(deps: EntryServiceDeps) {
     if (req.startLine !== undefined && req.path === undefined) {
       throw appError('VALIDATION_FAILED', 'startLine needs the path of the file it is in')
     }
+    // The key the new entry will have: the request's, or (by lines) the old entry's, read
+    // first to take its lock; the write reads it again under the file's lock.
+    const lockedKey = req.key ?? (req.path !== undefined ? await keyAt(req.path, req) : null)
+    return withKey(lockedKey, () => supersedeLocked(req, pre, origin))
+  }
+
+  /** The key of the entry at the request's lines in `path` (null: none, or no such file yet). */
+  async function keyAt(path: string, req: SupersedeRequest): Promise<string | null> {
+    const text = await readText(path).catch(() => null)
+    if (text === null || req.startLine === undefined) return null
+    const entry = entryAt(scanEntries(text).entries, req.startLine, req.endLine ?? req.startLine)
+    return entry?.meta?.key ?? null
+  }
+
+  async function supersedeLocked(req: SupersedeRequest, pre: Precondition, origin: Origin | null) {
     let path = req.path
     if (path === undefined || req.startLine === undefined) {
       const found = (await deps.findEntries({ key: req.key as string })).filter(
@@ -330,7 +393,7 @@ export function createEntryService(deps: EntryServiceDeps) {
     const { out, key } = done.result
     deps.onEntry?.({ kind: 'superseded', path: done.path, ...out.old })
     const entry = { path: done.path, ...out.entry }
-    const others = key === null ? [] : await retire(key, entry)
+    const others = key === null ? [] : await retire(key, entryTextHash(req.content))
     // The old entry's lines as the file now holds them (others were retired after the write).
     return {
       path: done.path,

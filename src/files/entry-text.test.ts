@@ -95,7 +95,7 @@ describe('supersedeInText', () => {
     const out = supersedeInText(text, { startLine: 1, endLine: 1 }, 'Spaces over tabs.', { ...meta, key: null })
     expect(out.text).toBe(
       '<!-- status: superseded -->\nTabs over spaces.\n\n<!-- observed: 2026-11-28 | status: active | origin: agent -->\n' +
-        'Spaces over tabs.\n<!-- status: active -->\nUse pnpm.\n',
+        'Spaces over tabs.\n\n<!-- status: active -->\nUse pnpm.\n',
     )
     expect(out.old).toEqual({ startLine: 1, endLine: 2 })
     expect(out.entry).toEqual({ startLine: 4, endLine: 5 })
@@ -103,21 +103,34 @@ describe('supersedeInText', () => {
     expect(entries.map((e) => e.meta?.status)).toEqual(['superseded', 'active', 'active'])
   })
 
-  it("supersedes a flush's notes under its marker and counts the lines it adds there", () => {
+  it("supersedes a flush's notes under its marker, and writes the new entry after the flush", async () => {
     const old = entryAt(scanEntries(DAY).entries, 3, 4) as NonNullable<ReturnType<typeof entryAt>>
     const out = supersedeInText(DAY, old, '- alpha prime', { ...meta, key: null })
     const again = scanEntries(out.text)
-    expect(again.flushes[0]).toMatchObject({ startLine: 1, endLine: 8, markerLines: 6 })
-    expect(again.entries.slice(0, 2).map((e) => [e.meta?.status, e.body])).toEqual([
-      ['superseded', '- alpha\n- beta'],
-      ['active', '- alpha prime'],
+    // The marker counts the comment added under it; the notes under it stay the flush's.
+    expect(again.flushes[0]).toMatchObject({ startLine: 1, endLine: 5, markerLines: 3 })
+    expect(again.entries.slice(0, 2).map((e) => [e.meta?.status, e.body, e.flush?.startLine ?? null])).toEqual([
+      ['superseded', '- alpha\n- beta', 1],
+      ['active', '- alpha prime', null],
     ])
     expect(out.entry).toEqual({ startLine: 7, endLine: 8 })
+  })
+
+  it('keeps CRLF line breaks, and closes off plain text after a blank line', () => {
+    const text = '# Notes\r\nTabs over spaces.\r\n\r\nUse pnpm.\r\n'
+    const out = supersedeInText(text, { startLine: 2, endLine: 2 }, 'Spaces.', { ...meta, key: null })
+    expect(out.text.split('\r\n').length).toBe(out.text.split('\n').length)
+    expect(scanEntries(out.text).entries.map((e) => [e.meta?.status, e.body])).toEqual([
+      ['superseded', 'Tabs over spaces.'],
+      ['active', 'Spaces.'],
+      ['active', 'Use pnpm.'],
+    ])
   })
 })
 
 describe('retireKey and removeSession', () => {
   it('supersedes every active entry with the key, and only those', () => {
+    expect(retireKey(CURATED, 'reply-style', (e) => e.body.includes('detailed'))).toBeNull()
     const out = retireKey(CURATED, 'reply-style')
     expect(out?.retired).toEqual([{ startLine: 3, endLine: 4 }])
     expect(scanEntries(out?.text ?? '').entries.map((e) => e.meta?.status)).toEqual(['superseded', 'active'])

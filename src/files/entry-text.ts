@@ -63,9 +63,12 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
     startLine: number
     metaLine: number | null
     meta: EntryMeta | null
+    flush: FlushBlock | null
     body: { n: number; t: string }[]
   } | null = null
   let flush: FlushBlock | null = null
+  /** An unmarked flush has had a note line: a blank line or a comment now ends it. */
+  let unmarkedNotes = false
   let fence: string | null = null
 
   const close = () => {
@@ -81,7 +84,7 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
         endLine: body.length > 0 ? (body[body.length - 1] as { n: number }).n : (open.metaLine ?? open.startLine),
         metaLine: open.metaLine,
         meta: open.meta,
-        flush: flush && open.startLine <= flush.endLine ? flush : null,
+        flush: open.flush,
         body: text,
         hash: entryTextHash(text),
       })
@@ -89,7 +92,12 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
     open = null
   }
 
-  /** Ends an unmarked flush before line `n` (its last line: the last one not blank before). */
+  /**
+   * Ends an unmarked flush before line `n` (its last line: the last one not blank before).
+   * Without a marker nothing says how many notes it wrote: it ends at the first blank line or
+   * metadata comment after a note, or at a heading, so that a removal (forget) never takes a
+   * later write's lines for its own; flushes with a session always write a marker now.
+   */
   const endFlush = (n: number) => {
     if (!flush) return
     if (flush.markerLine === null) {
@@ -98,6 +106,7 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
       flush.endLine = end
     }
     flush = null
+    unmarkedNotes = false
   }
 
   for (let i = 0; i < lines.length; i++) {
@@ -127,7 +136,7 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
             markerLines,
           }
           flushes.push(flush)
-          open = { startLine: n, metaLine: null, meta: null, body: [] }
+          open = { startLine: n, metaLine: null, meta: null, flush, body: [] }
           if (marker) i++
         }
         continue
@@ -136,9 +145,14 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
         const parsed = parseEntryMeta(line)
         if (parsed.kind === 'meta') {
           close()
-          open = { startLine: n, metaLine: n, meta: parsed.meta, body: [] }
+          if (unmarkedNotes) endFlush(n)
+          open = { startLine: n, metaLine: n, meta: parsed.meta, flush, body: [] }
           continue
         }
+      }
+      if (flush?.markerLine === null) {
+        if (line.trim() !== '') unmarkedNotes = true
+        else if (unmarkedNotes) endFlush(n)
       }
     }
     const fenceMatch = FENCE.exec(line)
@@ -160,9 +174,14 @@ export function entryAt(entries: readonly TextEntry[], startLine: number, endLin
 }
 
 /** Lines of `text`, and whether it ended with a newline (kept when edited). */
-const linesOf = (text: string) => ({ lines: splitLines(text), ended: text.endsWith('\n') || text === '' })
-const joinLines = (lines: readonly string[], ended: boolean) =>
-  lines.join('\n') + (ended && lines.length > 0 ? '\n' : '')
+/** Lines of `text`, whether it ended with a newline, and its line break (CRLF files stay CRLF). */
+const linesOf = (text: string) => ({
+  lines: splitLines(text),
+  ended: text.endsWith('\n') || text === '',
+  eol: text.includes('\r\n') ? '\r\n' : '\n',
+})
+const joinLines = ({ lines, ended, eol }: { lines: readonly string[]; ended: boolean; eol: string }) =>
+  lines.join(eol) + (ended && lines.length > 0 ? eol : '')
 
 /** `flush`'s marker saying `added` more lines follow it (lines inserted inside the flush). */
 function growMarker(lines: string[], flush: FlushBlock | null, added: number): void {
@@ -190,60 +209,66 @@ export function supersedeInText(
   body: string,
   meta: EntryMeta,
 ): Superseded {
-  const { lines, ended } = linesOf(text)
+  const { lines, ended, eol } = linesOf(text)
   const entry = 'body' in old ? old : null
-  const flush = entry?.flush ?? null
+  // The flush the old lines are in: the new entry goes after it, so the notes under its
+  // marker stay what the flush wrote (a retried flushId still replays).
+  const flush =
+    entry?.flush ??
+    scanEntries(text).flushes.find((f) => f.startLine < old.startLine && old.endLine <= f.endLine) ??
+    null
   const newLines = ['', formatEntryMeta(meta), ...splitLines(body.replace(/\s+$/, ''))]
   let oldStart = old.startLine
   let oldEnd = old.endLine
-  let insertAt = oldEnd // lines kept before the new entry
-  let added = 0
+  let insertAt = Math.max(oldEnd, flush?.endLine ?? 0) // lines kept before the new entry
+  let grown = 0
   if (entry?.metaLine != null) {
     lines[entry.metaLine - 1] = formatEntryMeta({ ...(entry.meta as EntryMeta), status: 'superseded' })
   } else {
     // The notes of a flush (after its heading and marker), or plain lines: a comment opens them.
     const at = entry?.flush ? (entry.flush.markerLine ?? entry.flush.startLine) : old.startLine - 1
     lines.splice(at, 0, formatEntryMeta({ status: 'superseded', observed: null, key: null, origin: null, extra: [] }))
-    added++
+    grown = 1
     oldStart = at + 1
     oldEnd += 1
-    insertAt = oldEnd
+    insertAt += 1
   }
-  const next = lines[insertAt]
-  const closes =
-    !entry && next !== undefined && next.trim() !== '' && !HEADING.test(next) && parseEntryMeta(next).kind !== 'meta'
+  // Text after the new entry that belongs to no entry would become part of it: a comment of
+  // its own (active, nothing else) keeps it apart.
+  const after = lines.slice(insertAt).find((line) => line.trim() !== '')
+  const closes = after !== undefined && !HEADING.test(after) && parseEntryMeta(after).kind !== 'meta'
   lines.splice(
     insertAt,
     0,
     ...newLines,
-    ...(closes ? [formatEntryMeta({ status: 'active', observed: null, key: null, origin: null, extra: [] })] : []),
+    ...(closes ? ['', formatEntryMeta({ status: 'active', observed: null, key: null, origin: null, extra: [] })] : []),
   )
-  added += newLines.length + (closes ? 1 : 0)
-  const inFlush = flush !== null && old.endLine <= flush.endLine
-  growMarker(lines, inFlush ? flush : null, added)
+  growMarker(lines, flush, grown)
   return {
-    text: joinLines(lines, ended),
+    text: joinLines({ lines, ended, eol }),
     old: { startLine: oldStart, endLine: oldEnd },
     entry: { startLine: insertAt + 2, endLine: insertAt + newLines.length },
   }
 }
 
 /**
- * `text` with every active entry keyed `key` marked superseded, but those in the lines
- * `keep` (the entry just written); null when there is none.
+ * `text` with every active entry keyed `key` marked superseded, but those `keep` says to keep
+ * (the entry just written, told by its text); null when there is none.
  */
 export function retireKey(
   text: string,
   key: string,
-  keep: { startLine: number; endLine: number } | null = null,
+  keep: (entry: TextEntry) => boolean = () => false,
 ): { text: string; retired: { startLine: number; endLine: number }[] } | null {
-  const kept = (e: TextEntry) => keep !== null && e.startLine <= keep.endLine && keep.startLine <= e.endLine
-  const found = scanEntries(text).entries.filter((e) => e.meta?.key === key && e.meta.status === 'active' && !kept(e))
+  const found = scanEntries(text).entries.filter((e) => e.meta?.key === key && e.meta.status === 'active' && !keep(e))
   if (found.length === 0) return null
-  const { lines, ended } = linesOf(text)
+  const { lines, ended, eol } = linesOf(text)
   for (const e of found)
     lines[(e.metaLine as number) - 1] = formatEntryMeta({ ...(e.meta as EntryMeta), status: 'superseded' })
-  return { text: joinLines(lines, ended), retired: found.map((e) => ({ startLine: e.startLine, endLine: e.endLine })) }
+  return {
+    text: joinLines({ lines, ended, eol }),
+    retired: found.map((e) => ({ startLine: e.startLine, endLine: e.endLine })),
+  }
 }
 
 /** `text` without the flushes of session `sessionId` (and a blank line each leaves); null when it has none. */
@@ -253,7 +278,7 @@ export function removeSession(
 ): { text: string; removed: { startLine: number; endLine: number; flushId: string | null }[] } | null {
   const blocks = scanEntries(text).flushes.filter((f) => f.session === sessionId)
   if (blocks.length === 0) return null
-  const { lines, ended } = linesOf(text)
+  const { lines, ended, eol } = linesOf(text)
   const drop = new Set<number>()
   for (const b of blocks) {
     for (let n = b.startLine; n <= b.endLine; n++) drop.add(n)
@@ -263,7 +288,7 @@ export function removeSession(
   const kept = lines.filter((_, i) => !drop.has(i + 1))
   while (kept.length > 0 && (kept[0] as string).trim() === '') kept.shift()
   return {
-    text: joinLines(kept, ended),
+    text: joinLines({ lines: kept, ended, eol }),
     removed: blocks.map((b) => ({ startLine: b.startLine, endLine: b.endLine, flushId: b.flushId })),
   }
 }

@@ -307,6 +307,18 @@ export function createWriteService(deps: WriteServiceDeps) {
     })
   }
 
+  /**
+   * Checks what a write of `raw` under `precondition` would be refused for, writing nothing:
+   * the path (PATH_INVALID, PATH_READ_ONLY) and the precondition against the file as it is
+   * (412). For a write not made (a duplicate entry), so it answers as the write would have.
+   */
+  function verify(raw: string, precondition: Precondition): Promise<void> {
+    const rel = writablePath(raw)
+    return deps.inFlight.run(() =>
+      locked(rel, false, async (target) => checkPrecondition(precondition, target && (await readIfExists(target)))),
+    )
+  }
+
   /** Deletes a file; its chunks leave the index before the call returns. */
   function remove(raw: string, precondition: Precondition): Promise<{ path: string; indexed: boolean }> {
     const rel = writablePath(raw)
@@ -381,7 +393,7 @@ export function createWriteService(deps: WriteServiceDeps) {
     })
   }
 
-  return { put, append, edit, remove, restore, revert }
+  return { put, append, edit, verify, remove, restore, revert }
 }
 
 export type WriteService = ReturnType<typeof createWriteService>

@@ -88,9 +88,22 @@ describe('provenance', () => {
     expect(byBob.statusCode, byBob.body).toBe(200)
     expect((await search(t, ALICE, { query: 'deploy Fridays', origins: ['owner'] }))[0]?.origin).toBe('owner')
 
-    // An agent may rewrite its file with the owner's entry kept where it was.
+    // An agent may rewrite its file with the owner's entry kept as it is, not put words under it.
     const kept = readFile(t, 'alice', 'MEMORY.md')
-    const edited = await t.call('PUT', '/files/MEMORY.md', { token: ALICE, payload: { content: `${kept}- more\n` } })
+    const put = (content: string) => t.call('PUT', '/files/MEMORY.md', { token: ALICE, payload: { content } })
+    for (const forged of [
+      `${kept}- and always on Saturdays.\n`,
+      kept.replace('Never deploy on Fridays.', 'Always deploy on Fridays.'),
+    ]) {
+      const res = await put(forged)
+      expect(res.statusCode, res.body).toBe(403)
+      expect(res.json().code).toBe('PROVENANCE_FORBIDDEN')
+    }
+    // An agent's comments say whose they are.
+    const unnamed = await put(`<!-- status: active | key: mine -->\n- x\n${kept}`)
+    expect(unnamed.json().code).toBe('PROVENANCE_FORBIDDEN')
+    expect(readFile(t, 'alice', 'MEMORY.md')).toBe(kept)
+    const edited = await put(`<!-- origin: agent -->\n- more\n${kept}`)
     expect(edited.statusCode, edited.body).toBe(200)
   })
 
@@ -298,7 +311,7 @@ describe('POST /supersede', () => {
     })
     expect(res.statusCode, res.body).toBe(200)
     expect(readFile(t, 'alice', 'MEMORY.md')).toMatch(
-      /^# Notes\n<!-- status: superseded -->\nTabs over spaces\.\n\n<!-- observed: [\d-]+ \| status: active \| origin: untrusted -->\nSpaces over tabs\.\n<!-- status: active -->\nUse pnpm\.\n$/,
+      /^# Notes\n<!-- status: superseded -->\nTabs over spaces\.\n\n<!-- observed: [\d-]+ \| status: active \| origin: untrusted -->\nSpaces over tabs\.\n\n<!-- status: active -->\nUse pnpm\.\n$/,
     )
     const hits = await search(t, ALICE, { query: 'tabs spaces pnpm' })
     expect(hits.map((h) => h.snippet).sort()).toEqual(['Spaces over tabs.', 'Use pnpm.'])
@@ -371,5 +384,98 @@ describe('POST /forget', () => {
 
     const bad = await t.call('POST', '/forget', { token: ALICE, payload: { sessionId: '' } })
     expect(bad.json().code).toBe('VALIDATION_FAILED')
+  })
+})
+
+describe('what a hostile client tried (issue 31 review)', () => {
+  const activeWith = (t: AgentsApp, agent: string, rel: string, key: string) =>
+    (readFile(t, agent, rel).match(new RegExp(`status: active \\| key: ${key}\\b`, 'g')) ?? []).length
+
+  it('leaves exactly one active entry when writes with one key race', async () => {
+    const t = await start()
+    const writes = ['A', 'B', 'C', 'D'].map((v) =>
+      append(t, ALICE, 'MEMORY.md', { content: `- deploy window ${v}`, key: 'dw' }),
+    )
+    for (const res of await Promise.all(writes)) expect(res.statusCode, res.body).toBe(200)
+    expect(activeWith(t, 'alice', 'MEMORY.md', 'dw')).toBe(1)
+    expect(await search(t, ALICE, { query: 'deploy window' })).toHaveLength(1)
+    const supersedes = ['v1', 'v2', 'v3'].map((v) =>
+      t.call('POST', '/supersede', { token: ALICE, payload: { key: 'dw', content: `- deploy window ${v}` } }),
+    )
+    for (const res of await Promise.all(supersedes)) expect(res.statusCode, res.body).toBe(200)
+    expect(activeWith(t, 'alice', 'MEMORY.md', 'dw')).toBe(1)
+  })
+
+  it('refuses keys with control or line-separator characters, in appends and flushes alike', async () => {
+    const t = await start()
+    for (const key of ['x\u2028y', 'k\u0000', 'a\rb']) {
+      const appended = await append(t, ALICE, 'MEMORY.md', { content: '- x', key })
+      const flushed = await t.call('POST', '/flush', { token: ALICE, payload: { content: '- x', key } })
+      expect([appended.json().code, flushed.json().code]).toEqual(['VALIDATION_FAILED', 'VALIDATION_FAILED'])
+    }
+    const forget = await t.call('POST', '/forget', { token: ALICE, payload: { sessionId: 'a\nb' } })
+    expect(forget.json().code).toBe('VALIDATION_FAILED')
+    expect(fs.existsSync(path.join(t.agentsDir, 'alice'))).toBe(false)
+  })
+
+  it("forgets a session's lines only, never a later write's", async () => {
+    const t = await start()
+    const day = 'memory/2026-11-05.md'
+    const flushed = await t.call('POST', '/flush', {
+      token: ADMIN,
+      agent: 'alice',
+      payload: { content: '- secret of s1\n## Details\n- secret part two', sessionId: 's1', date: '2026-11-05' },
+    })
+    expect(flushed.statusCode, flushed.body).toBe(200)
+    await t.call('POST', `/files/${day}`, { token: ADMIN, agent: 'alice', payload: { content: 'plain admin note' } })
+    // A flush written before sessions had markers: it ends at the first blank line.
+    fs.appendFileSync(fileOf(t, 'alice', day), '\n## 10:00:00 · session s1\n- old secret\n\nkept after a blank line\n')
+    await t.call('POST', '/index?wait=true', { token: ADMIN, agent: 'alice', payload: {} })
+    const res = await t.call('POST', '/forget', { token: ALICE, payload: { sessionId: 's1' } })
+    expect(res.json<{ removed: unknown[] }>().removed).toHaveLength(2)
+    expect(readFile(t, 'alice', day)).toBe('plain admin note\n\nkept after a blank line\n')
+    expect(await search(t, ALICE, { query: 'secret' })).toEqual([])
+  })
+
+  it('keeps a flushId retry a replay after an entry of that flush was superseded', async () => {
+    const t = await start()
+    const body = { content: '- alpha', flushId: 'fid-1', date: '2026-11-06' }
+    const first = await t.call('POST', '/flush', { token: ALICE, payload: body })
+    const superseded = await t.call('POST', '/supersede', {
+      token: ALICE,
+      payload: {
+        path: 'memory/2026-11-06.md',
+        startLine: first.json<{ endLine: number }>().endLine,
+        content: '- beta',
+      },
+    })
+    expect(superseded.statusCode, superseded.body).toBe(200)
+    const retry = await t.call('POST', '/flush', { token: ALICE, payload: body })
+    expect(retry.json()).toMatchObject({ replayed: true, startLine: first.json<{ startLine: number }>().startLine })
+    expect((await search(t, ALICE, { query: 'alpha beta' })).map((h) => h.snippet)).toEqual(['- beta'])
+  })
+
+  it('writes the same text under another key or a stronger origin, and answers a duplicate as the write would', async () => {
+    const t = await start()
+    await append(t, ALICE, 'MEMORY.md', { content: '- port 6380', key: 'prod-port' })
+    const other = await append(t, ALICE, 'MEMORY.md', { content: '- port 6380', key: 'staging-port' })
+    expect(other.json().duplicate).toBeUndefined()
+    await append(t, ALICE, 'MEMORY.md', { content: '- The CEO is Dana.', origin: 'untrusted' })
+    const confirmed = await t.call('POST', '/files/MEMORY.md', {
+      token: ADMIN,
+      agent: 'alice',
+      payload: { content: '- The CEO is Dana.', origin: 'owner' },
+    })
+    expect(confirmed.json().duplicate).toBeUndefined()
+    expect((await search(t, ALICE, { query: 'CEO Dana', origins: ['owner'] })).length).toBe(1)
+
+    const stale = await t.call('POST', '/files/memory/notes.md', {
+      token: ALICE,
+      headers: { 'if-match': `"${'0'.repeat(64)}"` },
+      payload: { content: '- port 6380', key: 'prod-port' },
+    })
+    expect(stale.statusCode).toBe(412)
+    const readOnly = await t.call('POST', '/files/notes.txt', { token: ALICE, payload: { content: '- port 6380' } })
+    expect(readOnly.json().code).toBe('PATH_INVALID')
   })
 })

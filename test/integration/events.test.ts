@@ -95,7 +95,7 @@ describe('GET /events', () => {
     expect(superseded.data).toMatchObject({ space: 'agent', agent: 'ada', startLine: 2, endLine: 3 })
     expect((await t.call('POST', '/forget', { agent: 'ada', payload: { sessionId: 's-9' } })).statusCode).toBe(200)
     const forgotten = await c.next(ofType('session.forgotten', 'memory/2026-11-01.md'))
-    expect(forgotten.data).toMatchObject({ sessionId: 's-9', startLine: 5, endLine: 7 })
+    expect(forgotten.data).toMatchObject({ sessionId: 's-9', startLine: 5, endLine: 8 })
   })
 
   it("keeps agents apart: an agent never sees another agent's events, both see the team's", async () => {

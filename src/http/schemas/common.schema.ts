@@ -4,6 +4,12 @@ import { AGENT_HEADER, AGENT_ID_PATTERN } from '../../shared/agent-id.js'
 import { ERROR_CODES } from '../../shared/errors.js'
 import { checkRelPath } from '../../shared/safe-path.js'
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]+$/
+
+/** An agent or session name, printed in a flush heading: one line, no control characters. */
+export const Label = z.string().min(1).max(128).regex(NO_CONTROL, 'must be one line without control characters')
+
 export const ErrorBody = z
   .object({
     statusCode: z.number().int().describe('HTTP status code'),

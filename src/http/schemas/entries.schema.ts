@@ -1,6 +1,7 @@
 /** Entries (SPEC §11): the fields writes take, supersede and forget. */
 import { z } from 'zod'
 import { isValidKey, MAX_KEY_CHARS, ORIGINS } from '../../domain/entry-meta.js'
+import { Label } from './common.schema.js'
 
 export const OriginField = z
   .enum(ORIGINS)
@@ -68,11 +69,7 @@ export const SupersedeResult = z
 
 export const ForgetRequest = z
   .strictObject({
-    sessionId: z
-      .string()
-      .min(1)
-      .max(128)
-      .describe('The session whose flushes go: every flush entry whose heading names it'),
+    sessionId: Label.describe('The session whose flushes go: every flush entry whose heading names it'),
     everyAgent: z
       .boolean()
       .optional()

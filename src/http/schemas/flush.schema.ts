@@ -1,12 +1,7 @@
 /** POST /flush (SPEC §4). */
 import { z } from 'zod'
+import { Label } from './common.schema.js'
 import { EntryOutcome, KeyField, OriginField } from './entries.schema.js'
-
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const NO_CONTROL = /^[^\u0000-\u001f\u007f]+$/
-
-/** An agent or session name, printed in the entry heading: one line, no control characters. */
-const Label = z.string().min(1).max(128).regex(NO_CONTROL, 'must be one line without control characters')
 
 const isCalendarDate = (v: string) => {
   const d = new Date(`${v}T00:00:00Z`)
