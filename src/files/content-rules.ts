@@ -6,8 +6,12 @@
  */
 import { splitLines } from '../text/lines.js'
 
-/** A whole marker line: the flush id and how many note lines follow it. */
-export const FLUSH_MARKER = /^<!-- mnemo:flush id=([A-Za-z0-9._:-]{1,128}) lines=(\d+) -->$/
+/**
+ * A whole marker line: the flush id, how many note lines follow it, and (when duplicates were
+ * left out of the notes, entry-service.ts) the first 16 hex digits of the SHA-256 of the notes
+ * the flush asked for, so that its retry is still known for the same flush.
+ */
+export const FLUSH_MARKER = /^<!-- mnemo:flush id=([A-Za-z0-9._:-]{1,128}) lines=(\d+)(?: asked=([0-9a-f]{16}))? -->$/
 const MARKER_START = '<!-- mnemo:flush '
 
 export const REFUSED_MARKER = `Content may not contain "${MARKER_START}" (reserved for flush markers)`
@@ -15,7 +19,7 @@ export const REFUSED_MARKER = `Content may not contain "${MARKER_START}" (reserv
 export const hasFlushMarker = (text: string): boolean => text.includes(MARKER_START)
 
 /** Every whole marker line, anywhere in a text (FLUSH_MARKER is for one line). */
-const MARKER_LINES = /^<!-- mnemo:flush id=[A-Za-z0-9._:-]{1,128} lines=\d+ -->$/gm
+const MARKER_LINES = /^<!-- mnemo:flush id=[A-Za-z0-9._:-]{1,128} lines=\d+(?: asked=[0-9a-f]{16})? -->$/gm
 
 /**
  * The text with each marker line emptied, every other line and every line number kept:

@@ -25,6 +25,7 @@ import {
   supersedeInText,
   type TextEntry,
 } from './entry-text.js'
+import { notesSha256 } from './flush-markers.js'
 import { localDate, notesOf, type FlushRequest, type FlushResult, type FlushService } from './flush-service.js'
 import type { Precondition } from './preconditions.js'
 import { checkOwnerClaims, resolveOrigin, type Writer } from './provenance.js'
@@ -291,7 +292,7 @@ export function createEntryService(deps: EntryServiceDeps) {
       const result = await deps.flush.flush({
         ...req,
         ...(entries && { entries }),
-        ...(flushId !== undefined && { flushId }),
+        ...(flushId !== undefined && { flushId, asked: notesSha256(whole) }),
         origin,
         ...(key !== null && { key }),
       })

@@ -23,6 +23,8 @@ export type FlushBlock = {
   /** The marker line (null: a flush without flushId) and how many lines it says follow it. */
   markerLine: number | null
   markerLines: number
+  /** The marker's `asked` (flush-markers.ts), kept when the marker is written again. */
+  asked: string | null
 }
 
 export type TextEntry = {
@@ -134,6 +136,7 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
             flushId: marker ? (marker[1] as string) : null,
             markerLine: marker ? n + 1 : null,
             markerLines,
+            asked: marker?.[3] ?? null,
           }
           flushes.push(flush)
           open = { startLine: n, metaLine: null, meta: null, flush, body: [] }
@@ -186,7 +189,8 @@ const joinLines = ({ lines, ended, eol }: { lines: readonly string[]; ended: boo
 /** `flush`'s marker saying `added` more lines follow it (lines inserted inside the flush). */
 function growMarker(lines: string[], flush: FlushBlock | null, added: number): void {
   if (!flush || flush.markerLine === null || added === 0) return
-  lines[flush.markerLine - 1] = `<!-- mnemo:flush id=${flush.flushId} lines=${flush.markerLines + added} -->`
+  const asked = flush.asked === null ? '' : ` asked=${flush.asked}`
+  lines[flush.markerLine - 1] = `<!-- mnemo:flush id=${flush.flushId} lines=${flush.markerLines + added}${asked} -->`
 }
 
 export type Superseded = {

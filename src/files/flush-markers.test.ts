@@ -13,8 +13,21 @@ describe('parseMarkers', () => {
       entry('## 10:00:00', 'b', ['- three'])
     expect(parseMarkers(text)).toEqual(
       new Map([
-        ['a', { startLine: 3, endLine: 6, notesSha256: notesSha256('- one\n- two'), agent: 'ops', session: 's · 1' }],
-        ['b', { startLine: 8, endLine: 10, notesSha256: notesSha256('- three'), agent: null, session: null }],
+        [
+          'a',
+          {
+            startLine: 3,
+            endLine: 6,
+            notesSha256: notesSha256('- one\n- two'),
+            agent: 'ops',
+            session: 's · 1',
+            asked: null,
+          },
+        ],
+        [
+          'b',
+          { startLine: 8, endLine: 10, notesSha256: notesSha256('- three'), agent: null, session: null, asked: null },
+        ],
       ]),
     )
   })
@@ -38,5 +51,22 @@ describe('isSameFlush', () => {
     ['another agent', '- one\n- two', { agentId: 'dev' }, false],
   ])('%s → %s', (_what, notes, labels: { agentId?: string; sessionId?: string }, same) => {
     expect(isSameFlush(found, askedOf(labels, notes))).toBe(same)
+  })
+})
+
+describe('a flush that left duplicates out', () => {
+  // It asked for two notes and wrote one: its marker keeps what it asked for.
+  const sent = notesSha256('- dup\n- fresh')
+  const found = parseMarkers(
+    `## 09:00:00\n<!-- mnemo:flush id=a lines=1 asked=${sent.slice(0, 16)} -->\n- fresh\n`,
+  ).get('a')!
+
+  it.each([
+    // [what, the notes sent, the notes it would write now, a replay]
+    ['the same notes sent, the same left out', '- dup\n- fresh', '- fresh', true],
+    ['the same notes sent, none left out now', '- dup\n- fresh', '- dup\n- fresh', true],
+    ['other notes sent', '- other\n- fresh', '- other\n- fresh', false],
+  ])('%s → %s', (_what, notes, written, same) => {
+    expect(isSameFlush(found, askedOf({ asked: notesSha256(notes) }, written))).toBe(same)
   })
 })

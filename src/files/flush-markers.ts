@@ -20,13 +20,30 @@ export type Range = { startLine: number; endLine: number }
  * `\n`, so CRLF and LF compare equal) and the agent and session its heading names (null:
  * none; also for a heading that is not a flush heading at all).
  */
-export type FlushContent = { notesSha256: string; agent: string | null; session: string | null }
+export type FlushContent = {
+  notesSha256: string
+  agent: string | null
+  session: string | null
+  /** The marker's `asked`: what the flush asked for when it wrote fewer notes (16 hex digits); null: what it wrote. */
+  asked: string | null
+}
 
 /** A flush found in a day file: its lines, heading to last note, and what they hold. */
 export type MarkedFlush = Range & FlushContent
 
-/** What a flush request asks to write; an agent or session left undefined is not compared. */
-export type AskedFlush = { notesSha256: string; agent?: string | undefined; session?: string | undefined }
+/**
+ * What a flush request asks to write; an agent or session left undefined is not compared.
+ * `askedSha256`: the notes the client sent, when duplicates were left out of `notesSha256`'s.
+ */
+export type AskedFlush = {
+  notesSha256: string
+  agent?: string | undefined
+  session?: string | undefined
+  askedSha256?: string | undefined
+}
+
+/** How much of the asked notes' SHA-256 a marker keeps (64 bits: a retry, not an adversary). */
+export const ASKED_HEX = 16
 
 /** The heading composeFlush writes: `## HH:MM:SS`, then ` · agent A`, then ` · session S`, each when given. */
 const HEADING = /^## \d{2}:\d{2}:\d{2}(?: · agent (.+?))?(?: · session (.+))?$/
@@ -42,20 +59,44 @@ const notesLines = (lines: readonly string[]) =>
   lines.filter((line) => !line.includes('<!--') || parseEntryMeta(line).kind !== 'meta')
 
 /** What a request would write: its notes, and the heading labels it names. */
-export const askedOf = (req: { agentId?: string | undefined; sessionId?: string | undefined }, body: string) =>
-  ({ notesSha256: notesSha256(body), agent: req.agentId, session: req.sessionId }) satisfies AskedFlush
+export const askedOf = (
+  req: { agentId?: string | undefined; sessionId?: string | undefined; asked?: string | undefined },
+  body: string,
+) =>
+  ({
+    notesSha256: notesSha256(body),
+    agent: req.agentId,
+    session: req.sessionId,
+    ...(req.asked !== undefined && { askedSha256: req.asked }),
+  }) satisfies AskedFlush
+
+/** The `asked` a marker records for `asked`: only when the notes written are not those asked for. */
+export const askedPrefix = (asked: AskedFlush): string | null =>
+  asked.askedSha256 !== undefined && asked.askedSha256 !== asked.notesSha256
+    ? asked.askedSha256.slice(0, ASKED_HEX)
+    : null
 
 /** The content a request writes, as a marker read back from its entry would show it. */
 export const contentOf = (asked: AskedFlush): FlushContent => ({
   notesSha256: asked.notesSha256,
   agent: asked.agent ?? null,
   session: asked.session ?? null,
+  asked: askedPrefix(asked),
 })
 
-/** Whether `asked` is the flush that wrote `found`: the same notes, and the labels it names. */
+/**
+ * Whether `asked` is the flush that wrote `found`: the same notes — those written, or those
+ * asked for when duplicates were left out (a retry may leave out others, as what is active
+ * changed meanwhile) — and the labels it names.
+ */
 export function isSameFlush(found: FlushContent, asked: AskedFlush): boolean {
+  const sent = asked.askedSha256 ?? asked.notesSha256
+  const sameNotes =
+    found.notesSha256 === asked.notesSha256 ||
+    found.notesSha256 === sent ||
+    (found.asked !== null && sent.startsWith(found.asked))
   return (
-    found.notesSha256 === asked.notesSha256 &&
+    sameNotes &&
     (asked.agent === undefined || found.agent === asked.agent) &&
     (asked.session === undefined || found.session === asked.session)
   )
@@ -96,6 +137,7 @@ export function parseMarkers(text: string): Map<string, MarkedFlush> {
       notesSha256: sha256(notesLines(lines.slice(i + 1, endLine)).join('\n')),
       agent: heading?.[1] ?? null,
       session: heading?.[2] ?? null,
+      asked: m[3] ?? null,
     })
   })
   return found

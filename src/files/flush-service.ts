@@ -36,6 +36,7 @@ import {
 import { hasFlushMarker, hasNul, REFUSED_MARKER, REFUSED_NUL } from './content-rules.js'
 import {
   askedOf,
+  askedPrefix,
   contentOf,
   flushIdConflict,
   isSameFlush,
@@ -64,6 +65,11 @@ export type FlushRequest = {
   origin?: Origin | null | undefined
   /** The supersession key its entry records (entry-service.ts supersedes the older one). */
   key?: string | undefined
+  /**
+   * SHA-256 of the notes the client sent (flush-markers.ts notesSha256), when the entry
+   * service left duplicates out of them: the marker keeps it, so a retry is a replay.
+   */
+  asked?: string | undefined
 }
 
 export type FlushResult =
@@ -130,6 +136,8 @@ export function composeFlush(opts: {
   date?: string | undefined
   origin?: Origin | null | undefined
   key?: string | undefined
+  /** The marker's `asked` (flush-markers.ts askedPrefix); null or absent: none. */
+  askedMark?: string | null | undefined
 }): { separator: string; entry: string; entryLines: number } {
   const { tail } = opts
   const last = tail && tail.length > 0 ? tail[tail.length - 1] : undefined
@@ -151,7 +159,8 @@ export function composeFlush(opts: {
         })}\n`
       : ''
   const noteLines = countLines(opts.body) + (meta === '' ? 0 : 1)
-  const marker = opts.flushId ? `<!-- mnemo:flush id=${opts.flushId} lines=${noteLines} -->\n` : ''
+  const asked = opts.askedMark ? ` asked=${opts.askedMark}` : ''
+  const marker = opts.flushId ? `<!-- mnemo:flush id=${opts.flushId} lines=${noteLines}${asked} -->\n` : ''
   const entry = `## ${parts.join(' · ')}\n${marker}${meta}${opts.body}\n`
   return { separator, entry, entryLines: 1 + (opts.flushId ? 1 : 0) + noteLines }
 }
@@ -279,7 +288,7 @@ export function createFlushService(deps: FlushServiceDeps) {
       const parts: Buffer[] = []
       const written: { p: Pending; entry: string; range: Range }[] = []
       for (const p of fresh) {
-        const composed = composeFlush({ ...p.req, tail, body: p.body, at: p.at })
+        const composed = composeFlush({ ...p.req, tail, body: p.body, at: p.at, askedMark: askedPrefix(p.asked) })
         const added = Buffer.from(composed.separator + composed.entry, 'utf8')
         if (sizeBytes + added.length > deps.maxFileBytes) {
           p.done.reject(dayFileTooLarge(deps.maxFileBytes))

@@ -455,6 +455,24 @@ describe('what a hostile client tried (issue 31 review)', () => {
     expect((await search(t, ALICE, { query: 'alpha beta' })).map((h) => h.snippet)).toEqual(['- beta'])
   })
 
+  it('keeps a flushId retry a replay when what it left out as duplicates is no longer active', async () => {
+    const t = await start()
+    const dup = await append(t, ALICE, 'MEMORY.md', { content: '- dup-one' })
+    expect(dup.statusCode).toBe(200)
+    const body = { entries: ['- dup-one', '- fresh-two'], flushId: 'fid-2', date: '2026-11-07' }
+    const first = await t.call('POST', '/flush', { token: ALICE, payload: body })
+    expect(first.json()).toMatchObject({ skipped: [{ path: 'MEMORY.md', entry: 0 }] })
+    await t.call('POST', '/supersede', {
+      token: ALICE,
+      payload: { path: 'MEMORY.md', startLine: 2, content: '- dup-x' },
+    })
+    const retry = await t.call('POST', '/flush', { token: ALICE, payload: body })
+    expect(retry.statusCode, retry.body).toBe(200)
+    expect(retry.json()).toMatchObject({ replayed: true, startLine: first.json<{ startLine: number }>().startLine })
+    const other = await t.call('POST', '/flush', { token: ALICE, payload: { ...body, entries: ['- something else'] } })
+    expect(other.json().code).toBe('FLUSH_ID_CONFLICT')
+  })
+
   it('writes the same text under another key or a stronger origin, and answers a duplicate as the write would', async () => {
     const t = await start()
     await append(t, ALICE, 'MEMORY.md', { content: '- port 6380', key: 'prod-port' })
