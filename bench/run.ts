@@ -185,6 +185,11 @@ try {
         (e) => `${fmt(e.hybrid.plainMs)} → ${fmt(e.hybrid.entriesMs)} ms (${pct(e.hybrid.ratio)})`,
         'within 5 %',
       ],
+      [
+        '/flush p50: plain → entry (origin) → entry with a key',
+        (e) => `${fmt(e.flush.plainMs)} → ${fmt(e.flush.entryMs)} → ${fmt(e.flush.keyedMs)} ms`,
+        '',
+      ],
     ])
   }
   if (only.has('replicas')) {
