@@ -412,6 +412,8 @@ export function createEntryService(deps: EntryServiceDeps) {
   async function forget(sessionId: string): Promise<ForgetResult> {
     const removed: ForgetResult['removed'] = []
     let files = 0
+    // Day files changed on disk and not indexed yet are listed too: an empty flush syncs them.
+    await deps.flush.flush({})
     const label = ` · session ${sessionId}`
     for (const path of await deps.dayFiles()) {
       const text = await readText(path)

@@ -428,12 +428,15 @@ describe('what a hostile client tried (issue 31 review)', () => {
     })
     expect(flushed.statusCode, flushed.body).toBe(200)
     await t.call('POST', `/files/${day}`, { token: ADMIN, agent: 'alice', payload: { content: 'plain admin note' } })
-    // A flush written before sessions had markers: it ends at the first blank line.
+    // A flush written before sessions had markers: it ends at the first blank line. Written on
+    // disk and not synced yet: forget finds it all the same.
     fs.appendFileSync(fileOf(t, 'alice', day), '\n## 10:00:00 · session s1\n- old secret\n\nkept after a blank line\n')
-    await t.call('POST', '/index?wait=true', { token: ADMIN, agent: 'alice', payload: {} })
+    const other = 'memory/2026-11-04.md'
+    fs.writeFileSync(fileOf(t, 'alice', other), '## 09:00:00 · session s1\n- another old secret\n')
     const res = await t.call('POST', '/forget', { token: ALICE, payload: { sessionId: 's1' } })
-    expect(res.json<{ removed: unknown[] }>().removed).toHaveLength(2)
+    expect(res.json<{ removed: unknown[] }>().removed).toHaveLength(3)
     expect(readFile(t, 'alice', day)).toBe('plain admin note\n\nkept after a blank line\n')
+    expect(readFile(t, 'alice', other)).toBe('')
     expect(await search(t, ALICE, { query: 'secret' })).toEqual([])
   })
 
