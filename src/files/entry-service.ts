@@ -11,7 +11,7 @@
  */
 import { formatEntryMeta, parseEntryMeta, type EntryMeta, type Origin } from '../domain/entry-meta.js'
 import { randomUUID } from 'node:crypto'
-import { appError, isAppError } from '../shared/errors.js'
+import { appError } from '../shared/errors.js'
 import type { EntryLocation, EntryQuery } from '../store/port.js'
 import type { EntryChange } from '../events/space-events.js'
 import { countLinesIn, decodeText, splitLines } from '../text/lines.js'
@@ -19,20 +19,20 @@ import { sha256 } from '../domain/hashing.js'
 import {
   entryAt,
   entryTextHash,
+  overlaps,
   removeSession,
-  retireKey,
   scanEntries,
   supersedeInText,
   type TextEntry,
 } from './entry-text.js'
+import { createEntryLookup, type Location } from './entry-lookup.js'
 import { notesSha256 } from './flush-markers.js'
 import { localDate, notesOf, type FlushRequest, type FlushResult, type FlushService } from './flush-service.js'
 import type { Precondition } from './preconditions.js'
 import { checkOwnerClaims, resolveOrigin, type Writer } from './provenance.js'
 import { checkAppendContent, type WriteResult, type WriteService } from './write-service.js'
 
-/** Lines of a file. */
-export type Location = { path: string; startLine: number; endLine: number }
+export type { Location }
 
 /** What a write asks of the entry it makes: an origin (provenance.ts) and a supersession key. */
 export type EntryFields = { origin?: Origin | undefined; key?: string | undefined }
@@ -101,17 +101,6 @@ const opensWithMeta = (content: string) => {
   return first !== undefined && parseEntryMeta(first).kind === 'meta'
 }
 
-/**
- * Whether an entry stands for what a write would make: the same key when the write names one
- * (the same text under another key is another fact), the same origin when it records one
- * (the owner confirming what an agent was told is news).
- */
-const sameAs = (e: TextEntry, like: { key: string | null; origin: Origin | null }) =>
-  (like.key === null || e.meta?.key === like.key) && (like.origin === null || e.meta?.origin === like.origin)
-
-const overlaps = (e: { startLine: number; endLine: number }, loc: { startLine: number; endLine: number }) =>
-  e.startLine <= loc.endLine && loc.startLine <= Math.max(e.endLine, e.startLine)
-
 export function createEntryService(deps: EntryServiceDeps) {
   const readText = async (rel: string) => {
     const bytes = await deps.readFile(rel)
@@ -126,78 +115,12 @@ export function createEntryService(deps: EntryServiceDeps) {
     extra: [],
   })
 
-  /**
-   * For each of `texts`, the active entry with its text (the first, by path), as its whole
-   * lines; null when there is none. One lookup for all of them: a flush of thousands of
-   * entries asks the index once. `ownFlush`: a flush id whose own entries do not count (its
-   * retry).
-   */
-  async function duplicatesOf(
-    texts: readonly string[],
-    like: { key: string | null; origin: Origin | null },
-    ownFlush?: string,
-  ): Promise<(Location | null)[]> {
-    const hashes = texts.map(entryTextHash)
-    const wanted = [...new Set(hashes.filter((h): h is string => h !== null))]
-    if (wanted.length === 0) return texts.map(() => null)
-    const found = await deps.findEntries({ hashes: wanted })
-    if (found.length === 0) return texts.map(() => null)
-    const files = new Map<string, Promise<TextEntry[]>>()
-    const entriesOf = (path: string) => {
-      let entries = files.get(path)
-      if (!entries) {
-        entries = readText(path).then((text) => (text === null ? [] : scanEntries(text).entries))
-        files.set(path, entries)
-      }
-      return entries
-    }
-    const located = new Map<string, Location | null>()
-    for (const hash of wanted) {
-      let at: Location | null = null
-      for (const loc of found.filter((l) => l.hash === hash)) {
-        const entry = (await entriesOf(loc.path)).find(
-          (e) =>
-            e.hash === hash &&
-            overlaps(e, loc) &&
-            sameAs(e, like) &&
-            !(ownFlush !== undefined && e.flush?.flushId === ownFlush),
-        )
-        if (entry) {
-          at = { path: loc.path, startLine: entry.startLine, endLine: entry.endLine }
-          break
-        }
-      }
-      located.set(hash, at)
-    }
-    return hashes.map((h) => (h === null ? null : (located.get(h) ?? null)))
-  }
-
-  /**
-   * Marks superseded every active entry keyed `key` but the one just written (told by its
-   * text's hash, under the file's lock: lines may have moved since it was written); where
-   * they were. Files the write API may not change (read-only extra paths) are left as they
-   * are: the write this follows has landed, and its answer must say so.
-   */
-  async function retire(key: string, keepHash: string | null): Promise<Location[]> {
-    const retired: Location[] = []
-    const paths = new Set((await deps.findEntries({ key })).map((l) => l.path))
-    for (const path of paths) {
-      const done = await deps.writes
-        .edit(path, ANY, (text) => {
-          const out = retireKey(text, key, (e) => keepHash !== null && e.hash === keepHash)
-          return out && { text: out.text, result: out.retired }
-        })
-        .catch((err: unknown) => {
-          if (isAppError(err) && err.statusCode < 500) return null
-          throw err
-        })
-      for (const r of done?.result ?? []) {
-        retired.push({ path, ...r })
-        deps.onEntry?.({ kind: 'superseded', path, ...r })
-      }
-    }
-    return retired
-  }
+  const { duplicatesOf, retire } = createEntryLookup({
+    findEntries: deps.findEntries,
+    readText,
+    edit: deps.writes.edit,
+    onEntry: deps.onEntry,
+  })
 
   /**
    * Appends to `rel`. With an origin to record (an agent token always has one) or a key, the

@@ -171,6 +171,10 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
   return { entries, flushes }
 }
 
+/** Whether an entry's lines and `loc`'s meet (an entry of its comment alone spans that line). */
+export const overlaps = (e: { startLine: number; endLine: number }, loc: { startLine: number; endLine: number }) =>
+  e.startLine <= loc.endLine && loc.startLine <= Math.max(e.endLine, e.startLine)
+
 /** The entry whose lines hold `startLine`..`endLine`; null when they are in none or span two. */
 export function entryAt(entries: readonly TextEntry[], startLine: number, endLine: number): TextEntry | null {
   return entries.find((e) => e.startLine <= startLine && endLine <= Math.max(e.endLine, e.startLine)) ?? null
