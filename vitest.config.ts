@@ -21,6 +21,7 @@ const POSTGRES_API_SUITE = [
   'test/integration/admission.slow-bodies.test.ts',
   'test/integration/entries.search.test.ts',
   'test/integration/entries.writes.test.ts',
+  'test/integration/users.test.ts',
 ]
 
 export default defineConfig({

@@ -2,7 +2,7 @@
  * `mnemo search|get|index|flush|supersede|forget|status`: calls to a running mnemo over REST, through a client
  * typed by the OpenAPI document (src/generated/api-types.ts, openapi-fetch). Where and as
  * whom: MNEMO_URL, MNEMO_API_TOKEN (or MNEMO_TOKEN, or a _FILE variant), MNEMO_AGENT,
- * MNEMO_TIMEOUT_MS (client-config.ts). Prints text for people, or the JSON answer with
+ * MNEMO_USER (or --user), MNEMO_TIMEOUT_MS (client-config.ts). Prints text for people, or the JSON answer with
  * --json; exits 1 with `CODE: message` on an error, 2 with the usage on a usage error (an
  * unknown option, a missing argument), before any call.
  */
@@ -21,12 +21,13 @@ export const CLIENT_USAGE = `       mnemo search <query…> [--max-results N] [-
        mnemo forget <session-id> [--json]   remove every flush entry of a session
        mnemo status [--json]   is it ready, and what its index holds (GET /ready, GET /index)
   client settings: MNEMO_URL (http://127.0.0.1:8787), MNEMO_API_TOKEN or MNEMO_API_TOKEN_FILE,
-  MNEMO_AGENT (with the admin token), MNEMO_TIMEOUT_MS (30000)
+  MNEMO_AGENT (with the admin token), MNEMO_USER or --user <id> (a user inside the agent), MNEMO_TIMEOUT_MS (30000)
 `
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
-const JSON_FLAG: Options = { json: { type: 'boolean', default: false } }
+/** Every command: --json, and --user to act for a user inside the agent (X-Mnemo-User; MNEMO_USER). */
+const JSON_FLAG: Options = { json: { type: 'boolean', default: false }, user: { type: 'string' } }
 
 /** The options each command takes; any other is a usage error. */
 const COMMAND_OPTIONS: Record<string, Options> = {
@@ -140,10 +141,15 @@ export async function runClientCommand(command: string, argv: string[]): Promise
   if (command === 'forget' && positionals.length !== 1) throw new UsageError('which session? (one id)')
   const searchNumbers = { maxResults: num('max-results'), minScore: num('min-score') }
   const window = { from: num('from'), lines: num('lines') }
-  const config = loadClientConfig(process.env, process.cwd())
+  const user = str('user')
+  const config = loadClientConfig(
+    user === undefined ? process.env : { ...process.env, MNEMO_USER: user },
+    process.cwd(),
+  )
   const headers: Record<string, string> = {}
   if (config.token) headers.authorization = `Bearer ${config.token}`
   if (config.agent) headers['x-mnemo-agent'] = config.agent
+  if (config.user) headers['x-mnemo-user'] = config.user
   const client = createClient<paths>({
     baseUrl: config.url,
     headers,

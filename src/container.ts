@@ -140,7 +140,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       /** Everything a request acting as an agent may do (REST and MCP). */
       gateway: instrumentGateway(agents.gateway, metrics),
       /** Export and import of memory as tar archives. */
-      transfer: createTransfer({ config, registry: agents.registry, team: agents.team, log }),
+      transfer: createTransfer({ config, registry: agents.registry, team: agents.team, users: agents.users, log }),
       /** Who a request is, from its token. */
       auth: createTokenAuth({ adminToken: config.server.apiToken, agentTokens: config.agents.tokens }),
       /** The main agent's readiness (GET /ready), whether its workspace can be written, the embedder's state. */

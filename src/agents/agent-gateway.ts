@@ -8,6 +8,11 @@
  * agent's (or the team's, or a granted owner's) folder only, each checked to be the folder
  * opened (held-root.ts). A write that would create the agent is
  * checked, path and content, before its folder is made; a team write never makes it.
+ *
+ * A request may also act for one user inside the agent (SPEC §11, user-scope.ts): it then
+ * reads the agent's shared memory, the user's own (under `users/<id>/`, a space of its
+ * own) and the team's, and writes the user's only. A path under `users/` is reached only by
+ * a request for that very user; any other is refused alike, whether the file exists or not.
  */
 import type { FileWindow } from '../files/file-service.js'
 import { checkNewDayFileFlush, notesOf, type FlushRequest } from '../files/flush-service.js'
@@ -21,15 +26,32 @@ import type { SearchRequest } from '../search/types.js'
 import { appError } from '../shared/errors.js'
 import type { AgentRegistry } from './agent-registry.js'
 import type { AgentSpace } from './agent-space.js'
-import { grantedPrefix, grantedSpace, grantOwner, MAIN_AGENT, TEAM_PREFIX, type Space } from '../shared/agent-id.js'
+import {
+  grantedPrefix,
+  grantedSpace,
+  grantOwner,
+  MAIN_AGENT,
+  TEAM_PREFIX,
+  userPrefix,
+  userSpaceId,
+  type Actor,
+  type Space,
+} from '../shared/agent-id.js'
 import { spaceSummary } from './agent-summary.js'
 import { PLAIN_LAYOUT, type SpaceView } from './empty-space.js'
 import { grantedPath, grantReadOnly, OWNER_PLACE_WAIT_MS, onOwner, withOwnerTargets } from './granted-spaces.js'
+import { routeUserPath } from './user-scope.js'
 
 export type AgentGatewayDeps = {
-  registry: Pick<AgentRegistry, 'use' | 'list'>
+  registry: Pick<AgentRegistry, 'use' | 'list' | 'summary' | 'remove'>
   /** The team space, or null without MNEMO_TEAM_DIR. */
   team: AgentSpace | null
+  /** The users' folders: an agent's users, and deleting one's folder and index (user-folders.ts). */
+  users: {
+    list: (agent: string) => Promise<string[]>
+    /** Deletes the user's folder and index; answers the files removed, relative to its folder. */
+    remove: (agent: string, user: string) => Promise<string[]>
+  }
   search: Pick<SearchService, 'search'>
   /** MNEMO_MAX_FILE_BYTES: what a first write may hold. */
   maxFileBytes: number
@@ -47,12 +69,13 @@ type Located = { path: string }
  * An answer about a space reached under `prefix` (team/), with every path it names as the
  * client names it: the file's, and those of the entries it skipped or superseded.
  */
-function prefixed<T extends Located>(result: T, prefix: string): T {
+function prefixed<T extends object>(result: T, prefix: string): T {
+  if (prefix === '') return result
   const at = <L extends Located>(l: L): L => ({ ...l, path: prefix + l.path })
-  const r = result as T & { skipped?: Located[]; superseded?: Located[]; entry?: Located }
+  const r = result as T & { path?: string; skipped?: Located[]; superseded?: Located[]; entry?: Located }
   return {
     ...result,
-    path: prefix + result.path,
+    ...(r.path !== undefined && { path: prefix + r.path }),
     ...(r.skipped && { skipped: r.skipped.map(at) }),
     ...(r.superseded && { superseded: r.superseded.map(at) }),
     ...(r.entry && { entry: at(r.entry) }),
@@ -87,44 +110,95 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
   }
 
   /**
-   * Runs `fn` on the space `raw` names, for `agent`; answers carry the path as the client
-   * sees it. A write to the agent's own files may create the agent: its path is checked
-   * first, and `check` (its content) before the folder is made, so a refused write creates
-   * nothing. A team path never creates the agent (it needs the agent to exist, or a token).
+   * Runs `fn` with the agent's space and its user's (`who.user`), both held; a write may
+   * create both, `check` first. The user's space waits at most OWNER_PLACE_WAIT_MS for a
+   * place among the open ones (the request holds the agent's).
+   */
+  function onUser<T>(
+    who: Actor & { user: string },
+    access: Access,
+    fn: (user: SpaceView, own: SpaceView) => Promise<T>,
+    check: () => void = () => undefined,
+  ): Promise<T> {
+    return registry.use(
+      who.agent,
+      access,
+      (own) =>
+        registry.use(userSpaceId(who.agent, who.user), access, (user) => fn(user, own), check, {
+          placeWaitMs: OWNER_PLACE_WAIT_MS,
+        }),
+      check,
+    )
+  }
+
+  /** Runs `fn` on the space `who` writes entries and flushes to: its user's, or the agent's own. */
+  function onScope<T>(
+    who: Actor,
+    access: Access,
+    fn: (space: SpaceView, prefix: string) => Promise<T>,
+    check: () => void = () => undefined,
+  ): Promise<T> {
+    if (who.user === null) return registry.use(who.agent, access, (own) => fn(own, ''), check)
+    const prefix = userPrefix(who.user)
+    return onUser({ ...who, user: who.user }, access, (user) => fn(user, prefix), check)
+  }
+
+  /**
+   * Runs `fn` on the space `raw` names, for `who`; answers carry the path as the client
+   * sees it. A write to the agent's own files (or its user's) may create the agent: its
+   * path is checked first, and `check` (its content) before the folder is made, so a
+   * refused write creates nothing. A team path never creates the agent (it needs the agent
+   * to exist, or a token).
    */
   async function onPath<T extends { path: string }>(
-    agent: string,
+    who: Actor,
     access: Access,
     raw: string,
     fn: (space: SpaceView, rel: string) => Promise<T>,
     check: () => void = () => undefined,
   ): Promise<T> {
+    const scoped = routeUserPath(who, raw, access)
+    if (scoped.kind === 'user') {
+      if (access === 'write') checkWritablePath(scoped.rel, PLAIN_LAYOUT)
+      const result = await onUser({ ...who, user: scoped.user }, access, (user) => fn(user, scoped.rel), check)
+      return prefixed(result, scoped.prefix)
+    }
     const teamPath = team !== null && raw.startsWith(TEAM_PREFIX)
-    if (access === 'write' && agent !== MAIN_AGENT && !teamPath) checkWritablePath(raw, PLAIN_LAYOUT)
+    if (access === 'write' && who.agent !== MAIN_AGENT && !teamPath) checkWritablePath(raw, PLAIN_LAYOUT)
     return registry.use(
-      agent,
+      who.agent,
       teamPath ? 'read' : access,
       async (own) => {
         if (teamPath) await team.checkFolder()
         const { space, rel, prefix } = route(own, raw)
-        const result = await fn(space, rel)
-        return prefix === '' ? result : prefixed(result, prefix)
+        return prefixed(await fn(space, rel), prefix)
       },
       check,
     )
   }
 
+  /** The acting user's search target, labelled with its space and path prefix; null without one. */
+  function userTarget(user: SpaceView, id: string): SearchTarget | null {
+    return user.target && { ...user.target, space: 'user', pathPrefix: userPrefix(id), privateMemoryFile: true }
+  }
+
   return {
     /**
-     * Searches the agent's memory and, unless `spaces` leaves them out, the team's and those
-     * of the agents it has a grant for. A granted space it has no grant for is refused like
-     * any unknown value, whether that agent exists or not.
+     * Searches the agent's memory and, unless `spaces` leaves them out, the acting user's,
+     * the team's and those of the agents it has a grant for. A granted space it has no
+     * grant for is refused like any unknown value, whether that agent exists or not; so is
+     * `user` without a user.
      */
-    async search(agent: string, req: SearchRequest) {
+    async search(who: Actor, req: SearchRequest) {
+      const { agent } = who
       const owners = ownersOf(agent)
-      const spaces = new Set<Space>(req.spaces ?? ['agent', 'team', ...owners.map(grantedSpace)])
+      const defaults: Space[] = ['agent', ...(who.user === null ? [] : ['user' as const]), 'team']
+      const spaces = new Set<Space>(req.spaces ?? [...defaults, ...owners.map(grantedSpace)])
       if (req.spaces?.includes('team') && !teamTarget) {
         throw appError('VALIDATION_FAILED', 'There is no team memory (MNEMO_TEAM_DIR is not set)')
+      }
+      if (req.spaces?.includes('user') && who.user === null) {
+        throw appError('VALIDATION_FAILED', 'Space "user" needs a user to act for (X-Mnemo-User)')
       }
       const ungranted = [...spaces].filter((s) => {
         const owner = grantOwner(s)
@@ -133,22 +207,31 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       if (ungranted.length > 0) {
         throw appError('VALIDATION_FAILED', `No read grant for ${ungranted.join(', ')} (MNEMO_AGENT_GRANTS)`)
       }
-      return registry.use(agent, 'read', async (own) => {
+      const run = async (own: SpaceView, user: SpaceView | null) => {
         const withTeam = spaces.has('team') && teamTarget
         if (withTeam) await team?.checkFolder()
-        const targets = [spaces.has('agent') ? own.target : null, withTeam ? teamTarget : null]
+        const targets = [
+          spaces.has('agent') ? own.target : null,
+          user && who.user !== null && spaces.has('user') ? userTarget(user, who.user) : null,
+          withTeam ? teamTarget : null,
+        ]
         const granted = owners.filter((o) => spaces.has(grantedSpace(o)))
         return withOwnerTargets(registry, granted, (ownerTargets) =>
           deps.search.search(req, [...targets.filter((t): t is SearchTarget => t !== null), ...ownerTargets]),
         )
-      })
+      }
+      if (who.user === null) return registry.use(agent, 'read', (own) => run(own, null))
+      return onUser({ ...who, user: who.user }, 'read', (user, own) => run(own, user))
     },
-    /** The agent's indexed files, then the team's (under team/), then those of its grants (under agents/<owner>/). */
-    listFiles(agent: string) {
-      return registry.use(agent, 'read', async (own) => {
+    /**
+     * The agent's indexed files, then the acting user's (under users/<id>/), the team's
+     * (under team/), then those of its grants (under agents/<owner>/).
+     */
+    listFiles(who: Actor) {
+      const list = async (own: SpaceView, user: SpaceView | null) => {
         await team?.checkFolder()
         const granted = []
-        for (const owner of ownersOf(agent)) {
+        for (const owner of ownersOf(who.agent)) {
           const files = await onOwner(
             registry,
             owner,
@@ -158,8 +241,17 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
           )
           granted.push(...files.map((f) => ({ ...f, path: grantedPrefix(owner) + f.path, space: grantedSpace(owner) })))
         }
+        const mine =
+          user && who.user !== null
+            ? (await user.files.list()).map((f) => ({
+                ...f,
+                path: userPrefix(who.user as string) + f.path,
+                space: 'user' as const,
+              }))
+            : []
         return [
           ...(await own.files.list()).map((f) => ({ ...f, space: 'agent' as const })),
+          ...mine,
           ...((await team?.files.list()) ?? []).map((f) => ({
             ...f,
             path: TEAM_PREFIX + f.path,
@@ -167,11 +259,13 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
           })),
           ...granted,
         ]
-      })
+      }
+      if (who.user === null) return registry.use(who.agent, 'read', (own) => list(own, null))
+      return onUser({ ...who, user: who.user }, 'read', (user, own) => list(own, user))
     },
     /** A file or a window of its lines; PATH_INVALID, FILE_NOT_FOUND or FILE_TOO_LARGE otherwise. */
     readFile(
-      agent: string,
+      who: Actor,
       raw: string,
       window: { from?: number | undefined; lines?: number | undefined },
     ): Promise<FileWindow> {
@@ -190,8 +284,8 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
             throw appError('FILE_TOO_LARGE', undefined, { details: { sizeBytes: result.sizeBytes } })
         }
       }
-      const granted = grantedPath(ownersOf(agent), raw)
-      if (!granted) return onPath(agent, 'read', raw, readIn)
+      const granted = grantedPath(ownersOf(who.agent), raw)
+      if (!granted) return onPath(who, 'read', raw, readIn)
       const { owner, rel } = granted
       return onOwner(
         registry,
@@ -208,22 +302,19 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     /**
      * What a request's token may write (provenance.ts): the admin records no origin unless
      * it claims one and may claim owner; an agent token records agent, and may claim owner
-     * only when its agent is in MNEMO_OWNER_AGENTS.
+     * only when its agent is in MNEMO_OWNER_AGENTS and it is not bound to one user.
      */
     writerFor: (principal: Principal): Writer =>
       principal.role === 'admin'
         ? ADMIN_WRITER
-        : { origin: 'agent', mayClaimOwner: deps.ownerAgents.has(principal.agentId) },
-    put: async (
-      agent: string,
-      raw: string,
-      content: string,
-      pre: Precondition,
-      writer: Writer,
-    ): Promise<WriteResult> => {
-      refuseGranted(agent, raw)
+        : {
+            origin: 'agent',
+            mayClaimOwner: principal.userId === undefined && deps.ownerAgents.has(principal.agentId),
+          },
+    put: async (who: Actor, raw: string, content: string, pre: Precondition, writer: Writer): Promise<WriteResult> => {
+      refuseGranted(who.agent, raw)
       return onPath(
-        agent,
+        who,
         accessFor(pre),
         raw,
         (space, rel) => space.writes.put(rel, content, pre, writer),
@@ -235,16 +326,16 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     },
     /** Appends; with an origin or key, as an entry (entry-service.ts). */
     append: async (
-      agent: string,
+      who: Actor,
       raw: string,
       content: string,
       pre: Precondition,
       writer: Writer,
       fields: EntryFields = {},
     ): Promise<EntryWriteResult> => {
-      refuseGranted(agent, raw)
+      refuseGranted(who.agent, raw)
       return onPath(
-        agent,
+        who,
         accessFor(pre),
         raw,
         (space, rel) => space.entries.append(rel, content, pre, writer, fields),
@@ -256,27 +347,34 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       )
     },
     /**
-     * Supersedes an entry of the agent's memory (or the team's, under team/): by path and
-     * lines, or by key. Needs the entry, so it never creates the agent.
+     * Supersedes an entry of the agent's memory (or the team's, under team/; or the acting
+     * user's, under users/<id>/): by path and lines, or by key — within the acting user's
+     * memory when it acts for one. Needs the entry, so it never creates the agent.
      */
-    supersede: async (agent: string, req: SupersedeRequest, pre: Precondition, writer: Writer) => {
+    supersede: async (who: Actor, req: SupersedeRequest, pre: Precondition, writer: Writer) => {
       if (req.path !== undefined) {
-        refuseGranted(agent, req.path)
-        return onPath(agent, 'read', req.path, (space, rel) =>
+        refuseGranted(who.agent, req.path)
+        if (who.user !== null) routeUserPath(who, req.path, 'write')
+        return onPath(who, 'read', req.path, (space, rel) =>
           space.entries.supersede({ ...req, path: rel }, pre, writer),
         )
       }
-      const result = await registry.use(agent, 'read', (own) => own.entries.supersede(req, pre, writer))
-      return result
+      return onScope(who, 'read', async (space, prefix) =>
+        prefixed(await space.entries.supersede(req, pre, writer), prefix),
+      )
     },
     /**
-     * Removes every flush of a session from the agent's day files; `agent` null (the admin
-     * not acting for one): from every agent's.
+     * Removes every flush of a session from the day files of the acting user (or, without
+     * one, the agent's own); `agent` null (the admin not acting for one): from every
+     * agent's own.
      */
-    async forget(agent: string | null, sessionId: string) {
-      if (agent !== null) {
-        const done = await registry.use(agent, 'read', (own) => own.entries.forget(sessionId))
-        return { ...done, removed: done.removed.map((r) => ({ ...r, agent })) }
+    async forget(who: Actor | null, sessionId: string) {
+      if (who !== null) {
+        const done = await onScope(who, 'read', async (space, prefix) => {
+          const result = await space.entries.forget(sessionId)
+          return { ...result, removed: result.removed.map((r) => ({ ...r, path: prefix + r.path })) }
+        })
+        return { ...done, removed: done.removed.map((r) => ({ ...r, agent: who.agent })) }
       }
       const removed: (ForgetResult['removed'][number] & { agent: string })[] = []
       let files = 0
@@ -288,17 +386,20 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       return { sessionId, removed, files }
     },
     /** Deleting needs the file, so it never creates the agent. */
-    remove: async (agent: string, raw: string, pre: Precondition) => {
-      refuseGranted(agent, raw)
-      return onPath(agent, 'read', raw, (space, rel) => space.writes.remove(rel, pre))
+    remove: async (who: Actor, raw: string, pre: Precondition) => {
+      refuseGranted(who.agent, raw)
+      if (who.user !== null) routeUserPath(who, raw, 'write')
+      return onPath(who, 'read', raw, (space, rel) => space.writes.remove(rel, pre))
     },
     /**
-     * Appends to the agent's day file (creating the agent). The heading names the acting
-     * agent (main only when the body says `agentId: "main"`, as single-agent headings never
-     * named one); a body `agentId` naming any other agent is 403 AGENT_FORBIDDEN, so no
-     * agent can sign notes as another. A flush without notes only syncs: it creates nothing.
+     * Appends to the day file of the acting user (or the agent's own), creating them. The
+     * heading names the acting agent (main only when the body says `agentId: "main"`, as
+     * single-agent headings never named one); a body `agentId` naming any other agent is
+     * 403 AGENT_FORBIDDEN, so no agent can sign notes as another. A flush without notes
+     * only syncs: it creates nothing.
      */
-    flush(agent: string, req: FlushRequest, writer: Writer) {
+    flush(who: Actor, req: FlushRequest, writer: Writer) {
+      const { agent } = who
       if (req.agentId !== undefined && req.agentId !== agent) {
         throw appError(
           'AGENT_FORBIDDEN',
@@ -307,10 +408,10 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       }
       const agentId = agent === MAIN_AGENT ? req.agentId : agent
       const access = notesOf(req).trim() === '' ? 'read' : 'write'
-      return registry.use(
-        agent,
+      return onScope(
+        who,
         access,
-        (own) => own.entries.flush({ ...req, agentId }, writer),
+        async (space, prefix) => prefixed(await space.entries.flush({ ...req, agentId }, writer), prefix),
         () => {
           checkNewDayFileFlush({ ...req, agentId }, deps.maxFileBytes)
           resolveOrigin(writer, req.origin ?? undefined)
@@ -319,30 +420,52 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       )
     },
     /**
-     * The agent's index status. The shared embedding cache's size is for the admin only: an
-     * agent writing a guessed text could otherwise tell from it whether another agent holds it.
+     * The index status of the acting user's memory (or the agent's own). The shared
+     * embedding cache's size is for the admin only: an agent writing a guessed text could
+     * otherwise tell from it whether another agent holds it.
      */
-    indexStatus: (agent: string, opts: { admin: boolean }) =>
-      registry.use(agent, 'read', async (own) => withoutCacheSize(await own.indexing.status(), opts.admin)),
+    indexStatus: (who: Actor, opts: { admin: boolean }) =>
+      onScope(who, 'read', async (space) => withoutCacheSize(await space.indexing.status(), opts.admin)),
     /**
-     * Starts (or joins) a sync of the agent's index; with `wait`, answers once it is done.
-     * Without, the outcome is in the status and the log.
+     * Starts (or joins) a sync of the acting user's index (or the agent's own); with `wait`,
+     * answers once it is done. Without, the outcome is in the status and the log.
      */
-    syncIndex(agent: string, opts: { full: boolean; wait: boolean; reason: string; admin: boolean }) {
-      return registry.use(agent, 'read', async (own) => {
-        const job = own.indexing.requestSync(opts)
+    syncIndex(who: Actor, opts: { full: boolean; wait: boolean; reason: string; admin: boolean }) {
+      return onScope(who, 'read', async (space) => {
+        const job = space.indexing.requestSync(opts)
         if (!opts.wait) {
           job.catch(() => undefined)
-          return { done: false, status: withoutCacheSize(await own.indexing.status(), opts.admin) }
+          return { done: false, status: withoutCacheSize(await space.indexing.status(), opts.admin) }
         }
         await job
-        return { done: true, status: withoutCacheSize(await own.indexing.status(), opts.admin) }
+        return { done: true, status: withoutCacheSize(await space.indexing.status(), opts.admin) }
       })
     },
     /** Every agent, and the team index (null without one). */
     async agents() {
       return { agents: await registry.list(), team: team && (await spaceSummary(team)) }
     },
+    /** The users of an agent (those with a folder), with what each one's index holds. */
+    users: (agent: string) =>
+      registry.use(agent, 'read', async () => {
+        const out = []
+        for (const id of await deps.users.list(agent)) {
+          out.push({ id, ...(await registry.summary(userSpaceId(agent, id))) })
+        }
+        return { agent, users: out }
+      }),
+    /**
+     * Deletes everything a user of the agent has: its files and its index, once no request
+     * holds its memory (those that come meanwhile wait, then find it empty). Answers the
+     * files removed, as the user named them.
+     */
+    removeUser: (agent: string, user: string) =>
+      registry.use(agent, 'read', () =>
+        registry.remove(userSpaceId(agent, user), async () => {
+          const files = await deps.users.remove(agent, user)
+          return { agent, user, files: files.map((f) => userPrefix(user) + f) }
+        }),
+      ),
   }
 }
 

@@ -20,12 +20,13 @@
 import fs from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { folderReplaced } from '../files/held-root.js'
-import { isAgentId, MAIN_AGENT } from '../shared/agent-id.js'
+import { isSpaceId, MAIN_AGENT, splitSpaceId } from '../shared/agent-id.js'
 import { yieldToEventLoop } from '../shared/async.js'
 import { appError, isAppError } from '../shared/errors.js'
 import { createLimiter } from '../shared/limiter.js'
 import type { Logger } from '../shared/logger.js'
-import { AGENT_FOLDER, type AgentFolders, type FoundFolder } from './agent-folders.js'
+import { AGENT_FOLDER, type FolderLookup, type FoundFolder } from './agent-folders.js'
+import type { FolderIdentity } from '../files/held-root.js'
 import type { MaybePromise } from '../store/port.js'
 import type { AgentSpace } from './agent-space.js'
 import { spaceSummary, type AgentSummary } from './agent-summary.js'
@@ -52,9 +53,20 @@ const PREEMPT_AFTER_MS = 1000
  */
 export type UseOptions = { placeWaitMs?: number }
 
+/**
+ * The folders of the registry's spaces: an agent's by its id, a user's by `<agent>/<user>`
+ * (user-folders.ts); `ids` lists the agents only.
+ */
+export type SpaceFolders = {
+  find(id: string): Promise<FolderLookup>
+  create(id: string, check: () => void): Promise<FoundFolder>
+  ids(): Promise<string[]>
+  pin(id: string, identity: FolderIdentity): void
+}
+
 export type AgentRegistryDeps = {
   main: AgentSpace
-  folders: AgentFolders
+  folders: SpaceFolders
   /** Agents with a token: without a folder they read as empty (`empty`), not as unknown. */
   known: ReadonlySet<string>
   empty: (id: string) => SpaceView
@@ -98,6 +110,8 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   const summaries = new Map<string, AgentSummary>()
   const opening = createLimiter(OPENS_AT_ONCE)
   const closing = createLimiter(CLOSES_AT_ONCE)
+  /** Spaces being removed (a user deleted): no request opens them until that is done. */
+  const removing = new Map<string, Promise<void>>()
   /** Resolved (and replaced) whenever a place may have come free. */
   let changed = Promise.withResolvers<void>()
   let closed = false
@@ -261,6 +275,11 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   ): Promise<Entry | 'empty'> {
     for (;;) {
       if (closed) throw appError('SHUTTING_DOWN')
+      const removal = removing.get(id)
+      if (removal) {
+        await removal
+        continue
+      }
       const known = entries.get(id)
       if (known?.revoked) throw folderReplaced(AGENT_FOLDER)
       if (known?.closing) {
@@ -273,7 +292,8 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       const creating = lookup.kind === 'missing' && access === 'write'
       if (lookup.kind === 'found') found = lookup
       else if (creating) found = await deps.folders.create(id, check)
-      else if (deps.known.has(id)) return 'empty'
+      // A user without a folder has no memory yet: any user of an agent reads as empty.
+      else if (deps.known.has(id) || splitSpaceId(id)) return 'empty'
       else throw notFound(id)
       // The registry may have closed, or another request opened the agent, meanwhile.
       if (closed) throw appError('SHUTTING_DOWN')
@@ -326,7 +346,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       check: () => void = () => undefined,
       opts: UseOptions = {},
     ): Promise<T> {
-      if (!isAgentId(id)) throw appError('AGENT_INVALID')
+      if (!isSpaceId(id)) throw appError('AGENT_INVALID')
       if (id === MAIN_AGENT) {
         await deps.main.checkFolder()
         return fn(deps.main)
@@ -350,7 +370,8 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
     },
     /** Every agent (main, open ones, folders in MNEMO_AGENTS_DIR, those with a token) with what its index holds. */
     async list(): Promise<(AgentSummary & { id: string; open: boolean })[]> {
-      const ids = new Set([MAIN_AGENT, ...entries.keys(), ...deps.known, ...(await deps.folders.ids())])
+      const agents = [...entries.keys()].filter((id) => splitSpaceId(id) === null)
+      const ids = new Set([MAIN_AGENT, ...agents, ...deps.known, ...(await deps.folders.ids())])
       const out = []
       for (const id of [...ids].sort()) {
         const space = id === MAIN_AGENT ? deps.main : entries.get(id)?.closing ? null : entries.get(id)?.space
@@ -360,6 +381,37 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
         await yieldToEventLoop()
       }
       return out
+    },
+    /**
+     * What a space (a user's) held, read from it when open or from its index when closed:
+     * `peek` reads a closed one without opening it.
+     */
+    async summary(id: string): Promise<AgentSummary & { open: boolean }> {
+      const space = entries.get(id)?.closing ? null : entries.get(id)?.space
+      if (space) return { open: true, ...(await spaceSummary(space)) }
+      return { open: false, ...(summaries.get(id) ?? (await deps.peek(id))) }
+    },
+    /**
+     * Closes the space `id` once no request holds it and runs `fn` (which deletes what it
+     * held) while no request can open it: those that come meanwhile wait, then find it gone.
+     */
+    async remove<T>(id: string, fn: () => Promise<T>): Promise<T> {
+      for (let wait = removing.get(id); wait; wait = removing.get(id)) await wait
+      const done = Promise.withResolvers<void>()
+      removing.set(id, done.promise)
+      try {
+        for (let entry = entries.get(id); entry; entry = entries.get(id)) {
+          if (entry.closing) await entry.closing
+          else if (!entry.space) await entry.ready.catch(() => undefined)
+          else if (entry.leases > 0) await changed.promise
+          else await close(entry)
+        }
+        summaries.delete(id)
+        return await fn()
+      } finally {
+        removing.delete(id)
+        done.resolve()
+      }
     },
     /** Agents open (or opening) now, main excluded: never more than `maxOpen`. */
     openCount: (): number => placedCount(),

@@ -29,11 +29,12 @@ import { createSyncWorker } from '../indexing/sync-worker.js'
 import { createSpaceEvents } from '../events/space-events.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
 import type { SearchTarget } from '../search/search-service.js'
-import { TEAM_PREFIX } from '../shared/agent-id.js'
+import { TEAM_PREFIX, userPrefix } from '../shared/agent-id.js'
 import { createInFlight } from '../shared/in-flight.js'
 import { createKeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
-import type { SpaceStore } from '../store/port.js'
+import type { SpaceKey, SpaceStore } from '../store/port.js'
+import type { Audience } from '../events/event-bus.js'
 import type { SharedResources, SpaceDef } from './space-resources.js'
 
 /**
@@ -41,6 +42,18 @@ import type { SharedResources, SpaceDef } from './space-resources.js'
  * catch-up sync, in ms: the search that reopened it is answered first.
  */
 const START_PAUSE_MS = 1000
+
+/** Who hears of a space's changes (events/event-bus.ts). */
+function audienceOf(key: SpaceKey): Audience {
+  if (key.kind === 'team') return { space: 'team' }
+  return key.kind === 'user' ? { space: 'user', agent: key.agent, user: key.user } : { space: 'agent', agent: key.id }
+}
+
+/** How a space's paths are named in its events: as the request that reaches it names them. */
+function eventPrefixOf(key: SpaceKey): string {
+  if (key.kind === 'team') return TEAM_PREFIX
+  return key.kind === 'user' ? userPrefix(key.user) : ''
+}
 
 /** The sessions folder as a real path, created when missing; null when none is configured. */
 function sessionsReal(dir: string | undefined): string | null {
@@ -54,7 +67,11 @@ function sessionsReal(dir: string | undefined): string | null {
  * is not the one `def.expect` names.
  */
 export async function createAgentSpace(def: SpaceDef, shared: SharedResources) {
-  const log = shared.log.child({ [def.space === 'team' ? 'space' : 'agent']: def.name })
+  const log = shared.log.child(
+    def.key.kind === 'user'
+      ? { agent: def.key.agent, user: def.key.user }
+      : { [def.space === 'team' ? 'space' : 'agent']: def.name },
+  )
   const root = holdRoot(def.root, {
     what: def.what,
     ...(def.expect && { expect: def.expect }),
@@ -117,8 +134,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
     paths: memoryPaths,
   }
   const targets = createWriteTargets(store)
-  const audience = def.space === 'team' ? ({ space: 'team' } as const) : ({ space: 'agent', agent: def.name } as const)
-  const events = shared.events && createSpaceEvents(shared.events, audience, def.space === 'team' ? TEAM_PREFIX : '')
+  const events = shared.events && createSpaceEvents(shared.events, audienceOf(def.key), eventPrefixOf(def.key))
   const indexer = createIndexer({
     live: store,
     targets: targets.all,
@@ -207,7 +223,7 @@ async function wireSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot,
   const target: SearchTarget = {
     space: def.space,
     pathPrefix: '',
-    privateMemoryFile: def.space === 'agent',
+    privateMemoryFile: def.space !== 'team',
     reader,
     vectorsReady: () => store.storesVectors(),
     onSearch: syncWorker.onSearch,

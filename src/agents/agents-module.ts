@@ -7,14 +7,17 @@
 import fs from 'node:fs'
 import type { Config } from '../config/config.js'
 import type { SearchService } from '../search/search-service.js'
-import { MAIN_AGENT } from '../shared/agent-id.js'
+import { MAIN_AGENT, splitSpaceId } from '../shared/agent-id.js'
 import type { Logger } from '../shared/logger.js'
 import { indexOpenError } from '../store/data-dir.js'
 import { createAgentGateway } from './agent-gateway.js'
 import { AGENT_FOLDER, createAgentFolders } from './agent-folders.js'
-import { createAgentRegistry } from './agent-registry.js'
+import { createAgentRegistry, type SpaceFolders } from './agent-registry.js'
+import { createUserFolders, USER_FOLDER } from './user-folders.js'
+import type { SpaceKey } from '../store/port.js'
 import { createAgentSpace, type AgentSpace } from './agent-space.js'
 import type { SharedResources, SpaceDef } from './space-resources.js'
+import { tokenAgent } from '../config/agent-tokens.js'
 import { emptySpace } from './empty-space.js'
 
 /** A folder as a real path, created when missing. */
@@ -71,14 +74,32 @@ export async function createAgents(deps: AgentsDeps) {
           shared,
         )
   const log = deps.log.child({ module: 'agents' })
+  const agentFolders = createAgentFolders({
+    dirReal: config.agents.dir === undefined ? null : realDir(config.agents.dir),
+    maxAgents: config.agents.maxAgents,
+    log,
+  })
+  const users = createUserFolders({
+    agents: agentFolders,
+    mainRoot: mainDef.root,
+    maxUsers: config.agents.maxUsers,
+    log,
+  })
+  // Registry names: an agent's id, or `<agent>/<user>` for a user's memory inside it.
+  const folders: SpaceFolders = {
+    find: (id) => (splitSpaceId(id) ? users.find(id) : agentFolders.find(id)),
+    create: (id, check) => (splitSpaceId(id) ? users.create(id, check) : agentFolders.create(id, check)),
+    ids: agentFolders.ids,
+    pin: (id, identity) => (splitSpaceId(id) ? users.pin(id, identity) : agentFolders.pin(id, identity)),
+  }
+  const keyOf = (id: string): SpaceKey => {
+    const split = splitSpaceId(id)
+    return split ? { kind: 'user', ...split } : { kind: 'agent', id }
+  }
   const registry = createAgentRegistry({
     main,
-    folders: createAgentFolders({
-      dirReal: config.agents.dir === undefined ? null : realDir(config.agents.dir),
-      maxAgents: config.agents.maxAgents,
-      log,
-    }),
-    known: new Set([...config.agents.tokens.keys()].filter((id) => id !== MAIN_AGENT)),
+    folders,
+    known: new Set([...config.agents.tokens.keys()].map(tokenAgent).filter((id) => id !== MAIN_AGENT)),
     empty: (id) =>
       emptySpace(id, {
         embedding: shared.embedding.status,
@@ -88,27 +109,37 @@ export async function createAgents(deps: AgentsDeps) {
         maxFolders: config.agents.maxFolders,
       }),
     maxOpen: config.agents.maxOpen,
-    open: (id, folder, onFolderReplaced) =>
-      createAgentSpace(
+    open: (id, folder, onFolderReplaced) => {
+      const key = keyOf(id)
+      return createAgentSpace(
         {
           ...plain,
           name: id,
-          space: 'agent',
+          space: key.kind === 'user' ? 'user' : 'agent',
           root: folder.root,
-          what: AGENT_FOLDER,
+          what: key.kind === 'user' ? USER_FOLDER : AGENT_FOLDER,
           expect: folder.identity,
           onFolderReplaced,
-          key: { kind: 'agent', id },
+          key,
           readOnly: false,
         },
         shared,
-      ),
-    peek: async (id) => ({ ...(await engine.peekCounts({ kind: 'agent', id })), lastSync: null }),
+      )
+    },
+    peek: async (id) => ({ ...(await engine.peekCounts(keyOf(id))), lastSync: null }),
     log,
     ...(deps.now && { now: deps.now }),
   })
   const gateway = createAgentGateway({
     registry,
+    users: {
+      list: users.users,
+      remove: async (agent, user) => {
+        const files = await users.remove(agent, user)
+        await engine.dropSpace({ kind: 'user', agent, user })
+        return files
+      },
+    },
     team,
     search: deps.search,
     maxFileBytes: config.index.maxFileBytes,
@@ -121,6 +152,8 @@ export async function createAgents(deps: AgentsDeps) {
     gateway,
     /** The agents (opened on use) and the team's space, for export and import. */
     registry,
+    /** An agent's users (those with a folder under users/), for export. */
+    users: users.users,
     team,
     /** Agents open now besides main (never more than MNEMO_MAX_OPEN_AGENTS). */
     openAgents: registry.openCount,

@@ -24,7 +24,7 @@ import type { EmbeddingWiring } from '../embedding-wiring.js'
 
 /** What one space is. */
 export type SpaceDef = {
-  /** The agent id, or `team`. */
+  /** The agent id, `<agent>/<user>` for a user's memory, or `team`. */
   name: string
   space: Space
   /** The workspace folder as a real path (it exists). */
@@ -61,7 +61,7 @@ export type SharedResources = {
   /** Where indexes live (store/port.ts). */
   engine: Pick<
     StorageEngine,
-    'openSpace' | 'kind' | 'keywordTokenizer' | 'health' | 'locate' | 'peekCounts' | 'onRecovered'
+    'openSpace' | 'kind' | 'keywordTokenizer' | 'health' | 'locate' | 'peekCounts' | 'onRecovered' | 'dropSpace'
   >
   cache: IndexingServiceDeps['cache']
   prepareCache: PrepareCache

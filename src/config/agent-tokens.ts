@@ -1,11 +1,12 @@
 /**
- * Token rules (SPEC §7, §8) and agent tokens: `id:token` pairs from MNEMO_AGENT_TOKENS
- * (comma-separated) or MNEMO_AGENT_TOKENS_FILE (one per line, `#` comments). A token is
+ * Token rules (SPEC §7, §8, §11) and agent tokens: `id:token` pairs from MNEMO_AGENT_TOKENS
+ * (comma-separated) or MNEMO_AGENT_TOKENS_FILE (one per line, `#` comments); the id is an
+ * agent's, or `agent/user` for a token bound to one user inside the agent. A token is
  * split from its id at the first `:`, so a token may itself contain `:`. Problems are
  * reported with the source and entry number they come from, never with a token, nor with
  * text that could be one (an entry without `:`, or whatever stands where the id should).
  */
-import { isAgentId } from '../shared/agent-id.js'
+import { isSpaceId, splitSpaceId } from '../shared/agent-id.js'
 
 /** Shortest accepted token: shorter ones are guessable (16 characters of a random base64 ≈ 96 bits). */
 export const MIN_TOKEN_CHARS = 16
@@ -38,8 +39,9 @@ export function parseAgentTokens(
       }
       const id = entry.slice(0, colon).trim()
       const problem = tokenProblem(entry.slice(colon + 1).trim())
-      if (!isAgentId(id)) issues.push(`${where}: what stands before ":" is not an agent id (a-z 0-9 _ -, up to 63)`)
-      else if (problem) issues.push(`${where}: the token of "${id}" ${problem}`)
+      if (!isSpaceId(id)) {
+        issues.push(`${where}: what stands before ":" is not an agent id or agent/user (a-z 0-9 _ -, up to 63 each)`)
+      } else if (problem) issues.push(`${where}: the token of "${id}" ${problem}`)
       else if (into.has(id)) issues.push(`${where}: "${id}" has a token already`)
       else into.set(id, entry.slice(colon + 1).trim())
     })
@@ -59,3 +61,6 @@ export function checkDistinctTokens(
     if (token === adminToken) issues.push(`MNEMO_AGENT_TOKENS: the token of "${id}" is MNEMO_API_TOKEN`)
   }
 }
+
+/** The agent a token id names: `support` for `support` and for `support/alice`. */
+export const tokenAgent = (id: string): string => splitSpaceId(id)?.agent ?? id

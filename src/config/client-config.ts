@@ -1,6 +1,6 @@
 /**
  * Settings of the `mnemo` client commands and `mnemo mcp`, which talk to a running mnemo
- * over REST: where it is, the token to send and the agent to act for. Parsed once at start;
+ * over REST: where it is, the token to send and the agent (and user) to act for. Parsed once at start;
  * a bad value stops it with a message naming the variable, like the service's own settings.
  * The token is read from MNEMO_API_TOKEN (the service's own variable, so one shell can run
  * both) or MNEMO_TOKEN, each or its `_FILE` variant; two of them holding different tokens is
@@ -42,12 +42,22 @@ export const clientEnvSchema = z.object({
   MNEMO_AGENT: z
     .preprocess(unsetIfEmpty, z.string().regex(AGENT_ID_PATTERN, 'must be an agent id').optional())
     .describe('Agent to act for (default: the token’s agent, or main)'),
+  MNEMO_USER: z
+    .preprocess(unsetIfEmpty, z.string().regex(AGENT_ID_PATTERN, 'must be a user id').optional())
+    .describe('User inside the agent to act for (X-Mnemo-User; default: the token’s bound user, or none)'),
   MNEMO_TIMEOUT_MS: z
     .preprocess(unsetIfEmpty, z.coerce.number().int().min(100).max(600_000).default(30_000))
     .describe('Time limit of one call to mnemo, in ms'),
 })
 
-export type ClientConfig = { url: string; token: string | undefined; agent: string | undefined; timeoutMs: number }
+export type ClientConfig = {
+  url: string
+  token: string | undefined
+  agent: string | undefined
+  /** X-Mnemo-User: the user inside the agent to act for. */
+  user?: string | undefined
+  timeoutMs: number
+}
 
 /** `cwd`: where a relative MNEMO_TOKEN_FILE is looked for. */
 export function loadClientConfig(env: Record<string, string | undefined>, cwd = '.'): ClientConfig {
@@ -68,6 +78,7 @@ export function loadClientConfig(env: Record<string, string | undefined>, cwd = 
     url: e.MNEMO_URL.replace(/\/+$/, ''),
     token,
     agent: e.MNEMO_AGENT,
+    user: e.MNEMO_USER,
     timeoutMs: e.MNEMO_TIMEOUT_MS,
   }
 }

@@ -57,10 +57,12 @@ export type Config = Readonly<{
     maxAgents: number
     /** Folders one space may hold (creating more is FOLDER_LIMIT): each is an inotify watch. */
     maxFolders: number
+    /** Users one agent may have (MNEMO_MAX_USERS_PER_AGENT): a new one beyond is USER_LIMIT. */
+    maxUsers: number
     /** Absolute path of the team workspace, if any. */
     teamDir: string | undefined
     teamWritable: boolean
-    /** Agent id → its token (secrets: never logged). */
+    /** Agent id (or `agent/user`, a token bound to one user) → its token (secrets: never logged). */
     tokens: ReadonlyMap<string, string>
     /** Reader id → the agents whose memory it may search and read, never write (MNEMO_AGENT_GRANTS). */
     grants: ReadonlyMap<string, readonly string[]>

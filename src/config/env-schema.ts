@@ -76,6 +76,9 @@ export const envSchema = z
     MNEMO_MAX_FOLDERS_PER_AGENT: envVar(int(1, 100_000).default(100)).describe(
       'Folders one memory may hold (each costs an inotify watch while open): one more is 409 FOLDER_LIMIT',
     ),
+    MNEMO_MAX_USERS_PER_AGENT: envVar(int(1, 1_000_000).default(10_000)).describe(
+      'Users one agent may have (each a folder under users/ and an index): one more is 409 USER_LIMIT',
+    ),
     MNEMO_TEAM_DIR: envVar(z.string().optional()).describe(
       'Team workspace every agent can search and read (paths under team/); unset: no team memory',
     ),

@@ -6,9 +6,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { agentBodyShareBytes } from '../admission/body-budget.js'
-import { GRANTS_PREFIX, MAIN_AGENT, TEAM_PREFIX } from '../shared/agent-id.js'
+import { GRANTS_PREFIX, MAIN_AGENT, TEAM_PREFIX, USERS_DIR } from '../shared/agent-id.js'
 import { invalidConfiguration } from '../shared/config-error.js'
 import { parseAgentGrants } from './agent-grants.js'
+import { tokenAgent } from './agent-tokens.js'
 import { isAgentId } from '../shared/agent-id.js'
 import type { Config } from './config.js'
 import { envSchema } from './env-schema.js'
@@ -119,7 +120,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
         '(or MNEMO_API_TOKEN_FILE, or agent tokens), or set MNEMO_ALLOW_NO_TOKEN=true to serve without a token',
     )
   }
-  if (agentsDir === undefined && [...agentTokens.keys()].some((id) => id !== MAIN_AGENT)) {
+  const tokenAgents = new Set([...agentTokens.keys()].map(tokenAgent))
+  if (agentsDir === undefined && [...tokenAgents].some((id) => id !== MAIN_AGENT)) {
     issues.push('MNEMO_AGENT_TOKENS: agents other than "main" need MNEMO_AGENTS_DIR')
   }
   if (teamDir !== undefined && extraPaths.some((p) => p === 'team' || p.startsWith(TEAM_PREFIX))) {
@@ -127,11 +129,14 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
   }
   const grants = parseAgentGrants(
     e.MNEMO_AGENT_GRANTS,
-    { agentsDir, tokens: new Set(agentTokens.keys()), maxOpen: e.MNEMO_MAX_OPEN_AGENTS },
+    { agentsDir, tokens: tokenAgents, maxOpen: e.MNEMO_MAX_OPEN_AGENTS },
     issues,
   )
   if (grants.has(MAIN_AGENT) && extraPaths.some((p) => `${p}/`.startsWith(GRANTS_PREFIX))) {
     issues.push('MNEMO_EXTRA_PATHS: agents/ is reserved for granted memories when main reads another agent')
+  }
+  if (extraPaths.some((p) => `${p}/`.startsWith(`${USERS_DIR}/`))) {
+    issues.push("MNEMO_EXTRA_PATHS: users/ is reserved for the memory of the agent's users")
   }
   const ownerAgents = new Set(list(e.MNEMO_OWNER_AGENTS))
   for (const id of ownerAgents) {
@@ -177,6 +182,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       maxOpen: e.MNEMO_MAX_OPEN_AGENTS,
       maxAgents: e.MNEMO_MAX_AGENTS,
       maxFolders: e.MNEMO_MAX_FOLDERS_PER_AGENT,
+      maxUsers: e.MNEMO_MAX_USERS_PER_AGENT,
       teamDir,
       teamWritable: e.MNEMO_TEAM_WRITABLE,
       tokens: agentTokens,

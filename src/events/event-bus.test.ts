@@ -11,7 +11,7 @@ describe('the event bus', () => {
   it('delivers an agent its own events and the team’s, numbered in its own sequence', () => {
     const bus = createEventBus({ replay: 10, boot: 'b', now: () => 0 })
     const got: string[] = []
-    bus.subscribe('ada', undefined, (f) => got.push(f))
+    bus.subscribe({ agent: 'ada', user: null }, undefined, (f) => got.push(f))
     bus.publish(ada, { type: 'file.written', path: 'MEMORY.md' })
     bus.publish(bob, { type: 'file.written', path: 'MEMORY.md' })
     bus.publish(team, { type: 'file.deleted', path: 'team/MEMORY.md' })
@@ -26,20 +26,39 @@ describe('the event bus', () => {
   it("gives a team event an id in each agent's sequence, and never moves one agent's ids for another's events", () => {
     const bus = createEventBus({ replay: 10, boot: 'b' })
     const got = { ada: [] as string[], bob: [] as string[] }
-    bus.subscribe('ada', undefined, (f) => got.ada.push(f))
-    bus.subscribe('bob', undefined, (f) => got.bob.push(f))
+    bus.subscribe({ agent: 'ada', user: null }, undefined, (f) => got.ada.push(f))
+    bus.subscribe({ agent: 'bob', user: null }, undefined, (f) => got.bob.push(f))
     for (let i = 0; i < 5; i++) bus.publish(ada, { type: 'file.indexed', path: `f${i}` })
     bus.publish(team, { type: 'file.indexed', path: 'team/t.md' })
     bus.publish(bob, { type: 'file.indexed', path: 'b.md' })
     expect(ids(got.ada)).toEqual(['b-ada-1', 'b-ada-2', 'b-ada-3', 'b-ada-4', 'b-ada-5', 'b-ada-6'])
     expect(ids(got.bob)).toEqual(['b-bob-1', 'b-bob-2'])
-    expect(bus.subscribe('bob', undefined, () => undefined).currentId).toBe('b-bob-2')
+    expect(bus.subscribe({ agent: 'bob', user: null }, undefined, () => undefined).currentId).toBe('b-bob-2')
+  })
+
+  it("gives a user's stream its own events, the agent's shared ones and the team's, never another user's", () => {
+    const bus = createEventBus({ replay: 10, boot: 'b' })
+    const got = { alice: [] as string[], bob: [] as string[], shared: [] as string[] }
+    bus.subscribe({ agent: 'ada', user: 'alice' }, undefined, (f) => got.alice.push(f))
+    bus.subscribe({ agent: 'ada', user: 'bob' }, undefined, (f) => got.bob.push(f))
+    bus.subscribe({ agent: 'ada', user: null }, undefined, (f) => got.shared.push(f))
+    bus.publish({ space: 'user', agent: 'ada', user: 'alice' }, { type: 'file.written', path: 'users/alice/MEMORY.md' })
+    bus.publish(ada, { type: 'file.written', path: 'MEMORY.md' })
+    bus.publish(team, { type: 'file.written', path: 'team/MEMORY.md' })
+    expect(ids(got.alice)).toEqual(['b-ada/alice-1', 'b-ada/alice-2', 'b-ada/alice-3'])
+    expect(got.alice[0]).toContain('"space":"user","agent":"ada","user":"alice"')
+    expect(ids(got.bob)).toEqual(['b-ada/bob-1', 'b-ada/bob-2'])
+    expect(ids(got.shared)).toEqual(['b-ada-1', 'b-ada-2'])
+    expect(got.bob.join('') + got.shared.join('')).not.toContain('alice')
+    // An id of alice's stream resumes nothing for bob's.
+    const sub = bus.subscribe({ agent: 'ada', user: 'bob' }, 'b-ada/alice-1', () => undefined)
+    expect(sub.resume.kind).toBe('reset')
   })
 
   it('replays what came after an id while the ring holds it, and resets otherwise', () => {
     const bus = createEventBus({ replay: 4, boot: 'b' })
     const resume = (agent: string, id: string | undefined) => {
-      const sub = bus.subscribe(agent, id, () => undefined)
+      const sub = bus.subscribe({ agent, user: null }, id, () => undefined)
       sub.unsubscribe()
       return { ...sub.resume, currentId: sub.currentId }
     }
@@ -73,13 +92,21 @@ describe('the event bus', () => {
     const bus = createEventBus({ replay: 4, boot: 'b' })
     bus.publish({ space: 'agent', agent: 'ci-bot-2' }, { type: 'file.deleted', path: 'x' })
     bus.publish({ space: 'agent', agent: 'ci-bot-2' }, { type: 'file.deleted', path: 'y' })
-    const sub = bus.subscribe('ci-bot-2', 'b-ci-bot-2-1', () => undefined)
+    const sub = bus.subscribe({ agent: 'ci-bot-2', user: null }, 'b-ci-bot-2-1', () => undefined)
     expect(sub.resume.kind === 'replay' && ids(sub.resume.frames)).toEqual(['b-ci-bot-2-2'])
   })
 
   it('names its process with the start time and random digits unless told', () => {
-    const a = createEventBus({ replay: 1 }).subscribe('ada', undefined, () => undefined).currentId
-    const b = createEventBus({ replay: 1 }).subscribe('ada', undefined, () => undefined).currentId
+    const a = createEventBus({ replay: 1 }).subscribe(
+      { agent: 'ada', user: null },
+      undefined,
+      () => undefined,
+    ).currentId
+    const b = createEventBus({ replay: 1 }).subscribe(
+      { agent: 'ada', user: null },
+      undefined,
+      () => undefined,
+    ).currentId
     expect(a).toMatch(/^[0-9a-z]+-ada-0$/)
     expect(a).not.toBe(b)
   })
@@ -87,7 +114,7 @@ describe('the event bus', () => {
   it('stops delivering after unsubscribe', () => {
     const bus = createEventBus({ replay: 3, boot: 'b' })
     const got: string[] = []
-    const sub = bus.subscribe('ada', undefined, (f) => got.push(f))
+    const sub = bus.subscribe({ agent: 'ada', user: null }, undefined, (f) => got.push(f))
     sub.unsubscribe()
     bus.publish(ada, { type: 'file.deleted', path: 'x' })
     expect(got).toEqual([])

@@ -23,8 +23,15 @@ export type EventType =
   | 'entry.superseded'
   | 'session.forgotten'
 
-/** Whose events: an agent's own space, or the team's (seen by every agent). */
-export type Audience = { space: 'agent'; agent: string } | { space: 'team' }
+/**
+ * Whose events: an agent's own (shared) space, one of its users' (heard only by streams
+ * acting for that user), or the team's (heard by every agent).
+ */
+export type Audience =
+  { space: 'agent'; agent: string } | { space: 'user'; agent: string; user: string } | { space: 'team' }
+
+/** Whose stream: an agent's, or a user's inside an agent (null: none). */
+export type Listener = { agent: string; user: string | null }
 
 /** An event as published, before it gets its id and time. */
 export type EventBody = {
@@ -65,12 +72,22 @@ export type EventBusOptions = {
 }
 
 const TEAM_KEY = 'team'
-const keyOf = (audience: Audience): string => (audience.space === 'team' ? TEAM_KEY : `agent:${audience.agent}`)
+function keyOf(audience: Audience): string {
+  if (audience.space === 'team') return TEAM_KEY
+  return audience.space === 'user' ? `user:${audience.agent}/${audience.user}` : `agent:${audience.agent}`
+}
 
-/** The audience keys an agent's stream receives: its own and the team's. */
-export const audiencesOf = (agent: string): ReadonlySet<string> => new Set([keyOf({ space: 'agent', agent }), TEAM_KEY])
+/** The audience keys a stream receives: the agent's own, its user's (if it acts for one) and the team's. */
+export function audiencesOf(who: Listener): ReadonlySet<string> {
+  const keys = [keyOf({ space: 'agent', agent: who.agent }), TEAM_KEY]
+  if (who.user !== null) keys.push(keyOf({ space: 'user', agent: who.agent, user: who.user }))
+  return new Set(keys)
+}
 
-/** `<boot>-<agent>-<n>`: boot has no `-`, n is digits, the agent is what lies between. */
+/** A stream's name in its ids: the agent, or `<agent>/<user>`. */
+const streamOf = (who: Listener): string => (who.user === null ? who.agent : `${who.agent}/${who.user}`)
+
+/** `<boot>-<stream>-<n>`: boot has no `-`, n is digits, the stream is what lies between. */
 const ID = /^([0-9a-z]+)-(.+)-(\d{1,15})$/
 
 /** The SSE frame of `e` in a stream whose id for it is `id`. */
@@ -85,50 +102,49 @@ export function createEventBus(opts: EventBusOptions) {
   const ring: (Stored | undefined)[] = new Array<Stored | undefined>(capacity)
   let start = 0
   let size = 0
-  /** Events published per agent (its own), and the team's: one entry per agent that had one. */
-  const own = new Map<string, number>()
-  let team = 0
-  const listeners = new Set<{ agent: string; keys: ReadonlySet<string>; deliver: (frame: string) => void }>()
+  /** Events published per audience key: one entry per agent, user or team that had one. */
+  const counts = new Map<string, number>()
+  const listeners = new Set<{ stream: string; keys: ReadonlySet<string>; deliver: (frame: string) => void }>()
 
-  /** How many events an agent's stream has had: its own and the team's. */
-  const position = (agent: string) => (own.get(agent) ?? 0) + team
-  const idOf = (agent: string, n: number) => `${boot}-${agent}-${n}`
+  /** How many events a stream has had: those of every audience it hears. */
+  const position = (keys: ReadonlySet<string>) => {
+    let n = 0
+    for (const k of keys) n += counts.get(k) ?? 0
+    return n
+  }
+  const idOf = (stream: string, n: number) => `${boot}-${stream}-${n}`
 
   function publish(audience: Audience, body: EventBody): void {
-    if (audience.space === 'team') team++
-    else own.set(audience.agent, (own.get(audience.agent) ?? 0) + 1)
-    const data = {
-      ...body,
-      space: audience.space,
-      ...(audience.space === 'agent' && { agent: audience.agent }),
-      time: new Date(now()).toISOString(),
-    }
-    const stored: Stored = { key: keyOf(audience), type: body.type, rest: `,${JSON.stringify(data).slice(1)}` }
+    const key = keyOf(audience)
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+    const { space, ...owner } = audience
+    const data = { ...body, space, ...owner, time: new Date(now()).toISOString() }
+    const stored: Stored = { key, type: body.type, rest: `,${JSON.stringify(data).slice(1)}` }
     ring[(start + size) % capacity] = stored
     if (size < capacity) size++
     else start = (start + 1) % capacity
     for (const l of listeners) {
-      if (l.keys.has(stored.key)) l.deliver(frameOf(stored, idOf(l.agent, position(l.agent))))
+      if (l.keys.has(stored.key)) l.deliver(frameOf(stored, idOf(l.stream, position(l.keys))))
     }
   }
 
   /**
-   * What a stream of `agent` resuming after `lastEventId` (undefined: a new stream) must be
-   * sent first: the last events of its sequence, newest numbered `position(agent)`, back to
-   * the id — or `reset` when the ring no longer holds all of them.
+   * What a stream resuming after `lastEventId` (undefined: a new stream) must be sent
+   * first: the last events of its sequence, newest numbered `position(keys)`, back to the
+   * id — or `reset` when the ring no longer holds all of them.
    */
-  function resume(agent: string, keys: ReadonlySet<string>, lastEventId: string | undefined): Resume {
+  function resume(stream: string, keys: ReadonlySet<string>, lastEventId: string | undefined): Resume {
     if (lastEventId === undefined) return { kind: 'replay', frames: [] }
     const m = ID.exec(lastEventId.trim())
     if (!m || m[1] !== boot) return { kind: 'reset', reason: 'the id is not from this server process' }
-    if (m[2] !== agent) return { kind: 'reset', reason: "the id is from another agent's stream" }
-    const current = position(agent)
+    if (m[2] !== stream) return { kind: 'reset', reason: "the id is from another agent's (or user's) stream" }
+    const current = position(keys)
     const missed = current - Number(m[3])
     if (missed < 0) return { kind: 'reset', reason: 'the id is newer than any event' }
     const frames: string[] = []
     for (let i = size - 1; i >= 0 && frames.length < missed; i--) {
       const e = ring[(start + i) % capacity] as Stored
-      if (keys.has(e.key)) frames.push(frameOf(e, idOf(agent, current - frames.length)))
+      if (keys.has(e.key)) frames.push(frameOf(e, idOf(stream, current - frames.length)))
     }
     if (frames.length < missed) return { kind: 'reset', reason: 'events after the id are no longer kept' }
     return { kind: 'replay', frames: frames.reverse() }
@@ -137,17 +153,18 @@ export function createEventBus(opts: EventBusOptions) {
   return {
     publish,
     /**
-     * Starts delivering the events of `agent`'s stream (its own and the team's) to
-     * `deliver`, from now; returns what came before (replay or reset), the id of now, and how
-     * to stop. Nothing is published in between.
+     * Starts delivering the events of a stream (the agent's own, its user's and the team's)
+     * to `deliver`, from now; returns what came before (replay or reset), the id of now, and
+     * how to stop. Nothing is published in between.
      */
-    subscribe(agent: string, lastEventId: string | undefined, deliver: (frame: string) => void) {
-      const keys = audiencesOf(agent)
-      const listener = { agent, keys, deliver }
+    subscribe(who: Listener, lastEventId: string | undefined, deliver: (frame: string) => void) {
+      const keys = audiencesOf(who)
+      const stream = streamOf(who)
+      const listener = { stream, keys, deliver }
       listeners.add(listener)
       return {
-        resume: resume(agent, keys, lastEventId),
-        currentId: idOf(agent, position(agent)),
+        resume: resume(stream, keys, lastEventId),
+        currentId: idOf(stream, position(keys)),
         unsubscribe: () => void listeners.delete(listener),
       }
     },

@@ -1,6 +1,6 @@
 /**
  * The memory of one agent as a running mnemo serves it over REST (for `mnemo mcp`): each
- * tool call is one request with the bearer token and X-Mnemo-Agent. Error answers keep
+ * tool call is one request with the bearer token, X-Mnemo-Agent and X-Mnemo-User. Error answers keep
  * the service's code and message; an unreachable service is UNAVAILABLE, naming the URL.
  */
 import type { ClientConfig } from '../config/client-config.js'
@@ -25,6 +25,7 @@ export function createHttpBackend(config: ClientConfig, fetchImpl: Fetch = fetch
     const headers: Record<string, string> = { accept: 'application/json', ...extra }
     if (config.token) headers.authorization = `Bearer ${config.token}`
     if (config.agent) headers['x-mnemo-agent'] = config.agent
+    if (config.user) headers['x-mnemo-user'] = config.user
     if (body !== undefined) headers['content-type'] = 'application/json'
     let res: Response
     try {

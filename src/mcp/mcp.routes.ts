@@ -112,10 +112,10 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
         if (body.kind === 'error') return reply.code(400).send(body.error)
         parsedBody = body.message
       }
-      const { agent, principal } = callerOf(request)
+      const caller = callerOf(request)
       const { createMemoryMcpServer, StreamableHTTPServerTransport } = await loadMcpSdk()
       const gone = new AbortController()
-      const local = createLocalBackend(opts.gateway, agent, opts.gateway.writerFor(principal), opts.foreground)
+      const local = createLocalBackend(opts.gateway, caller, opts.gateway.writerFor(caller.principal), opts.foreground)
       const backend = serialBackend(sharedBudget(local, opts.budget, searchCalls(parsedBody)), gone.signal)
       const server = createMemoryMcpServer(backend, { version: API_VERSION, log: request.log })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod'
 import type { AgentGateway } from '../agents/agent-gateway.js'
+import type { Actor } from '../shared/agent-id.js'
 import type { FileWindow } from '../files/file-service.js'
 import type { FlushRequest } from '../files/flush-service.js'
 import type {
@@ -143,12 +144,12 @@ const expecting = (sha256: string | undefined): Precondition => ({
 })
 
 /**
- * The service itself, acting as `agent` with what its token may write (`writer`); searches
+ * The service itself, acting as `who` (an agent, and a user inside it) with what its token may write (`writer`); searches
  * count as in progress for background indexing.
  */
 export function createLocalBackend(
   gateway: LocalGateway,
-  agent: string,
+  who: Actor,
   writer: Writer,
   foreground: Pick<Foreground, 'enter'>,
 ): MemoryBackend {
@@ -156,22 +157,22 @@ export function createLocalBackend(
     async search(input) {
       const exit = foreground.enter()
       try {
-        return await gateway.search(agent, input)
+        return await gateway.search(who, input)
       } finally {
         exit()
       }
     },
-    list: async () => ({ files: await gateway.listFiles(agent) }),
-    get: (input) => gateway.readFile(agent, input.path, input),
-    write: ({ path, content, ...fields }) => gateway.append(agent, path, content, expecting(undefined), writer, fields),
-    replace: (input) => gateway.put(agent, input.path, input.content, expecting(input.sha256), writer),
+    list: async () => ({ files: await gateway.listFiles(who) }),
+    get: (input) => gateway.readFile(who, input.path, input),
+    write: ({ path, content, ...fields }) => gateway.append(who, path, content, expecting(undefined), writer, fields),
+    replace: (input) => gateway.put(who, input.path, input.content, expecting(input.sha256), writer),
     async remove(input) {
-      const result = await gateway.remove(agent, input.path, expecting(input.sha256))
+      const result = await gateway.remove(who, input.path, expecting(input.sha256))
       return { path: result.path, deleted: true as const, indexed: result.indexed }
     },
-    flush: (input) => gateway.flush(agent, input, writer),
-    supersede: ({ sha256, ...req }) => gateway.supersede(agent, req, expecting(sha256), writer),
-    // An agent's tool forgets in its own memory only, whatever its token.
-    forget: (input) => gateway.forget(agent, input.sessionId),
+    flush: (input) => gateway.flush(who, input, writer),
+    supersede: ({ sha256, ...req }) => gateway.supersede(who, req, expecting(sha256), writer),
+    // An agent's tool forgets in its own memory (its user's, acting for one) only, whatever its token.
+    forget: (input) => gateway.forget(who, input.sessionId),
   }
 }

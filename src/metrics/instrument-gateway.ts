@@ -8,9 +8,9 @@ import type { Metrics } from './metrics.js'
 export function instrumentGateway(gateway: AgentGateway, metrics: Metrics): AgentGateway {
   return {
     ...gateway,
-    async search(agent, req) {
+    async search(who, req) {
       try {
-        const res = await gateway.search(agent, req)
+        const res = await gateway.search(who, req)
         metrics.observeSearch(res)
         return res
       } catch (err) {
@@ -18,8 +18,8 @@ export function instrumentGateway(gateway: AgentGateway, metrics: Metrics): Agen
         throw err
       }
     },
-    async flush(agent, req, writer) {
-      const res = await gateway.flush(agent, req, writer)
+    async flush(who, req, writer) {
+      const res = await gateway.flush(who, req, writer)
       if ('replayed' in res) metrics.flushed(res.replayed)
       return res
     },

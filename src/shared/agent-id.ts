@@ -16,10 +16,45 @@ export const AGENT_HEADER = 'x-mnemo-agent'
 export const isAgentId = (value: string): boolean => AGENT_ID_PATTERN.test(value)
 
 /**
- * Where a result comes from: the agent's own memory, the team's, or `agent:<id>`: another
- * agent's, read under a grant (MNEMO_AGENT_GRANTS).
+ * Where a result comes from: the agent's own (shared) memory, the private memory of the
+ * user the request acts for, the team's, or `agent:<id>`: another agent's, read under a
+ * grant (MNEMO_AGENT_GRANTS).
  */
-export type Space = 'agent' | 'team' | `agent:${string}`
+export type Space = 'agent' | 'user' | 'team' | `agent:${string}`
+
+/** The header that names the user (inside the agent) a request acts for (SPEC §11). */
+export const USER_HEADER = 'x-mnemo-user'
+
+/** User ids follow the agent id rule, so `users/<id>` is one plain folder name. */
+export const isUserId = isAgentId
+
+/** Who a request acts for: an agent and, inside it, a user (null: the agent's shared memory only). */
+export type Actor = { agent: string; user: string | null }
+
+/** The folder (and path prefix) holding the agents' users: `users/alice/memory/2026-11-28.md`. */
+export const USERS_DIR = 'users'
+
+/** Where user `user`'s files are shown: `users/alice/`. */
+export const userPrefix = (user: string): string => `${USERS_DIR}/${user}/`
+
+/**
+ * The registry's name of a user's space, `<agent>/<user>` (no agent or user id holds a
+ * `/`, so it names no agent).
+ */
+export const userSpaceId = (agent: string, user: string): string => `${agent}/${user}`
+
+/** The agent and user a registry name holds, or null for an agent's own name. */
+export function splitSpaceId(id: string): { agent: string; user: string } | null {
+  const slash = id.indexOf('/')
+  if (slash < 0) return null
+  return { agent: id.slice(0, slash), user: id.slice(slash + 1) }
+}
+
+/** Whether `id` names an agent or one of its users (`agent/user`). */
+export function isSpaceId(id: string): boolean {
+  const split = splitSpaceId(id)
+  return split === null ? isAgentId(id) : isAgentId(split.agent) && isUserId(split.user)
+}
 
 /** Team paths as clients see them: `team/memory/2026-03-01.md`. */
 export const TEAM_PREFIX = 'team/'

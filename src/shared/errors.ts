@@ -9,6 +9,10 @@ export const ERROR_CODES = {
     status: 400,
     message: 'X-Mnemo-Agent must be an agent id: a-z, 0-9, "_" and "-", starting with a letter or digit, at most 63',
   },
+  USER_INVALID: {
+    status: 400,
+    message: 'X-Mnemo-User must be a user id: a-z, 0-9, "_" and "-", starting with a letter or digit, at most 63',
+  },
   ARCHIVE_INVALID: {
     status: 400,
     message: 'The body is not a whole tar archive (empty, not tar, compressed, or cut short); nothing was written',
@@ -25,9 +29,15 @@ export const ERROR_CODES = {
     status: 403,
     message:
       'The path is a memory source the write API may not change (session transcripts, read-only extra paths, ' +
-      "team memory without MNEMO_TEAM_WRITABLE=true, another agent's memory read under MNEMO_AGENT_GRANTS)",
+      "team memory without MNEMO_TEAM_WRITABLE=true, another agent's memory read under MNEMO_AGENT_GRANTS, " +
+      'anything but users/<id>/ for a request acting for user <id>)',
   },
   AGENT_FORBIDDEN: { status: 403, message: 'This token may not act for that agent' },
+  USER_FORBIDDEN: {
+    status: 403,
+    message:
+      'This request may not act for that user: memory under users/<id>/ is reached only by a request for that user',
+  },
   ORIGIN_FORBIDDEN: {
     status: 403,
     message: 'Requests from web pages of another origin are refused without a token (MNEMO_ALLOWED_ORIGINS)',
@@ -57,6 +67,10 @@ export const ERROR_CODES = {
   AGENT_LIMIT: {
     status: 409,
     message: 'There are as many agents as MNEMO_MAX_AGENTS allows: a new agent cannot be created',
+  },
+  USER_LIMIT: {
+    status: 409,
+    message: 'The agent has as many users as MNEMO_MAX_USERS_PER_AGENT allows: a new user cannot be created',
   },
   FOLDER_LIMIT: {
     status: 409,

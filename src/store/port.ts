@@ -160,8 +160,8 @@ export interface ReadSequence {
   next(): MaybePromise<number>
 }
 
-/** Which index: an agent's (main included) or the team's. */
-export type SpaceKey = { kind: 'agent'; id: string } | { kind: 'team' }
+/** Which index: an agent's (main included), one user's inside an agent, or the team's. */
+export type SpaceKey = { kind: 'agent'; id: string } | { kind: 'user'; agent: string; user: string } | { kind: 'team' }
 
 /**
  * A rebuild's new index, written beside the live one while searches read the live one:
@@ -246,6 +246,11 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   locate(key: SpaceKey): string
   /** Files and chunks of a space's index without opening it (zeros when there is none). */
   peekCounts(key: SpaceKey): MaybePromise<{ files: number; chunks: number }>
+  /**
+   * Deletes a space's index (a user's memory deleted): the space must be closed in this
+   * process. Searches see nothing of it afterwards; a later open starts an empty one.
+   */
+  dropSpace(key: SpaceKey): Promise<void>
   /**
    * Where vectors will live given MNEMO_VECTOR_BACKEND, and how many shards searches may
    * split them into; throws a start-up error when the preference cannot be had.

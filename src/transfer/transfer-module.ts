@@ -28,12 +28,15 @@ export function createTransfer(deps: {
   config: TransferConfig
   registry: Pick<AgentRegistry, 'use' | 'list'>
   team: AgentSpace | null
+  /** The users of an agent (agents-module.ts). */
+  users: (agent: string) => Promise<string[]>
   log: Logger
 }) {
   const { config } = deps
   return createTransferService({
     registry: deps.registry,
     team: deps.team,
+    users: deps.users,
     layout: createArchiveLayout(config),
     limits: { maxBodyBytes: importBodyLimit(config), maxFileBytes: config.index.maxFileBytes },
     maxFolders: config.agents.maxFolders,

@@ -18,7 +18,7 @@ import type { AgentSpace } from '../agents/agent-space.js'
 import { PLAIN_LAYOUT, type SpaceView } from '../agents/empty-space.js'
 import { surveyOfNothing, type FolderSurvey } from '../files/folder-budget.js'
 import type { RestoreOutcome } from '../files/write-service.js'
-import { MAIN_AGENT } from '../shared/agent-id.js'
+import { MAIN_AGENT, userSpaceId } from '../shared/agent-id.js'
 import { appError, isAppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import type { ArchiveLayout, ArchiveScope, Owner } from './archive-layout.js'
@@ -31,6 +31,8 @@ export type TransferDeps = {
   registry: Pick<AgentRegistry, 'use' | 'list'>
   /** The team space, or null without MNEMO_TEAM_DIR. */
   team: AgentSpace | null
+  /** The users of an agent (those with a folder under users/). */
+  users: (agent: string) => Promise<string[]>
   layout: ArchiveLayout
   limits: ReadArchiveLimits
   /** MNEMO_MAX_FOLDERS_PER_AGENT: what an import may make in an agent it creates. */
@@ -65,7 +67,10 @@ function paxMtime(mtimeMs: number): { pax?: Record<string, string> } {
   return seconds >= 0 && seconds <= MAX_HEADER_SECONDS ? {} : { pax: { mtime: String(seconds) } }
 }
 
-const ownerKey = (owner: Owner) => (owner.kind === 'team' ? 'team' : `agent:${owner.id}`)
+function ownerKey(owner: Owner): string {
+  if (owner.kind === 'team') return 'team'
+  return owner.kind === 'user' ? `user:${owner.agent}/${owner.user}` : `agent:${owner.id}`
+}
 
 /** Adds one file to the archive; resolves once the reader has taken it (backpressure). */
 function addEntry(pack: tar.Pack, header: Parameters<tar.Pack['entry']>[0], bytes: Buffer): Promise<void> {
@@ -87,19 +92,24 @@ export function createTransferService(deps: TransferDeps) {
   /** Runs `fn` on the space of `owner`; an agent opened for `access` (a write may create it). */
   function onOwner<T>(owner: Owner, access: 'read' | 'write', fn: (space: SpaceView) => Promise<T>): Promise<T> {
     if (owner.kind === 'agent') return registry.use(owner.id, access, fn)
+    if (owner.kind === 'user') return registry.use(userSpaceId(owner.agent, owner.user), access, fn)
     if (!team) throw appError('VALIDATION_FAILED', 'There is no team memory (MNEMO_TEAM_DIR is not set)')
     return team.checkFolder().then(() => fn(team))
   }
 
   /** The spaces an archive of `scope` holds. */
   async function ownersOf(scope: ArchiveScope): Promise<Owner[]> {
-    if (scope.kind === 'agent') return [{ kind: 'agent', id: scope.agent }]
-    const agents = (await registry.list()).map((a) => a.id).filter((id) => id !== MAIN_AGENT)
-    return [
-      { kind: 'agent', id: MAIN_AGENT },
-      ...agents.map((id): Owner => ({ kind: 'agent', id })),
-      ...(team ? [{ kind: 'team' } as const] : []),
+    /** An agent's space, then each of its users'. */
+    const withUsers = async (id: string): Promise<Owner[]> => [
+      { kind: 'agent', id },
+      ...(await deps.users(id)).map((user): Owner => ({ kind: 'user', agent: id, user })),
     ]
+    if (scope.kind === 'user') return [{ kind: 'user', agent: scope.agent, user: scope.user }]
+    if (scope.kind === 'agent') return scope.users ? withUsers(scope.agent) : [{ kind: 'agent', id: scope.agent }]
+    const agents = (await registry.list()).map((a) => a.id).filter((id) => id !== MAIN_AGENT)
+    const owners: Owner[] = []
+    for (const id of [MAIN_AGENT, ...agents]) owners.push(...(await withUsers(id)))
+    return [...owners, ...(team ? [{ kind: 'team' } as const] : [])]
   }
 
   /** Each space's files to export, after a sync of its index (a failed sync is logged: the index serves). */
@@ -156,7 +166,7 @@ export function createTransferService(deps: TransferDeps) {
     try {
       return await onOwner(owner, 'read', (space) => space.folders.survey(dirs))
     } catch (err) {
-      if (owner.kind !== 'agent' || !isAppError(err) || err.code !== 'AGENT_NOT_FOUND') throw err
+      if (owner.kind === 'team' || !isAppError(err) || err.code !== 'AGENT_NOT_FOUND') throw err
       return surveyOfNothing(dirs, PLAIN_LAYOUT.scanRoots(), deps.maxFolders)
     }
   }
@@ -219,7 +229,7 @@ export function createTransferService(deps: TransferDeps) {
         return file.kind === 'ok' ? decodeText(file.bytes) : null
       })
     } catch (err) {
-      if (owner.kind !== 'agent' || !isAppError(err) || err.code !== 'AGENT_NOT_FOUND') throw err
+      if (owner.kind === 'team' || !isAppError(err) || err.code !== 'AGENT_NOT_FOUND') throw err
       return null
     }
   }

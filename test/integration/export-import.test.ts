@@ -8,31 +8,14 @@ import net from 'node:net'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
-import tar from 'tar-stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nodeWritePort, type WritePort } from '../../src/files/file-writer.js'
 import { buildAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
-import { makeTar } from '../helpers/tar-archive.js'
+import { makeTar, untar } from '../helpers/tar-archive.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
 const CODER = 'coder-token-0123456789abcdef'
 const TAR = { 'content-type': 'application/x-tar' }
-
-/** The files of an archive: name → content. */
-async function untar(archive: Buffer): Promise<Map<string, { text: string; mtime: Date | undefined }>> {
-  const files = new Map<string, { text: string; mtime: Date | undefined }>()
-  const extract = tar.extract()
-  const done = (async () => {
-    for await (const entry of extract) {
-      const chunks: Buffer[] = []
-      for await (const c of entry as unknown as AsyncIterable<Buffer>) chunks.push(c)
-      files.set(entry.header.name, { text: Buffer.concat(chunks).toString('utf8'), mtime: entry.header.mtime })
-    }
-  })()
-  extract.end(archive)
-  await done
-  return files
-}
 
 const env = {
   MNEMO_API_TOKEN: ADMIN,

@@ -108,7 +108,10 @@ describe('POST /index and GET /index', () => {
     const res = await t.app.inject({ method: 'POST', url: '/index', payload: {} })
     expect(res.statusCode).toBe(202)
     expect(res.json()).toMatchObject({ syncing: true })
-    await t.container.services.gateway.syncIndex('main', { full: false, wait: true, reason: 'test', admin: true })
+    await t.container.services.gateway.syncIndex(
+      { agent: 'main', user: null },
+      { full: false, wait: true, reason: 'test', admin: true },
+    )
     expect(await status()).toMatchObject({ files: 5, syncing: false })
   })
 
@@ -140,7 +143,10 @@ describe('POST /index and GET /index', () => {
       for (const part of ['a', 'b', 'c'])
         t.ws.write(`memory/2026-01-${String(d).padStart(2, '0')}-${part}.md`, dayFile(d, 600))
     }
-    const job = t.container.services.gateway.syncIndex('main', { full: false, wait: true, reason: 'test', admin: true })
+    const job = t.container.services.gateway.syncIndex(
+      { agent: 'main', user: null },
+      { full: false, wait: true, reason: 'test', admin: true },
+    )
     let answeredDuringSync = 0
     while ((await status()).syncing) {
       const health = await t.app.inject({ method: 'GET', url: '/health' })

@@ -6,19 +6,21 @@
  * `Authorization: Bearer <token>` (and /docs, /openapi.json too unless
  * MNEMO_DOCS_PUBLIC=true, /metrics unless MNEMO_METRICS_PUBLIC=true); /ready answers
  * without one, but only whether it is ready. The agent comes from the X-Mnemo-Agent header (default: the
- * token's agent, or `main`); an agent token naming another agent is 403 AGENT_FORBIDDEN.
+ * token's agent, or `main`); an agent token naming another agent is 403 AGENT_FORBIDDEN. The
+ * user from X-Mnemo-User (default: the token's bound user, or none); a bound token naming
+ * another user is 403 USER_FORBIDDEN, an id that is not one 400 USER_INVALID.
  * Route handlers read the outcome with callerOf(request).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { AGENT_HEADER } from '../../shared/agent-id.js'
+import { AGENT_HEADER, USER_HEADER } from '../../shared/agent-id.js'
 import type { Principal, TokenAuth } from '../../agents/token-auth.js'
 import { appError, ERROR_CODES } from '../../shared/errors.js'
 import { checkBrowserRequest, type BrowserPolicy } from '../browser-guard.js'
 import { OAUTH_DISCOVERY_ROUTES } from '../routes/oauth-discovery.routes.js'
 import { sendError } from './error-handler.js'
 
-/** Who sent a request, and the agent it acts for. */
-export type Caller = { principal: Principal; agent: string }
+/** Who sent a request, and the agent (and user inside it: null for none) it acts for. */
+export type Caller = { principal: Principal; agent: string; user: string | null }
 
 /** OAuth discovery answers without a token that mnemo has none (oauth-discovery.routes.ts). */
 const PUBLIC_ROUTES = new Set(['/health', ...OAUTH_DISCOVERY_ROUTES])
@@ -101,8 +103,8 @@ export function registerAuth(
         return sendError(reply, request, { code: 'UNAUTHORIZED', message })
       }
     }
-    const header = request.headers[AGENT_HEADER]
-    const acting = auth.acting(principal, Array.isArray(header) ? header.join(', ') : header)
+    const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v)
+    const acting = auth.acting(principal, one(request.headers[AGENT_HEADER]), one(request.headers[USER_HEADER]))
     switch (acting.kind) {
       case 'invalid':
         return sendError(reply, request, { code: 'AGENT_INVALID', message: ERROR_CODES.AGENT_INVALID.message })
@@ -111,8 +113,15 @@ export function registerAuth(
           code: 'AGENT_FORBIDDEN',
           message: `This token acts for its own agent only, not "${acting.agent}"`,
         })
+      case 'user-invalid':
+        return sendError(reply, request, { code: 'USER_INVALID', message: ERROR_CODES.USER_INVALID.message })
+      case 'user-forbidden':
+        return sendError(reply, request, {
+          code: 'USER_FORBIDDEN',
+          message: 'This token is bound to one user: it acts for that user only',
+        })
       case 'ok':
-        callers.set(request, { principal, agent: acting.agent })
+        callers.set(request, { principal, agent: acting.agent, user: acting.user })
     }
   })
 }

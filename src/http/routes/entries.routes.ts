@@ -38,9 +38,9 @@ export const entriesRoutes: FastifyPluginAsyncZod<{
       },
     },
     handler: async (request, reply) => {
-      const { agent, principal } = callerOf(request)
+      const caller = callerOf(request)
       const pre = preconditions(request.headers)
-      const result = await opts.gateway.supersede(agent, request.body, pre, opts.gateway.writerFor(principal))
+      const result = await opts.gateway.supersede(caller, request.body, pre, opts.gateway.writerFor(caller.principal))
       return reply.header('etag', etagOf(result.sha256)).send(result)
     },
   })
@@ -51,23 +51,25 @@ export const entriesRoutes: FastifyPluginAsyncZod<{
       tags: ['files'],
       summary: 'Remove every flush entry a session wrote',
       description:
-        "Removes from the acting agent's day files (memory/YYYY-MM-DD.md) every flush entry whose heading names the " +
+        "Removes from the acting agent's day files (memory/YYYY-MM-DD.md; the acting user's, under users/<id>/, " +
+        'with X-Mnemo-User) every flush entry whose heading names the ' +
         'session — heading, marker and notes — each file in one atomic write, and answers once the index no longer ' +
         'holds them, with what was removed. The admin token without X-Mnemo-Agent (or no token configured) forgets ' +
-        'the session in every agent, unless everyAgent is false; everyAgent true from anyone else is 400. A retried ' +
+        'the session in every agent (their shared memory), unless everyAgent is false; everyAgent true from anyone else is 400. A retried ' +
         'flushId of a removed flush is written again.',
       body: ForgetRequest,
       headers: AgentHeaders,
       response: { 200: ForgetResult, ...errorResponses(400, 401, 403, 404, 408, 413, 415, 429, 500, 503, 507) },
     },
     handler: async (request) => {
-      const { agent, principal } = callerOf(request)
-      const deploymentWide = principal.role === 'admin' && request.headers[AGENT_HEADER] === undefined
+      const caller = callerOf(request)
+      const deploymentWide =
+        caller.principal.role === 'admin' && request.headers[AGENT_HEADER] === undefined && caller.user === null
       const everyAgent = request.body.everyAgent ?? deploymentWide
       if (everyAgent && !deploymentWide) {
         throw appError('VALIDATION_FAILED', 'everyAgent needs the admin token without X-Mnemo-Agent')
       }
-      return opts.gateway.forget(everyAgent ? null : agent, request.body.sessionId)
+      return opts.gateway.forget(everyAgent ? null : caller, request.body.sessionId)
     },
   })
 }

@@ -37,7 +37,8 @@ export const eventsRoutes: FastifyPluginAsyncZod<{
         "Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, " +
         '`file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished`, `entry.superseded`, `session.forgotten` (each `data:` line is a ' +
         "ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events " +
-        "(the agent's own and the team's), so they show nothing of other agents. The stream starts with the " +
+        "(the agent's own, the user's it acts for (X-Mnemo-User) and the team's), so they show nothing of other " +
+        'agents or users. The stream starts with the ' +
         'events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another ' +
         'process, an older id form or another agent: re-read what you track), then `event: ready` whose id is ' +
         'the position now. A comment ' +
@@ -55,7 +56,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<{
       },
     },
     handler: async (request, reply) => {
-      const { agent } = callerOf(request)
+      const { agent, user } = callerOf(request)
       const release = streams.admit(agent)
       const body = new PassThrough()
       let unsubscribe = () => undefined as void
@@ -71,7 +72,7 @@ export const eventsRoutes: FastifyPluginAsyncZod<{
         },
       })
       forget = streams.track(stream)
-      const sub = bus.subscribe(agent, request.headers['last-event-id'], (frame) => stream.send(frame))
+      const sub = bus.subscribe({ agent, user }, request.headers['last-event-id'], (frame) => stream.send(frame))
       unsubscribe = sub.unsubscribe
       // What came before goes past the queue's cap: the replay window bounds it.
       if (sub.resume.kind === 'reset') stream.send(control('reset', { reason: sub.resume.reason }), true)

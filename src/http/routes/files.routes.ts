@@ -78,7 +78,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       headers: AgentHeaders,
       response: { 200: FileList, ...errorResponses(400, 401, 403, 404, 409, 429, 500, 503) },
     },
-    handler: async (request) => ({ files: await opts.gateway.listFiles(callerOf(request).agent) }),
+    handler: async (request) => ({ files: await opts.gateway.listFiles(callerOf(request)) }),
   })
 
   app.get('/files/*', {
@@ -95,7 +95,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       response: { 200: FileWindow, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 500, 503) },
     },
     handler: async (request, reply) => {
-      const window = await opts.gateway.readFile(callerOf(request).agent, request.params['*'], request.query)
+      const window = await opts.gateway.readFile(callerOf(request), request.params['*'], request.query)
       void reply.header('etag', etagOf(window.sha256))
       return window
     },
@@ -121,13 +121,13 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       },
     },
     handler: async (request, reply) => {
-      const { agent, principal } = callerOf(request)
+      const caller = callerOf(request)
       const pre = preconditions(request.headers)
       if (typeof request.body !== 'string' && (request.body.origin !== undefined || request.body.key !== undefined)) {
         throw appError('VALIDATION_FAILED', 'origin and key are for appends: a replace writes the content as it is')
       }
-      const writer = opts.gateway.writerFor(principal)
-      const result = await opts.gateway.put(agent, request.params['*'], contentOf(request.body), pre, writer)
+      const writer = opts.gateway.writerFor(caller.principal)
+      const result = await opts.gateway.put(caller, request.params['*'], contentOf(request.body), pre, writer)
       return reply
         .code(result.created ? 201 : 200)
         .header('etag', etagOf(result.sha256))
@@ -165,9 +165,16 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
       const content = contentOf(request.body)
       if (content === '') throw appError('VALIDATION_FAILED', 'Nothing to append')
       const pre = preconditions(request.headers)
-      const { agent, principal } = callerOf(request)
-      const writer = opts.gateway.writerFor(principal)
-      const result = await opts.gateway.append(agent, request.params['*'], content, pre, writer, fieldsOf(request.body))
+      const caller = callerOf(request)
+      const writer = opts.gateway.writerFor(caller.principal)
+      const result = await opts.gateway.append(
+        caller,
+        request.params['*'],
+        content,
+        pre,
+        writer,
+        fieldsOf(request.body),
+      )
       return reply.header('etag', etagOf(result.sha256)).send(result)
     },
   })
@@ -184,7 +191,7 @@ export const filesRoutes: FastifyPluginAsyncZod<FilesRoutesOptions> = async (app
     },
     handler: async (request) => {
       const pre = preconditions(request.headers)
-      const result = await opts.gateway.remove(callerOf(request).agent, request.params['*'], pre)
+      const result = await opts.gateway.remove(callerOf(request), request.params['*'], pre)
       return { path: result.path, deleted: true as const, indexed: result.indexed }
     },
   })

@@ -40,8 +40,8 @@ export const flushRoutes: FastifyPluginAsyncZod<{
       request.body ??= {}
     },
     handler: (request) => {
-      const { agent, principal } = callerOf(request)
-      return opts.gateway.flush(agent, request.body, opts.gateway.writerFor(principal))
+      const caller = callerOf(request)
+      return opts.gateway.flush(caller, request.body, opts.gateway.writerFor(caller.principal))
     },
   })
 }

@@ -18,8 +18,8 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       response: { 200: IndexStatus, ...errorResponses(400, 401, 403, 404, 409, 429, 500, 503) },
     },
     handler: async (request) => {
-      const { agent, principal } = callerOf(request)
-      return opts.gateway.indexStatus(agent, { admin: principal.role === 'admin' })
+      const caller = callerOf(request)
+      return opts.gateway.indexStatus(caller, { admin: caller.principal.role === 'admin' })
     },
   })
 
@@ -49,10 +49,10 @@ export const indexingRoutes: FastifyPluginAsyncZod<{
       request.body ??= { full: false }
     },
     handler: async (request, reply) => {
-      const { agent, principal } = callerOf(request)
+      const caller = callerOf(request)
       const wait = request.query.wait === true
-      const admin = principal.role === 'admin'
-      const out = await opts.gateway.syncIndex(agent, { full: request.body.full, wait, reason: 'api', admin })
+      const admin = caller.principal.role === 'admin'
+      const out = await opts.gateway.syncIndex(caller, { full: request.body.full, wait, reason: 'api', admin })
       return reply.code(out.done ? 200 : 202).send(out.status)
     },
   })

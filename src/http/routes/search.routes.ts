@@ -46,6 +46,6 @@ export const searchRoutes: FastifyPluginAsyncZod<SearchRoutesOptions> = async (a
         ...errorResponses(400, 401, 403, 404, 408, 409, 413, 415, 429, 500, 502, 503, 504),
       },
     },
-    handler: (request) => opts.gateway.search(callerOf(request).agent, request.body),
+    handler: (request) => opts.gateway.search(callerOf(request), request.body),
   })
 }

@@ -28,15 +28,22 @@ const TAR = 'application/x-tar'
 
 const LAYOUT =
   "An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files " +
-  'names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole ' +
+  "names them (MEMORY.md, memory/…), and the admin on its users' too (users/<id>/…); a request acting for a user " +
+  "(X-Mnemo-User, or a token bound to one) on that user's files only (users/<id>/…); the admin token without " +
+  'X-Mnemo-Agent (or no token configured) on the whole ' +
   'deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… ' +
-  '(MNEMO_TEAM_DIR). '
+  "(MNEMO_TEAM_DIR), each agent's users inside its folder. "
 
-/** Whose files: the deployment's for the admin not acting for a named agent, else the acting agent's. */
+/**
+ * Whose files: the acting user's for a request acting for one; the deployment's for the
+ * admin not acting for a named agent; else the acting agent's, with its users' for the admin.
+ */
 function scopeOf(request: FastifyRequest): ArchiveScope {
-  const { principal, agent } = callerOf(request)
+  const { principal, agent, user } = callerOf(request)
+  if (user !== null) return { kind: 'user', agent, user }
+  const admin = principal.role === 'admin'
   const named = request.headers[AGENT_HEADER] !== undefined
-  return principal.role === 'admin' && !named ? { kind: 'deployment' } : { kind: 'agent', agent }
+  return admin && !named ? { kind: 'deployment' } : { kind: 'agent', agent, users: admin }
 }
 
 const isStream = (body: unknown): body is Readable =>

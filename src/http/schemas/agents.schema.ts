@@ -33,3 +33,34 @@ export const AgentList = z
     team: z.object(IndexSummary).nullable().describe('The team index (null without MNEMO_TEAM_DIR)'),
   })
   .meta({ id: 'AgentList' })
+
+/** GET /users (SPEC §11). */
+export const UserList = z
+  .object({
+    agent: z.string().describe('The agent (X-Mnemo-Agent)'),
+    users: z
+      .array(
+        z.object({
+          id: z.string().describe('User id (X-Mnemo-User); its files are under users/<id>/'),
+          open: z.boolean().describe('Its index is open and watched now; closed users open on their next request'),
+          ...IndexSummary,
+        }),
+      )
+      .describe('Every user of the agent with memory (a folder under users/), by id'),
+  })
+  .meta({ id: 'UserList' })
+
+export const UserParams = z.object({
+  id: z.string().describe('User id: a-z, 0-9, "_" and "-", starting with a letter or digit, at most 63'),
+})
+
+/** DELETE /users/:id (SPEC §11). */
+export const UserDeleteResult = z
+  .object({
+    agent: z.string(),
+    user: z.string(),
+    files: z
+      .array(z.string())
+      .describe('The files removed, as the user named them (users/<id>/…); empty when the user had none'),
+  })
+  .meta({ id: 'UserDeleteResult' })

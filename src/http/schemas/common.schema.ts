@@ -1,6 +1,6 @@
 /** Schemas shared by every route: the one error body (SPEC §2) and path validation. */
 import { z } from 'zod'
-import { AGENT_HEADER, AGENT_ID_PATTERN } from '../../shared/agent-id.js'
+import { AGENT_HEADER, AGENT_ID_PATTERN, USER_HEADER } from '../../shared/agent-id.js'
 import { ERROR_CODES } from '../../shared/errors.js'
 import { checkRelPath } from '../../shared/safe-path.js'
 
@@ -49,5 +49,14 @@ export const AgentHeaders = z.object({
     .describe(
       'The agent whose memory the request uses (default: the token\'s agent, or "main"). ' +
         'Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN',
+    ),
+  [USER_HEADER]: z
+    .string()
+    .regex(AGENT_ID_PATTERN)
+    .optional()
+    .describe(
+      "The user inside the agent the request acts for (default: the token's bound user, or none): it reads the " +
+        "agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. " +
+        'Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN',
     ),
 })

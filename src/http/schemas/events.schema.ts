@@ -46,8 +46,11 @@ export const ChangeEvent = z
           'entry.superseded: a supersede or a write with a key marked an entry superseded (its lines now); ' +
           'session.forgotten: POST /forget removed a flush entry of the session (its lines before)',
       ),
-    space: z.enum(['agent', 'team']).describe("Whose memory: the agent's own, or the team's"),
-    agent: z.string().optional().describe('The agent whose memory it is (space "agent")'),
+    space: z
+      .enum(['agent', 'user', 'team'])
+      .describe("Whose memory: the agent's own (shared), the acting user's, or the team's"),
+    agent: z.string().optional().describe('The agent whose memory it is (spaces "agent" and "user")'),
+    user: z.string().optional().describe('The user whose memory it is (space "user": only its own stream hears it)'),
     path: z.string().optional().describe('The file, as /files names it (team files under `team/`); not on rebuilds'),
     sha256: z
       .string()

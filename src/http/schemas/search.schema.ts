@@ -12,9 +12,10 @@ export const MAX_RESULTS = 100
 export const Source = z.enum(['memory', 'sessions']).meta({ id: 'Source' })
 
 export const Space = z
-  .union([z.enum(['agent', 'team']), z.templateLiteral(['agent:', z.string().regex(AGENT_ID_PATTERN)])])
+  .union([z.enum(['agent', 'user', 'team']), z.templateLiteral(['agent:', z.string().regex(AGENT_ID_PATTERN)])])
   .describe(
-    '"agent": the agent\'s own memory; "team": the team memory every agent shares (paths under team/); ' +
+    '"agent": the agent\'s own (shared) memory; "user": the private memory of the user the request acts for ' +
+      '(X-Mnemo-User; paths under users/<id>/); "team": the team memory every agent shares (paths under team/); ' +
       '"agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant ' +
       '(MNEMO_AGENT_GRANTS; paths under agents/<id>/)',
   )
@@ -61,7 +62,7 @@ export const SearchRequest = z
       .min(1)
       .optional()
       .describe(
-        "Memory spaces to search, merged by score (default: the agent's own, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED",
+        "Memory spaces to search, merged by score (default: the agent's own, the acting user's, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED, and so is user without X-Mnemo-User",
       ),
     maxTokens: z
       .number()
@@ -131,7 +132,7 @@ export const SearchHit = z
     path: z
       .string()
       .describe(
-        "Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files)",
+        "Workspace-relative POSIX path; the acting user's memory under users/<id>/, team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files)",
       ),
     startLine: z.number().int().describe('First line of the chunk, 1-based'),
     endLine: z.number().int().describe('Last line of the chunk, inclusive'),

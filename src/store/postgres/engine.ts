@@ -195,6 +195,20 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
       )
       return { files: rows[0]?.files ?? 0, chunks: rows[0]?.chunks ?? 0 }
     },
+    /** Retires every index of the space and forgets it; the rows go in the background (dropIndex). */
+    async dropSpace(key: SpaceKey) {
+      const name = spaceName(key)
+      const retired = await guard.retrying(() =>
+        inTransaction(pool, async (c) => {
+          await c.query(`DELETE FROM ${t.spaces} WHERE space = $1`, [name])
+          return c.query<{ id: number }>(
+            `UPDATE ${t.indexes} SET state = 'retired', drop_after = now() WHERE space = $1 RETURNING id`,
+            [name],
+          )
+        }),
+      )
+      for (const { id } of retired.rows) scheduleDrop(id)
+    },
     vectorLayout(preference: VectorPreference) {
       if (preference !== 'auto') {
         throw new ConfigError(

@@ -35,8 +35,11 @@ export const RETIRED_GRACE_MS = 60_000
  */
 export const PG_BATCH_CHUNKS = 250
 
-/** The text of a space's key in the database: `agent:<id>` or `team`. */
-export const spaceName = (key: SpaceKey): string => (key.kind === 'team' ? 'team' : `agent:${key.id}`)
+/** The text of a space's key in the database: `agent:<id>`, `user:<agent>/<user>` or `team`. */
+export function spaceName(key: SpaceKey): string {
+  if (key.kind === 'team') return 'team'
+  return key.kind === 'user' ? `user:${key.agent}/${key.user}` : `agent:${key.id}`
+}
 
 export type PgSpaceDeps = {
   pool: Pool

@@ -35,6 +35,7 @@ export type SqliteEngineOptions = {
 export function createSqliteEngine(opts: SqliteEngineOptions) {
   const fileOf = (key: SpaceKey): string => {
     if (key.kind === 'team') return path.join(opts.dataDir, 'team.sqlite')
+    if (key.kind === 'user') return path.join(opts.dataDir, 'users', key.agent, `${key.user}.sqlite`)
     if (key.id === opts.mainAgent) return opts.mainDbPath
     return path.join(opts.dataDir, 'agents', `${key.id}.sqlite`)
   }
@@ -70,6 +71,11 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
     health: async () => ({ ok: true }),
     onRecovered: () => () => undefined,
     peekCounts: (key: SpaceKey) => peekIndexCounts(fileOf(key)),
+    /** Deletes the index file with its write-ahead log and shared memory (the space is closed). */
+    async dropSpace(key: SpaceKey) {
+      const dbPath = fileOf(key)
+      for (const suffix of ['', '-wal', '-shm']) await fs.promises.rm(`${dbPath}${suffix}`, { force: true })
+    },
     vectorLayout(preference: VectorPreference, log: Logger) {
       const backend = chooseVectorBackend(preference, opts.loadVectorExtension, log)
       return { backend, shards: VECTOR_SHARDS }
