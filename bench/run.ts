@@ -3,7 +3,7 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
- *                    [--only keyword,hybrid,live,agents,replicas,start,entries] [--hybrid-sizes 10000,100000]
+ *                    [--only keyword,hybrid,live,agents,replicas,start,entries,users] [--hybrid-sizes 10000,100000]
  *                    [--agents 200] [--agent-files 10] [--engines sqlite,postgres,pglite] [--writes 100]
  *                    [--qmd /tmp/qmd/node_modules/.bin/qmd] (with --only start: QMD indexes the same files)
  *
@@ -11,7 +11,9 @@
  * (bench/engines.ts: postgres needs MNEMO_TEST_DATABASE_URL, as scripts/with-postgres sets;
  * pglite starts PGlite with pgvector); live, agents and start run on SQLite only. `entries`
  * (issue 31) compares search latency on the workspace with and without entry metadata,
- * `--superseded 0.3` of the entries superseded.
+ * `--superseded 0.3` of the entries superseded. `users` (issue 32) compares search latency of
+ * an agent with `--users 1000` users of `--user-notes 100` notes each, searched with a user,
+ * against the same agent memory without users (bench/users.ts).
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -26,6 +28,7 @@ import { benchKeyword } from './keyword.js'
 import { benchLive } from './live.js'
 import { benchReplicas } from './replicas.js'
 import { benchStart } from './start.js'
+import { benchUsers } from './users.js'
 import { refusedNote } from './measure.js'
 import { fmt } from './stats.js'
 
@@ -48,6 +51,8 @@ const { values } = parseArgs({
     'agent-files': { type: 'string', default: '10' },
     qmd: { type: 'string' },
     superseded: { type: 'string', default: '0.3' },
+    users: { type: 'string', default: '1000' },
+    'user-notes': { type: 'string', default: '100' },
   },
 })
 
@@ -91,6 +96,8 @@ const sqliteTable = (title: string, rows: [string, string, string][]) =>
     [['sqlite', null]],
     rows.map(([name, value, target]): Row<null> => [name, () => value, target]),
   )
+/** A ratio as a change in percent: 1.04 → +4 %. */
+const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${fmt((ratio - 1) * 100)} %`
 const results: Record<string, unknown> = { at: new Date().toISOString(), cpus: os.cpus().length }
 try {
   if (only.has('keyword')) {
@@ -172,7 +179,6 @@ try {
         superseded: Number(values.superseded),
       }),
     )
-    const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${fmt((ratio - 1) * 100)} %`
     table(`Entries: search with ${values.superseded} of the entries superseded, against no metadata`, columns, [
       ['entries / superseded', (e) => `${e.entries} / ${e.superseded}`, ''],
       [
@@ -188,6 +194,39 @@ try {
       [
         '/flush p50: plain → entry (origin) → entry with a key',
         (e) => `${fmt(e.flush.plainMs)} → ${fmt(e.flush.entryMs)} → ${fmt(e.flush.keyedMs)} ms`,
+        '',
+      ],
+    ])
+  }
+  if (only.has('users')) {
+    const columns = await perEngine('users', (engine, dir) =>
+      benchUsers({
+        tmp: dir,
+        engine,
+        runs,
+        files: Number(values.files),
+        notesPerFile: Number(values.notes),
+        users: Number(values.users),
+        userNotes: Number(values['user-notes']),
+        latencyRequests: Number(values['latency-requests']),
+      }),
+    )
+    table(`Users: search with a user among ${values.users}, against the same agent memory without users`, columns, [
+      ['users / chunks per user (median)', (u) => `${u.users} / ${u.chunksPerUser}`, ''],
+      ['set-up: index both agents and every user', (u) => `${fmt(u.setupS)} s`, ''],
+      [
+        'keyword /search p50, no users → with a user',
+        (u) => `${fmt(u.keyword.plainMs)} → ${fmt(u.keyword.userMs)} ms (${pct(u.keyword.ratio)})`,
+        'within 10 %',
+      ],
+      [
+        'hybrid /search p50 (hash vectors), no users → with a user',
+        (u) => `${fmt(u.hybrid.plainMs)} → ${fmt(u.hybrid.userMs)} ms (${pct(u.hybrid.ratio)})`,
+        'within 10 %',
+      ],
+      [
+        'keyword /search p50 / p99, a user at random (most closed)',
+        (u) => `${fmt(u.randomUser.p50Ms)} / ${fmt(u.randomUser.p99Ms)} ms`,
         '',
       ],
     ])

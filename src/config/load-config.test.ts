@@ -115,6 +115,7 @@ describe('agent settings', () => {
       maxOpen: 64,
       maxAgents: 1000,
       maxFolders: 100,
+      maxUsers: 10_000,
       teamDir: undefined,
       teamWritable: false,
       tokens: new Map(),
@@ -167,6 +168,12 @@ describe('agent settings', () => {
     [{ MNEMO_AGENTS_DIR: '.', MNEMO_WORKSPACE: 'agents/bob' }, 'MNEMO_AGENTS_DIR: must not be, contain or lie inside'],
     [{ MNEMO_TEAM_DIR: 'team', MNEMO_EXTRA_PATHS: 'team/notes' }, 'team/ is reserved'],
     [{ MNEMO_MAX_OPEN_AGENTS: '0' }, 'MNEMO_MAX_OPEN_AGENTS'],
+    [{ MNEMO_AGENT_TOKENS: `main/../ops:${tokenA}` }, 'is not an agent id or agent/user'],
+    [{ MNEMO_AGENT_TOKENS: `main/Alice:${tokenA}` }, 'is not an agent id or agent/user'],
+    [{ MNEMO_AGENT_TOKENS: `main/a/b:${tokenA}` }, 'is not an agent id or agent/user'],
+    [{ MNEMO_AGENT_TOKENS: `ops/alice:${tokenA}` }, 'need MNEMO_AGENTS_DIR'],
+    [{ MNEMO_EXTRA_PATHS: 'users/shared' }, 'users/ is reserved'],
+    [{ MNEMO_EXTRA_PATHS: 'users' }, 'users/ is reserved'],
   ])('refuses %j', (env, expected) => {
     const issues = issuesOf(env)
     expect(issues.join('\n')).toContain(expected)
@@ -193,6 +200,11 @@ describe('the admin token and token files', () => {
     ['a trailing \\r\\n', `${admin}\r\n`],
   ])('reads MNEMO_API_TOKEN_FILE with %s as the token itself', (_, text) => {
     expect(loadConfig({ MNEMO_API_TOKEN_FILE: secretFile(text) }, cwd).server.apiToken).toBe(admin)
+  })
+
+  it('takes a token bound to a user of an agent, agent/user:token', () => {
+    const config = loadConfig({ MNEMO_AGENT_TOKENS: `main:${admin},main/alice:${admin}x` }, cwd)
+    expect([...config.agents.tokens.keys()]).toEqual(['main', 'main/alice'])
   })
 
   it('reads MNEMO_AGENT_TOKENS_FILE ending in a newline', () => {

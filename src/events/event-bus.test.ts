@@ -78,7 +78,10 @@ describe('the event bus', () => {
     expect(fromAdaOne.kind === 'replay' && ids(fromAdaOne.frames)).toEqual(['b-ada-2'])
     expect(resume('ada', 'b-ada-0')).toMatchObject({ kind: 'reset', reason: 'events after the id are no longer kept' })
     expect(resume('ada', 'b-ada-9')).toMatchObject({ kind: 'reset', reason: 'the id is newer than any event' })
-    expect(resume('ada', 'b-bob-1')).toMatchObject({ kind: 'reset', reason: "the id is from another agent's stream" })
+    expect(resume('ada', 'b-bob-1')).toMatchObject({
+      kind: 'reset',
+      reason: "the id is from another agent's (or user's) stream",
+    })
     expect(resume('ada', 'other-ada-1')).toMatchObject({
       kind: 'reset',
       reason: 'the id is not from this server process',

@@ -144,7 +144,7 @@ export interface paths {
         put?: never;
         /**
          * Remove every flush entry a session wrote
-         * @description Removes from the acting agent's day files (memory/YYYY-MM-DD.md) every flush entry whose heading names the session — heading, marker and notes — each file in one atomic write, and answers once the index no longer holds them, with what was removed. The admin token without X-Mnemo-Agent (or no token configured) forgets the session in every agent, unless everyAgent is false; everyAgent true from anyone else is 400. A retried flushId of a removed flush is written again.
+         * @description Removes from the acting agent's day files (memory/YYYY-MM-DD.md; the acting user's, under users/<id>/, with X-Mnemo-User) every flush entry whose heading names the session — heading, marker and notes — each file in one atomic write, and answers once the index no longer holds them, with what was removed. The admin token without X-Mnemo-Agent (or no token configured) forgets the session in every agent (their shared memory), unless everyAgent is false; everyAgent true from anyone else is 400. A retried flushId of a removed flush is written again.
          */
         post: operations["forgetSession"];
         delete?: never;
@@ -197,6 +197,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's users
+         * @description Every user of the agent (X-Mnemo-Agent) with memory — a folder under users/ — with its files, chunks, whether its index is open, and its last sync. Needs the admin token when tokens are configured: an agent token gets 403 AGENT_FORBIDDEN (its requests name their user; they never list the others).
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a user's memory
+         * @description Deletes everything user <id> of the agent has — its files under users/<id>/ and its index — once no request holds it, and answers with the files removed (a user with no memory: none). Requests for the user that come meanwhile wait, then find it empty. The admin token may delete any user; an agent token its agent's users; a request acting for a user (X-Mnemo-User, or a token bound to one) only that user: another is 403 USER_FORBIDDEN.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -206,7 +246,7 @@ export interface paths {
         };
         /**
          * Stream change notifications (Server-Sent Events)
-         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished`, `entry.superseded`, `session.forgotten` (each `data:` line is a ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events (the agent's own and the team's), so they show nothing of other agents. The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another process, an older id form or another agent: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
+         * @description Announces changes to the acting agent's memory and the team's as Server-Sent Events: `file.written`, `file.deleted`, `file.indexed`, `file.unindexed`, `rebuild.finished`, `entry.superseded`, `session.forgotten` (each `data:` line is a ChangeEvent). Ids are per agent stream, `<process>-<agent>-<n>` with n counting that stream's events (the agent's own, the user's it acts for (X-Mnemo-User) and the team's), so they show nothing of other agents or users. The stream starts with the events after `Last-Event-ID` (or `event: reset` when they are no longer kept, or the id is from another process, an older id form or another agent: re-read what you track), then `event: ready` whose id is the position now. A comment line every 15 s keeps idle streams open. A client that falls 256 events behind gets `event: overflow` and the stream ends: reconnect with Last-Event-ID. At most 4 streams per agent and 64 in all: more get 429 EVENT_STREAMS_LIMIT. Streams end when the server shuts down.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -226,7 +266,7 @@ export interface paths {
         };
         /**
          * Export markdown memory as a tar archive
-         * @description Streams the markdown memory files (not session transcripts) as an uncompressed tar archive. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). Each space is synced first, so files edited on disk are included. A failure while streaming (after the 200), or the server shutting down, cuts the archive short: it then lacks the end-of-archive marker and POST /import refuses it.
+         * @description Streams the markdown memory files (not session transcripts) as an uncompressed tar archive. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…), and the admin on its users' too (users/<id>/…); a request acting for a user (X-Mnemo-User, or a token bound to one) on that user's files only (users/<id>/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR), each agent's users inside its folder. Each space is synced first, so files edited on disk are included. A failure while streaming (after the 200), or the server shutting down, cuts the archive short: it then lacks the end-of-archive marker and POST /import refuses it.
          */
         get: operations["exportMemory"];
         put?: never;
@@ -248,7 +288,7 @@ export interface paths {
         put?: never;
         /**
          * Import markdown memory from a tar archive
-         * @description Writes the markdown files of a tar archive (Content-Type: application/x-tar), as GET /export makes them. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR). All or nothing: the whole archive is read and checked before any file is written, and one bad entry refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), 400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as both a file and a folder, text that is not UTF-8 or holds NUL, a modification time that is not a date, team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or 403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT), 409 FOLDER_LIMIT (the folders a space would need that it does not have, beside those it has, pass MNEMO_MAX_FOLDERS_PER_AGENT: no folder or agent is created); 403 PROVENANCE_FORBIDDEN (a metadata comment claiming origin owner that the file it replaces does not hold, from a token that may not write owner entries); details.entry names the entry. Folder entries and ./ prefixes are accepted. The archive counts as it arrives against the bodies in flight: half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT for all of one agent (429 AGENT_BUSY past it, so a full-size archive needs the agent to have no other upload on its way) and the whole for everyone (503 OVERLOADED); it must arrive within MNEMO_REQUEST_TIMEOUT_MS of the request and without a pause over MNEMO_BODY_IDLE_TIMEOUT_MS (408 REQUEST_TIMEOUT). These close the connection. Each file is then written atomically (temp file, fsync, rename) with the modification time the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day files are kept. A failure while writing (507 STORAGE_FULL, 409 AGENT_LIMIT, or FOLDER_LIMIT over folders other writes made meanwhile, 500 on a failing disk) puts back the files written before it, and the file it failed on if that one was already replaced, then removes the folders it made that are empty again (agents it created stay).
+         * @description Writes the markdown files of a tar archive (Content-Type: application/x-tar), as GET /export makes them. An agent token (or the admin token with X-Mnemo-Agent) works on that agent's own files, named as GET /files names them (MEMORY.md, memory/…), and the admin on its users' too (users/<id>/…); a request acting for a user (X-Mnemo-User, or a token bound to one) on that user's files only (users/<id>/…); the admin token without X-Mnemo-Agent (or no token configured) on the whole deployment, one top-level folder per space: main/… (the workspace), agents/<id>/… (MNEMO_AGENTS_DIR) and team/… (MNEMO_TEAM_DIR), each agent's users inside its folder. All or nothing: the whole archive is read and checked before any file is written, and one bad entry refuses it with nothing written — 400 ARCHIVE_INVALID (not a tar archive, compressed, empty or cut short), 400 ARCHIVE_ENTRY_INVALID (a symbolic or hard link, device or other non-file entry, a name twice or as both a file and a folder, text that is not UTF-8 or holds NUL, a modification time that is not a date, team/ or agents/ where the deployment has none), 400 AGENT_INVALID (agents/<id>/ without an agent id), 400 PATH_INVALID or 403 PATH_READ_ONLY (the path rules of PUT /files; "..", absolute names and the like), 413 PAYLOAD_TOO_LARGE (a file over MNEMO_MAX_FILE_BYTES, or the archive over half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT), 409 FOLDER_LIMIT (the folders a space would need that it does not have, beside those it has, pass MNEMO_MAX_FOLDERS_PER_AGENT: no folder or agent is created); 403 PROVENANCE_FORBIDDEN (a metadata comment claiming origin owner that the file it replaces does not hold, from a token that may not write owner entries); details.entry names the entry. Folder entries and ./ prefixes are accepted. The archive counts as it arrives against the bodies in flight: half of MNEMO_MAX_BODY_BYTES_IN_FLIGHT for all of one agent (429 AGENT_BUSY past it, so a full-size archive needs the agent to have no other upload on its way) and the whole for everyone (503 OVERLOADED); it must arrive within MNEMO_REQUEST_TIMEOUT_MS of the request and without a pause over MNEMO_BODY_IDLE_TIMEOUT_MS (408 REQUEST_TIMEOUT). These close the connection. Each file is then written atomically (temp file, fsync, rename) with the modification time the archive gives it, and indexed: the answer comes once the files are searchable. Flush markers in day files are kept. A failure while writing (507 STORAGE_FULL, 409 AGENT_LIMIT, or FOLDER_LIMIT over folders other writes made meanwhile, 500 on a failing disk) puts back the files written before it, and the file it failed on if that one was already replaced, then removes the folders it made that are empty again (agents it created stay).
          */
         post: operations["importMemory"];
         delete?: never;
@@ -370,12 +410,14 @@ export interface components {
              */
             type: "file.written" | "file.deleted" | "file.indexed" | "file.unindexed" | "rebuild.finished" | "entry.superseded" | "session.forgotten";
             /**
-             * @description Whose memory: the agent's own, or the team's
+             * @description Whose memory: the agent's own (shared), the acting user's, or the team's
              * @enum {string}
              */
-            space: "agent" | "team";
-            /** @description The agent whose memory it is (space "agent") */
+            space: "agent" | "user" | "team";
+            /** @description The agent whose memory it is (spaces "agent" and "user") */
             agent?: string;
+            /** @description The user whose memory it is (space "user": only its own stream hears it) */
+            user?: string;
             /** @description The file, as /files names it (team files under `team/`); not on rebuilds */
             path?: string;
             /** @description SHA-256 (hex) of the file content: on file.indexed, and on file.written except flushes */
@@ -407,7 +449,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -789,7 +831,7 @@ export interface components {
             };
         };
         SearchHit: {
-            /** @description Workspace-relative POSIX path; team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files) */
+            /** @description Workspace-relative POSIX path; the acting user's memory under users/<id>/, team memory under team/, a granted agent's under agents/<id>/ (readable with GET /files) */
             path: string;
             /** @description First line of the chunk, 1-based */
             startLine: number;
@@ -850,7 +892,7 @@ export interface components {
              * @enum {string}
              */
             scope?: "private" | "shared";
-            /** @description Memory spaces to search, merged by score (default: the agent's own, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED */
+            /** @description Memory spaces to search, merged by score (default: the agent's own, the acting user's, the team's when configured, and every agent:<id> it has a grant for). A granted space it has no grant for is 400 VALIDATION_FAILED, and so is user without X-Mnemo-User */
             spaces?: components["schemas"]["SpaceInput"][];
             /** @description Token budget of the answer: results are packed best first while their snippets fit (estimated: a CJK character ≈ 1 token, other text ≈ 4 characters per token); the last one is trimmed at a line boundary. Without maxResults, up to 100 results. usage.resultTokens says what was returned */
             maxTokens?: number;
@@ -930,10 +972,10 @@ export interface components {
         Source: "memory" | "sessions";
         /** @enum {string} */
         SourceInput: "memory" | "sessions";
-        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
-        Space: ("agent" | "team") | string;
-        /** @description "agent": the agent's own memory; "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
-        SpaceInput: ("agent" | "team") | string;
+        /** @description "agent": the agent's own (shared) memory; "user": the private memory of the user the request acts for (X-Mnemo-User; paths under users/<id>/); "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
+        Space: ("agent" | "user" | "team") | string;
+        /** @description "agent": the agent's own (shared) memory; "user": the private memory of the user the request acts for (X-Mnemo-User; paths under users/<id>/); "team": the team memory every agent shares (paths under team/); "agent:<id>": the memory of agent <id>, which this agent may search and read but not write under a grant (MNEMO_AGENT_GRANTS; paths under agents/<id>/) */
+        SpaceInput: ("agent" | "user" | "team") | string;
         /**
          * @example {
          *       "key": "reply-style",
@@ -966,6 +1008,38 @@ export interface components {
             /** @description The old entry, then any other active entry with the same key */
             superseded: components["schemas"]["EntryLocation"][];
             indexed: boolean;
+        };
+        UserDeleteResult: {
+            agent: string;
+            user: string;
+            /** @description The files removed, as the user named them (users/<id>/…); empty when the user had none */
+            files: string[];
+        };
+        UserList: {
+            /** @description The agent (X-Mnemo-Agent) */
+            agent: string;
+            /** @description Every user of the agent with memory (a folder under users/), by id */
+            users: {
+                /** @description User id (X-Mnemo-User); its files are under users/<id>/ */
+                id: string;
+                /** @description Its index is open and watched now; closed users open on their next request */
+                open: boolean;
+                /** @description Files in the index */
+                files: number;
+                /** @description Chunks in the index */
+                chunks: number;
+                /** @description The last sync since the service started (null: none yet) */
+                lastSync: {
+                    /** @description When it finished (ISO 8601) */
+                    at: string;
+                    ok: boolean;
+                    /** @description A full rebuild */
+                    full: boolean;
+                    reason: string;
+                    durationMs: number;
+                    error?: string;
+                } | null;
+            }[];
         };
     };
     responses: never;
@@ -1003,7 +1077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1020,6 +1094,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1039,7 +1115,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1057,7 +1133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1084,7 +1160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1164,6 +1240,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1179,7 +1257,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileList"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1197,7 +1275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1215,7 +1293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1264,6 +1342,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path: {
                 /** @description Workspace-relative path, e.g. memory/2026-02-16.md, team/memory/2026-03-01.md for team memory, or agents/<id>/memory/2026-03-01.md for the memory of an agent this one has a read grant for (MNEMO_AGENT_GRANTS; writes there are 403 PATH_READ_ONLY); slashes may be sent as they are or encoded (%2F) */
@@ -1282,7 +1362,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileWindow"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,7 +1380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1318,7 +1398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1371,6 +1451,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
                 /** @description Write only if the file exists with this SHA-256 (quoted or bare; several comma-separated), or "*" */
                 "if-match"?: string;
                 /** @description "*": write only if the file does not exist yet */
@@ -1408,7 +1490,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileWriteResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1426,7 +1508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1453,7 +1535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1533,6 +1615,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
                 /** @description Write only if the file exists with this SHA-256 (quoted or bare; several comma-separated), or "*" */
                 "if-match"?: string;
                 /** @description "*": write only if the file does not exist yet */
@@ -1561,7 +1645,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileWriteResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1579,7 +1663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1606,7 +1690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1686,6 +1770,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
                 /** @description Write only if the file exists with this SHA-256 (quoted or bare; several comma-separated), or "*" */
                 "if-match"?: string;
                 /** @description "*": write only if the file does not exist yet */
@@ -1708,7 +1794,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileDeleteResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1726,7 +1812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1744,7 +1830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1806,6 +1892,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1825,7 +1913,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlushResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1843,7 +1931,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1870,7 +1958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1941,6 +2029,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
                 /** @description Write only if the file exists with this SHA-256 (quoted or bare; several comma-separated), or "*" */
                 "if-match"?: string;
                 /** @description "*": write only if the file does not exist yet */
@@ -1964,7 +2054,7 @@ export interface operations {
                     "application/json": components["schemas"]["SupersedeResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1982,7 +2072,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2009,7 +2099,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2089,6 +2179,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2108,7 +2200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForgetResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2126,7 +2218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2215,6 +2307,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2230,7 +2324,7 @@ export interface operations {
                     "application/json": components["schemas"]["IndexStatus"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2248,7 +2342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2266,7 +2360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2313,6 +2407,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2347,7 +2443,7 @@ export interface operations {
                     "application/json": components["schemas"]["IndexStatus"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2365,7 +2461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2392,7 +2488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2484,8 +2580,196 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List an agent's users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
+            };
+            path: {
+                /** @description User id: a-z, 0-9, "_" and "-", starting with a letter or digit, at most 63 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a user's memory */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDeleteResult"];
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2528,6 +2812,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
                 /** @description The id of the last event received on this agent's stream (an EventSource sends it when it reconnects): the events after it are sent first when the replay window (the last 1,000 events of every agent) still holds them; otherwise, or when the id is from before a restart, of another agent or in the older `<process>-<n>` form, the stream starts with `event: reset` */
                 "last-event-id"?: string;
             };
@@ -2545,7 +2831,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ChangeEvent"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2563,7 +2849,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2607,6 +2893,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2622,7 +2910,7 @@ export interface operations {
                     "application/x-tar": string;
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2640,7 +2928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2658,7 +2946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2705,6 +2993,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2725,7 +3015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResult"];
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,7 +3033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2770,7 +3060,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
+            /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2841,6 +3131,8 @@ export interface operations {
             header?: {
                 /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
                 "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2869,7 +3161,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2887,7 +3179,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -453,6 +453,32 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       await alice.close()
     })
 
+    it("keeps a user's space apart from its agent's and another user's, and drops it whole", async () => {
+      const under = await make()
+      open.push(under)
+      const key = { kind: 'user', agent: 'ops', user: 'alice' } as const
+      const agent = await under.engine.openSpace({ kind: 'agent', id: 'ops' })
+      const alice = await under.engine.openSpace(key)
+      const bob = await under.engine.openSpace({ kind: 'user', agent: 'ops', user: 'bob' })
+      await agent.applyChanges({ replace: [file('memory/s.md', 1, ['shared words'])] }, STEPS)
+      await alice.applyChanges({ replace: [file('memory/a.md', 1, ['alice words', 'more words'])] }, STEPS)
+      await bob.applyChanges({ replace: [file('memory/b.md', 1, ['bob words'])] }, STEPS)
+      expect(await candidatePaths(agent, 'alice')).toEqual([])
+      expect(await candidatePaths(bob, 'alice')).toEqual([])
+      expect(await candidatePaths(alice, 'alice')).toEqual(['memory/a.md'])
+      await alice.close()
+      expect(await under.engine.peekCounts(key)).toEqual({ files: 1, chunks: 2 })
+      await under.engine.dropSpace(key)
+      expect(await under.engine.peekCounts(key)).toEqual({ files: 0, chunks: 0 })
+      // Opened again, it is a new, empty index; the others are untouched.
+      const again = await under.engine.openSpace(key)
+      expect(again.fresh).toBe(true)
+      expect(await candidatePaths(again, 'alice')).toEqual([])
+      expect(await candidatePaths(bob, 'bob')).toEqual(['memory/b.md'])
+      expect(await candidatePaths(agent, 'shared')).toEqual(['memory/s.md'])
+      await Promise.all([again.close(), bob.close(), agent.close()])
+    })
+
     it('caches embeddings by provider, model and hash, bounded by least recent use', async () => {
       const under = await make()
       open.push(under)

@@ -204,6 +204,10 @@ describe('users inside an agent', () => {
     }
     const exportOther = await as('GET', '/export', { who: 'bob', user: 'alice' })
     expect(exportOther.statusCode).toBe(403)
+    // The admin's metrics name routes and stages, never a user.
+    const metrics = await as('GET', '/metrics', { who: 'admin' })
+    expect(metrics.statusCode).toBe(200)
+    expect(metrics.body).not.toMatch(/alice|bob/)
     expect(snapshot(aliceDir)).toEqual(before)
   })
 
@@ -239,7 +243,7 @@ describe('users inside an agent', () => {
 
   it("exports a user's own memory to it, users with their agent to the admin, and none to the agent alone", async () => {
     const { aliceFile, aliceDir } = await seeded()
-    const names = async (c: Call & { agent?: string | null }) => {
+    const names = async (c: Omit<Call, 'agent'> & { agent?: string | null }) => {
       const headers: Record<string, string> = { authorization: `Bearer ${c.who === 'admin' ? ADMIN : TOKENS[c.who]}` }
       const agent = c.agent === undefined ? (c.who === 'admin' ? 'support' : undefined) : c.agent
       if (agent) headers['x-mnemo-agent'] = agent
