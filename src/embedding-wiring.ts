@@ -56,11 +56,14 @@ export function createEmbeddingWiring(deps: EmbeddingWiringDeps) {
 
   /** Everything derived from one provider (or none). */
   function derive(provider: EmbeddingProvider | null) {
+    // The block size is part of what an index was built with: another one rebuilds it.
+    const chunkSize = layout?.chunkSize === undefined ? {} : { chunkSize: layout.chunkSize }
     const embedding = provider &&
-      backend && { provider: provider.id, model: provider.model, dims: provider.dims, backend }
+      backend && { provider: provider.id, model: provider.model, dims: provider.dims, backend, ...chunkSize }
     return {
       provider,
-      vectors: provider && layout && { backend: layout.backend, dims: provider.dims, shards: layout.shards },
+      vectors: provider &&
+        layout && { backend: layout.backend, dims: provider.dims, shards: layout.shards, ...chunkSize },
       embedding,
       identity: indexIdentity(deps.engine.schemaVersion, config.chunking, embedding),
       vectorizer:

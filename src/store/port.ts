@@ -15,8 +15,14 @@ export type MaybePromise<T> = T | Promise<T>
  * (both SQLite), or pgvector columns (PostgreSQL).
  */
 export type VectorBackend = 'sqlite-vec' | 'scan' | 'pgvector'
-/** How an index stores vectors; null without an embedding provider. */
-export type VectorConfig = { backend: VectorBackend; dims: number; shards: number } | null
+/**
+ * How an index stores vectors; null without an embedding provider. `chunkSize`: vectors per
+ * stored block of a vec0 table (sqlite-vec; absent: its default of 1,024).
+ */
+export type VectorConfig = { backend: VectorBackend; dims: number; shards: number; chunkSize?: number } | null
+
+/** Where an engine keeps vectors (StorageEngine.vectorLayout). */
+export type VectorLayout = { backend: VectorBackend; shards: number; chunkSize?: number }
 /** MNEMO_VECTOR_BACKEND: a SQLite choice; PostgreSQL takes pgvector. */
 export type VectorPreference = 'auto' | 'sqlite-vec' | 'scan'
 
@@ -255,7 +261,7 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
    * Where vectors will live given MNEMO_VECTOR_BACKEND, and how many shards searches may
    * split them into; throws a start-up error when the preference cannot be had.
    */
-  vectorLayout(preference: VectorPreference, log: Logger): { backend: VectorBackend; shards: number }
+  vectorLayout(preference: VectorPreference, log: Logger): VectorLayout
   /** The embedding cache, holding at most `maxEntries` (least recently used go first). */
   openEmbeddingCache(opts: { maxEntries: number; now?: (() => number) | undefined }): EmbeddingCache
   /** Whether the engine answers now (GET /ready, GET /index). */

@@ -10,11 +10,11 @@ import { createIndexStore } from './index-store.js'
 import { peekIndexCounts } from './index-peek.js'
 import { createEmbeddingCache } from './embedding-cache.js'
 import type { Logger } from '../../shared/logger.js'
-import type { SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
+import type { SpaceKey, StorageEngine, VectorConfig, VectorLayout, VectorPreference } from '../port.js'
 import { FTS_TOKENIZER, SCHEMA_VERSION } from './schema.js'
 import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
 import { chooseVectorBackend } from './vector-backend.js'
-import { VECTOR_SHARDS } from './vector-schema.js'
+import { VEC0_CHUNK_SIZE, VECTOR_SHARDS } from './vector-schema.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
@@ -76,9 +76,9 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       const dbPath = fileOf(key)
       for (const suffix of ['', '-wal', '-shm']) await fs.promises.rm(`${dbPath}${suffix}`, { force: true })
     },
-    vectorLayout(preference: VectorPreference, log: Logger) {
+    vectorLayout(preference: VectorPreference, log: Logger): VectorLayout {
       const backend = chooseVectorBackend(preference, opts.loadVectorExtension, log)
-      return { backend, shards: VECTOR_SHARDS }
+      return { backend, shards: VECTOR_SHARDS, ...(backend === 'sqlite-vec' && { chunkSize: VEC0_CHUNK_SIZE }) }
     },
     openEmbeddingCache: ({ maxEntries, now }: { maxEntries: number; now?: (() => number) | undefined }) =>
       createEmbeddingCache({

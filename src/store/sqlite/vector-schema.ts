@@ -18,6 +18,16 @@ import type { VectorConfig } from '../port.js'
  */
 export const VECTOR_SHARDS = 4
 
+/**
+ * Vectors per stored block of a vec0 table. A KNN query reads every block of its shard
+ * whole, however few vectors it holds: at sqlite-vec's default of 1,024 (1 MiB per block at
+ * 256 dimensions) an index of 100 chunks took 2.5 ms per query and 4.6 MB on disk, at 256
+ * it takes 0.24 ms and next to nothing, and 100,000 chunks scan as fast (76 → 77 ms for
+ * the four shards on one core; scratch measurement, docs in BENCHMARKS.md). Small indexes
+ * are the common case: an agent's, and each user's inside an agent.
+ */
+export const VEC0_CHUNK_SIZE = 256
+
 const META_KEY = 'vectors'
 
 const DROP = `
@@ -29,7 +39,7 @@ function ddl(cfg: NonNullable<VectorConfig>): string {
   return cfg.backend === 'sqlite-vec'
     ? `CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vec USING vec0(
          shard integer partition key, embedding float[${cfg.dims}] distance_metric=cosine, source text, path text,
-         dated_ms integer, entry_status text, entry_origin text)`
+         dated_ms integer, entry_status text, entry_origin text${cfg.chunkSize ? `, chunk_size=${cfg.chunkSize}` : ''})`
     : `CREATE TABLE IF NOT EXISTS chunk_vectors (
          chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
          embedding BLOB NOT NULL
