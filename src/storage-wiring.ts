@@ -9,6 +9,7 @@ import type { Config } from './config/config.js'
 import type { PrepareElsewhere } from './indexing/prepare-file.js'
 import { createLocalReader, createReaderOps, type IndexReader } from './search/index-reader.js'
 import { createReaderPool, type ReaderPool } from './search/reader-pool.js'
+import { smallOnMainThread } from './search/small-index-reader.js'
 import { MAIN_AGENT } from './shared/agent-id.js'
 import type { Logger } from './shared/logger.js'
 import type { SpaceStore, StorageEngine, VectorConfig } from './store/port.js'
@@ -90,9 +91,15 @@ export async function createStorage(deps: StorageDeps): Promise<Storage> {
         searchesQuiet: deps.searchesQuiet,
       })
     },
-    // Workers open a space's index file read-only; without them, reads run here.
-    readerFor: (store) =>
-      pool ? pool.forIndex(engine.fileOf(store.key), createReaderOps(store)) : createLocalReader(store),
+    // Workers open a space's index file read-only (a small index is read here: a worker's
+    // round trip would cost more than its search); without them, reads run here.
+    readerFor(store) {
+      if (!pool) return createLocalReader(store)
+      const local = createReaderOps(store)
+      return smallOnMainThread(pool.forIndex(engine.fileOf(store.key), local), local, async () => {
+        return (await store.corpusStats()).rows
+      })
+    },
     preparerFor(store) {
       const workersPool = pool
       if (!workersPool) return undefined

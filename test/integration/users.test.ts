@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -25,6 +26,7 @@ const TOKENS = {
   bob: 'support-bob-token-0123456789',
   reader: 'reader-token-0123456789abcd',
 }
+const ROOT = path.resolve(import.meta.dirname, '../..')
 const ALICE_NOTE = 'Alice keeps her zebracorn passphrase in the blue notebook.'
 const SHARED_NOTE = 'Support escalates refunds over 500 EUR to finance.'
 
@@ -67,7 +69,9 @@ function snapshot(dir: string): Record<string, string> {
  * user-bound token), a reader with a grant on support, and a team; vectors from a fake
  * embedder so vector search is tried too.
  */
-async function seeded(): Promise<{ app: AgentsApp; aliceDir: string; aliceFile: string }> {
+async function seeded(
+  env: Record<string, string> = {},
+): Promise<{ app: AgentsApp; aliceDir: string; aliceFile: string }> {
   t = await useAgentsApp({
     team: true,
     env: {
@@ -80,6 +84,7 @@ async function seeded(): Promise<{ app: AgentsApp; aliceDir: string; aliceFile: 
       ].join(','),
       MNEMO_AGENT_GRANTS: 'reader:support',
       MNEMO_TEAM_WRITABLE: 'true',
+      ...env,
     },
     overrides: { embedder: createFakeEmbedder({ dims: 64 }).provider },
   })
@@ -157,6 +162,9 @@ describe('users inside an agent', () => {
       const list = await as('GET', '/files', c)
       expect(list.statusCode, label).toBe(200)
       expect(mentionsAlice(list.body), label).toBe(false)
+      const status = await as('GET', '/index', c)
+      expect(status.statusCode, label).toBe(200)
+      expect(mentionsAlice(status.body), label).toBe(false)
       // A file that exists and one that does not are refused alike: nothing says which is which.
       const there = await as('GET', `/files/${aliceFile}`, c)
       const absent = await as('GET', '/files/users/alice/memory/1999-01-01.md', c)
@@ -186,7 +194,36 @@ describe('users inside an agent', () => {
       expect(res.statusCode, url).toBeGreaterThanOrEqual(400)
       expect(mentionsAlice(res.body.replace(url, '')), url).toBe(false)
     }
+    // Nor does a grant: the reader reads the owner's shared memory only.
+    const granted = await as('GET', `/files/agents/support/${aliceFile}`, { who: 'reader' })
+    expect(granted.statusCode).toBeGreaterThanOrEqual(400)
+    expect(mentionsAlice(granted.body.replace(aliceFile, ''))).toBe(false)
     expect(snapshot(aliceDir)).toEqual(before)
+  })
+
+  it("refuses a user's folder swapped for a symlink to another user's", async () => {
+    const { app, aliceDir } = await seeded()
+    const bobDir = path.join(app.agentsDir, 'support/users/bob')
+    fs.renameSync(aliceDir, `${aliceDir}.moved`)
+    fs.symlinkSync(bobDir, aliceDir)
+    const swapped = await as('GET', '/files/users/alice/MEMORY.md', { who: 'alice' })
+    expect([swapped.statusCode, swapped.json().code]).toEqual([409, 'PATH_CHANGED'])
+    const listed = await as('GET', '/files', { who: 'alice' })
+    expect(listed.body).not.toContain('Bob drinks tea')
+    const found = await as('POST', '/search', { who: 'alice', payload: { query: 'Bob drinks tea' } })
+    expect(found.body).not.toContain('Bob drinks tea')
+    fs.rmSync(aliceDir)
+    fs.renameSync(`${aliceDir}.moved`, aliceDir)
+  })
+
+  it('refuses a new user past MNEMO_MAX_USERS_PER_AGENT, creating nothing', async () => {
+    const { app } = await seeded({ MNEMO_MAX_USERS_PER_AGENT: '2' })
+    const carol = await as('POST', '/flush', { who: 'support', user: 'carol', payload: { content: 'Carol.' } })
+    expect([carol.statusCode, carol.json().code]).toEqual([409, 'USER_LIMIT'])
+    expect(fs.existsSync(path.join(app.agentsDir, 'support/users/carol'))).toBe(false)
+    // The users there still write.
+    const bob = await as('POST', '/flush', { who: 'bob', payload: { content: 'Bob again.' } })
+    expect(bob.statusCode).toBe(200)
   })
 
   it('refuses a bound token naming another user, an invalid user id, and writes outside its own folder', async () => {
@@ -366,5 +403,28 @@ describe('users inside an agent', () => {
     expect(resources.resources.map((r) => r.uri)).toContain('mnemo:///users/bob/MEMORY.md')
     const flushed = await client.callTool({ name: 'memory_flush', arguments: { content: 'Bob likes rain.' } })
     expect(JSON.stringify(flushed)).toMatch(/users\/bob\/memory\//)
+
+    // mnemo mcp over stdio, acting for bob through MNEMO_USER.
+    const stdio = new Client({ name: 'users-test-stdio', version: '1.0.0' })
+    await stdio.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', path.join(ROOT, 'src/cli.ts'), 'mcp'],
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          MNEMO_URL: `http://127.0.0.1:${port}`,
+          MNEMO_TOKEN: TOKENS.support,
+          MNEMO_USER: 'bob',
+        },
+        stderr: 'pipe',
+      }),
+    )
+    closers.push(() => stdio.close())
+    const viaStdio = await stdio.callTool({ name: 'memory_search', arguments: { query: 'zebracorn passphrase rain' } })
+    expect(mentionsAlice(JSON.stringify(viaStdio))).toBe(false)
+    expect(JSON.stringify(viaStdio)).toContain('users/bob/memory/')
+    const stdioGet = await stdio.callTool({ name: 'memory_get', arguments: { path: aliceFile } })
+    expect([stdioGet.isError, text(stdioGet)]).toEqual([true, expect.stringMatching(/^USER_FORBIDDEN/) as unknown])
   })
 })
