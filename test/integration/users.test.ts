@@ -421,9 +421,13 @@ describe('users inside an agent', () => {
       }),
     )
     closers.push(() => stdio.close())
-    const viaStdio = await stdio.callTool({ name: 'memory_search', arguments: { query: 'zebracorn passphrase rain' } })
+    const viaStdio = await stdio.callTool({
+      name: 'memory_search',
+      arguments: { query: 'zebracorn passphrase', minScore: 0 },
+    })
     expect(mentionsAlice(JSON.stringify(viaStdio))).toBe(false)
-    expect(JSON.stringify(viaStdio)).toContain('users/bob/memory/')
+    const bobs = await stdio.callTool({ name: 'memory_search', arguments: { query: 'Bob likes rain' } })
+    expect(JSON.stringify(bobs)).toContain('users/bob/memory/')
     const stdioGet = await stdio.callTool({ name: 'memory_get', arguments: { path: aliceFile } })
     expect([stdioGet.isError, text(stdioGet)]).toEqual([true, expect.stringMatching(/^USER_FORBIDDEN/) as unknown])
   })
