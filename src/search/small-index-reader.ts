@@ -7,6 +7,7 @@
  * beside its agent's (issue 32) — so they are read where the search runs. The size is the
  * index's chunk count, cached by the store until it changes.
  */
+import { yieldToEventLoop } from '../shared/async.js'
 import type { IndexReader, ReaderOps } from './index-reader.js'
 
 /**
@@ -22,11 +23,32 @@ export function smallOnMainThread(
   chunks: () => number | Promise<number>,
   limit = SMALL_INDEX_CHUNKS,
 ): IndexReader {
-  const small = async () => (await chunks()) <= limit
+  /**
+   * Runs `local` when the index is small, after a turn of the event loop: the calls a search
+   * makes to the workers for its other indexes are sent first, so they run while this one
+   * holds the main thread, not after it.
+   */
+  async function either<T>(run: () => Promise<T>, pool: () => Promise<T>): Promise<T> {
+    if ((await chunks()) > limit) return pool()
+    await yieldToEventLoop()
+    return run()
+  }
   return {
     ...pooled,
-    keyword: async (req) => ((await small()) ? local.keyword(req) : pooled.keyword(req)),
-    vector: async (req) => ((await small()) ? local.vector(req) : pooled.vector(req)),
-    texts: async (ids) => ((await small()) ? local.texts(ids) : pooled.texts(ids)),
+    keyword: (req) =>
+      either(
+        () => local.keyword(req),
+        () => pooled.keyword(req),
+      ),
+    vector: (req) =>
+      either(
+        () => local.vector(req),
+        () => pooled.vector(req),
+      ),
+    texts: (ids) =>
+      either(
+        () => local.texts(ids),
+        () => pooled.texts(ids),
+      ),
   }
 }
