@@ -86,6 +86,24 @@ describe('mnemo search|get|index|flush against a running service', () => {
     expect(stale).toMatchObject({ code: 1, stderr: expect.stringMatching(/^mnemo: PRECONDITION_FAILED: /) })
   })
 
+  it('acts for a user inside the agent with --user or MNEMO_USER, never seeing another user', async () => {
+    const flushed = await mnemo(['flush', 'Dana keeps the spare key under the blue pot', '--user', 'dana'], env)
+    expect(flushed.stdout).toMatch(/^flushed: users\/dana\/memory\/\d{4}-\d{2}-\d{2}\.md#L\d+-L\d+\n$/)
+    const own = await mnemo(['search', 'spare key blue pot'], { ...env, MNEMO_USER: 'dana' })
+    expect(own.stdout).toMatch(/^users\/dana\/memory\/.+#L\d+-L\d+ {2}score/m)
+    for (const other of [['--user', 'erin'], []]) {
+      const found = await mnemo(['search', 'spare key blue pot', ...other], env)
+      expect(found.stdout, other.join(' ')).not.toContain('users/dana')
+    }
+    const refused = await mnemo(
+      ['get', flushed.stdout.slice('flushed: '.length).split('#')[0] as string, '--user', 'erin'],
+      env,
+    )
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/^mnemo: USER_FORBIDDEN: /) as unknown })
+    const invalid = await mnemo(['search', 'x', '--user', 'Dana'], env)
+    expect(invalid.code).not.toBe(0)
+  })
+
   it('exits 1 with the error code and message on an error, a wrong token or no service', async () => {
     const missing = await mnemo(['get', 'memory/none.md'], env)
     expect(missing).toMatchObject({ code: 1, stdout: '' })
