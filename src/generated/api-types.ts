@@ -951,6 +951,13 @@ export interface components {
                  */
                 expand?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
             };
+            /** @description Present when no result is returned although chunks matched: every one scored below minScore (mnemo abstained rather than answer with a weak match). Absent when nothing matched at all */
+            abstained?: {
+                /** @description The best score of a chunk that matched, below minScore */
+                bestScore: number;
+                /** @description The minScore the search applied */
+                minScore: number;
+            };
             /** @description Tokens this search cost and returned */
             usage: {
                 /** @description Tokens the embedding provider reported for the query (0 for a cached query vector) */

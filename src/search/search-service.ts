@@ -325,6 +325,9 @@ export function createSearchService(deps: SearchServiceDeps) {
       mode,
       ...(budget.shortened() > 0 ? { snippetsShortened: budget.shortened() } : {}),
       ...(Object.keys(degraded).length > 0 ? { degraded, degradedCodes } : {}),
+      ...(results.length === 0 && passing.length === 0 && ranked[0] !== undefined
+        ? { abstained: { bestScore: roundScore(ranked[0].score), minScore } }
+        : {}),
       usage: { ...usage, resultTokens: tokens.used() },
       timingsMs: timings,
     }

@@ -81,6 +81,11 @@ export type SearchResponse = {
   degraded?: Partial<Record<DegradedStage, string>>
   /** The same stages' reasons as stable codes (degraded.ts); present exactly when `degraded` is. */
   degradedCodes?: Partial<Record<DegradedStage, DegradedCode>>
+  /**
+   * No result passed minScore although chunks matched: the best of them, and the minScore
+   * that cut it. Absent when a result is returned, or nothing matched.
+   */
+  abstained?: { bestScore: number; minScore: number }
   /** Provider tokens this search cost, and the estimated tokens of the snippets it returns. */
   usage: { embeddingTokens: number; rerankTokens: number; resultTokens: number }
   timingsMs: { keyword: number; embed: number; vector: number; rerank: number; total: number }

@@ -117,6 +117,19 @@ describe('POST /search over the fixture corpus', () => {
     expect(filtered.body.results.map((r) => r.score)).toEqual(scores.filter((s) => s >= threshold))
   })
 
+  it('says it abstained, with the best score it cut, when every match is below minScore', async () => {
+    const all = await t.search({ query: 'redis staging postgres canary tokyo', minScore: 0 })
+    const best = all.body.results[0]?.score as number
+    expect(all.body.abstained).toBeUndefined()
+    const cut = await t.search({ query: 'redis staging postgres canary tokyo', minScore: 0.99 })
+    expect(cut.body.results).toEqual([])
+    expect(cut.body.abstained).toEqual({ bestScore: best, minScore: 0.99 })
+    // Nothing matched at all: nothing was cut, so there is no abstention to report.
+    const none = await t.search({ query: 'vitamin deficiency zebracorn', minScore: 0.99 })
+    expect(none.body).toMatchObject({ results: [] })
+    expect(none.body.abstained).toBeUndefined()
+  })
+
   it('limits results with maxResults', async () => {
     const res = await t.search({ query: 'the a memory note plan', maxResults: 2, minScore: 0 })
     expect(res.body.results.length).toBeLessThanOrEqual(2)

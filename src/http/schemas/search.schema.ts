@@ -217,6 +217,16 @@ export const SearchResponse = z
           'EMBEDDING_UNAVAILABLE: the embedding server has not answered since start-up (asked again in the background); ' +
           'INDEX_REBUILDING: an index is being rebuilt for new embedding settings (keyword results until it is swapped in)',
       ),
+    abstained: z
+      .object({
+        bestScore: z.number().describe('The best score of a chunk that matched, below minScore'),
+        minScore: z.number().describe('The minScore the search applied'),
+      })
+      .optional()
+      .describe(
+        'Present when no result is returned although chunks matched: every one scored below minScore ' +
+          '(mnemo abstained rather than answer with a weak match). Absent when nothing matched at all',
+      ),
     usage: z
       .object({
         embeddingTokens: z
