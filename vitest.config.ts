@@ -22,6 +22,7 @@ const POSTGRES_API_SUITE = [
   'test/integration/entries.search.test.ts',
   'test/integration/entries.writes.test.ts',
   'test/integration/users.test.ts',
+  'test/integration/searches.test.ts',
 ]
 
 export default defineConfig({

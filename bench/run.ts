@@ -3,7 +3,8 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
- *                    [--only keyword,hybrid,live,agents,replicas,start,entries,users] [--hybrid-sizes 10000,100000]
+ *                    [--only keyword,hybrid,live,agents,replicas,start,entries,users,searchlog]
+ *                    [--hybrid-sizes 10000,100000]
  *                    [--agents 200] [--agent-files 10] [--engines sqlite,postgres,pglite] [--writes 100]
  *                    [--qmd /tmp/qmd/node_modules/.bin/qmd] (with --only start: QMD indexes the same files)
  *
@@ -13,7 +14,8 @@
  * (issue 31) compares search latency on the workspace with and without entry metadata,
  * `--superseded 0.3` of the entries superseded. `users` (issue 32) compares search latency of
  * an agent with `--users 1000` users of `--user-notes 100` notes each, searched with a user,
- * against the same agent memory without users (bench/users.ts).
+ * against the same agent memory without users (bench/users.ts). `searchlog` (issue 33)
+ * compares search latency with the search log on and off (bench/search-log.ts).
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -29,6 +31,7 @@ import { benchLive } from './live.js'
 import { benchReplicas } from './replicas.js'
 import { benchStart } from './start.js'
 import { benchUsers } from './users.js'
+import { benchSearchLog } from './search-log.js'
 import { refusedNote } from './measure.js'
 import { fmt } from './stats.js'
 
@@ -229,6 +232,31 @@ try {
         (u) => `${fmt(u.randomUser.p50Ms)} / ${fmt(u.randomUser.p99Ms)} ms`,
         '',
       ],
+    ])
+  }
+  if (only.has('searchlog')) {
+    const columns = await perEngine('searchlog', (engine, dir) =>
+      benchSearchLog({
+        tmp: dir,
+        engine,
+        runs,
+        files: Number(values.files),
+        notesPerFile: Number(values.notes),
+        latencyRequests: Number(values['latency-requests']),
+      }),
+    )
+    table('Search log: /search with the log on, against off', columns, [
+      [
+        'keyword /search p50, off → on',
+        (l) => `${fmt(l.keyword.offMs)} → ${fmt(l.keyword.onMs)} ms (${pct(l.keyword.ratio)})`,
+        'within 5 %',
+      ],
+      [
+        'hybrid /search p50 (hash vectors), off → on',
+        (l) => `${fmt(l.hybrid.offMs)} → ${fmt(l.hybrid.onMs)} ms (${pct(l.hybrid.ratio)})`,
+        'within 5 %',
+      ],
+      ['searches listed by GET /searches?limit=1000 afterwards', (l) => String(l.listed), '1000'],
     ])
   }
   if (only.has('replicas')) {

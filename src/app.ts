@@ -13,6 +13,7 @@ import { registerAuth } from './http/plugins/auth.js'
 import { registerBodyIntake } from './http/plugins/body-intake.js'
 import { registerLoadShedding } from './http/plugins/load-shedding.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
+import { searchesRoutes } from './http/routes/searches.routes.js'
 import { eventsRoutes } from './http/routes/events.routes.js'
 import { mcpRoutes } from './mcp/mcp.routes.js'
 import { MAX_RESULTS } from './http/schemas/search.schema.js'
@@ -128,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(entriesRoutes, { gateway, bodyLimitBytes: fileBodyLimitBytes })
   await app.register(indexingRoutes, { gateway })
   await app.register(agentsRoutes, { gateway })
+  await app.register(searchesRoutes, { searchLog: services.searchLogService })
   await app.register(eventsRoutes, { events: services.events })
   await app.register(transferRoutes, {
     transfer: services.transfer,
@@ -137,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(mcpRoutes, {
     gateway,
     foreground: services.foreground,
+    searchLog: services.searchLogService,
     bodyLimitBytes: config.server.bodyLimitBytes,
     maxBatch: config.admission.mcpMaxBatch,
     budget: {

@@ -24,6 +24,10 @@ import { createSearchService } from './search/search-service.js'
 import { createExpansionModule } from './search/expand/expand-module.js'
 import { createMetrics } from './metrics/metrics.js'
 import { instrumentGateway } from './metrics/instrument-gateway.js'
+import { logSearches } from './search-log/log-searches.js'
+import { createSearchRecorder } from './search-log/search-recorder.js'
+import { createSearchLogService } from './search-log/search-log-service.js'
+import type { SearchLog } from './store/port.js'
 import { createTurns } from './shared/async.js'
 import { createForeground, SEARCHES_QUIET_MS } from './shared/foreground.js'
 import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
@@ -66,6 +70,8 @@ export type ContainerOverrides = ProviderDeps & {
   events?: Partial<EventSettings>
   /** A built script for the search workers (tests start them from one bundle, not through tsx). */
   readerWorkerEntry?: URL
+  /** Wraps the engine's search log (tests make its writes fail or stall). */
+  searchLogStore?: (store: SearchLog) => SearchLog
 }
 
 export async function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
@@ -134,11 +140,27 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     ...(overrides.now && { now: overrides.now }),
   })
   const agents = await createAgents({ config, shared, search, log, ...(overrides.now && { now: overrides.now }) })
+  const searchLog = config.searchLog.enabled
+    ? createSearchRecorder({
+        store: (overrides.searchLogStore ?? ((s: SearchLog) => s))(engine.openSearchLog()),
+        settings: config.searchLog,
+        log: log.child({ module: 'search-log' }),
+        onOutcome: metrics.searchLogged,
+        ...(overrides.now && { now: overrides.now }),
+      })
+    : null
+  const instrumented = instrumentGateway(agents.gateway, metrics)
 
   return {
     services: {
       /** Everything a request acting as an agent may do (REST and MCP). */
-      gateway: instrumentGateway(agents.gateway, metrics),
+      gateway: searchLog ? logSearches(instrumented, searchLog, overrides.now) : instrumented,
+      /** The search log's reads and feedback (GET /searches, POST /feedback). */
+      searchLogService: createSearchLogService({
+        recorder: searchLog,
+        onFeedback: metrics.feedbackGiven,
+        ...(overrides.now && { now: overrides.now }),
+      }),
       /** Export and import of memory as tar archives. */
       transfer: createTransfer({ config, registry: agents.registry, team: agents.team, users: agents.users, log }),
       /** Who a request is, from its token. */
@@ -190,6 +212,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
      */
     async close(): Promise<void> {
       await agents.close()
+      await searchLog?.close()
       await embedding.close()
       reclaimer.close()
       await cache?.close()

@@ -79,6 +79,15 @@ export type Config = Readonly<{
     indexOnStart: boolean
   }>
   chunking: Readonly<{ maxTokens: number; overlapTokens: number }>
+  /** The search log (SPEC §12): each search kept for people to see what agents looked for. */
+  searchLog: Readonly<{
+    /** MNEMO_SEARCH_LOG=on (default). */
+    enabled: boolean
+    /** Days a logged search is kept (MNEMO_SEARCH_LOG_DAYS). */
+    retentionDays: number
+    /** Newest searches kept per agent (MNEMO_SEARCH_LOG_MAX_PER_AGENT). */
+    maxPerAgent: number
+  }>
   search: Readonly<{
     maxResults: number
     minScore: number

@@ -164,6 +164,13 @@ export const envSchema = z
     ),
     MNEMO_SEARCH_MAX_RESULTS: envVar(int(1, 100).default(6)).describe('Default maxResults of /search'),
     MNEMO_SEARCH_MIN_SCORE: envVar(num(0, 1).default(0.35)).describe('Default minScore of /search'),
+    MNEMO_SEARCH_LOG: envVar(z.enum(['on', 'off']).default('on')).describe(
+      'Keep a log of searches (time, agent, user, query, results, best score, latency) for GET /searches; off: none',
+    ),
+    MNEMO_SEARCH_LOG_DAYS: envVar(int(1, 3650).default(30)).describe('Days a logged search is kept'),
+    MNEMO_SEARCH_LOG_MAX_PER_AGENT: envVar(int(100, 10_000_000).default(10_000)).describe(
+      'Newest searches kept per agent in the search log (older ones are pruned every hour)',
+    ),
     MNEMO_SEARCH_WORKERS: envVar(int(0, 64).default(2)).describe(
       'Worker threads that run searches on read-only connections, checkpoint the indexes and chunk new files for indexing (0: all on the main thread)',
     ),

@@ -205,6 +205,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       indexOnStart: e.MNEMO_INDEX_ON_START,
     },
     chunking: { maxTokens: e.MNEMO_CHUNK_TOKENS, overlapTokens: e.MNEMO_CHUNK_OVERLAP_TOKENS },
+    searchLog: {
+      enabled: e.MNEMO_SEARCH_LOG === 'on',
+      retentionDays: e.MNEMO_SEARCH_LOG_DAYS,
+      maxPerAgent: e.MNEMO_SEARCH_LOG_MAX_PER_AGENT,
+    },
     search: {
       maxResults: e.MNEMO_SEARCH_MAX_RESULTS,
       minScore: e.MNEMO_SEARCH_MIN_SCORE,

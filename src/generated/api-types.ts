@@ -237,6 +237,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What agents searched for
+         * @description The search log, newest first: per search its time, agent, user, query, mode, results, best score (or the best one minScore cut), whether it abstained, latency, degraded stages, request id and any feedback. The admin token without X-Mnemo-Agent reads every agent (filter with agent, user); anyone else reads the agent it acts for, and only the searches made for the user it acts for (X-Mnemo-User), or for no user without one: another agent is 403 AGENT_FORBIDDEN, another user 403 USER_FORBIDDEN. Kept for MNEMO_SEARCH_LOG_DAYS (30) days and the newest MNEMO_SEARCH_LOG_MAX_PER_AGENT (10,000) per agent; 404 SEARCH_LOG_OFF with MNEMO_SEARCH_LOG=off.
+         */
+        get: operations["listSearches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say whether a search helped
+         * @description Records whether the results of a search helped (and why not, in note), by the request id of the search (its x-request-id header, and requestId in its answer). Only the agent (and user) that searched may: any other request id is 404 SEARCH_NOT_FOUND. Given again, the last word counts.
+         */
+        post: operations["giveFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -449,7 +489,7 @@ export interface components {
         ErrorBody: {
             /** @description HTTP status code */
             statusCode: number;
-            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
+            /** @description Stable error code: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID, UNAUTHORIZED, PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED, FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND, REQUEST_TIMEOUT, INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT, PRECONDITION_FAILED, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HOST_NOT_ALLOWED, FILE_TOO_LARGE, AGENT_BUSY, EVENT_STREAMS_LIMIT, HEADERS_TOO_LARGE, INTERNAL, SYNC_FAILED, PROVIDER_FAILED, STORAGE_FULL, INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE, PROVIDER_TIMEOUT */
             code: string;
             /** @description HTTP status text */
             error: string;
@@ -459,6 +499,25 @@ export interface components {
             requestId: string;
             /** @description Structured details, e.g. validation issues */
             details?: unknown;
+        };
+        /**
+         * @example {
+         *       "requestId": "8f0c…",
+         *       "useful": false,
+         *       "note": "the deploy day was not found"
+         *     }
+         */
+        FeedbackRequestInput: {
+            /** @description The x-request-id of the search (also in its answer: requestId) */
+            requestId: string;
+            /** @description Whether the results helped */
+            useful: boolean;
+            /** @description What was missing or wrong, for people */
+            note?: string;
+        };
+        FeedbackResult: {
+            requestId: string;
+            useful: boolean;
         };
         FileDeleteResult: {
             path: string;
@@ -793,6 +852,34 @@ export interface components {
             /** @description Why embedding stopped; those chunks wait in vectorsPending */
             embedError?: string;
         };
+        LoggedSearch: {
+            /** @description The request that made it (x-request-id; POST /feedback names it) */
+            requestId: string;
+            /** @description When it was answered (ISO 8601) */
+            time: string;
+            agent: string;
+            /** @description The user it acted for; null: none */
+            user: string | null;
+            query: string;
+            /** @description The mode that ran */
+            mode: string;
+            /** @description Results returned */
+            results: number;
+            /** @description The best result's score, or the best score minScore cut when it abstained; null: nothing matched */
+            bestScore: number | null;
+            /** @description Nothing was returned although chunks matched: all below minScore */
+            abstained: boolean;
+            /** @description Time the search took in the service, in ms */
+            latencyMs: number;
+            /** @description Stages that fell back (vector, rerank, expand) */
+            degraded: string[];
+            /** @description What the agent said of its results (POST /feedback); null: nothing */
+            feedback: {
+                useful: boolean;
+                note: string | null;
+                time: string;
+            } | null;
+        };
         Ready: {
             ready: boolean;
             /** @description What readiness waits for; shown when the request carries a token (or none is configured) */
@@ -863,6 +950,9 @@ export interface components {
              * @enum {string|null}
              */
             origin: "owner" | "agent" | "untrusted" | "system" | null;
+        };
+        SearchList: {
+            searches: components["schemas"]["LoggedSearch"][];
         };
         /**
          * @example {
@@ -951,6 +1041,8 @@ export interface components {
                  */
                 expand?: "PROVIDER_FAILED" | "PROVIDER_TIMEOUT" | "EMBEDDING_UNAVAILABLE" | "INDEX_REBUILDING";
             };
+            /** @description The id the search log keeps this search under, for POST /feedback; absent with MNEMO_SEARCH_LOG=off */
+            requestId?: string;
             /** @description Present when no result is returned although chunks matched: every one scored below minScore (mnemo abstained rather than answer with a weak match). Absent when nothing matched at all */
             abstained?: {
                 /** @description The best score of a chunk that matched, below minScore */
@@ -1149,7 +1241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1291,7 +1383,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1396,7 +1488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1524,7 +1616,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1679,7 +1771,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1828,7 +1920,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1947,7 +2039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2088,7 +2180,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2234,7 +2326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2358,7 +2450,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2477,7 +2569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2675,7 +2767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2766,7 +2858,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2777,6 +2869,215 @@ export interface operations {
             };
             /** @description Error (`code`: INDEX_BUSY, PATH_CHANGED, AGENT_LIMIT, USER_LIMIT, FOLDER_LIMIT, FLUSH_ID_CONFLICT) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSearches: {
+        parameters: {
+            query?: {
+                /** @description Only this agent's searches (the admin without X-Mnemo-Agent; anyone else reads its own agent only) */
+                agent?: string;
+                /** @description Only this user's searches (the admin; anyone else reads the searches of the user it acts for) */
+                user?: string;
+                /** @description Only searches made at or after this time (ISO 8601) */
+                since?: string;
+                /** @description true: only searches that returned nothing */
+                noResults?: "true" | "false";
+                /** @description Most searches listed, newest first (default 100, at most 1000) */
+                limit?: number;
+            };
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What agents searched for */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchList"];
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: AGENT_BUSY, EVENT_STREAMS_LIMIT) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INTERNAL, SYNC_FAILED) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: INDEX_UNAVAILABLE, SHUTTING_DOWN, OVERLOADED, EMBEDDING_UNAVAILABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    giveFeedback: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The agent whose memory the request uses (default: the token's agent, or "main"). Invalid ids get 400 AGENT_INVALID; an agent token naming another agent gets 403 AGENT_FORBIDDEN */
+                "x-mnemo-agent"?: string;
+                /** @description The user inside the agent the request acts for (default: the token's bound user, or none): it reads the agent's shared memory, the user's own (under users/<id>/) and the team's, and writes only its own. Invalid ids get 400 USER_INVALID; a token bound to another user gets 403 USER_FORBIDDEN */
+                "x-mnemo-user"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackRequestInput"];
+            };
+        };
+        responses: {
+            /** @description Say whether a search helped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackResult"];
+                };
+            };
+            /** @description Error (`code`: VALIDATION_FAILED, PATH_INVALID, AGENT_INVALID, USER_INVALID, ARCHIVE_INVALID, ARCHIVE_ENTRY_INVALID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PATH_READ_ONLY, AGENT_FORBIDDEN, USER_FORBIDDEN, ORIGIN_FORBIDDEN, PROVENANCE_FORBIDDEN, PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error (`code`: UNSUPPORTED_MEDIA_TYPE) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2944,7 +3245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3049,7 +3350,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, ROUTE_NOT_FOUND) */
+            /** @description Error (`code`: FILE_NOT_FOUND, ENTRY_NOT_FOUND, AGENT_NOT_FOUND, SEARCH_NOT_FOUND, SEARCH_LOG_OFF, ROUTE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;

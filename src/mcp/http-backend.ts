@@ -84,5 +84,6 @@ export function createHttpBackend(config: ClientConfig, fetchImpl: Fetch = fetch
     supersede: ({ sha256, ...body }) => call('POST', '/supersede', body, ifMatch(sha256)),
     // The acting agent's memory only, as the tool in-process: never every agent's.
     forget: (input) => call('POST', '/forget', { ...input, everyAgent: false }),
+    feedback: (input) => call('POST', '/feedback', input),
   }
 }

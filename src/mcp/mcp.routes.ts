@@ -15,6 +15,7 @@ import {
   type RequestBudget,
 } from './memory-backend.js'
 import { checkJsonRpcBody } from './json-rpc-body.js'
+import type { SearchLogService } from '../search-log/search-log-service.js'
 import { loadMcpSdk } from './mcp-sdk.js'
 import type { Foreground } from '../shared/foreground.js'
 import { callerOf } from '../http/plugins/auth.js'
@@ -24,6 +25,8 @@ import { API_VERSION } from '../http/plugins/swagger.js'
 export type McpRoutesOptions = {
   gateway: LocalGateway
   foreground: Pick<Foreground, 'enter'>
+  /** Feedback on searches (memory_feedback). */
+  searchLog: Pick<SearchLogService, 'feedback'>
   /** Body limit, in bytes (MNEMO_BODY_LIMIT_BYTES). */
   bodyLimitBytes: number
   /** Most JSON-RPC messages in one batch (MNEMO_MCP_MAX_BATCH). */
@@ -115,7 +118,13 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, op
       const caller = callerOf(request)
       const { createMemoryMcpServer, StreamableHTTPServerTransport } = await loadMcpSdk()
       const gone = new AbortController()
-      const local = createLocalBackend(opts.gateway, caller, opts.gateway.writerFor(caller.principal), opts.foreground)
+      const local = createLocalBackend(
+        opts.gateway,
+        caller,
+        opts.gateway.writerFor(caller.principal),
+        opts.foreground,
+        opts.searchLog,
+      )
       const backend = serialBackend(sharedBudget(local, opts.budget, searchCalls(parsedBody)), gone.signal)
       const server = createMemoryMcpServer(backend, { version: API_VERSION, log: request.log })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })

@@ -6,6 +6,7 @@
 import type { z } from 'zod'
 import type { AgentGateway } from '../agents/agent-gateway.js'
 import type { Actor } from '../shared/agent-id.js'
+import type { SearchLogService } from '../search-log/search-log-service.js'
 import type { FileWindow } from '../files/file-service.js'
 import type { FlushRequest } from '../files/flush-service.js'
 import type {
@@ -58,7 +59,11 @@ export interface MemoryBackend {
   supersede(input: SupersedeInput): Promise<SupersedeResult>
   /** Removes the flushes of a session from the agent's day files (POST /forget). */
   forget(input: { sessionId: string }): Promise<ForgetAnswer>
+  /** Says whether a search's results helped (POST /feedback). */
+  feedback(input: FeedbackInput): Promise<{ requestId: string; useful: boolean }>
 }
+
+export type FeedbackInput = { requestId: string; useful: boolean; note?: string | undefined }
 
 /** A tool call not run because its request's client had left (nobody reads its answer). */
 export class ClientGoneError extends Error {
@@ -97,6 +102,7 @@ export function serialBackend(backend: MemoryBackend, gone: AbortSignal): Memory
     flush: serial((input: FlushInput) => backend.flush(input)),
     supersede: serial((input: SupersedeInput) => backend.supersede(input)),
     forget: serial((input: { sessionId: string }) => backend.forget(input)),
+    feedback: serial((input: FeedbackInput) => backend.feedback(input)),
   }
 }
 
@@ -152,6 +158,7 @@ export function createLocalBackend(
   who: Actor,
   writer: Writer,
   foreground: Pick<Foreground, 'enter'>,
+  searchLog: Pick<SearchLogService, 'feedback'>,
 ): MemoryBackend {
   return {
     async search(input) {
@@ -174,5 +181,6 @@ export function createLocalBackend(
     supersede: ({ sha256, ...req }) => gateway.supersede(who, req, expecting(sha256), writer),
     // An agent's tool forgets in its own memory (its user's, acting for one) only, whatever its token.
     forget: (input) => gateway.forget(who, input.sessionId),
+    feedback: (input) => searchLog.feedback(who, input),
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The MCP server of one agent's memory (SPEC §9): tools memory_search, memory_list,
  * memory_get, memory_write, memory_replace, memory_delete, memory_flush, memory_supersede
- * and memory_forget (SPEC §11) over a
+ * memory_forget (SPEC §11) and memory_feedback (SPEC §12) over a
  * MemoryBackend, and the memory files as resources (memory-resources.ts). Input and output
  * schemas are the REST routes' zod schemas; memory_search takes the whole POST /search
  * request, so a field added there is a tool argument at once. Each result is text with
@@ -23,6 +23,7 @@ import {
   SupersedeResult,
 } from '../http/schemas/entries.schema.js'
 import { SearchRequest, SearchResponse } from '../http/schemas/search.schema.js'
+import { FeedbackRequest, FeedbackResult } from '../http/schemas/searches.schema.js'
 import { failureOf, type ErrorLog } from './failures.js'
 import type { MemoryBackend } from './memory-backend.js'
 import { registerMemoryResources } from './memory-resources.js'
@@ -66,6 +67,8 @@ Pass the notes as content (markdown) or entries (one note each). Give a flushId 
 const SUPERSEDE = `Replace a remembered fact that is no longer true: the old entry stays in memory marked superseded (searches leave it out) and the new one is written right after it, dated today.
 Name the old entry by the citation memory_search gave (path, startLine, endLine), or by its key. Give the file's sha256 from memory_get to write only if it has not changed since (PRECONDITION_FAILED otherwise).
 Prefer this to memory_write when a preference, decision or fact changed; give a key (e.g. "reply-style") to a fact that will change again, and later writes with that key supersede it by themselves.`
+
+const FEEDBACK = `Say whether a memory_search helped (useful) and, if not, what was missing (note), by the search id memory_search answered with. It improves what is remembered; it changes no memory.`
 
 const FORGET = `Remove from memory everything saved by memory_flush in one session (its daily-log entries), e.g. when the user asks you to forget that conversation. It cannot be undone.`
 
@@ -247,6 +250,23 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     (input) => run(log, 'memory_forget', () => backend.forget(input), forgetText),
+  )
+  server.registerTool(
+    'memory_feedback',
+    {
+      title: 'Say whether a search helped',
+      description: FEEDBACK,
+      inputSchema: z.strictObject(FeedbackRequest.shape),
+      outputSchema: z.object(FeedbackResult.shape),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (input) =>
+      run(
+        log,
+        'memory_feedback',
+        () => backend.feedback(input),
+        (res) => `Noted: search ${res.requestId} ${res.useful ? 'helped' : 'did not help'}.`,
+      ),
   )
   registerMemoryResources(server, backend, log)
   return server

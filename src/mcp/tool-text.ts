@@ -23,7 +23,9 @@ export function searchText(query: string, res: SearchResponse): string {
   const shortened = res.snippetsShortened
     ? `\n(${res.snippetsShortened} passages shortened to keep this answer small; read them with memory_get.)`
     : ''
-  const notes = degraded + shortened
+  // The id memory_feedback names the search by (clients may show the model only the text).
+  const id = res.requestId === undefined ? '' : `\n(search id ${res.requestId})`
+  const notes = degraded + shortened + id
   if (res.results.length === 0) {
     return `No memory matches "${query}": nothing relevant is remembered.${notes}`
   }

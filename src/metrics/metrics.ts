@@ -109,6 +109,18 @@ export function createMetrics(
     labelNames: ['replayed'] as const,
     registers: [registry],
   })
+  const searchLog = new Counter({
+    name: 'mnemo_search_log_entries_total',
+    help: 'Searches handed to the search log, by outcome: written, dropped (it could not keep up) or failed (the write failed)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  })
+  const feedback = new Counter({
+    name: 'mnemo_search_feedback_total',
+    help: 'Feedback on searches (POST /feedback), by whether the results helped',
+    labelNames: ['useful'] as const,
+    registers: [registry],
+  })
 
   const rejected = new Counter({
     name: 'mnemo_requests_rejected_total',
@@ -225,6 +237,8 @@ export function createMetrics(
       watcherRestarted: () => watcherRestarts.inc(),
     },
     flushed: (replayed: boolean) => flushes.inc({ replayed: String(replayed) }),
+    searchLogged: (outcome: 'written' | 'dropped' | 'failed', entries: number) => searchLog.inc({ outcome }, entries),
+    feedbackGiven: (useful: boolean) => feedback.inc({ useful: String(useful) }),
     /** Counts a request refused by admission control. */
     rejected: (reason: RejectReason) => rejected.inc({ reason }),
   }

@@ -81,6 +81,8 @@ export type SearchResponse = {
   degraded?: Partial<Record<DegradedStage, string>>
   /** The same stages' reasons as stable codes (degraded.ts); present exactly when `degraded` is. */
   degradedCodes?: Partial<Record<DegradedStage, DegradedCode>>
+  /** The id the search log keeps it under (POST /feedback); absent when it is not logged. */
+  requestId?: string
   /**
    * No result passed minScore although chunks matched: the best of them, and the minScore
    * that cut it. Absent when a result is returned, or nothing matched.

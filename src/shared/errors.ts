@@ -53,6 +53,11 @@ export const ERROR_CODES = {
   FILE_NOT_FOUND: { status: 404, message: 'No such file' },
   ENTRY_NOT_FOUND: { status: 404, message: 'No active entry there (or with that key) to supersede' },
   AGENT_NOT_FOUND: { status: 404, message: 'No such agent' },
+  SEARCH_NOT_FOUND: {
+    status: 404,
+    message: 'No logged search of this agent (and user) has that request id (it may be older than the log keeps)',
+  },
+  SEARCH_LOG_OFF: { status: 404, message: 'The search log is off (MNEMO_SEARCH_LOG=off)' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route' },
   REQUEST_TIMEOUT: {
     status: 408,

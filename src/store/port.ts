@@ -239,6 +239,59 @@ export interface SpaceStore extends SpaceWriter, SpaceReads {
 
 export type EngineHealth = { ok: boolean; error?: string }
 
+/** One search as the search log keeps it (SPEC §12). */
+export type SearchLogEntry = {
+  requestId: string
+  atMs: number
+  agent: string
+  /** The user the search acted for; null: none. */
+  user: string | null
+  query: string
+  mode: string
+  /** Results returned. */
+  results: number
+  /** The best result's score, or the best one minScore cut; null when nothing matched. */
+  bestScore: number | null
+  /** Nothing returned although chunks matched: all below minScore. */
+  abstained: boolean
+  latencyMs: number
+  /** The stages that fell back (vector, rerank, expand). */
+  degraded: string[]
+}
+
+/** A logged search with what an agent said of its results (POST /feedback), if anything. */
+export type SearchLogRecord = SearchLogEntry & {
+  feedback: { useful: boolean; note: string | null; atMs: number } | null
+}
+
+/** Which logged searches: `user` null is those made for no user, absent any user. */
+export type SearchLogQuery = {
+  agent?: string
+  user?: string | null
+  sinceMs?: number
+  noResults?: boolean
+  limit: number
+}
+
+/** The search log, shared by every replica of the engine (bounded by prune()). */
+export interface SearchLog {
+  append(entries: readonly SearchLogEntry[]): MaybePromise<void>
+  /** Newest first. */
+  list(q: SearchLogQuery): MaybePromise<SearchLogRecord[]>
+  /** Records feedback on the searches of a request made by that agent and user; false: none. */
+  feedback(f: {
+    requestId: string
+    agent: string
+    user: string | null
+    useful: boolean
+    note: string | null
+    atMs: number
+  }): MaybePromise<boolean>
+  /** Deletes searches older than `beforeMs`, and each agent's beyond its newest `maxPerAgent`; answers how many. */
+  prune(opts: { beforeMs: number; maxPerAgent: number }): MaybePromise<number>
+  close(): MaybePromise<void>
+}
+
 /** Where indexes live: SQLite files in MNEMO_DATA_DIR, or one PostgreSQL database. */
 export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   readonly kind: 'sqlite' | 'postgres'
@@ -264,6 +317,8 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   vectorLayout(preference: VectorPreference, log: Logger): VectorLayout
   /** The embedding cache, holding at most `maxEntries` (least recently used go first). */
   openEmbeddingCache(opts: { maxEntries: number; now?: (() => number) | undefined }): EmbeddingCache
+  /** The search log (SPEC §12): a file of its own in SQLite, a table in PostgreSQL. */
+  openSearchLog(): SearchLog
   /** Whether the engine answers now (GET /ready, GET /index). */
   health(): Promise<EngineHealth>
   /**

@@ -479,6 +479,51 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       await Promise.all([again.close(), bob.close(), agent.close()])
     })
 
+    it('keeps the search log: lists by agent, user, time and results, takes feedback, prunes by age and count', async () => {
+      const under = await make()
+      open.push(under)
+      const searches = under.engine.openSearchLog()
+      const entry = (n: number, agent: string, user: string | null, results: number) => ({
+        requestId: `r${n}`,
+        atMs: 1000 * n,
+        agent,
+        user,
+        query: `query ${n}`,
+        mode: 'keyword',
+        results,
+        bestScore: results > 0 ? 0.5 : null,
+        abstained: false,
+        latencyMs: 1.5,
+        degraded: n === 2 ? ['vector', 'rerank'] : [],
+      })
+      await searches.append([entry(1, 'ops', null, 1), entry(2, 'ops', 'alice', 0), entry(3, 'coder', null, 2)])
+      await searches.append([entry(4, 'ops', null, 0)])
+      const ids = async (q: Parameters<typeof searches.list>[0]) => (await searches.list(q)).map((r) => r.requestId)
+      expect(await ids({ limit: 10 })).toEqual(['r4', 'r3', 'r2', 'r1'])
+      expect(await ids({ agent: 'ops', user: null, limit: 10 })).toEqual(['r4', 'r1'])
+      expect(await ids({ agent: 'ops', user: 'alice', limit: 10 })).toEqual(['r2'])
+      expect(await ids({ agent: 'ops', noResults: true, limit: 10 })).toEqual(['r4', 'r2'])
+      expect(await ids({ sinceMs: 3000, limit: 1 })).toEqual(['r4'])
+      expect((await searches.list({ agent: 'ops', user: 'alice', limit: 1 }))[0]).toEqual({
+        ...entry(2, 'ops', 'alice', 0),
+        feedback: null,
+      })
+      // Feedback needs the same agent and user.
+      const note = { useful: false, note: 'missed it', atMs: 9000 }
+      expect(await searches.feedback({ requestId: 'r2', agent: 'ops', user: null, ...note })).toBe(false)
+      expect(await searches.feedback({ requestId: 'r2', agent: 'coder', user: 'alice', ...note })).toBe(false)
+      expect(await searches.feedback({ requestId: 'r2', agent: 'ops', user: 'alice', ...note })).toBe(true)
+      expect((await searches.list({ user: 'alice', limit: 1 }))[0]?.feedback).toEqual({
+        useful: false,
+        note: 'missed it',
+        atMs: 9000,
+      })
+      // Before 2 s go by age; then ops keeps its newest one.
+      expect(await searches.prune({ beforeMs: 2000, maxPerAgent: 1 })).toBe(2)
+      expect(await ids({ limit: 10 })).toEqual(['r4', 'r3'])
+      await searches.close()
+    })
+
     it('caches embeddings by provider, model and hash, bounded by least recent use', async () => {
       const under = await make()
       open.push(under)

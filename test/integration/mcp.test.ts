@@ -42,6 +42,7 @@ async function session(client: Client, agent: string): Promise<void> {
   const tools = await client.listTools()
   expect(tools.tools.map((tool) => tool.name).sort()).toEqual([
     'memory_delete',
+    'memory_feedback',
     'memory_flush',
     'memory_forget',
     'memory_get',
@@ -78,6 +79,16 @@ async function session(client: Client, agent: string): Promise<void> {
   ])
   const nothing = await client.callTool({ name: 'memory_search', arguments: { query: 'kubernetes helm chart' } })
   expect(text(nothing)).toContain('nothing relevant is remembered')
+  // The search id is in the text too (some clients show the model only the text).
+  const searchId = structured<{ requestId: string }>(nothing).requestId
+  expect(text(nothing)).toContain(`(search id ${searchId})`)
+  const feedback = await client.callTool({
+    name: 'memory_feedback',
+    arguments: { requestId: searchId, useful: false, note: 'the helm chart notes are missing' },
+  })
+  expect(text(feedback)).toBe(`Noted: search ${searchId} did not help.`)
+  const unknown = await client.callTool({ name: 'memory_feedback', arguments: { requestId: 'nope', useful: true } })
+  expect([unknown.isError, text(unknown)]).toEqual([true, expect.stringMatching(/^SEARCH_NOT_FOUND/) as unknown])
 
   const got = await client.callTool({
     name: 'memory_get',

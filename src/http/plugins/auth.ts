@@ -19,8 +19,11 @@ import { checkBrowserRequest, type BrowserPolicy } from '../browser-guard.js'
 import { OAUTH_DISCOVERY_ROUTES } from '../routes/oauth-discovery.routes.js'
 import { sendError } from './error-handler.js'
 
-/** Who sent a request, and the agent (and user inside it: null for none) it acts for. */
-export type Caller = { principal: Principal; agent: string; user: string | null }
+/**
+ * Who sent a request, the agent (and user inside it: null for none) it acts for, and the
+ * request's id (the search log names searches by it).
+ */
+export type Caller = { principal: Principal; agent: string; user: string | null; requestId: string }
 
 /** OAuth discovery answers without a token that mnemo has none (oauth-discovery.routes.ts). */
 const PUBLIC_ROUTES = new Set(['/health', ...OAUTH_DISCOVERY_ROUTES])
@@ -121,7 +124,7 @@ export function registerAuth(
           message: 'This token is bound to one user: it acts for that user only',
         })
       case 'ok':
-        callers.set(request, { principal, agent: acting.agent, user: acting.user })
+        callers.set(request, { principal, agent: acting.agent, user: acting.user, requestId: request.id })
     }
   })
 }

@@ -217,6 +217,10 @@ export const SearchResponse = z
           'EMBEDDING_UNAVAILABLE: the embedding server has not answered since start-up (asked again in the background); ' +
           'INDEX_REBUILDING: an index is being rebuilt for new embedding settings (keyword results until it is swapped in)',
       ),
+    requestId: z
+      .string()
+      .optional()
+      .describe('The id the search log keeps this search under, for POST /feedback; absent with MNEMO_SEARCH_LOG=off'),
     abstained: z
       .object({
         bestScore: z.number().describe('The best score of a chunk that matched, below minScore'),

@@ -88,6 +88,7 @@ export function tablesOf(schema: string) {
     chunks: t('chunks'),
     terms: t('terms'),
     embeddings: t('embeddings'),
+    searches: t('searches'),
     readSeq: t('read_seq'),
     /** The vector table of one dimension (pgvector columns have a fixed size). */
     vectors: (dims: number) => t(`vectors_${Math.trunc(dims)}`),

@@ -25,6 +25,7 @@ import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './migrations.js'
 import { createSessionLocks } from './session-locks.js'
 import { createPlannerStats } from './planner-stats.js'
 import { createPgSpace, spaceName } from './space.js'
+import { createPgSearchLog } from './search-log.js'
 
 /** Rows deleted per statement when a retired index is dropped. */
 const DROP_BATCH = 2000
@@ -218,6 +219,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
       if (server.vectorProblem) throw new ConfigError(`MNEMO_DATABASE_URL: ${server.vectorProblem}`)
       return { backend: 'pgvector' as const, shards: 1 }
     },
+    openSearchLog: () => createPgSearchLog(pool, t),
     openEmbeddingCache: (cacheOpts: { maxEntries: number; now?: (() => number) | undefined }) =>
       createPgEmbeddingCache(pool, t, guard, cacheOpts),
     /**

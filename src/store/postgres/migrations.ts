@@ -131,6 +131,26 @@ CREATE TABLE IF NOT EXISTS ${t.embeddings} (
   PRIMARY KEY (provider, model, content_hash)
 );
 CREATE INDEX IF NOT EXISTS embeddings_by_use ON ${t.embeddings} (used_at_ms);
+CREATE TABLE IF NOT EXISTS ${t.searches} (
+  id bigserial PRIMARY KEY,
+  request_id text NOT NULL,
+  at_ms bigint NOT NULL,
+  agent text NOT NULL,
+  user_id text,
+  query text NOT NULL,
+  mode text NOT NULL,
+  results int NOT NULL,
+  best_score double precision,
+  abstained boolean NOT NULL,
+  latency_ms double precision NOT NULL,
+  degraded text NOT NULL,
+  useful boolean,
+  note text,
+  feedback_at_ms bigint
+);
+CREATE INDEX IF NOT EXISTS searches_by_agent ON ${t.searches} (agent, at_ms);
+CREATE INDEX IF NOT EXISTS searches_by_time ON ${t.searches} (at_ms);
+CREATE INDEX IF NOT EXISTS searches_by_request ON ${t.searches} (request_id);
 `
 }
 

@@ -15,9 +15,12 @@ import { FTS_TOKENIZER, SCHEMA_VERSION } from './schema.js'
 import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
 import { chooseVectorBackend } from './vector-backend.js'
 import { VEC0_CHUNK_SIZE, VECTOR_SHARDS } from './vector-schema.js'
+import { createSqliteSearchLog } from './search-log.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
+/** The search log's file in MNEMO_DATA_DIR (search-log.ts). */
+export const SEARCH_LOG_FILE = 'searches.sqlite'
 
 export type SqliteEngineOptions = {
   dataDir: string
@@ -80,6 +83,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       const backend = chooseVectorBackend(preference, opts.loadVectorExtension, log)
       return { backend, shards: VECTOR_SHARDS, ...(backend === 'sqlite-vec' && { chunkSize: VEC0_CHUNK_SIZE }) }
     },
+    openSearchLog: () => createSqliteSearchLog({ dbPath: path.join(opts.dataDir, SEARCH_LOG_FILE) }),
     openEmbeddingCache: ({ maxEntries, now }: { maxEntries: number; now?: (() => number) | undefined }) =>
       createEmbeddingCache({
         dbPath: path.join(opts.dataDir, EMBEDDING_CACHE_FILE),
