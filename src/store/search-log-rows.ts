@@ -3,7 +3,7 @@
  * store/sqlite/search-log.ts, PostgreSQL's store/postgres/search-log.ts): reading one, and
  * the WHERE clause of a query.
  */
-import type { SearchLogQuery, SearchLogRecord } from './port.js'
+import type { SearchLogEntry, SearchLogQuery, SearchLogRecord } from './port.js'
 
 export type SearchRow = {
   request_id: string
@@ -59,4 +59,25 @@ export function whereOf(q: SearchLogQuery, placeholder: (n: number) => string): 
   if (q.sinceMs !== undefined) add((p) => `at_ms >= ${p}`, q.sinceMs)
   if (q.noResults) parts.push('results = 0')
   return { sql: parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '', params }
+}
+
+/** The columns an entry is inserted into, in the order of insertValues. */
+export const INSERT_COLUMNS =
+  'request_id, at_ms, agent, user_id, query, mode, results, best_score, abstained, latency_ms, degraded'
+
+/** An entry's values for INSERT_COLUMNS; `bool` stores abstained (0/1 in SQLite, a boolean in PostgreSQL). */
+export function insertValues(e: SearchLogEntry, bool: (b: boolean) => unknown): unknown[] {
+  return [
+    e.requestId,
+    e.atMs,
+    e.agent,
+    e.user,
+    e.query,
+    e.mode,
+    e.results,
+    e.bestScore,
+    bool(e.abstained),
+    e.latencyMs,
+    e.degraded.join(','),
+  ]
 }

@@ -13,6 +13,8 @@ export type SearchResponse = Schemas['SearchResponse']
 export type SearchHit = Schemas['SearchHit']
 /** POST /flush. */
 export type FlushResult = Schemas['FlushResult']
+/** GET /searches. */
+export type LoggedSearch = Schemas['LoggedSearch']
 /** GET /agents. */
 export type AgentList = Schemas['AgentList']
 /** Any 4xx or 5xx answer. */

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SearchLog } from '../../src/store/port.js'
 import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
+import type { LoggedSearch } from '../helpers/api-types.js'
 
 const ADMIN = 'admin-token-0123456789abcdef'
 const TOKENS = {
@@ -16,20 +17,7 @@ const TOKENS = {
 }
 
 type Who = keyof typeof TOKENS | 'admin'
-type Logged = {
-  requestId: string
-  time: string
-  agent: string
-  user: string | null
-  query: string
-  mode: string
-  results: number
-  bestScore: number | null
-  abstained: boolean
-  latencyMs: number
-  degraded: string[]
-  feedback: { useful: boolean; note: string | null; time: string } | null
-}
+type Logged = LoggedSearch
 
 let t: AgentsApp
 

@@ -3,33 +3,20 @@
  * replica: a search answered by any of them is listed by all.
  */
 import type { SearchLog } from '../port.js'
-import { recordOf, whereOf } from '../search-log-rows.js'
+import { INSERT_COLUMNS, insertValues, recordOf, whereOf } from '../search-log-rows.js'
 import type { Pool, Tables } from './database.js'
 
 export function createPgSearchLog(pool: Pool, t: Tables): SearchLog {
   return {
     async append(entries) {
       if (entries.length === 0) return
-      const columns = 11
+      const columns = INSERT_COLUMNS.split(',').length
       const values = entries.map(
         (_, i) => `(${Array.from({ length: columns }, (_, c) => `$${i * columns + c + 1}`).join(', ')})`,
       )
       await pool.query(
-        `INSERT INTO ${t.searches} (request_id, at_ms, agent, user_id, query, mode, results, best_score, abstained,
-           latency_ms, degraded) VALUES ${values.join(', ')}`,
-        entries.flatMap((e) => [
-          e.requestId,
-          e.atMs,
-          e.agent,
-          e.user,
-          e.query,
-          e.mode,
-          e.results,
-          e.bestScore,
-          e.abstained,
-          e.latencyMs,
-          e.degraded.join(','),
-        ]),
+        `INSERT INTO ${t.searches} (${INSERT_COLUMNS}) VALUES ${values.join(', ')}`,
+        entries.flatMap((e) => insertValues(e, (b) => b)),
       )
     },
     async list(q) {

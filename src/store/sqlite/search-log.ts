@@ -3,7 +3,7 @@
  * it outlives index rebuilds and swaps, and no index's writer waits for it.
  */
 import type { SearchLog, SearchLogEntry } from '../port.js'
-import { recordOf, whereOf, type SearchRow } from '../search-log-rows.js'
+import { INSERT_COLUMNS, insertValues, recordOf, whereOf, type SearchRow } from '../search-log-rows.js'
 import { openDatabase, type Db } from './database.js'
 
 const DDL = `
@@ -32,26 +32,9 @@ CREATE INDEX IF NOT EXISTS searches_by_request ON searches(request_id);
 export function createSqliteSearchLog(opts: { dbPath: string }): SearchLog {
   const db: Db = openDatabase(opts.dbPath)
   db.exec(DDL)
-  const insert = db.prepare(
-    `INSERT INTO searches (request_id, at_ms, agent, user_id, query, mode, results, best_score, abstained,
-       latency_ms, degraded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
+  const insert = db.prepare(`INSERT INTO searches (${INSERT_COLUMNS}) VALUES (${INSERT_COLUMNS.replace(/\w+/g, '?')})`)
   const appendAll = db.transaction((entries: readonly SearchLogEntry[]) => {
-    for (const e of entries) {
-      insert.run(
-        e.requestId,
-        e.atMs,
-        e.agent,
-        e.user,
-        e.query,
-        e.mode,
-        e.results,
-        e.bestScore,
-        e.abstained ? 1 : 0,
-        e.latencyMs,
-        e.degraded.join(','),
-      )
-    }
+    for (const e of entries) insert.run(...insertValues(e, (b) => (b ? 1 : 0)))
   })
   const feedback = db.prepare(
     `UPDATE searches SET useful = ?, note = ?, feedback_at_ms = ?
