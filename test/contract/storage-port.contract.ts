@@ -521,6 +521,14 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       // Before 2 s go by age; then ops keeps its newest one.
       expect(await searches.prune({ beforeMs: 2000, maxPerAgent: 1 })).toBe(2)
       expect(await ids({ limit: 10 })).toEqual(['r4', 'r3'])
+      // A big prune (in steps, on SQLite) keeps exactly the newest of the agent.
+      await searches.append(
+        Array.from({ length: 4500 }, (_, i) => ({ ...entry(i, 'bulk', null, 1), atMs: 10_000 + i })),
+      )
+      expect(await searches.prune({ beforeMs: 0, maxPerAgent: 100 })).toBe(4400)
+      const kept = await searches.list({ agent: 'bulk', limit: 1000 })
+      expect([kept.length, kept[0]?.atMs, kept.at(-1)?.atMs]).toEqual([100, 14_499, 14_400])
+      expect(await ids({ agent: 'ops', limit: 10 })).toEqual(['r4'])
       await searches.close()
     })
 

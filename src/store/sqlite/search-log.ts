@@ -5,6 +5,13 @@
 import type { SearchLog, SearchLogEntry } from '../port.js'
 import { INSERT_COLUMNS, insertValues, recordOf, whereOf, type SearchRow } from '../search-log-rows.js'
 import { openDatabase, type Db } from './database.js'
+import { yieldToEventLoop } from '../../shared/async.js'
+
+/**
+ * Rows one prune statement deletes: a month of a busy deployment's searches goes in many
+ * short steps (a few ms each) with turns of the event loop between, never in one.
+ */
+const PRUNE_STEP = 2000
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS searches (
@@ -41,10 +48,25 @@ export function createSqliteSearchLog(opts: { dbPath: string }): SearchLog {
      WHERE request_id = ? AND agent = ? AND user_id IS ?`,
   )
   const agents = db.prepare<[], { agent: string }>('SELECT DISTINCT agent FROM searches')
-  const pruneOld = db.prepare('DELETE FROM searches WHERE at_ms < ?')
-  const pruneBeyond = db.prepare(
-    'DELETE FROM searches WHERE id IN (SELECT id FROM searches WHERE agent = ? ORDER BY at_ms DESC, id DESC LIMIT -1 OFFSET ?)',
+  const pruneOld = db.prepare('DELETE FROM searches WHERE id IN (SELECT id FROM searches WHERE at_ms < ? LIMIT ?)')
+  /** The agent's newest search it keeps last (OFFSET maxPerAgent − 1), if it has that many. */
+  const lastKept = db.prepare<[string, number], { id: number; at_ms: number }>(
+    'SELECT id, at_ms FROM searches WHERE agent = ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?',
   )
+  const pruneAgent = db.prepare(
+    `DELETE FROM searches WHERE id IN (
+       SELECT id FROM searches WHERE agent = ? AND (at_ms < ? OR (at_ms = ? AND id < ?)) LIMIT ?)`,
+  )
+  /** Runs a delete of at most PRUNE_STEP rows until it deletes fewer, yielding between: answers the rows. */
+  async function inSteps(run: () => number): Promise<number> {
+    let removed = 0
+    for (;;) {
+      const n = run()
+      removed += n
+      if (n < PRUNE_STEP) return removed
+      await yieldToEventLoop()
+    }
+  }
   return {
     append: (entries) => void appendAll(entries),
     list(q) {
@@ -55,12 +77,17 @@ export function createSqliteSearchLog(opts: { dbPath: string }): SearchLog {
       return rows.map(recordOf)
     },
     feedback: (f) => feedback.run(f.useful ? 1 : 0, f.note, f.atMs, f.requestId, f.agent, f.user).changes > 0,
-    prune: ({ beforeMs, maxPerAgent }) =>
-      db.transaction(() => {
-        let removed = pruneOld.run(beforeMs).changes
-        for (const { agent } of agents.all()) removed += pruneBeyond.run(agent, maxPerAgent).changes
-        return removed
-      })(),
+    async prune({ beforeMs, maxPerAgent }) {
+      let removed = await inSteps(() => pruneOld.run(beforeMs, PRUNE_STEP).changes)
+      for (const { agent } of agents.all()) {
+        const last = lastKept.get(agent, maxPerAgent - 1)
+        if (last) {
+          removed += await inSteps(() => pruneAgent.run(agent, last.at_ms, last.at_ms, last.id, PRUNE_STEP).changes)
+        }
+        await yieldToEventLoop()
+      }
+      return removed
+    },
     close: () => void db.close(),
   }
 }
