@@ -12,11 +12,14 @@ type FlushBody = FlushResult & Partial<Pick<ErrorBody, 'code' | 'details'>>
 /** 2026-02-16 23:59:58 in the local time zone (the day file follows the server's zone). */
 const LATE_EVENING = new Date(2026, 1, 16, 23, 59, 58).getTime()
 
-async function start(opts: { ws?: TempWorkspace; now?: () => number; env?: Record<string, string> } = {}) {
+async function start(
+  opts: { ws?: TempWorkspace; now?: () => number; env?: Record<string, string>; logs?: string[] } = {},
+) {
   const t = await useTestApp({
     ws: opts.ws ?? createTempWorkspace({ corpus: true }),
     env: opts.env ?? {},
     overrides: { now: opts.now ?? (() => LATE_EVENING) },
+    ...(opts.logs && { logs: opts.logs }),
   })
   return t
 }
@@ -207,7 +210,10 @@ describe('POST /flush', () => {
   // keeping entries whole is the file writer's work, the same on both engines.
   const rounds = onPostgres() ? 50 : 200
   it(`lands 8 agents × ${rounds} concurrent flushes to one day file whole, none interleaved, none twice on retry`, async () => {
-    const t = await start({ ws: createTempWorkspace() })
+    // The service's log, so a failed flush says why (its answer says only INTERNAL).
+    const logs: string[] = []
+    const t = await start({ ws: createTempWorkspace(), logs })
+    const errors = () => logs.filter((line) => /"level":(50|60)/.test(line)).join('\n')
     const agent = async (a: number) => {
       for (let i = 0; i < rounds; i++) {
         const body = {
@@ -216,7 +222,9 @@ describe('POST /flush', () => {
           flushId: `a${a}-n${i}`,
         }
         const res = await flush(t, body)
-        if (res.status !== 200 || res.body.replayed) throw new Error(`flush ${a}/${i}: ${JSON.stringify(res)}`)
+        if (res.status !== 200 || res.body.replayed) {
+          throw new Error(`flush ${a}/${i}: ${JSON.stringify(res)}\n${errors()}`)
+        }
         // Every tenth flush is retried, as a client that timed out would.
         if (i % 10 === 0) {
           const retry = await flush(t, body)
