@@ -61,9 +61,22 @@ export function whereOf(q: SearchLogQuery, placeholder: (n: number) => string): 
   return { sql: parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '', params }
 }
 
-/** The columns an entry is inserted into, in the order of insertValues. */
-export const INSERT_COLUMNS =
-  'request_id, at_ms, agent, user_id, query, mode, results, best_score, abstained, latency_ms, degraded'
+/** The columns an entry is inserted into, in the order of insertValues, with their PostgreSQL types. */
+export const INSERT_COLUMN_TYPES = [
+  ['request_id', 'text'],
+  ['at_ms', 'bigint'],
+  ['agent', 'text'],
+  ['user_id', 'text'],
+  ['query', 'text'],
+  ['mode', 'text'],
+  ['results', 'int'],
+  ['best_score', 'double precision'],
+  ['abstained', 'boolean'],
+  ['latency_ms', 'double precision'],
+  ['degraded', 'text'],
+] as const
+
+export const INSERT_COLUMNS = INSERT_COLUMN_TYPES.map(([column]) => column).join(', ')
 
 /** An entry's values for INSERT_COLUMNS; `bool` stores abstained (0/1 in SQLite, a boolean in PostgreSQL). */
 export function insertValues(e: SearchLogEntry, bool: (b: boolean) => unknown): unknown[] {

@@ -488,7 +488,8 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
         atMs: 1000 * n,
         agent,
         user,
-        query: `query ${n}`,
+        // Quotes, a backslash, a NUL-free control character and Chinese: stored as given.
+        query: `query ${n}: it's "quoted" \\ back\tslash 记忆`,
         mode: 'keyword',
         results,
         bestScore: results > 0 ? 0.5 : null,

@@ -3,20 +3,25 @@
  * replica: a search answered by any of them is listed by all.
  */
 import type { SearchLog } from '../port.js'
-import { INSERT_COLUMNS, insertValues, recordOf, whereOf } from '../search-log-rows.js'
+import { INSERT_COLUMN_TYPES, INSERT_COLUMNS, insertValues, recordOf, whereOf } from '../search-log-rows.js'
 import type { Pool, Tables } from './database.js'
+
+/** The row type jsonb_to_recordset reads the inserted entries as. */
+const RECORD_TYPES = INSERT_COLUMN_TYPES.map(([column, type]) => `${column} ${type}`).join(', ')
 
 export function createPgSearchLog(pool: Pool, t: Tables): SearchLog {
   return {
     async append(entries) {
       if (entries.length === 0) return
-      const columns = INSERT_COLUMNS.split(',').length
-      const values = entries.map(
-        (_, i) => `(${Array.from({ length: columns }, (_, c) => `$${i * columns + c + 1}`).join(', ')})`,
-      )
+      const rows = entries.map((e) => {
+        const values = insertValues(e, (b) => b)
+        return Object.fromEntries(INSERT_COLUMN_TYPES.map(([column], i) => [column, values[i]]))
+      })
+      // Every row in one JSON parameter: one short statement whatever the batch's size.
       await pool.query(
-        `INSERT INTO ${t.searches} (${INSERT_COLUMNS}) VALUES ${values.join(', ')}`,
-        entries.flatMap((e) => insertValues(e, (b) => b)),
+        `INSERT INTO ${t.searches} (${INSERT_COLUMNS})
+         SELECT ${INSERT_COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_TYPES})`,
+        [JSON.stringify(rows)],
       )
     },
     async list(q) {
