@@ -82,8 +82,18 @@ function prefixed<T extends object>(result: T, prefix: string): T {
   }
 }
 
+/**
+ * What a call does to the file a path names: reads it, changes one that must exist (a
+ * delete, a supersede, a write under If-Match), or writes one it may create (which may
+ * create the agent and the user too). Both changes are writes to the path's rules.
+ */
+type PathUse = 'read' | 'change' | 'create'
+
 /** A write that needs the file to exist (If-Match) cannot create the agent. */
-const accessFor = (pre: Precondition): Access => (pre.ifMatch === null ? 'write' : 'read')
+const useFor = (pre: Precondition): PathUse => (pre.ifMatch === null ? 'create' : 'change')
+
+/** What the registry is asked for: a creating write may make the agent's (or the user's) folder. */
+const accessOf = (use: PathUse): Access => (use === 'create' ? 'write' : 'read')
 
 function withoutCacheSize<T extends { embeddingCacheEntries?: number }>(status: T, admin: boolean): T {
   if (admin) return status
@@ -152,19 +162,20 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
    */
   async function onPath<T extends { path: string }>(
     who: Actor,
-    access: Access,
+    use: PathUse,
     raw: string,
     fn: (space: SpaceView, rel: string) => Promise<T>,
     check: () => void = () => undefined,
   ): Promise<T> {
-    const scoped = routeUserPath(who, raw, access)
+    const access = accessOf(use)
+    const scoped = routeUserPath(who, raw, use === 'read' ? 'read' : 'write')
     if (scoped.kind === 'user') {
-      if (access === 'write') checkWritablePath(scoped.rel, PLAIN_LAYOUT)
+      if (use === 'create') checkWritablePath(scoped.rel, PLAIN_LAYOUT)
       const result = await onUser({ ...who, user: scoped.user }, access, (user) => fn(user, scoped.rel), check)
       return prefixed(result, scoped.prefix)
     }
     const teamPath = team !== null && raw.startsWith(TEAM_PREFIX)
-    if (access === 'write' && who.agent !== MAIN_AGENT && !teamPath) checkWritablePath(raw, PLAIN_LAYOUT)
+    if (use === 'create' && who.agent !== MAIN_AGENT && !teamPath) checkWritablePath(raw, PLAIN_LAYOUT)
     return registry.use(
       who.agent,
       teamPath ? 'read' : access,
@@ -315,7 +326,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       refuseGranted(who.agent, raw)
       return onPath(
         who,
-        accessFor(pre),
+        useFor(pre),
         raw,
         (space, rel) => space.writes.put(rel, content, pre, writer),
         () => {
@@ -336,7 +347,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
       refuseGranted(who.agent, raw)
       return onPath(
         who,
-        accessFor(pre),
+        useFor(pre),
         raw,
         (space, rel) => space.entries.append(rel, content, pre, writer, fields),
         () => {
@@ -354,8 +365,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     supersede: async (who: Actor, req: SupersedeRequest, pre: Precondition, writer: Writer) => {
       if (req.path !== undefined) {
         refuseGranted(who.agent, req.path)
-        if (who.user !== null) routeUserPath(who, req.path, 'write')
-        return onPath(who, 'read', req.path, (space, rel) =>
+        return onPath(who, 'change', req.path, (space, rel) =>
           space.entries.supersede({ ...req, path: rel }, pre, writer),
         )
       }
@@ -388,8 +398,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
     /** Deleting needs the file, so it never creates the agent. */
     remove: async (who: Actor, raw: string, pre: Precondition) => {
       refuseGranted(who.agent, raw)
-      if (who.user !== null) routeUserPath(who, raw, 'write')
-      return onPath(who, 'read', raw, (space, rel) => space.writes.remove(rel, pre))
+      return onPath(who, 'change', raw, (space, rel) => space.writes.remove(rel, pre))
     },
     /**
      * Appends to the day file of the acting user (or the agent's own), creating them. The

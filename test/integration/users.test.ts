@@ -239,6 +239,20 @@ describe('users inside an agent', () => {
       const res = await as('PUT', `/files/${file}`, { who: 'alice', payload: { content: 'from alice' } })
       expect([res.statusCode, res.json().code], file).toEqual([403, 'PATH_READ_ONLY'])
     }
+    // With If-Match (the write then needs the file, and creates nothing) just the same.
+    const shared = await as('GET', '/files/MEMORY.md', { who: 'support' })
+    const etag = shared.headers.etag as string
+    const sharedBefore = shared.json<{ text: string }>().text
+    for (const method of ['PUT', 'POST'] as const) {
+      const res = await as(method, '/files/MEMORY.md', {
+        who: 'alice',
+        payload: { content: '- planted by alice' },
+        headers: { 'if-match': etag },
+      })
+      expect([res.statusCode, res.json().code], method).toEqual([403, 'PATH_READ_ONLY'])
+    }
+    const after = await as('GET', '/files/MEMORY.md', { who: 'support' })
+    expect(after.json<{ text: string }>().text).toBe(sharedBefore)
     const exportOther = await as('GET', '/export', { who: 'bob', user: 'alice' })
     expect(exportOther.statusCode).toBe(403)
     // The admin's metrics name routes and stages, never a user.
