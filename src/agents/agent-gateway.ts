@@ -17,7 +17,7 @@
 import type { FileWindow } from '../files/file-service.js'
 import { checkNewDayFileFlush, notesOf, type FlushRequest } from '../files/flush-service.js'
 import type { Precondition } from '../files/preconditions.js'
-import { checkNewFileWrite, checkWritablePath, type WriteResult } from '../files/write-service.js'
+import { checkNewFileWrite, type WriteResult } from '../files/write-service.js'
 import type { EntryFields, EntryWriteResult, ForgetResult, SupersedeRequest } from '../files/entry-service.js'
 import { ADMIN_WRITER, checkOwnerClaims, resolveOrigin, type Writer } from '../files/provenance.js'
 import type { Principal } from './token-auth.js'
@@ -38,9 +38,9 @@ import {
   type Space,
 } from '../shared/agent-id.js'
 import { spaceSummary } from './agent-summary.js'
-import { PLAIN_LAYOUT, type SpaceView } from './empty-space.js'
+import type { SpaceView } from './empty-space.js'
 import { grantedPath, grantReadOnly, OWNER_PLACE_WAIT_MS, onOwner, withOwnerTargets } from './granted-spaces.js'
-import { routeUserPath } from './user-scope.js'
+import { createSpaceAccess, prefixed, useFor } from './space-access.js'
 
 export type AgentGatewayDeps = {
   registry: Pick<AgentRegistry, 'use' | 'list' | 'summary' | 'remove'>
@@ -61,40 +61,6 @@ export type AgentGatewayDeps = {
   ownerAgents: ReadonlySet<string>
 }
 
-type Access = 'read' | 'write'
-
-type Located = { path: string }
-
-/**
- * An answer about a space reached under `prefix` (team/), with every path it names as the
- * client names it: the file's, and those of the entries it skipped or superseded.
- */
-function prefixed<T extends object>(result: T, prefix: string): T {
-  if (prefix === '') return result
-  const at = <L extends Located>(l: L): L => ({ ...l, path: prefix + l.path })
-  const r = result as T & { path?: string; skipped?: Located[]; superseded?: Located[]; entry?: Located }
-  return {
-    ...result,
-    ...(r.path !== undefined && { path: prefix + r.path }),
-    ...(r.skipped && { skipped: r.skipped.map(at) }),
-    ...(r.superseded && { superseded: r.superseded.map(at) }),
-    ...(r.entry && { entry: at(r.entry) }),
-  }
-}
-
-/**
- * What a call does to the file a path names: reads it, changes one that must exist (a
- * delete, a supersede, a write under If-Match), or writes one it may create (which may
- * create the agent and the user too). Both changes are writes to the path's rules.
- */
-type PathUse = 'read' | 'change' | 'create'
-
-/** A write that needs the file to exist (If-Match) cannot create the agent. */
-const useFor = (pre: Precondition): PathUse => (pre.ifMatch === null ? 'create' : 'change')
-
-/** What the registry is asked for: a creating write may make the agent's (or the user's) folder. */
-const accessOf = (use: PathUse): Access => (use === 'create' ? 'write' : 'read')
-
 function withoutCacheSize<T extends { embeddingCacheEntries?: number }>(status: T, admin: boolean): T {
   if (admin) return status
   const { embeddingCacheEntries: _shared, ...own } = status
@@ -103,6 +69,7 @@ function withoutCacheSize<T extends { embeddingCacheEntries?: number }>(status: 
 
 export function createAgentGateway(deps: AgentGatewayDeps) {
   const { registry, team } = deps
+  const { onUser, onScope, onPath } = createSpaceAccess({ registry, team })
   const teamTarget: SearchTarget | null = team && { ...team.target, pathPrefix: TEAM_PREFIX, privateMemoryFile: false }
   const ownersOf = (agent: string): readonly string[] => deps.grants.get(agent) ?? []
 
@@ -110,82 +77,6 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
   function refuseGranted(agent: string, raw: string): void {
     const granted = grantedPath(ownersOf(agent), raw)
     if (granted) throw grantReadOnly(agent, granted.owner)
-  }
-
-  /** The space a request path names (the team's under `team/`) and the path inside it. */
-  function route(own: SpaceView, raw: string): { space: SpaceView; rel: string; prefix: string } {
-    if (team && raw.startsWith(TEAM_PREFIX))
-      return { space: team, rel: raw.slice(TEAM_PREFIX.length), prefix: TEAM_PREFIX }
-    return { space: own, rel: raw, prefix: '' }
-  }
-
-  /**
-   * Runs `fn` with the agent's space and its user's (`who.user`), both held; a write may
-   * create both, `check` first. The user's space waits at most OWNER_PLACE_WAIT_MS for a
-   * place among the open ones (the request holds the agent's).
-   */
-  function onUser<T>(
-    who: Actor & { user: string },
-    access: Access,
-    fn: (user: SpaceView, own: SpaceView) => Promise<T>,
-    check: () => void = () => undefined,
-  ): Promise<T> {
-    return registry.use(
-      who.agent,
-      access,
-      (own) =>
-        registry.use(userSpaceId(who.agent, who.user), access, (user) => fn(user, own), check, {
-          placeWaitMs: OWNER_PLACE_WAIT_MS,
-        }),
-      check,
-    )
-  }
-
-  /** Runs `fn` on the space `who` writes entries and flushes to: its user's, or the agent's own. */
-  function onScope<T>(
-    who: Actor,
-    access: Access,
-    fn: (space: SpaceView, prefix: string) => Promise<T>,
-    check: () => void = () => undefined,
-  ): Promise<T> {
-    if (who.user === null) return registry.use(who.agent, access, (own) => fn(own, ''), check)
-    const prefix = userPrefix(who.user)
-    return onUser({ ...who, user: who.user }, access, (user) => fn(user, prefix), check)
-  }
-
-  /**
-   * Runs `fn` on the space `raw` names, for `who`; answers carry the path as the client
-   * sees it. A write to the agent's own files (or its user's) may create the agent: its
-   * path is checked first, and `check` (its content) before the folder is made, so a
-   * refused write creates nothing. A team path never creates the agent (it needs the agent
-   * to exist, or a token).
-   */
-  async function onPath<T extends { path: string }>(
-    who: Actor,
-    use: PathUse,
-    raw: string,
-    fn: (space: SpaceView, rel: string) => Promise<T>,
-    check: () => void = () => undefined,
-  ): Promise<T> {
-    const access = accessOf(use)
-    const scoped = routeUserPath(who, raw, use === 'read' ? 'read' : 'write')
-    if (scoped.kind === 'user') {
-      if (use === 'create') checkWritablePath(scoped.rel, PLAIN_LAYOUT)
-      const result = await onUser({ ...who, user: scoped.user }, access, (user) => fn(user, scoped.rel), check)
-      return prefixed(result, scoped.prefix)
-    }
-    const teamPath = team !== null && raw.startsWith(TEAM_PREFIX)
-    if (use === 'create' && who.agent !== MAIN_AGENT && !teamPath) checkWritablePath(raw, PLAIN_LAYOUT)
-    return registry.use(
-      who.agent,
-      teamPath ? 'read' : access,
-      async (own) => {
-        if (teamPath) await team.checkFolder()
-        const { space, rel, prefix } = route(own, raw)
-        return prefixed(await fn(space, rel), prefix)
-      },
-      check,
-    )
   }
 
   /** The acting user's search target, labelled with its space and path prefix; null without one. */
