@@ -92,11 +92,11 @@ export async function benchEntries(opts: EntriesBenchOptions) {
       for (const side of run % 2 === 0 ? sides : [...sides].reverse()) {
         for (const mode of ['keyword', 'hybrid'] as const) {
           const list = mode === 'keyword' ? [...queries, ...common] : queries
-          const wrapped = {
-            ...side.client,
-            request: (m: string, p: string, body?: unknown) => side.client.request(m, p, { ...(body as object), mode }),
-          }
-          const measured = await measureLatency(wrapped, list, { runs: 1, requests: opts.latencyRequests })
+          const measured = await measureLatency(side.client, list, {
+            runs: 1,
+            requests: opts.latencyRequests,
+            fields: { mode },
+          })
           p50[mode][side.name].push(...measured.p50)
         }
       }

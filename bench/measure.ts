@@ -7,14 +7,20 @@ import { percentile } from './stats.js'
 export async function measureLatency(
   client: ReturnType<typeof createClient>,
   queries: readonly string[],
-  opts: { runs: number; requests: number; check?: (body: string, run: number, i: number) => void },
+  opts: {
+    runs: number
+    requests: number
+    check?: (body: string, run: number, i: number) => void
+    /** Fields every search sends besides its query (`mode`, …). */
+    fields?: Record<string, unknown>
+  },
 ): Promise<{ p50: number[]; p99: number[] }> {
   const p50: number[] = []
   const p99: number[] = []
   for (let run = 0; run < opts.runs; run++) {
     const samples: number[] = []
     for (let i = 0; i < opts.requests; i++) {
-      const res = await client.request('POST', '/search', { query: queries[i % queries.length] })
+      const res = await client.request('POST', '/search', { ...opts.fields, query: queries[i % queries.length] })
       if (res.status !== 200) throw new Error(`search failed: ${res.body}`)
       opts.check?.(res.body, run, i)
       samples.push(res.ms)

@@ -52,11 +52,11 @@ export async function benchSearchLog(opts: SearchLogBenchOptions) {
     for (let run = 0; run < opts.runs; run++) {
       for (const side of run % 2 === 0 ? sides : [...sides].reverse()) {
         for (const mode of ['keyword', 'hybrid'] as const) {
-          const wrapped = {
-            ...side.client,
-            request: (m: string, p: string, body?: unknown) => side.client.request(m, p, { ...(body as object), mode }),
-          }
-          const measured = await measureLatency(wrapped, queries, { runs: 1, requests: opts.latencyRequests })
+          const measured = await measureLatency(side.client, queries, {
+            runs: 1,
+            requests: opts.latencyRequests,
+            fields: { mode },
+          })
           p50[mode][side.name].push(...measured.p50)
         }
       }
