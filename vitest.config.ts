@@ -91,8 +91,8 @@ export default defineConfig({
           env: { MNEMO_TEST_ENGINE: 'postgres' },
           globalSetup: ['test/postgres/global-setup.ts', 'test/helpers/bundles.ts'],
           // Files run two at a time beside the SQLite projects' files, each in its own schema:
-          // PGlite's socket server takes concurrent connections' statements in turn and keeps
-          // a transaction's statements together (pglite-socket's multiplexer). Run alone, one
+          // PGlite's socket server gives its one session to a connection for a whole round
+          // trip or transaction (test/postgres/pglite-statement-queue.ts). Run alone, one
           // file at a time, this project kept one core idle for 30 s.
           maxWorkers: 2,
           sequence: { groupOrder: 1 },

@@ -22,12 +22,6 @@ export function testDatabaseEnv(ws: TempWorkspace): { env: Record<string, string
       MNEMO_DATABASE_URL: inject('databaseUrl'),
       MNEMO_DATABASE_SCHEMA: name,
       MNEMO_DATABASE_POOL: String(inject('databasePool')),
-      // PGlite is one session its socket shares among every test file's connections, so a
-      // statement of one file can land between another's Parse and Bind (pool 1 keeps each
-      // engine's own statements in turn, not those of different files). The search log's
-      // background writes would add such statements to every file: only the files that test
-      // it turn it on. A real server (CI's postgres project) has no such limit.
-      ...(inject('databasePool') === 1 && { MNEMO_SEARCH_LOG: 'off' }),
     },
     async drop() {
       schemas.delete(ws.base)

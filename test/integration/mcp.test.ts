@@ -21,10 +21,7 @@ afterEach(async () => {
 
 /** The service on a real port, with an admin and an agent token. */
 async function listening(): Promise<string> {
-  // The search log on (memory_feedback), also where the PGlite test files turn it off (test-database.ts).
-  t = await useAgentsApp({
-    env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `alice:${ALICE}`, MNEMO_SEARCH_LOG: 'on' },
-  })
+  t = await useAgentsApp({ env: { MNEMO_API_TOKEN: ADMIN, MNEMO_AGENT_TOKENS: `alice:${ALICE}` } })
   await t.app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = t.app.server.address() as { port: number }
   return `http://127.0.0.1:${port}`

@@ -26,8 +26,6 @@ async function app(env: Record<string, string> = {}, searchLogStore?: (s: Search
     env: {
       MNEMO_API_TOKEN: ADMIN,
       MNEMO_AGENT_TOKENS: `ops:${TOKENS.ops},coder:${TOKENS.coder},ops/alice:${TOKENS.alice}`,
-      // On by default, but off in the other PGlite test files (test-database.ts).
-      MNEMO_SEARCH_LOG: 'on',
       ...env,
     },
     ...(searchLogStore && { overrides: { searchLogStore } }),

@@ -7,6 +7,7 @@
  */
 import type { TestProject } from 'vitest/node'
 import { runShared } from '../helpers/run-shared.js'
+import { StatementQueue } from './pglite-statement-queue.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,9 +15,9 @@ declare module 'vitest' {
     /** Whether the server has pgvector (PGlite does; the CI server may not). */
     databaseVectors: boolean
     /**
-     * Connections one engine may open: 1 on PGlite, whose socket server interleaves the
-     * messages of concurrent connections' statements (pglite-socket's multiplexer), so
-     * queries take turns on one connection; a real server gets a normal pool.
+     * Connections one engine may open: 1 on PGlite, which is one session shared by turns
+     * (see pglite-statement-queue.ts), so a second connection of an engine gains nothing and
+     * waits out the first's transactions; a real server gets a normal pool.
      */
     databasePool: number
   }
@@ -43,6 +44,9 @@ async function startPglite() {
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
   const db = await PGlite.create({ extensions: { vector } })
   const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 32 })
+  // The server's own queue interleaves connections' extended-protocol messages (see the
+  // queue); its field is private, and a handler reads it when a connection arrives.
+  Object.assign(server, { queryQueue: new StatementQueue(db) })
   await server.start()
   return {
     value: `postgres://postgres@${server.getServerConn()}/postgres`,
