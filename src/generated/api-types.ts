@@ -934,6 +934,8 @@ export interface components {
             vectorScore: number;
             /** @description Reranker relevance, when reranking ran */
             rerankScore?: number;
+            /** @description The temporal decay factor the score was multiplied by, in (0, 1] (1: undated or new); only with halfLifeDays > 0 */
+            recency?: number;
             source: components["schemas"]["Source"];
             space: components["schemas"]["Space"];
             /**

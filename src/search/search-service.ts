@@ -68,7 +68,7 @@ export type SearchServiceDeps = {
   now?: () => number
 }
 
-type Candidate = Merged<KeywordHit | VectorHit> & { space: Space; rerankScore?: number }
+type Candidate = Merged<KeywordHit | VectorHit> & { space: Space; rerankScore?: number; recency?: number }
 
 /**
  * Most candidates MMR chooses among. Its cost grows with pool × results (each pick compares
@@ -271,7 +271,12 @@ export function createSearchService(deps: SearchServiceDeps) {
     const halfLifeDays = req.halfLifeDays ?? settings.halfLifeDays
     if (halfLifeDays > 0) {
       const now = (deps.now ?? Date.now)()
-      ranked = ranked.map((h) => ({ ...h, score: h.score * decayFactor(h.path, now, halfLifeDays) })).sort(byScore)
+      ranked = ranked
+        .map((h) => {
+          const recency = decayFactor(h.path, now, halfLifeDays)
+          return { ...h, score: h.score * recency, recency }
+        })
+        .sort(byScore)
     }
     const passing = ranked.filter((h) => h.score >= minScore)
     // MMR picks from the candidates a plain search would fetch for this many results.
@@ -311,6 +316,7 @@ export function createSearchService(deps: SearchServiceDeps) {
         textScore: roundScore(hit.textScore),
         vectorScore: roundScore(hit.vectorScore),
         ...(hit.rerankScore === undefined ? {} : { rerankScore: roundScore(hit.rerankScore) }),
+        ...(hit.recency === undefined ? {} : { recency: roundScore(hit.recency) }),
         source: hit.source,
         space: hit.space,
         status: hit.entry?.status ?? 'active',

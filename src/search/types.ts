@@ -58,6 +58,8 @@ export type SearchHit = {
   /** 1 − cosine distance; 0 when vector search did not return the chunk. */
   vectorScore: number
   rerankScore?: number
+  /** The temporal decay factor the score was multiplied by, in (0, 1]; only with halfLifeDays > 0. */
+  recency?: number
   source: Source
   /** The agent's own memory, or the team's (paths under team/). */
   space: Space

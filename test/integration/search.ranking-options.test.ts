@@ -31,6 +31,11 @@ describe('temporal decay (halfLifeDays)', () => {
       5,
     )
     expect(paths(decayed.body).at(-1)).toBe('memory/2025-03-01.md')
+    // Each result says what the decay multiplied its score by.
+    const recency = (p: string) => decayed.body.results.find((r) => r.path === p)?.recency
+    expect(recency('MEMORY.md')).toBe(1)
+    expect(recency('memory/2026-03-30.md')).toBeCloseTo(2 ** (-1 / 30), 5)
+    expect(plain.body.results.every((r) => r.recency === undefined)).toBe(true)
   })
 
   it('takes its default from MNEMO_SEARCH_HALF_LIFE_DAYS, and 0 in a request turns it off', async () => {

@@ -153,6 +153,12 @@ export const SearchHit = z
       ),
     vectorScore: z.number().describe('1 − cosine distance; 0 when vector search did not return this chunk'),
     rerankScore: z.number().optional().describe('Reranker relevance, when reranking ran'),
+    recency: z
+      .number()
+      .optional()
+      .describe(
+        'The temporal decay factor the score was multiplied by, in (0, 1] (1: undated or new); only with halfLifeDays > 0',
+      ),
     source: Source,
     space: Space,
     status: z
