@@ -11,6 +11,9 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The web console (/ui) and its build script: npm run build bundles it into dist/console.
+COPY console ./console
+COPY scripts/build-console.ts ./scripts/
 # The same commands .ci/run runs: build, then drop dev (and, by default, optional) packages.
 RUN npm run build \
  && if [ "$LOCAL_MODELS" = true ]; then npm prune --omit=dev; else npm prune --omit=dev --omit=optional; fi

@@ -36,7 +36,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'console/**/*.test.ts'],
           // The search workers of the apps tests build start from one bundle (see the helper).
           globalSetup: ['test/helpers/bundles.ts'],
           // Workers run file after file, importing shared modules once: starting a fresh worker

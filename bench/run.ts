@@ -3,7 +3,7 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
- *                    [--only keyword,hybrid,live,agents,replicas,start,entries,users,searchlog]
+ *                    [--only keyword,hybrid,live,agents,replicas,start,entries,users,searchlog,console]
  *                    [--hybrid-sizes 10000,100000]
  *                    [--agents 200] [--agent-files 10] [--engines sqlite,postgres,pglite] [--writes 100]
  *                    [--qmd /tmp/qmd/node_modules/.bin/qmd] (with --only start: QMD indexes the same files)
@@ -15,7 +15,8 @@
  * `--superseded 0.3` of the entries superseded. `users` (issue 32) compares search latency of
  * an agent with `--users 1000` users of `--user-notes 100` notes each, searched with a user,
  * against the same agent memory without users (bench/users.ts). `searchlog` (issue 33)
- * compares search latency with the search log on and off (bench/search-log.ts).
+ * compares search latency with the search log on and off (bench/search-log.ts). `console`
+ * (issue 33) times the web console's first view in Chromium (bench/console.ts; SQLite).
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -32,6 +33,7 @@ import { benchReplicas } from './replicas.js'
 import { benchStart } from './start.js'
 import { benchUsers } from './users.js'
 import { benchSearchLog } from './search-log.js'
+import { benchConsole } from './console.js'
 import { refusedNote } from './measure.js'
 import { fmt } from './stats.js'
 
@@ -231,6 +233,20 @@ try {
         'keyword /search p50 / p99, a user at random (most closed)',
         (u) => `${fmt(u.randomUser.p50Ms)} / ${fmt(u.randomUser.p99Ms)} ms`,
         '',
+      ],
+    ])
+  }
+  if (only.has('console')) {
+    const dir = path.join(tmp, 'console')
+    fs.mkdirSync(dir, { recursive: true })
+    const c = await benchConsole({ tmp: dir, runs, files: Number(values.files), notesPerFile: Number(values.notes) })
+    results.console = c
+    sqliteTable(`Console: first view in Chromium, a fresh browser context each load (${runs * 10} loads)`, [
+      ['sign-in form ready, p50 / p95', `${fmt(c.signIn.p50Ms)} / ${fmt(c.signIn.p95Ms)} ms`, 'within 1 s'],
+      [
+        'overview with its agents, signed in, p50 / p95',
+        `${fmt(c.overview.p50Ms)} / ${fmt(c.overview.p95Ms)} ms`,
+        'within 1 s',
       ],
     ])
   }

@@ -13,6 +13,8 @@ import { registerAuth } from './http/plugins/auth.js'
 import { registerBodyIntake } from './http/plugins/body-intake.js'
 import { registerLoadShedding } from './http/plugins/load-shedding.js'
 import { agentsRoutes } from './http/routes/agents.routes.js'
+import { consoleRoutes } from './http/routes/console.routes.js'
+import { CONSOLE_DIR } from './console-dir.js'
 import { searchesRoutes } from './http/routes/searches.routes.js'
 import { eventsRoutes } from './http/routes/events.routes.js'
 import { mcpRoutes } from './mcp/mcp.routes.js'
@@ -60,6 +62,8 @@ export type AppDeps = {
   config: Config
   logger: Logger
   container: Pick<Container, 'services' | 'close'>
+  /** The built web console (default dist/console: console-dir.ts). */
+  consoleDir?: string
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -150,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   await app.register(healthRoutes, { readiness: services.readiness, startedAt })
   await app.register(oauthDiscoveryRoutes)
+  if (config.server.console) await app.register(consoleRoutes, { dir: deps.consoleDir ?? CONSOLE_DIR })
   app.addHook('onClose', async () => container.close())
   return app
 }

@@ -5,6 +5,8 @@ export type Config = Readonly<{
     port: number
     apiToken: string | undefined
     docsPublic: boolean
+    /** Serve the web console at /ui. */
+    console: boolean
     /** GET /metrics without a token. */
     metricsPublic: boolean
     /** Without a token: more host names requests may be addressed to (browser-guard.ts). */

@@ -104,6 +104,9 @@ export const envSchema = z
     MNEMO_DOCS_PUBLIC: envVar(bool(false)).describe(
       'Serve /docs and /openapi.json without the API token (they hold no data)',
     ),
+    MNEMO_CONSOLE: envVar(bool(true)).describe(
+      'Serve the web console at /ui (its page and scripts hold no data: every call it makes needs the token as the API does)',
+    ),
     MNEMO_METRICS_PUBLIC: envVar(bool(false)).describe(
       'Serve /metrics without a token (for a Prometheus that cannot send one); otherwise it needs the admin token',
     ),

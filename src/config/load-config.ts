@@ -152,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       port: e.MNEMO_PORT,
       apiToken,
       docsPublic: e.MNEMO_DOCS_PUBLIC,
+      console: e.MNEMO_CONSOLE,
       metricsPublic: e.MNEMO_METRICS_PUBLIC,
       allowedHosts: list(e.MNEMO_ALLOWED_HOSTS),
       allowedOrigins: list(e.MNEMO_ALLOWED_ORIGINS),

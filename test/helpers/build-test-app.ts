@@ -42,6 +42,8 @@ export async function buildTestApp(
     env?: Record<string, string>
     overrides?: ContainerOverrides
     sync?: boolean
+    /** The built web console to serve (default: this run's build, bundles.ts). */
+    consoleDir?: string
     /** Run container.start() (watcher, start-up sync per env) before returning. */
     start?: boolean
     ws?: TempWorkspace
@@ -76,7 +78,8 @@ export async function buildTestApp(
   if (database && (await container.services.readiness()).checks.engine !== 'postgres') {
     throw new Error('the postgres-api project must run on PostgreSQL')
   }
-  const app = await buildApp({ config, logger, container })
+  const consoleDir = opts.consoleDir ?? inject('consoleDir')
+  const app = await buildApp({ config, logger, container, ...(consoleDir && { consoleDir }) })
   const headers = config.server.apiToken ? { authorization: `Bearer ${config.server.apiToken}` } : {}
 
   let closing: Promise<void> | undefined

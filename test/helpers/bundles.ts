@@ -6,6 +6,8 @@
  *   worker, for some 700 workers a run;
  * - the service and CLI entries (src/main.ts, src/cli.ts), for the tests that run them as
  *   processes (entries.ts): about 370 against 700 ms from spawn to a ready service.
+ * - the web console (console/, scripts/build-console.ts) into dist/console, where the bundled
+ *   service looks for it, and the apps the tests build are pointed to (consoleDir).
  * The bundles keep the repository's layout: `src/` beside a copy of package.json, which the
  * CLI reads its version from, with the worker script beside the service's code, where
  * search/reader-pool.ts looks for it. They are today's source; packages stay imports, resolved
@@ -17,6 +19,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import type { TestProject } from 'vitest/node'
+import { buildConsole } from '../../scripts/build-console.js'
 import { runShared } from './run-shared.js'
 
 declare module 'vitest' {
@@ -25,6 +28,8 @@ declare module 'vitest' {
     readerWorkerEntry: string
     /** Folder of the bundles: src/main.js, src/cli.js, src/reader-worker.js, package.json. */
     bundlesDir: string
+    /** The built web console (index.html, app.js, app.css). */
+    consoleDir: string
   }
 }
 
@@ -32,6 +37,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { value: dir, release } = await runShared('bundles', bundle)
   project.provide('readerWorkerEntry', pathToFileURL(path.join(dir, 'src', 'reader-worker.js')).href)
   project.provide('bundlesDir', dir)
+  project.provide('consoleDir', path.join(dir, 'dist', 'console'))
   return release
 }
 
@@ -53,5 +59,6 @@ async function bundle() {
     entryNames: '[name]',
     logLevel: 'error',
   })
+  await buildConsole(path.join(dir, 'dist', 'console'))
   return { value: dir, stop: () => fs.rmSync(dir, { recursive: true, force: true }) }
 }

@@ -4,7 +4,8 @@
  * served (browser-guard.ts). With a token configured
  * (MNEMO_API_TOKEN, MNEMO_AGENT_TOKENS), every route except /health needs
  * `Authorization: Bearer <token>` (and /docs, /openapi.json too unless
- * MNEMO_DOCS_PUBLIC=true, /metrics unless MNEMO_METRICS_PUBLIC=true); /ready answers
+ * MNEMO_DOCS_PUBLIC=true, /metrics unless MNEMO_METRICS_PUBLIC=true; the console's page at
+ * /ui needs none, its API calls do); /ready answers
  * without one, but only whether it is ready. The agent comes from the X-Mnemo-Agent header (default: the
  * token's agent, or `main`); an agent token naming another agent is 403 AGENT_FORBIDDEN. The
  * user from X-Mnemo-User (default: the token's bound user, or none); a bound token naming
@@ -16,6 +17,7 @@ import { AGENT_HEADER, USER_HEADER } from '../../shared/agent-id.js'
 import type { Principal, TokenAuth } from '../../agents/token-auth.js'
 import { appError, ERROR_CODES } from '../../shared/errors.js'
 import { checkBrowserRequest, type BrowserPolicy } from '../browser-guard.js'
+import { CONSOLE_ROUTES } from '../routes/console.routes.js'
 import { OAUTH_DISCOVERY_ROUTES } from '../routes/oauth-discovery.routes.js'
 import { sendError } from './error-handler.js'
 
@@ -25,8 +27,11 @@ import { sendError } from './error-handler.js'
  */
 export type Caller = { principal: Principal; agent: string; user: string | null; requestId: string }
 
-/** OAuth discovery answers without a token that mnemo has none (oauth-discovery.routes.ts). */
-const PUBLIC_ROUTES = new Set(['/health', ...OAUTH_DISCOVERY_ROUTES])
+/**
+ * OAuth discovery answers without a token that mnemo has none (oauth-discovery.routes.ts);
+ * the console's page and scripts hold no memory (console.routes.ts).
+ */
+const PUBLIC_ROUTES = new Set<string>(['/health', ...OAUTH_DISCOVERY_ROUTES, ...CONSOLE_ROUTES])
 /**
  * Routes that answer without a token too, in less detail (readinessProbes carry no token);
  * handlers tell the two apart with isAuthenticated().
