@@ -35,6 +35,7 @@ describe('GET /ui', () => {
     expect(csp).toContain("frame-ancestors 'none'")
     expect(csp).not.toContain('unsafe-inline')
     expect(page.headers['x-content-type-options']).toBe('nosniff')
+    expect(page.body).toContain('<link rel="icon" type="image/svg+xml" href="/ui/favicon.svg" />')
     for (const [url, type] of [
       ['/ui/app.js', 'text/javascript; charset=utf-8'],
       ['/ui/app.css', 'text/css; charset=utf-8'],
@@ -43,6 +44,8 @@ describe('GET /ui', () => {
       expect([res.statusCode, res.headers['content-type']]).toEqual([200, type])
       expect(res.body.length).toBeGreaterThan(100)
     }
+    const icon = await t.app.inject({ method: 'GET', url: '/ui/favicon.svg' })
+    expect([icon.statusCode, icon.headers['content-type']]).toEqual([200, 'image/svg+xml'])
     // The data is not public: the API still wants the token.
     expect((await t.app.inject({ method: 'GET', url: '/index' })).statusCode).toBe(401)
   })

@@ -1,6 +1,6 @@
 /**
  * The web console (README, "The console"): GET /ui serves its page, /ui/app.js and
- * /ui/app.css its built assets (console/, built by `npm run build` into dist/console). They
+ * /ui/app.css its built assets, /ui/favicon.svg its icon (console/, built by `npm run build` into dist/console). They
  * answer without a token: they hold no memory, and every call the page makes carries the
  * token signed in, as any client's would. Memory content is untrusted, so the page runs under
  * a Content-Security-Policy that allows its own script and style only: nothing inline, no
@@ -13,9 +13,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { appError } from '../../shared/errors.js'
+import { FAVICON_SVG } from '../plugins/swagger-theme.js'
 
 /** The console's routes, served without a token (auth.ts). */
-export const CONSOLE_ROUTES = ['/ui', '/ui/', '/ui/app.js', '/ui/app.css'] as const
+export const CONSOLE_ROUTES = ['/ui', '/ui/', '/ui/app.js', '/ui/app.css', '/ui/favicon.svg'] as const
 
 const ASSETS = [
   { route: '/ui/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8' },
@@ -41,11 +42,14 @@ export const CONSOLE_CSP = [
 /** A file as served: its bytes, gzipped once at start (the script shrinks about 60 %). */
 type Asset = { body: Buffer; gzipped: Buffer; type: string; etag: string }
 
+function asset(body: Buffer, type: string): Asset {
+  const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`
+  return { body, gzipped: gzipSync(body), type, etag }
+}
+
 function load(dir: string, file: string, type: string): Asset | null {
   try {
-    const body = fs.readFileSync(path.join(dir, file))
-    const etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`
-    return { body, gzipped: gzipSync(body), type, etag }
+    return asset(fs.readFileSync(path.join(dir, file)), type)
   } catch {
     return null
   }
@@ -56,8 +60,8 @@ export const consoleRoutes: FastifyPluginAsync<{
   dir: string
 }> = async (app, opts) => {
   const page = load(opts.dir, 'index.html', 'text/html; charset=utf-8')
-  const send = (asset: Asset | null) => async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!asset) {
+  const send = (served: Asset | null) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!served) {
       throw appError('ROUTE_NOT_FOUND', `The console is not built in ${opts.dir}: run \`npm run build\``)
     }
     void reply
@@ -67,15 +71,17 @@ export const consoleRoutes: FastifyPluginAsync<{
       .header('cross-origin-opener-policy', 'same-origin')
       // Revalidated each time (a 304 costs little), so a new build is never stale.
       .header('cache-control', 'no-cache')
-      .header('etag', asset.etag)
+      .header('etag', served.etag)
       .header('vary', 'accept-encoding')
-      .type(asset.type)
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
-    if (!/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.send(asset.body)
-    return reply.header('content-encoding', 'gzip').send(asset.gzipped)
+      .type(served.type)
+    if (request.headers['if-none-match'] === served.etag) return reply.code(304).send()
+    if (!/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.send(served.body)
+    return reply.header('content-encoding', 'gzip').send(served.gzipped)
   }
   for (const url of ['/ui', '/ui/']) app.get(url, { schema: { hide: true } }, send(page))
   for (const { route, file, type } of ASSETS) {
     app.get(route, { schema: { hide: true } }, send(load(opts.dir, file, type)))
   }
+  // The same mark as Swagger UI's tab, so a browser does not ask for /favicon.ico (a 401).
+  app.get('/ui/favicon.svg', { schema: { hide: true } }, send(asset(Buffer.from(FAVICON_SVG), 'image/svg+xml')))
 }
