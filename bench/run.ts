@@ -3,7 +3,7 @@
  * process, prints a table (medians of --runs runs) and writes bench-results/<name>.json.
  *
  *   npm run bench -- [--runs 3] [--duration 10] [--files 200] [--notes 50]
- *                    [--only keyword,hybrid,live,agents,replicas,start,entries,users,searchlog,console]
+ *                    [--only keyword,hybrid,live,agents,replicas,start,entries,users,searchlog,console,tokens]
  *                    [--hybrid-sizes 10000,100000]
  *                    [--agents 200] [--agent-files 10] [--engines sqlite,postgres,pglite] [--writes 100]
  *                    [--qmd /tmp/qmd/node_modules/.bin/qmd] (with --only start: QMD indexes the same files)
@@ -17,6 +17,8 @@
  * against the same agent memory without users (bench/users.ts). `searchlog` (issue 33)
  * compares search latency with the search log on and off (bench/search-log.ts). `console`
  * (issue 33) times the web console's first view in Chromium (bench/console.ts; SQLite).
+ * `tokens` (issue 34) counts what a memory_search and a memory_get result cost a model over
+ * MCP, text and structured content (bench/recall-tokens.ts; SQLite).
  */
 import { execSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -34,6 +36,7 @@ import { benchStart } from './start.js'
 import { benchUsers } from './users.js'
 import { benchSearchLog } from './search-log.js'
 import { benchConsole } from './console.js'
+import { benchRecallTokens } from './recall-tokens.js'
 import { refusedNote } from './measure.js'
 import { fmt } from './stats.js'
 
@@ -235,6 +238,26 @@ try {
         '',
       ],
     ])
+  }
+  if (only.has('tokens')) {
+    const dir = path.join(tmp, 'tokens')
+    fs.mkdirSync(dir, { recursive: true })
+    const r = await benchRecallTokens({
+      tmp: dir,
+      files: Number(values.files),
+      notesPerFile: Number(values.notes),
+      queries: 100,
+    })
+    results.tokens = r
+    const row = (name: string, c: typeof r.search): [string, string, string] => [
+      name,
+      `${fmt(c.text)} + ${fmt(c.structured)} = ${fmt(c.total)}`,
+      '',
+    ]
+    sqliteTable(
+      `Tokens per recall over MCP (${r.searches} searches, ${fmt(r.resultsPerSearch)} results each): text + structured`,
+      [row('memory_search result, mean tokens', r.search), row('memory_get result (10 lines), mean tokens', r.get)],
+    )
   }
   if (only.has('console')) {
     const dir = path.join(tmp, 'console')

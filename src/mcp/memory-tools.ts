@@ -5,7 +5,10 @@
  * MemoryBackend, and the memory files as resources (memory-resources.ts). Input and output
  * schemas are the REST routes' zod schemas; memory_search takes the whole POST /search
  * request, so a field added there is a tool argument at once. Each result is text with
- * `path#Lstart-Lend` citations plus the REST answer as structuredContent. A failure the
+ * `path#Lstart-Lend` citations plus the REST answer as structuredContent; for memory_search
+ * and memory_get, the recall path, structuredContent leaves out what the text already
+ * carries (snippets, the file's lines), because clients such as OpenClaw hand the model both:
+ * the full answer cost 2.3 times the tokens of the text alone (BENCHMARKS.md). A failure the
  * model can act on (no such file, a bad path, a stale sha256) is a tool result with isError
  * and the stable error code; anything unexpected says INTERNAL and stays in the log.
  */
@@ -22,7 +25,8 @@ import {
   SupersedeRequest,
   SupersedeResult,
 } from '../http/schemas/entries.schema.js'
-import { SearchRequest, SearchResponse } from '../http/schemas/search.schema.js'
+import { SearchHit, SearchRequest, SearchResponse } from '../http/schemas/search.schema.js'
+import type { SearchResponse as SearchResponseValue } from '../search/types.js'
 import { FeedbackRequest, FeedbackResult } from '../http/schemas/searches.schema.js'
 import { failureOf, type ErrorLog } from './failures.js'
 import type { MemoryBackend } from './memory-backend.js'
@@ -128,15 +132,44 @@ const SupersedeInput = z
   .strictObject({ ...SupersedeRequest.shape, sha256: Sha256.optional() })
   .superRefine(restRules(SupersedeRequest, ({ sha256: _sha256, ...req }: { sha256?: string | undefined }) => req))
 
+/**
+ * memory_search's structured result: where each passage is and how it scored, without the
+ * snippets the text gives (REST's POST /search answers with everything).
+ */
+const SearchOutput = z.object({
+  results: z.array(
+    SearchHit.pick({ path: true, startLine: true, endLine: true, score: true, space: true, status: true }),
+  ),
+  ...SearchResponse.pick({ mode: true, requestId: true, abstained: true, degradedCodes: true }).shape,
+})
+/** memory_get's structured result: the window and the file's sha256, without the lines the text gives. */
+const GetOutput = FileWindow.omit({ text: true })
+
+const searchOutput = (res: SearchResponseValue): z.infer<typeof SearchOutput> => ({
+  results: res.results.map(({ path, startLine, endLine, score, space, status }) => ({
+    path,
+    startLine,
+    endLine,
+    score,
+    space,
+    status,
+  })),
+  mode: res.mode,
+  ...(res.requestId !== undefined && { requestId: res.requestId }),
+  ...(res.abstained && { abstained: res.abstained }),
+  ...(res.degradedCodes && { degradedCodes: res.degradedCodes }),
+})
+
 async function run<T extends Record<string, unknown>>(
   log: ErrorLog,
   tool: string,
   fn: () => Promise<T>,
   text: (value: T) => string,
+  structured: (value: T) => Record<string, unknown> = (value) => value,
 ): Promise<CallToolResult> {
   try {
     const value = await fn()
-    return { content: [{ type: 'text', text: text(value) }], structuredContent: value }
+    return { content: [{ type: 'text', text: text(value) }], structuredContent: structured(value) }
   } catch (err) {
     const { code, message } = failureOf(log, err, { tool })
     return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] }
@@ -152,7 +185,7 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
       title: 'Search memory',
       description: SEARCH,
       inputSchema: SearchInput,
-      outputSchema: z.object(SearchResponse.shape),
+      outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (input) =>
@@ -161,6 +194,7 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
         'memory_search',
         () => backend.search(input),
         (res) => searchText(input.query, res),
+        searchOutput,
       ),
   )
   server.registerTool(
@@ -180,10 +214,17 @@ export function createMemoryMcpServer(backend: MemoryBackend, opts: { version: s
       title: 'Read memory',
       description: GET,
       inputSchema: GetInput,
-      outputSchema: z.object(FileWindow.shape),
+      outputSchema: GetOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (input) => run(log, 'memory_get', () => backend.get(input), getText),
+    (input) =>
+      run(
+        log,
+        'memory_get',
+        () => backend.get(input),
+        getText,
+        ({ text: _text, ...window }) => window,
+      ),
   )
   server.registerTool(
     'memory_write',

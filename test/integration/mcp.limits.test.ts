@@ -32,7 +32,22 @@ const searchCall = (id: number, query: string, more: Record<string, unknown> = {
   params: { name: 'memory_search', arguments: { query, ...more } },
 })
 
-type SearchAnswer = { id: number; result: { structuredContent: { results: { snippet: string }[] } } }
+type SearchAnswer = {
+  id: number
+  result: { content: { text: string }[]; structuredContent: { results: { path: string }[] } }
+}
+
+/**
+ * The bytes of the snippets in a memory_search answer's text (structuredContent leaves them
+ * out): each follows its `[n] path#L…` line, up to the next one or the closing notes.
+ */
+function snippetBytes(answer: SearchAnswer): number {
+  const text = answer.result.content.map((c) => c.text).join('\n')
+  return text
+    .split(/^\[\d+\] [^\n]*\n/m)
+    .slice(1)
+    .reduce((n, block) => n + Buffer.byteLength(block.replace(/(\n\([^\n]*\))*\s*$/, '')), 0)
+}
 
 describe('/mcp batches', () => {
   it('refuses a batch over MNEMO_MCP_MAX_BATCH with JSON-RPC error -32600 and runs none of it', async () => {
@@ -75,7 +90,8 @@ describe('/mcp batches', () => {
     const alone = (await (await post(searchCall(1, 'the a of memory model', everything))).json()) as SearchAnswer
     const aloneResults = alone.result.structuredContent.results
     expect(aloneResults.length).toBeGreaterThan(25)
-    expect(aloneResults.reduce((n, r) => n + Buffer.byteLength(r.snippet), 0)).toBeLessThanOrEqual(2000)
+    expect(snippetBytes(alone)).toBeLessThanOrEqual(2000)
+    expect(snippetBytes(alone)).toBeGreaterThan(1000)
 
     const batch = (await (
       await post([1, 2, 3, 4].map((id) => searchCall(id, 'the a of memory model', everything)))
@@ -83,7 +99,8 @@ describe('/mcp batches', () => {
     for (const answer of batch) {
       const results = answer.result.structuredContent.results
       expect(results.length).toBe(25)
-      expect(results.reduce((n, r) => n + Buffer.byteLength(r.snippet), 0)).toBeLessThanOrEqual(500)
+      expect(snippetBytes(answer)).toBeLessThanOrEqual(500)
+      expect(snippetBytes(answer)).toBeGreaterThan(0)
     }
   })
 })

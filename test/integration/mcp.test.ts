@@ -77,6 +77,21 @@ async function session(client: Client, agent: string): Promise<void> {
   expect(structured<{ results: { path: string }[] }>(found).results.map((r) => r.path)).toEqual([
     'memory/2026-03-01.md',
   ])
+  // The passage reaches the model once, in the text: the structured result says where it is.
+  expect(structured(found)).toEqual({
+    results: [
+      {
+        path: 'memory/2026-03-01.md',
+        startLine: 2,
+        endLine: 3,
+        score: expect.any(Number),
+        space: 'agent',
+        status: 'active',
+      },
+    ],
+    mode: 'keyword',
+    requestId: expect.any(String),
+  })
   const nothing = await client.callTool({ name: 'memory_search', arguments: { query: 'kubernetes helm chart' } })
   expect(text(nothing)).toContain('nothing relevant is remembered')
   // The search id is in the text too (some clients show the model only the text).
@@ -97,6 +112,7 @@ async function session(client: Client, agent: string): Promise<void> {
   const { sha256 } = structured<{ sha256: string }>(got)
   expect(sha256).toMatch(/^[0-9a-f]{64}$/)
   expect(text(got)).toBe(`memory/2026-03-01.md#L3 (of 3 lines, sha256 ${sha256}):\n- Launch is on 3 April.`)
+  expect(structured(got)).toEqual({ path: 'memory/2026-03-01.md', from: 3, to: 3, totalLines: 3, sha256 })
 
   // A search field beyond query reaches the search: pathPrefix leaves the day file out.
   await client.callTool({
