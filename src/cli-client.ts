@@ -1,14 +1,14 @@
 /**
- * `mnemo search|get|index|flush|supersede|forget|status`: calls to a running mnemo over REST, through a client
- * typed by the OpenAPI document (src/generated/api-types.ts, openapi-fetch). Where and as
+ * `mnemo search|get|index|flush|supersede|forget|status`: calls to a running mnemo over REST, through
+ * @mnemo/client (src/client, typed by the OpenAPI document). Where and as
  * whom: MNEMO_URL, MNEMO_API_TOKEN (or MNEMO_TOKEN, or a _FILE variant), MNEMO_AGENT,
  * MNEMO_USER (or --user), MNEMO_TIMEOUT_MS (client-config.ts). Prints text for people, or the JSON answer with
  * --json; exits 1 with `CODE: message` on an error, 2 with the usage on a usage error (an
  * unknown option, a missing argument), before any call.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import createClient from 'openapi-fetch'
-import type { paths } from './generated/api-types.js'
+import { Mnemo, MnemoError } from './client/index.js'
+import type { IndexStatus, Ready } from './client/index.js'
 import { loadClientConfig } from './config/client-config.js'
 import { ConfigError } from './shared/config-error.js'
 
@@ -46,12 +46,10 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   status: JSON_FLAG,
 }
 
-type Answer = { data?: unknown; error?: unknown; response: Response }
-
 /** Characters of the progress bar of `mnemo index --wait`. */
 const BAR_WIDTH = 24
 
-type Progress = NonNullable<paths['/index']['get']['responses'][200]['content']['application/json']['progress']>
+type Progress = NonNullable<IndexStatus['progress']>
 
 /** One line of `mnemo index --wait` progress: a bar of files done, then the counts. */
 export function progressLine(p: Progress, width: number): string {
@@ -108,11 +106,18 @@ function originOption(value: string | undefined): (typeof ORIGIN_NAMES)[number] 
 
 const cite = (l: { path: string; startLine: number; endLine: number }) => `${l.path}#L${l.startLine}-L${l.endLine}`
 
-/** The answer's body, or a CliError saying what went wrong. */
-function bodyOf<T>(answer: Answer & { data?: T }): T {
-  if (answer.response.ok && answer.data !== undefined) return answer.data
-  const err = answer.error as { code?: string; message?: string } | undefined
-  throw new CliError(`${err?.code ?? `HTTP ${answer.response.status}`}: ${err?.message ?? answer.response.statusText}`)
+/**
+ * A call's answer, or a CliError saying what went wrong (`CODE: message`); no answer at all
+ * is fetch's own error, whose cause reportFailure explains (ECONNREFUSED: is it running?).
+ */
+async function answer<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call
+  } catch (err) {
+    if (err instanceof MnemoError && err.code === 'UNREACHABLE' && err.cause instanceof Error) throw err.cause
+    if (err instanceof MnemoError) throw new CliError(`${err.code}: ${err.message}`)
+    throw err
+  }
 }
 
 async function readStdinLines(): Promise<string[]> {
@@ -146,14 +151,12 @@ export async function runClientCommand(command: string, argv: string[]): Promise
     user === undefined ? process.env : { ...process.env, MNEMO_USER: user },
     process.cwd(),
   )
-  const headers: Record<string, string> = {}
-  if (config.token) headers.authorization = `Bearer ${config.token}`
-  if (config.agent) headers['x-mnemo-agent'] = config.agent
-  if (config.user) headers['x-mnemo-user'] = config.user
-  const client = createClient<paths>({
+  const client = new Mnemo({
     baseUrl: config.url,
-    headers,
-    fetch: (request) => fetch(request, { signal: AbortSignal.timeout(config.timeoutMs) }),
+    timeoutMs: config.timeoutMs,
+    ...(config.token && { token: config.token }),
+    ...(config.agent && { agent: config.agent }),
+    ...(config.user && { user: config.user }),
   })
   const print = (text: string): void => void process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
 
@@ -164,7 +167,7 @@ export async function runClientCommand(command: string, argv: string[]): Promise
         ...(searchNumbers.maxResults !== undefined && { maxResults: searchNumbers.maxResults }),
         ...(searchNumbers.minScore !== undefined && { minScore: searchNumbers.minScore }),
       }
-      const found = bodyOf(await client.POST('/search', { body }))
+      const found = await answer(client.search(body))
       if (values.json) return print(JSON.stringify(found, null, 2))
       if (found.results.length === 0) return print('nothing remembered about that')
       for (const r of found.results) {
@@ -175,37 +178,33 @@ export async function runClientCommand(command: string, argv: string[]): Promise
     }
     case 'get': {
       const path = positionals[0] as string
-      const query = {
-        ...(window.from !== undefined && { from: window.from }),
-        ...(window.lines !== undefined && { lines: window.lines }),
-      }
-      const file = bodyOf(await client.GET('/files/{path}', { params: { path: { path }, query } }))
+      const file = await answer(client.read(path, window))
       return print(values.json ? JSON.stringify(file, null, 2) : file.text)
     }
     case 'index': {
-      const pending = client.POST('/index', {
-        params: { query: values.wait ? { wait: 'true' } : {} },
-        body: { full: values.full === true },
-      })
+      const wait = values.wait === true
+      const pending = answer(client.index({ full: values.full === true, wait }))
       // A person waiting at a terminal sees the sync move (GET /index every half second).
       const bar =
         values.wait && process.stderr.isTTY
           ? setInterval(() => {
-              void client.GET('/index').then(({ data }) => {
-                if (data?.progress) process.stderr.write(`\r${progressLine(data.progress, BAR_WIDTH)}`)
-              })
+              void client.status().then(
+                (data) => {
+                  if (data.progress) process.stderr.write(`\r${progressLine(data.progress, BAR_WIDTH)}`)
+                },
+                () => undefined,
+              )
             }, 500)
           : undefined
-      const answer = await pending.finally(() => {
+      const status = await pending.finally(() => {
         clearInterval(bar)
         if (bar) process.stderr.write('\r\x1b[K')
       })
-      const status = bodyOf(answer)
       if (values.json) return print(JSON.stringify(status, null, 2))
       const last = status.lastSync
       const outcome = last ? `last sync ${last.ok ? 'ok' : `failed: ${last.error ?? ''}`} in ${last.durationMs} ms` : ''
       return print(
-        `${answer.response.status === 202 ? 'sync started' : 'index current'}: ${status.files} files, ${status.chunks} chunks${outcome ? `; ${outcome}` : ''}`,
+        `${wait ? 'index current' : 'sync started'}: ${status.files} files, ${status.chunks} chunks${outcome ? `; ${outcome}` : ''}`,
       )
     }
     case 'flush': {
@@ -220,7 +219,7 @@ export async function runClientCommand(command: string, argv: string[]): Promise
         ...(key !== undefined && { key }),
         ...(origin !== undefined && { origin }),
       }
-      const flushed = bodyOf(await client.POST('/flush', { body }))
+      const flushed = await answer(client.flush(body))
       if (flushed.duplicate && !values.json) {
         return print(`already remembered: ${(flushed.skipped ?? []).map(cite).join(', ')}`)
       }
@@ -237,12 +236,12 @@ export async function runClientCommand(command: string, argv: string[]): Promise
         ...(key !== undefined && { key }),
         ...(origin !== undefined && { origin }),
       }
-      const done = bodyOf(await client.POST('/supersede', { body }))
+      const done = await answer(client.supersede(body))
       if (values.json) return print(JSON.stringify(done, null, 2))
       return print(`superseded ${done.superseded.map(cite).join(', ')}; now ${cite(done.entry)}`)
     }
     case 'forget': {
-      const done = bodyOf(await client.POST('/forget', { body: { sessionId: positionals[0] as string } }))
+      const done = await answer(client.forget(positionals[0] as string))
       if (values.json) return print(JSON.stringify(done, null, 2))
       if (done.removed.length === 0) return print(`nothing of session ${done.sessionId} in memory`)
       return print(
@@ -251,19 +250,14 @@ export async function runClientCommand(command: string, argv: string[]): Promise
     }
     case 'status': {
       // /ready answers 503 (with the same body) while not ready: that is an answer here, not a failure.
-      const readyAnswer = await client.GET('/ready')
-      const notReady = readyAnswer.error as Partial<Ready> | undefined
-      const ready = typeof notReady?.ready === 'boolean' ? (notReady as Ready) : bodyOf(readyAnswer)
-      const index = bodyOf(await client.GET('/index'))
+      const ready = await answer(client.ready())
+      const index = await answer(client.status())
       if (!ready.ready) process.exitCode = 1
       if (values.json) return print(JSON.stringify({ ready, index }, null, 2))
       return print(statusText(config.url, ready, index))
     }
   }
 }
-
-type Ready = paths['/ready']['get']['responses'][200]['content']['application/json']
-type IndexStatus = paths['/index']['get']['responses'][200]['content']['application/json']
 
 /** The values of GET /ready's checks when all is well; any other is named by `mnemo status`. */
 const FINE_CHECKS: Record<string, readonly string[]> = {

@@ -1,4 +1,5 @@
-import { clientFor, type Acting, type Client } from './api.js'
+import type { Mnemo } from '../../src/client/index.js'
+import { clientFor, type Acting } from './api.js'
 import { href, type View } from './route.js'
 import type { Session } from './session.js'
 
@@ -6,8 +7,8 @@ import type { Session } from './session.js'
 export type Ctx = {
   session: Session
   acting: Acting
-  client: Client
-  clientAs(acting: Acting): Client
+  client: Mnemo
+  clientAs(acting: Acting): Mnemo
   link(view: View, params?: Record<string, string | number | null | undefined>): string
 }
 

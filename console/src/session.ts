@@ -4,7 +4,7 @@
  * (401 for a wrong one; 200 without any when the service has no token configured), and
  * GET /agents only the admin's.
  */
-import { clientFor, ok, ApiError } from './api.js'
+import { clientFor, isStatus } from './api.js'
 
 const TOKEN_KEY = 'mnemo.token'
 
@@ -21,16 +21,16 @@ export function keepToken(token: string | null): void {
 export async function probe(token: string | null): Promise<Session | null> {
   const client = clientFor(token, { agent: null, user: null })
   try {
-    await ok(client.GET('/index'))
+    await client.status()
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null
+    if (isStatus(err, 401)) return null
     throw err
   }
   try {
-    await ok(client.GET('/agents'))
+    await client.agents()
     return { token, role: 'admin' }
   } catch (err) {
-    if (err instanceof ApiError && err.status === 403) return { token, role: 'agent' }
+    if (isStatus(err, 403)) return { token, role: 'agent' }
     throw err
   }
 }

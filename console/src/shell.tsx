@@ -3,7 +3,6 @@
  * agent and a user; an agent token acts for its own) and sign-out.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { ok } from './api.js'
 import { makeCtx } from './context.js'
 import { href, useRoute, type View } from './route.js'
 import type { Session } from './session.js'
@@ -31,13 +30,17 @@ export function Shell({ session, onSignOut }: { session: Session; onSignOut: () 
   const admin = session.role === 'admin'
   useEffect(() => {
     if (!admin) return
-    ok(ctx.clientAs({ agent: null, user: null }).GET('/agents'))
+    ctx
+      .clientAs({ agent: null, user: null })
+      .agents()
       .then((list) => setAgents(list.agents.map((a) => a.id)))
       .catch(() => setAgents([]))
   }, [admin, ctx])
   useEffect(() => {
     if (!admin) return
-    ok(ctx.clientAs({ agent, user: null }).GET('/users'))
+    ctx
+      .clientAs({ agent, user: null })
+      .users()
       .then((list) => setUsers(list.users.map((u) => u.id)))
       .catch(() => setUsers([]))
   }, [admin, agent, ctx])

@@ -6,7 +6,7 @@
  * superseded from its metadata line.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, describeError, ok, type Schemas } from '../api.js'
+import { describeError, isCode, type Schemas } from '../api.js'
 import type { Ctx } from '../context.js'
 import { lineRange, viewLines, type ViewLine } from '../entry-lines.js'
 
@@ -22,7 +22,7 @@ export function FileView(props: { ctx: Ctx; path: string; anchor: string | null;
   const [superseding, setSuperseding] = useState<number | null>(null)
   const range = lineRange(props.anchor)
 
-  const read = () => ok(ctx.client.GET('/files/{path}', { params: { path: { path } } }))
+  const read = () => ctx.client.read(path)
   const reload = async () => {
     try {
       setFile(await read())
@@ -43,18 +43,13 @@ export function FileView(props: { ctx: Ctx; path: string; anchor: string | null;
 
   const save = async (draft: string, ifMatch: string) => {
     try {
-      const saved = await ok(
-        ctx.client.PUT('/files/{path}', {
-          params: { path: { path }, header: { 'if-match': ifMatch } },
-          body: { content: draft },
-        }),
-      )
+      const saved = await ctx.client.write(path, draft, { ifMatch })
       setMode({ kind: 'view' })
       setNotice(`Saved: ${saved.totalLines} lines${saved.indexed ? ', searchable now' : ''}.`)
       await reload()
       props.onChanged()
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'PRECONDITION_FAILED') {
+      if (isCode(err, 'PRECONDITION_FAILED')) {
         setMode({ kind: 'edit', draft, conflict: await read().catch(() => null) })
       } else setError(describeError(err))
     }
@@ -62,7 +57,7 @@ export function FileView(props: { ctx: Ctx; path: string; anchor: string | null;
   const remove = async () => {
     if (!file) return
     try {
-      await ok(ctx.client.DELETE('/files/{path}', { params: { path: { path }, header: { 'if-match': file.sha256 } } }))
+      await ctx.client.delete(path, { ifMatch: file.sha256 })
       props.onChanged()
       location.hash = ctx.link('files')
     } catch (err) {
@@ -136,7 +131,7 @@ export function FileView(props: { ctx: Ctx; path: string; anchor: string | null;
               onSupersede={(n) => setSuperseding(n)}
               onSuperseded={async (content) => {
                 try {
-                  await ok(ctx.client.POST('/supersede', { body: { path, startLine: line.n, content } }))
+                  await ctx.client.supersede({ path, startLine: line.n, content })
                   setSuperseding(null)
                   setNotice(`Entry at line ${line.n} superseded.`)
                   await reload()

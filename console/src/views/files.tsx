@@ -5,7 +5,7 @@
  * underneath is caught (file-editor.tsx).
  */
 import { useEffect, useState } from 'preact/hooks'
-import { describeError, ok, type Schemas } from '../api.js'
+import { describeError, type Schemas } from '../api.js'
 import type { Ctx } from '../context.js'
 import { FileView } from './file-view.js'
 
@@ -17,9 +17,10 @@ export function Files({ ctx, params }: { ctx: Ctx; params: URLSearchParams }) {
   const [error, setError] = useState<string | null>(null)
   const [version, setVersion] = useState(0)
   useEffect(() => {
-    ok(ctx.client.GET('/files'))
+    ctx.client
+      .list()
       .then((list) => {
-        setFiles(list.files)
+        setFiles(list)
         setError(null)
       })
       .catch((err) => setError(describeError(err)))

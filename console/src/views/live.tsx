@@ -4,9 +4,8 @@
  * stream reconnects after 2 s with Last-Event-ID, so no event in between is missed.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { callHeaders, type Schemas } from '../api.js'
+import { describeError, type Schemas } from '../api.js'
 import type { Ctx } from '../context.js'
-import { readEventStream } from '../sse.js'
 
 /** Events kept on the page, newest first. */
 const KEEP = 200
@@ -17,41 +16,27 @@ export function Live({ ctx }: { ctx: Ctx }) {
   const [state, setState] = useState('connecting…')
   useEffect(() => {
     const abort = new AbortController()
-    let lastId: string | null = null
-    let retry: ReturnType<typeof setTimeout> | undefined
-    const connect = () => {
-      const headers = callHeaders(ctx.session.token, ctx.acting)
-      if (lastId) headers['last-event-id'] = lastId
-      readEventStream(
-        `${location.origin}/events`,
-        headers,
-        (frame) => {
-          if (frame.id) lastId = frame.id
-          // The stream's own events (ready, overflow, reset) are not changes; a change's is its type.
-          if (frame.event === 'ready') setState('listening')
-          else if (frame.event === 'overflow') setState('fell behind; reconnecting…')
-          else if (frame.event !== 'reset') {
-            const event = JSON.parse(frame.data) as Schemas['ChangeEvent']
-            setEvents((list) => [event, ...list].slice(0, KEEP))
+    let lastId: string | undefined
+    const follow = async () => {
+      while (!abort.signal.aborted) {
+        try {
+          for await (const e of ctx.client.events({ signal: abort.signal, ...(lastId && { lastEventId: lastId }) })) {
+            if (e.id) lastId = e.id
+            if (e.event === 'ready') setState('listening')
+            else if (e.event === 'overflow') setState('fell behind; reconnecting…')
+            else if (e.event !== 'reset') setEvents((list) => [e.data, ...list].slice(0, KEEP))
           }
-        },
-        abort.signal,
-      )
-        .then(() => setState('the stream ended; reconnecting…'))
-        .catch((err: unknown) => {
+          if (!abort.signal.aborted) setState('the stream ended; reconnecting…')
+        } catch (err) {
           if (abort.signal.aborted) return
-          setState(`disconnected (${err instanceof Error ? err.message : String(err)}); reconnecting…`)
-        })
-        .finally(() => {
-          if (!abort.signal.aborted) retry = setTimeout(connect, RETRY_MS)
-        })
+          setState(`disconnected (${describeError(err)}); reconnecting…`)
+        }
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS))
+      }
     }
     setEvents([])
-    connect()
-    return () => {
-      abort.abort()
-      clearTimeout(retry)
-    }
+    void follow()
+    return () => abort.abort()
   }, [ctx])
   return (
     <section aria-labelledby="live-title">

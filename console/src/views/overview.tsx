@@ -5,7 +5,7 @@
  * 2 s while shown.
  */
 import { useState } from 'preact/hooks'
-import { describeError, ok, type Schemas } from '../api.js'
+import { describeError, type Schemas } from '../api.js'
 import type { Ctx } from '../context.js'
 import { ms, when } from '../format.js'
 import { usePoll } from '../use-poll.js'
@@ -28,7 +28,7 @@ export function Overview({ ctx }: { ctx: Ctx }) {
   usePoll(
     async () => {
       try {
-        const index = await ok(ctx.client.GET('/index'))
+        const index = await ctx.client.status()
         setStatus(index)
         setRows(ctx.session.role === 'admin' ? await agentRows(ctx) : [ownRow(index)])
         setError(null)
@@ -87,13 +87,16 @@ export function Overview({ ctx }: { ctx: Ctx }) {
 
 async function agentRows(ctx: Ctx): Promise<Row[]> {
   const admin = ctx.clientAs({ agent: null, user: null })
-  const list = await ok(admin.GET('/agents'))
+  const list = await admin.agents()
   const counts = await Promise.all(
     list.agents.map((a) =>
-      ok(ctx.clientAs({ agent: a.id, user: null }).GET('/users')).then(
-        (u) => u.users.length,
-        () => null,
-      ),
+      ctx
+        .clientAs({ agent: a.id, user: null })
+        .users()
+        .then(
+          (u) => u.users.length,
+          () => null,
+        ),
     ),
   )
   const rows: Row[] = list.agents.map((a, i) => ({ ...a, users: counts[i] ?? null }))

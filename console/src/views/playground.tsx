@@ -6,7 +6,7 @@
  * back, or nothing matched at all. Agents' feedback can be given here too.
  */
 import { useState } from 'preact/hooks'
-import { describeError, ok, type Schemas } from '../api.js'
+import { describeError, type Schemas } from '../api.js'
 import type { Ctx } from '../context.js'
 import { ms, score } from '../format.js'
 import { markTerms } from '../marks.js'
@@ -26,7 +26,7 @@ export function Playground({ ctx }: { ctx: Ctx }) {
     setError(null)
     try {
       const request = requestOf(query, options)
-      setAnswer({ request, response: await ok(ctx.client.POST('/search', { body: request })) })
+      setAnswer({ request, response: await ctx.client.search(request) })
     } catch (err) {
       setAnswer(null)
       setError(describeError(err))
@@ -150,7 +150,7 @@ function Feedback({ ctx, requestId }: { ctx: Ctx; requestId: string }) {
   const [sent, setSent] = useState<string | null>(null)
   const send = async (useful: boolean) => {
     try {
-      await ok(ctx.client.POST('/feedback', { body: { requestId, useful } }))
+      await ctx.client.feedback({ requestId, useful })
       setSent(useful ? 'Marked as useful.' : 'Marked as not useful.')
     } catch (err) {
       setSent(describeError(err))

@@ -4,7 +4,7 @@
  * reads every agent's, or the one picked in the header; an agent token its own.
  */
 import { useState } from 'preact/hooks'
-import { describeError, ok, type Schemas } from '../api.js'
+import { describeError, type Schemas } from '../api.js'
 import type { Ctx } from '../context.js'
 import { ms, score, when } from '../format.js'
 import { usePoll } from '../use-poll.js'
@@ -34,12 +34,12 @@ export function Searches({ ctx }: { ctx: Ctx }) {
       const query = {
         since: new Date(start).toISOString(),
         limit: 1000,
-        ...(onlyEmpty && { noResults: 'true' as const }),
+        ...(onlyEmpty && { noResults: true }),
         ...(admin && !allAgents && { agent: ctx.acting.agent ?? 'main' }),
         ...(admin && !allAgents && ctx.acting.user && { user: ctx.acting.user }),
       }
       try {
-        setSearches((await ok(client.GET('/searches', { params: { query } }))).searches)
+        setSearches(await client.searches(query))
         setSince(start)
         setError(null)
       } catch (err) {
