@@ -11,7 +11,7 @@ const DRIVERS = ['better-sqlite3', 'sqlite-vec', 'pg', '@electric-sql/pglite'].m
 export default tseslint.config(
   {
     ignores: [
-      'dist/',
+      '**/dist/',
       'node_modules/',
       'coverage/',
       'eval-results/',
@@ -21,6 +21,10 @@ export default tseslint.config(
       '.tools/',
       // Written by `npm run openapi` (openapi-typescript); typechecked, not linted.
       'src/generated/',
+      // Built against OpenClaw's plugin SDK types, installed only in CI's OpenClaw step, where
+      // it is typechecked (integrations/openclaw/tsconfig.json).
+      'integrations/openclaw/',
+      'clients/python/',
     ],
   },
   js.configs.recommended,

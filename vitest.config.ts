@@ -36,7 +36,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'console/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'console/**/*.test.ts', 'integrations/openclaw/src/**/*.test.ts'],
           // The search workers of the apps tests build start from one bundle (see the helper).
           globalSetup: ['test/helpers/bundles.ts'],
           // Workers run file after file, importing shared modules once: starting a fresh worker
@@ -53,8 +53,9 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts'],
           globalSetup: ['test/helpers/bundles.ts'],
-          // Browser tests need Chromium: npm run test:browser (vitest.browser.config.ts).
-          exclude: [...configDefaults.exclude, 'test/browser/**', 'test/postgres/**'],
+          // Browser tests need Chromium: npm run test:browser (vitest.browser.config.ts); the
+          // OpenClaw test needs OpenClaw: npm run test:openclaw (vitest.openclaw.config.ts).
+          exclude: [...configDefaults.exclude, 'test/browser/**', 'test/postgres/**', 'test/openclaw/**'],
           // Two files at a time: a file waits on disks, timers and child processes for much of
           // its run, and the second worker uses that idle core (npm test 126 → 102 s here).
           // Every file's services have their own temp folders and ports. Vitest runs projects

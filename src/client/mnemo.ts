@@ -91,15 +91,12 @@ export class Mnemo {
   }
 
   /** PUT /files/{path}: replaces the file; `ifMatch` (its sha256) fails with PRECONDITION_FAILED if it changed. */
-  write(
-    path: string,
-    content: string,
-    opts: { ifMatch?: string; ifNoneMatch?: '*'; origin?: T.Origin } = {},
-  ): Promise<T.FileWriteResult> {
+  write(path: string, content: string, opts: { ifMatch?: string; ifNoneMatch?: '*' } = {}): Promise<T.FileWriteResult> {
     return this.json({
       method: 'PUT',
       path: filePath(path),
-      json: { content, ...(opts.origin && { origin: opts.origin }) },
+      // No origin: mnemo takes origins on appends (a replace writes the metadata comments it holds).
+      json: { content },
       headers: { 'if-match': opts.ifMatch, 'if-none-match': opts.ifNoneMatch },
       // The same content written twice is the same file: safe to repeat only when checked.
       idempotent: opts.ifMatch !== undefined || opts.ifNoneMatch !== undefined,
