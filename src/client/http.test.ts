@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MnemoError } from './errors.js'
+import { failure } from '../../test/helpers/mnemo-error.js'
 import { retryAfterMs, send, urlOf, type Call, type Transport } from './http.js'
 
 type Seen = { url: string; init: RequestInit }
@@ -36,16 +36,6 @@ const refused = () => Promise.reject(new TypeError('fetch failed', { cause: new 
 const header = (s: Seen, name: string) => (s.init.headers as Record<string, string>)[name]
 const search: Call = { method: 'POST', path: 'search', json: { query: 'x' }, idempotent: true }
 const append: Call = { method: 'POST', path: 'files/a.md', json: { content: 'x' }, idempotent: false }
-
-async function failure(p: Promise<unknown>): Promise<MnemoError> {
-  try {
-    await p
-  } catch (err) {
-    if (err instanceof MnemoError) return err
-    throw err
-  }
-  throw new Error('expected a MnemoError')
-}
 
 describe('send', () => {
   it('sends the token, the agent and one request id, kept across a retry after Retry-After', async () => {

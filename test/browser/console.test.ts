@@ -10,12 +10,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../helpers/chromium.js'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const ADMIN = 'console-admin-token-0123456789'
 const OPS = 'console-ops-token-0123456789'
 const IMAGES = path.resolve(import.meta.dirname, '../../docs/images')
@@ -85,7 +85,6 @@ describe('the console at /ui', () => {
   const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(IMAGES, `console-${name}.png`) })
 
   beforeAll(async () => {
-    expect(fs.existsSync(CHROMIUM), `${CHROMIUM} (Debian package chromium)`).toBe(true)
     fs.mkdirSync(IMAGES, { recursive: true })
     const ws = createTempWorkspace()
     ws.write('MEMORY.md', '# Main\n\n- The main agent keeps the release checklist.\n')
@@ -107,10 +106,7 @@ describe('the console at /ui', () => {
       ws.base,
     )
     url = await service.ready()
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

@@ -5,12 +5,12 @@
  * `npm run test:browser`; needs /usr/bin/chromium (CI installs it).
  */
 import fs from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../helpers/chromium.js'
 import { startService, type ServiceProcess } from '../helpers/service-process.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const TOKEN = 'browser-token-0123456789'
 
 describe('Swagger UI at /docs', () => {
@@ -18,7 +18,6 @@ describe('Swagger UI at /docs', () => {
   let browser: Browser
   let url: string
   beforeAll(async () => {
-    expect(fs.existsSync(CHROMIUM), `${CHROMIUM} (Debian package chromium)`).toBe(true)
     const ws = createTempWorkspace()
     fs.rmSync(ws.root, { recursive: true })
     service = startService(
@@ -26,10 +25,7 @@ describe('Swagger UI at /docs', () => {
       ws.base,
     )
     url = await service.ready()
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

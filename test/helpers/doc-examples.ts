@@ -1,6 +1,7 @@
 /**
- * The `curl` and `mnemo` examples of a markdown file, as test/integration/docs-examples.test.ts
- * runs them. Conventions (kept small; a doc author needs only these):
+ * The `curl` and `mnemo` examples of a markdown file, and its TypeScript and Python examples,
+ * as test/integration/docs-examples.test.ts runs them. Conventions (kept small; a doc author
+ * needs only these):
  *
  * - Examples are the command lines of fenced `sh` / `bash` / `shell` blocks whose command (or
  *   a command of its pipeline, `&&` or `;` list) is `curl`, `mnemo` or `scripts/mnemo`, with
@@ -17,6 +18,10 @@
  *   settings, as after the quick start.
  * - `<!-- example-skip: why -->` on the line before a block: its examples are listed as
  *   skipped with the reason (e.g. one that needs an external model).
+ * - A fenced `ts` or `python` block is one example: the runner writes it to a file and runs it
+ *   (TypeScript with tsx, `@mnemo/client` resolving to the repository's src/client; Python
+ *   with clients/python/src on its path: docs-examples.test.ts). Its `// → …` or
+ *   `# → …` comments, joined, state the output.
  */
 
 export type DocExample = {
@@ -32,7 +37,14 @@ export type DocExample = {
   skip: string | undefined
 }
 
-const FENCE_OPEN = /^(\s*)```(sh|bash|shell)\s*$/
+const FENCE_OPEN = /^(\s*)```(sh|bash|shell|ts|python)\s*$/
+/** A block that is one program, and the command that runs the file it is written to. */
+const PROGRAMS: Record<string, { file: string; run: string }> = {
+  ts: { file: 'example.mts', run: 'docs_run_ts example.mts' },
+  python: { file: 'example.py', run: 'docs_run_py example.py' },
+}
+/** A program's stated output: `// → …` (TypeScript) or `# → …` (Python), after the code on a line. */
+const PROGRAM_ARROW = /\s*(?:\/\/|#)\s*→\s?(.*)$/
 const FENCE_CLOSE = /^\s*```\s*$/
 const ENV_MARKER = /^\s*<!--\s*example-env:\s*(.*?)\s*-->\s*$/
 const SKIP_MARKER = /^\s*<!--\s*example-skip:\s*(.*?)\s*-->\s*$/
@@ -96,9 +108,30 @@ export function extractExamples(file: string, markdown: string): DocExample[] {
     for (i++; i < lines.length && !FENCE_CLOSE.test(lines[i] as string); i++) {
       block.push({ text: (lines[i] as string).slice(indent), line: i + 1 })
     }
-    examples.push(...blockExamples(file, block, setup, skip))
+    const program = PROGRAMS[open[2] as string]
+    if (program) examples.push(programExample(file, block, program, setup, skip))
+    else examples.push(...blockExamples(file, block, setup, skip))
   }
   return examples
+}
+
+/** A `ts` or `python` block as one example: a shell command that writes it to a file and runs it. */
+function programExample(
+  file: string,
+  block: { text: string; line: number }[],
+  program: { file: string; run: string },
+  setup: string,
+  skip: string | undefined,
+): DocExample {
+  const stated: string[] = []
+  for (const { text } of block) {
+    const arrow = PROGRAM_ARROW.exec(text)
+    if (arrow) stated.push(arrow[1] as string)
+  }
+  const code = block.map(({ text }) => text).join('\n')
+  const command = `cat > ${program.file} <<'MNEMO_DOCS_EXAMPLE'\n${code}\nMNEMO_DOCS_EXAMPLE\n${program.run}`
+  const where = `${file}:${block[0]?.line ?? 0}`
+  return { where, command, expected: stated.length > 0 ? stated.join(' ') : undefined, setup, skip }
 }
 
 function blockExamples(

@@ -6,8 +6,9 @@
  */
 import net from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { Mnemo, MnemoError } from '../../src/client/index.js'
+import { Mnemo } from '../../src/client/index.js'
 import { useAgentsApp } from '../helpers/agents-app.js'
+import { failure } from '../helpers/mnemo-error.js'
 
 const ADMIN = 'client-admin-token-0123456789'
 const OPS = 'client-ops-token-0123456789'
@@ -19,16 +20,6 @@ async function listening() {
   await t.app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = t.app.server.address() as net.AddressInfo
   return { t, baseUrl: `http://127.0.0.1:${port}` }
-}
-
-async function failure(p: Promise<unknown>): Promise<MnemoError> {
-  try {
-    await p
-  } catch (err) {
-    if (err instanceof MnemoError) return err
-    throw err
-  }
-  throw new Error('expected a MnemoError')
 }
 
 /** A port nothing listens on. */

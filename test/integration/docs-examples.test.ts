@@ -1,6 +1,6 @@
 /**
- * Every `curl` and `mnemo` example of README.md and docs/*.md runs, as a newcomer would run
- * it, against a freshly started mnemo (src/main.ts as a child process, in a new empty folder,
+ * Every `curl` and `mnemo` example of README.md and docs/*.md, and every `ts` and `python`
+ * block, runs, as a newcomer would run it, against a freshly started mnemo (src/main.ts as a child process, in a new empty folder,
  * so `./workspace` and its example MEMORY.md are created as on a first start), so the docs
  * cannot drift from the service. How examples are marked (`# →` output, `example-env`,
  * `example-skip`): test/helpers/doc-examples.ts.
@@ -19,6 +19,7 @@ import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { extractExamples, hasShape, setupEnv, type DocExample } from '../helpers/doc-examples.js'
 import { entryOf } from '../helpers/entries.js'
@@ -31,13 +32,38 @@ const STATUS_TAG = '@@mnemo-docs-status '
 
 /**
  * Defined before every example: `mnemo` (also written `scripts/mnemo`) is the CLI (entries.ts),
- * and `curl` reports its status codes (a doc's own `-w` wins: its status is then unknown).
+ * `curl` reports its status codes (a doc's own `-w` wins: its status is then unknown), and the
+ * runners of `ts` and `python` blocks (doc-examples.ts): TypeScript under tsx, with
+ * `@mnemo/client` in the folder's node_modules; Python with the client's source on its path.
  */
 const PRELUDE = `set -o pipefail
 mnemo() { "$DOCS_NODE" \${DOCS_LOADER:+--import "$DOCS_LOADER"} "$DOCS_CLI" "$@"; }
 scripts/mnemo() { mnemo "$@"; }
 curl() { command curl --max-time 30 -w '%{stderr}${STATUS_TAG}%{http_code}\\n' "$@"; }
+docs_run_ts() {
+  [ -e node_modules/@mnemo/client ] || { mkdir -p node_modules/@mnemo && ln -s "$DOCS_CLIENT" node_modules/@mnemo/client; }
+  "$DOCS_NODE" --import "$DOCS_TSX" "$@"
+}
+docs_run_py() { PYTHONPATH="$DOCS_PYTHONPATH" "$DOCS_PYTHON" "$@"; }
 `
+/** tsx's loader, by URL, for the TypeScript examples. */
+const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href
+/** Debian's Python, where CI installs httpx (clients/python/README.md). */
+const PYTHON = '/usr/bin/python3'
+
+/** `@mnemo/client` for the TypeScript examples: a package whose entry is the repository's src/client. */
+function clientPackage(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-docs-client-'))
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: '@mnemo/client', type: 'module', exports: './index.ts' }),
+  )
+  const entry = pathToFileURL(path.join(ROOT, 'src/client/index.ts')).href
+  fs.writeFileSync(path.join(dir, 'index.ts'), `export * from '${entry}'\n`)
+  return dir
+}
+const CLIENT = clientPackage()
+afterAll(() => fs.rmSync(CLIENT, { recursive: true, force: true }))
 
 function docFiles(): string[] {
   const docs = fs
@@ -75,6 +101,10 @@ function runExample(command: string, cwd: string, baseUrl: string): Promise<Run>
           DOCS_NODE: process.execPath,
           ...(CLI.loader && { DOCS_LOADER: CLI.loader }),
           DOCS_CLI: CLI.file,
+          DOCS_TSX: TSX,
+          DOCS_CLIENT: CLIENT,
+          DOCS_PYTHON: PYTHON,
+          DOCS_PYTHONPATH: path.join(ROOT, 'clients/python/src'),
         },
       },
       (err, stdout, stderr) => {
