@@ -341,9 +341,15 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
         return { done: true, status: withoutCacheSize(await space.indexing.status(), opts.admin) }
       })
     },
-    /** Every agent, and the team index (null without one). */
+    /**
+     * Every agent with its count of users, and the team index (null without one). Users are
+     * counted from their folders, so listing opens no agent (GET /users opens the one it lists).
+     */
     async agents() {
-      return { agents: await registry.list(), team: team && (await spaceSummary(team)) }
+      const agents = []
+      for (const agent of await registry.list())
+        agents.push({ ...agent, users: (await deps.users.list(agent.id)).length })
+      return { agents, team: team && (await spaceSummary(team)) }
     },
     /** The users of an agent (those with a folder), with what each one's index holds. */
     users: (agent: string) =>

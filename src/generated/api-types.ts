@@ -403,6 +403,8 @@ export interface components {
             id: string;
             /** @description Its index is open and watched now; closed agents open on their next request */
             open: boolean;
+            /** @description Users with memory in the agent (folders under users/; GET /users lists them), counted without opening it */
+            users: number;
             /** @description Files in the index */
             files: number;
             /** @description Chunks in the index */

@@ -37,10 +37,24 @@ describe('agent lifecycle', () => {
     await waitFor(() => (t.container.openAgents() === 2 ? true : undefined))
     const first = await agents()
     expect(first).toEqual([
-      { id: 'ana', open: expect.any(Boolean), files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
-      { id: 'ben', open: expect.any(Boolean), files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
-      { id: 'cy', open: true, files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
-      { id: 'main', open: true, files: 0, chunks: 0, lastSync: null },
+      {
+        id: 'ana',
+        open: expect.any(Boolean),
+        users: 0,
+        files: 1,
+        chunks: 1,
+        lastSync: expect.objectContaining({ ok: true }),
+      },
+      {
+        id: 'ben',
+        open: expect.any(Boolean),
+        users: 0,
+        files: 1,
+        chunks: 1,
+        lastSync: expect.objectContaining({ ok: true }),
+      },
+      { id: 'cy', open: true, users: 0, files: 1, chunks: 1, lastSync: expect.objectContaining({ ok: true }) },
+      { id: 'main', open: true, users: 0, files: 0, chunks: 0, lastSync: null },
     ])
     // Ana, the least recently used, is closed unless its watcher's sync of its own write still
     // kept it busy when cy opened (seen on a loaded machine): then ben, the next idle one.
@@ -74,10 +88,10 @@ describe('agent lifecycle', () => {
     t = await useAgentsApp({ ws: first.ws })
     t.writeAgentFile('cy', 'MEMORY.md', '- on disk, never indexed\n')
     expect(await agents()).toEqual([
-      { id: 'ana', open: false, files: 1, chunks: 1, lastSync: null },
-      { id: 'ben', open: false, files: 1, chunks: 1, lastSync: null },
-      { id: 'cy', open: false, files: 0, chunks: 0, lastSync: null },
-      { id: 'main', open: true, files: 0, chunks: 0, lastSync: null },
+      { id: 'ana', open: false, users: 0, files: 1, chunks: 1, lastSync: null },
+      { id: 'ben', open: false, users: 0, files: 1, chunks: 1, lastSync: null },
+      { id: 'cy', open: false, users: 0, files: 0, chunks: 0, lastSync: null },
+      { id: 'main', open: true, users: 0, files: 0, chunks: 0, lastSync: null },
     ])
     expect(t.container.openAgents()).toBe(0)
   })

@@ -347,6 +347,14 @@ describe('users inside an agent', () => {
       ['alice', 1],
       ['bob', 1],
     ])
+    // GET /agents counts them from their folders (the console's overview polls it).
+    const usersOf = async () =>
+      Object.fromEntries(
+        (await as('GET', '/agents', { who: 'admin' }))
+          .json<{ agents: { id: string; users: number }[] }>()
+          .agents.map((a) => [a.id, a.users]),
+      )
+    expect(await usersOf()).toMatchObject({ main: 0, support: 2 })
     for (const c of [{ who: 'support' }, { who: 'alice' }] as Call[]) {
       expect((await as('GET', '/users', c)).statusCode).toBe(403)
     }
@@ -363,6 +371,7 @@ describe('users inside an agent', () => {
     expect((await as('GET', '/users', { who: 'admin' })).json<{ users: { id: string }[] }>().users).toEqual([
       expect.objectContaining({ id: 'bob' }),
     ])
+    expect(await usersOf()).toMatchObject({ main: 0, support: 1 })
     // Alice may start again: her next write makes a new, empty memory.
     const again = await as('POST', '/flush', { who: 'alice', payload: { content: 'Alice is back.' } })
     expect(again.statusCode, again.body).toBe(200)

@@ -23,6 +23,12 @@ export const AgentInfo = z
   .object({
     id: z.string().describe('Agent id (X-Mnemo-Agent)'),
     open: z.boolean().describe('Its index is open and watched now; closed agents open on their next request'),
+    users: z
+      .number()
+      .int()
+      .describe(
+        'Users with memory in the agent (folders under users/; GET /users lists them), counted without opening it',
+      ),
     ...IndexSummary,
   })
   .meta({ id: 'AgentInfo' })
