@@ -9,7 +9,7 @@ import path from 'node:path'
 import { chromium } from 'playwright-core'
 import { writeCorpus } from './corpus.js'
 import { startServer } from './server-process.js'
-import { median } from './stats.js'
+import { median, percentile } from './stats.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const TOKEN = 'bench-console-token-0123456789'
@@ -55,10 +55,8 @@ export async function benchConsole(opts: ConsoleBenchOptions) {
     await browser.close()
     await server.stop()
   }
-  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b)
-  const p95 = (xs: number[]) => sorted(xs)[Math.floor(0.95 * (xs.length - 1))] ?? NaN
   return {
-    signIn: { p50Ms: median(signInMs), p95Ms: p95(signInMs) },
-    overview: { p50Ms: median(overviewMs), p95Ms: p95(overviewMs) },
+    signIn: { p50Ms: median(signInMs), p95Ms: percentile(signInMs, 95) },
+    overview: { p50Ms: median(overviewMs), p95Ms: percentile(overviewMs, 95) },
   }
 }
