@@ -36,6 +36,7 @@ import type { Db } from './store/sqlite/database.js'
 import { ensureDataDir } from './store/data-dir.js'
 import { loadSqliteVec } from './store/sqlite/sqlite-vec.js'
 import { createStorage } from './storage-wiring.js'
+import { preparerOf } from './index-thread-jobs.js'
 import { createTransfer } from './transfer/transfer-module.js'
 
 /**
@@ -82,7 +83,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
   const foreground = createForeground()
   // Storage asks for the vector layout at use, once the embedding side exists.
-  const storage = await createStorage({
+  const engine = await createStorage({
     config,
     log,
     vectors: () => embedding.vectors(),
@@ -90,7 +91,6 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     readerWorkerEntry: overrides.readerWorkerEntry,
     searchesQuiet: () => foreground.quietFor(SEARCHES_QUIET_MS),
   })
-  const { engine } = storage
   const embedding = createEmbeddingWiring({
     config,
     log: log.child({ module: 'embedding' }),
@@ -100,7 +100,6 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     now: overrides.now,
   })
   const { cache } = embedding
-  storage.startReaders(embedding.shards)
   const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
   const events = createEvents(overrides.events, overrides.now)
   const admission = createAdmission(config.admission, { pressureProbe: overrides.pressureProbe })
@@ -120,8 +119,8 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     reclaimer,
     turns: createTurns(),
     foreground,
-    readerFor: (store) => storage.readerFor(store),
-    preparerFor: (store) => storage.preparerFor(store),
+    readerFor: (store) => engine.readerFor(store),
+    preparerFor: (store) => preparerOf(engine.offThreadFor(store)),
     watcherFactory: overrides.watcherFactory ?? watchSources,
     ...(overrides.watchFallback && { watchFallback: overrides.watchFallback }),
     writePort: overrides.writePort ?? nodeWritePort,
@@ -216,7 +215,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       await embedding.close()
       reclaimer.close()
       await cache?.close()
-      await storage.close()
+      await engine.close()
       await reranker?.close?.()
     },
   }

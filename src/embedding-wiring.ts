@@ -139,8 +139,6 @@ export function createEmbeddingWiring(deps: EmbeddingWiringDeps) {
 
   return {
     cache,
-    /** Vector shards the search workers split vector searches over (1 without embeddings). */
-    shards: layout?.shards ?? 1,
     /** The layout every index should store vectors in now (null: keyword only). */
     vectors: () => bound.vectors,
     /** The settings indexes are built with now (index-identity.ts). */

@@ -5,7 +5,8 @@
  * BM25 with Lucene's IDF divided by the query's IDF mass) from the terms stored with each
  * chunk. One implementation for every engine (store/port.ts).
  */
-import type { ChunkFilters, ChunkHead } from '../domain/chunks.js'
+import type { ChunkFilters } from '../domain/chunks.js'
+import type { KeywordHit } from '../store/index-reader.js'
 import type { CorpusStats, KeywordCandidate, KeywordIndex } from '../store/port.js'
 import { countTerm } from './bm25.js'
 import { planKeywordQuery, type TermStat } from './keyword-plan.js'
@@ -27,8 +28,6 @@ export const POSTING_BUDGET = 1000
  * A chunk and its absolute textScore (scores.ts), in [0, 1), higher is better; `text`, its
  * raw text, when the reader was asked for the texts of the best hits (index-reader.ts).
  */
-export type KeywordHit = ChunkHead & { textScore: number; text?: string | undefined }
-
 export type KeywordSearchDeps = {
   store: KeywordIndex
   headingWeight?: number

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config/load-config.js'
 import { prepareFile } from '../indexing/prepare-file.js'
 import { createIndexStore } from '../store/sqlite/index-store.js'
-import { createLocalReader, type IndexReader } from './index-reader.js'
+import type { IndexReader } from '../store/index-reader.js'
+import { createLocalReader } from './index-reader.js'
 import { createSearchService, type SearchTarget } from './search-service.js'
 
 const CHUNKING = { maxTokens: 60, overlapTokens: 10 }

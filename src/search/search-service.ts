@@ -19,8 +19,7 @@ import { analyseQuery, indexTokens, queryTerms } from '../text/analyzer.js'
 import { dropDuplicateRanges } from './dedupe.js'
 import { degradationOf, type Degradation, type DegradedCode, type DegradedStage } from './degraded.js'
 import type { QueryExpansion } from './expand/query-expansion.js'
-import type { IndexReader } from './index-reader.js'
-import type { KeywordHit } from './keyword-search.js'
+import type { IndexReader, KeywordHit, VectorHit } from '../store/index-reader.js'
 import { mergeHybrid, type Merged } from './merge.js'
 import type { QueryEmbedder } from './query-embedder.js'
 import { applyRerank } from './rerank-step.js'
@@ -36,7 +35,6 @@ import { createSnippetBudget } from './snippet-budget.js'
 import { createTokenBudget } from './token-budget.js'
 import { createSlicer } from '../shared/async.js'
 import type { SearchHit, SearchMode, SearchRequest, SearchResponse } from './types.js'
-import type { VectorHit } from './vector-search.js'
 
 /** One index a search covers. */
 export type SearchTarget = {

@@ -3,12 +3,11 @@
  * an exact scan, or pgvector) scored by similarity: vectorScore = 1 − cosine distance,
  * clamped to [0, 1].
  */
-import type { ChunkFilters, ChunkHead } from '../domain/chunks.js'
+import type { ChunkFilters } from '../domain/chunks.js'
+import type { VectorHit } from '../store/index-reader.js'
 import type { VectorIndex } from '../store/port.js'
 
 /** A chunk found by vector search, with its similarity in [0, 1]. */
-export type VectorHit = ChunkHead & { vectorScore: number }
-
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x))
 
 export function createVectorSearch(store: VectorIndex) {

@@ -9,7 +9,7 @@
  * How long after a search the service still counts searches as coming, in ms: they arrive in
  * bursts (an agent's turn). Within it, syncs keep their transactions short (pass-pace.ts)
  * and prepare files in slices on the main thread or one at a time on a worker
- * (reader-pool.ts): a preparation on a worker cannot pause for a search, and with searches
+ * (store/sqlite/threads/read-threads.ts): a preparation on a worker cannot pause for a search, and with searches
  * back to back worker preparations put the search p99 during a rebuild at 2.2–2.4 times
  * the idle p99, against 1.5–1.7 times on the main thread.
  */

@@ -6,6 +6,7 @@
  * candidates and the statistics search/ needs to score them.
  */
 import type { Logger } from '../shared/logger.js'
+import type { IndexReader, OffThread, ReaderOps } from './index-reader.js'
 import type { ChunkFilters, ChunkHead, ChunkInput, FileRecord, PendingChunk, Source } from '../domain/chunks.js'
 
 export type MaybePromise<T> = T | Promise<T>
@@ -92,6 +93,9 @@ export interface KeywordIndex {
 }
 
 /** What a search reads from one index. */
+/** Builds the searches of one index over its reads: the search pipeline's, given to engines. */
+export type ReadOpsFactory = (reads: SpaceReads) => ReaderOps
+
 export interface SpaceReads extends KeywordIndex, VectorIndex {
   /** Raw chunk texts by id; an id deleted meanwhile is absent. */
   chunkTexts(ids: readonly number[]): MaybePromise<Map<number, string>>
@@ -301,6 +305,13 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
   readonly keywordTokenizer: string
   /** Opens a space's index, creating it when missing. */
   openSpace(key: SpaceKey): MaybePromise<S>
+  /**
+   * The reader searches use for an open space's index (index-reader.ts): SQLite's read
+   * threads, or in process (PostgreSQL, where the database does the work).
+   */
+  readerFor(store: S): IndexReader
+  /** Where a space's heavy work can run off the main thread (SQLite's read threads); undefined: nowhere. */
+  offThreadFor(store: S): OffThread | undefined
   /** Where a space's index is, for messages (a file path, a database and key). */
   locate(key: SpaceKey): string
   /** Files and chunks of a space's index without opening it (zeros when there is none). */
@@ -326,4 +337,6 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
    * database restart); returns the unsubscribe. An engine in this process's files never is.
    */
   onRecovered(listener: () => void): () => void
+  /** Stops the engine's threads or connections (every space is closed). */
+  close(): Promise<void>
 }

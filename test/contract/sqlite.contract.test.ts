@@ -6,12 +6,14 @@ import type { VectorBackend } from '../../src/store/port.js'
 import { createSqliteEngine } from '../../src/store/sqlite/engine.js'
 import { loadSqliteVec } from '../../src/store/sqlite/sqlite-vec.js'
 import { describeStoragePort, DIMS, type EngineUnderTest } from './storage-port.contract.js'
+import { createReaderOps } from '../../src/search/index-reader.js'
 
 /** A SQLite engine over a fresh data folder, storing vectors with `backend`. */
 function sqliteEngine(backend: VectorBackend): () => Promise<EngineUnderTest> {
   return async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-contract-'))
     const engine = createSqliteEngine({
+      readOps: createReaderOps,
       dataDir,
       mainDbPath: path.join(dataDir, 'index.sqlite'),
       mainAgent: MAIN_AGENT,

@@ -5,6 +5,7 @@ import { inject } from 'vitest'
 import type { VectorConfig } from '../../src/store/port.js'
 import { createPostgresEngine } from '../../src/store/postgres/engine.js'
 import { dropSchema as dropSchemaAt } from '../../scripts/drop-schema.js'
+import { createReaderOps } from '../../src/search/index-reader.js'
 
 export const databaseUrl = (): string => inject('databaseUrl')
 export const databaseVectors = (): boolean => inject('databaseVectors')
@@ -17,6 +18,7 @@ export const dropSchema = (schema: string): Promise<void> => dropSchemaAt(databa
 
 export async function testPostgresEngine(vectors: VectorConfig, schema = freshSchema()) {
   const engine = await createPostgresEngine({
+    readOps: createReaderOps,
     url: databaseUrl(),
     schema,
     poolMax: inject('databasePool'),

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest'
 import { pino } from 'pino'
 import { createPostgresEngine } from '../../src/store/postgres/engine.js'
 import { databaseUrl, databaseVectors, dropSchema, freshSchema } from './pg-engine.js'
+import { createReaderOps } from '../../src/search/index-reader.js'
 
 // A server without pgvector (the CI's PostgreSQL 15): keyword search works, embeddings do not start.
 describe.skipIf(databaseVectors())('PostgreSQL without pgvector', () => {
   it('serves keyword search, and says how to get vectors when an embedding provider asks for them', async () => {
     const schema = freshSchema()
     const engine = await createPostgresEngine({
+      readOps: createReaderOps,
       url: databaseUrl(),
       schema,
       poolMax: 2,

@@ -7,7 +7,16 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ConfigError } from '../../shared/config-error.js'
 import type { Logger } from '../../shared/logger.js'
-import type { EngineHealth, SpaceKey, StorageEngine, VectorConfig, VectorPreference } from '../port.js'
+import { inProcessReader } from '../index-reader.js'
+import type {
+  EngineHealth,
+  ReadOpsFactory,
+  SpaceKey,
+  SpaceStore,
+  StorageEngine,
+  VectorConfig,
+  VectorPreference,
+} from '../port.js'
 import {
   CONNECT_TIMEOUT_MS,
   createPool,
@@ -42,6 +51,8 @@ export type PostgresEngineOptions = {
   vectors: () => VectorConfig
   /** An embedding provider may be configured: pgvector is then set up at start. */
   vectorsWanted: boolean
+  /** The searches of an index (the search pipeline's), run in process. */
+  readOps: ReadOpsFactory
   log: Logger
 }
 
@@ -185,6 +196,9 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
         log,
       })
     },
+    // Reads run in process, through the pool: the database does the work, the event loop only waits.
+    readerFor: (store: SpaceStore) => inProcessReader(opts.readOps(store)),
+    offThreadFor: () => undefined,
     locate: (key: SpaceKey) => `${redactUrl(opts.url)} schema ${opts.schema}, space ${spaceName(key)}`,
     async peekCounts(key: SpaceKey) {
       const { rows } = await guard.retrying(() =>

@@ -1,7 +1,10 @@
 /**
  * The embedded engine (the default): every space's index is a SQLite file in
  * MNEMO_DATA_DIR — main's `index.sqlite`, the team's `team.sqlite`, other agents'
- * `agents/<id>.sqlite` (agent ids are safe file names, shared/agent-id.ts).
+ * `agents/<id>.sqlite` (agent ids are safe file names, shared/agent-id.ts). Searches read
+ * them on a set of threads the engine holds (threads/read-threads.ts), each opening the
+ * files read-only, or in process without them (MNEMO_SEARCH_WORKERS=0); a small index is
+ * always read in process (threads/small-index-reader.ts).
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -10,12 +13,15 @@ import { createIndexStore } from './index-store.js'
 import { peekIndexCounts } from './index-peek.js'
 import { createEmbeddingCache } from './embedding-cache.js'
 import type { Logger } from '../../shared/logger.js'
-import type { SpaceKey, StorageEngine, VectorConfig, VectorLayout, VectorPreference } from '../port.js'
+import { inProcessReader, type IndexReader, type OffThread } from '../index-reader.js'
+import type { ReadOpsFactory, SpaceKey, StorageEngine, VectorConfig, VectorLayout, VectorPreference } from '../port.js'
 import { FTS_TOKENIZER, SCHEMA_VERSION } from './schema.js'
 import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
 import { chooseVectorBackend } from './vector-backend.js'
 import { VEC0_CHUNK_SIZE, VECTOR_SHARDS } from './vector-schema.js'
 import { createSqliteSearchLog } from './search-log.js'
+import { createReadThreads, type ReadThreadsDeps } from './threads/read-threads.js'
+import { smallOnMainThread } from './threads/small-index-reader.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
@@ -31,11 +37,22 @@ export type SqliteEngineOptions = {
   /** How vectors should be stored now (index-store.ts `vectors`). */
   vectors: () => VectorConfig
   loadVectorExtension: (db: Db) => void
-  /** Checkpoints an index's write-ahead log off the main thread (the search workers), if any. */
-  checkpoint?: ((dbPath: string) => Promise<unknown>) | undefined
+  /** The searches of an index (the search pipeline's). */
+  readOps: ReadOpsFactory
+  /** The read threads to start; none: every read, checkpoint and job runs in process. */
+  threads?: Omit<ReadThreadsDeps, 'shards'> | undefined
 }
 
 export function createSqliteEngine(opts: SqliteEngineOptions) {
+  const threads = opts.threads && createReadThreads({ ...opts.threads, shards: () => opts.vectors()?.shards ?? 1 })
+  const threadLog = opts.threads?.log
+  // The threads checkpoint the write-ahead logs, so the writer's commits never do it.
+  const checkpoint =
+    threads &&
+    (async (dbPath: string) =>
+      threads
+        .checkpoint(dbPath)
+        .catch((err: unknown) => threadLog?.warn({ err, dbPath }, 'checkpointing the index log failed')))
   const fileOf = (key: SpaceKey): string => {
     if (key.kind === 'team') return path.join(opts.dataDir, 'team.sqlite')
     if (key.kind === 'user') return path.join(opts.dataDir, 'users', key.agent, `${key.user}.sqlite`)
@@ -48,7 +65,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       vectors: opts.vectors,
       loadVectorExtension: opts.loadVectorExtension,
       scratch,
-      ...(opts.checkpoint && { checkpoint: opts.checkpoint }),
+      ...(checkpoint && { checkpoint }),
     })
 
   const engine = {
@@ -68,6 +85,24 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
         created,
         staleRebuild,
       })
+    },
+    /**
+     * A space's reader: its file on the read threads, with the engine's own store as the
+     * fallback when no thread can answer; a small index in process, where a thread's round
+     * trip would cost more than its search.
+     */
+    readerFor(store: SqliteSpace): IndexReader {
+      const local = opts.readOps(store)
+      if (!threads) return inProcessReader(local)
+      return smallOnMainThread(threads.forIndex(fileOf(store.key), local), local, async () => {
+        return (await store.corpusStats()).rows
+      })
+    },
+    /** A space's jobs on the read threads, in one queue per index so agents' syncs take turns. */
+    offThreadFor(store: SqliteSpace): OffThread | undefined {
+      if (!threads) return undefined
+      const queue = `${fileOf(store.key)}#jobs`
+      return (job, args, local, background) => threads.run(queue, job, args, local, background)
     },
     locate: fileOf,
     // Open files answer as long as the process runs; a file that cannot be read fails its space.
@@ -90,6 +125,9 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
         maxEntries,
         ...(now && { now }),
       }),
+    close: async () => {
+      await threads?.close()
+    },
   }
   return engine satisfies StorageEngine<SqliteSpace>
 }

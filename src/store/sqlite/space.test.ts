@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createSqliteEngine } from './engine.js'
 import { createIndexStore } from './index-store.js'
 import { createSqliteSpace, rebuildPath } from './space.js'
+import { createReaderOps } from '../../search/index-reader.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -36,6 +37,7 @@ describe('a SQLite space', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-space-'))
     dirs.push(dir)
     const engine = createSqliteEngine({
+      readOps: createReaderOps,
       dataDir: dir,
       mainDbPath: path.join(dir, 'index.sqlite'),
       mainAgent: 'main',

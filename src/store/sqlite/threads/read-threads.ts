@@ -1,5 +1,6 @@
 /**
- * IndexReader over a pool of worker threads shared by every agent's index: each worker
+ * SQLite's read threads: IndexReader over a pool of worker threads shared by every agent's
+ * index (the engine hands a space's reader out, engine.ts readerFor): each worker
  * holds read-only SQLite connections to the index files it is asked about (WAL lets them
  * read while the main thread writes). Searches then use every core and never hold the main
  * event loop, which keeps serving /health, writes and syncs. Calls wait in one queue per
@@ -10,22 +11,21 @@
  * the main thread's own store (logged), so a broken pool degrades to slower searches, never
  * to failed ones.
  *
- * The workers also checkpoint the indexes' write-ahead logs (checkpoint) and prepare files'
- * rows for the indexers (prepare), off the main thread; preparations give way to searches.
+ * The workers also checkpoint the indexes' write-ahead logs (checkpoint) and run the jobs
+ * their entry registers (run: preparing files' rows for the indexers), off the main thread;
+ * jobs run in the background give way to searches.
  *
  * forIndex(dbPath) is the reader of one index file. Its suspend() closes every worker's
  * connection to that file before a rebuild swap replaces it, holding that file's new calls
  * until resume(); its close() releases the workers' connections when the agent is closed.
  */
 import { Worker } from 'node:worker_threads'
-import { ERROR_CODES, appError, type ErrorCode } from '../shared/errors.js'
-import type { Logger } from '../shared/logger.js'
-import type { IndexReader, ReaderOps } from './index-reader.js'
-import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './reader-protocol.js'
-import { checkpointWal } from '../store/sqlite/wal-checkpoint.js'
+import { ERROR_CODES, appError, type ErrorCode } from '../../../shared/errors.js'
+import type { Logger } from '../../../shared/logger.js'
+import type { IndexReader, ReaderOps } from '../../index-reader.js'
+import { checkpointWal } from '../wal-checkpoint.js'
 import { createFairQueue } from './fair-queue.js'
-import type { ChunkOptions } from '../indexing/chunker.js'
-import type { FileInput, PreparedText } from '../indexing/prepare-file.js'
+import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './thread-protocol.js'
 
 /** A worker that dies sooner than this after starting is not replaced again (ms). */
 const MIN_WORKER_LIFETIME_MS = 5000
@@ -64,21 +64,15 @@ type Pending = {
 type Slot = { worker: Worker; pending: Map<number, Pending>; startedAt: number; background: number }
 
 /**
- * Starts `entry`, or else the worker entry next to this module. Under tsx (dev, tests) that
- * entry is TypeScript, so the worker first registers tsx's loader; the built service runs
- * plain JS.
+ * Starts the thread entry. Under tsx (dev, tests) an entry is TypeScript, so the worker
+ * first registers tsx's loader; the built service runs plain JS.
  */
-function spawnWorker(data: WorkerData, entry: URL | undefined): Worker {
-  if (entry) return new Worker(entry, { workerData: data })
-  const self = import.meta.url
-  if (self.endsWith('.ts')) {
-    const entry = JSON.stringify(new URL('./reader-worker.ts', self).href)
-    // Resolved here, not in the worker: eval'd code resolves packages from the cwd.
-    const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'))
-    const boot = `import(${tsx}).then((api) => { api.register(); return import(${entry}) })`
-    return new Worker(boot, { eval: true, workerData: data })
-  }
-  return new Worker(new URL('./reader-worker.js', self), { workerData: data })
+function spawnWorker(data: WorkerData, entry: URL): Worker {
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData: data })
+  // Resolved here, not in the worker: eval'd code resolves packages from the cwd.
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'))
+  const boot = `import(${tsx}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}) })`
+  return new Worker(boot, { eval: true, workerData: data })
 }
 
 function toError(reply: Extract<WorkerReply, { ok: false }>): Error {
@@ -86,10 +80,10 @@ function toError(reply: Extract<WorkerReply, { ok: false }>): Error {
   return new Error(reply.message)
 }
 
-export type ReaderPoolDeps = {
+export type ReadThreadsDeps = {
   size: number
-  /** Vector shards in every index (1: vector searches are not split). */
-  shards: number
+  /** Vector shards in every index now (1: vector searches are not split), read at each search. */
+  shards: () => number
   /** Index files each worker keeps open at once. */
   maxConnections: number
   log: Logger
@@ -97,18 +91,19 @@ export type ReaderPoolDeps = {
   backgroundMaxWaitMs?: number
   /**
    * Whether no search has come for a while (shared/foreground.ts SEARCHES_QUIET_MS): background
-   * preparations then use every worker; while searches come they run on the main thread.
+   * jobs then use every worker; while searches come they run on the main thread.
    */
   searchesQuiet: () => boolean
   /**
-   * A built worker script to start instead of reader-worker next to this module. The tests
-   * bundle one per run: a worker that first registers tsx's loader took about 70 ms to start,
-   * against 33 ms, and the tests start some 700 of them.
+   * The script each thread runs: it calls thread-main.ts serveIndexThread with the searches
+   * and jobs (the composition root's index-thread entry). The tests start a bundled one: a
+   * worker that first registers tsx's loader took about 70 ms to start, against 33 ms, and
+   * the tests start some 700 of them.
    */
-  workerEntry?: URL | undefined
+  entry: URL
 }
 
-export function createReaderPool(deps: ReaderPoolDeps) {
+export function createReadThreads(deps: ReadThreadsDeps) {
   const slots: Slot[] = []
   let nextId = 0
   let closing = false
@@ -119,7 +114,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   const gates = new Map<string, { promise: Promise<void>; open: () => void }>()
   /** Calls not yet given to a worker, per index file. */
   const queue = createFairQueue<Pending>()
-  /** Background calls not yet given to a worker, per queue (prepare). */
+  /** Background calls not yet given to a worker, per queue (run). */
   const backgroundQueue = createFairQueue<Pending>()
   /** Calls given to workers and not answered yet, per index file. */
   const inFlight = new Map<string, number>()
@@ -130,7 +125,7 @@ export function createReaderPool(deps: ReaderPoolDeps) {
     warnedNoWorker = false
     const data: WorkerData = { maxConnections: deps.maxConnections }
     const slot: Slot = {
-      worker: spawnWorker(data, deps.workerEntry),
+      worker: spawnWorker(data, deps.entry),
       pending: new Map(),
       startedAt: Date.now(),
       background: 0,
@@ -301,10 +296,11 @@ export function createReaderPool(deps: ReaderPoolDeps) {
       async vector(req) {
         // Exact KNN is a full scan: split it by shard over the live workers so they scan in
         // parallel, then keep the nearest `limit` of their answers.
-        const groups = Math.min(slots.length, deps.shards)
+        const shards = deps.shards()
+        const groups = Math.min(slots.length, shards)
         if (groups <= 1) return call({ op: 'vector', dbPath, req }, () => fallback.vector(req))
         const parts = Array.from({ length: groups }, (_, g) =>
-          Array.from({ length: deps.shards }, (_, s) => s).filter((s) => s % groups === g),
+          Array.from({ length: shards }, (_, s) => s).filter((s) => s % groups === g),
         )
         const answers = await Promise.all(
           parts.map((shards) =>
@@ -341,20 +337,15 @@ export function createReaderPool(deps: ReaderPoolDeps) {
      */
     checkpoint: (dbPath: string): Promise<unknown> => call({ op: 'checkpoint', dbPath }, () => checkpointWal(dbPath)),
     /**
-     * Prepares a file's rows on a worker (`local()` while none is alive), in `queue` (one per
-     * agent, so agents' syncs take turns); as background work (dispatch) unless a request
-     * waits for it, and then with `local()` while searches come (`searchesQuiet`).
+     * Runs a job the threads' entry registered on a worker (`local()` while none is alive), in
+     * `queue` (one per agent, so agents' syncs take turns); as background work (dispatch)
+     * unless a request waits for it, and then with `local()` while searches come
+     * (`searchesQuiet`).
      */
-    prepare: (
-      queue: string,
-      input: FileInput,
-      chunking: ChunkOptions,
-      local: () => Promise<PreparedText>,
-      background: boolean,
-    ) =>
+    run: <T>(queue: string, job: string, args: unknown[], local: () => Promise<T>, background: boolean) =>
       background && !deps.searchesQuiet()
         ? local()
-        : call<PreparedText>({ op: 'prepare', dbPath: queue, input, chunking }, local, background),
+        : call<T>({ op: 'job', dbPath: queue, job, args }, local, background),
     liveWorkers: () => slots.length,
     async close(): Promise<void> {
       closing = true
@@ -366,4 +357,4 @@ export function createReaderPool(deps: ReaderPoolDeps) {
   }
 }
 
-export type ReaderPool = ReturnType<typeof createReaderPool>
+export type ReadThreads = ReturnType<typeof createReadThreads>

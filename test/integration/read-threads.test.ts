@@ -1,11 +1,13 @@
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { pino } from 'pino'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { NEVER_YIELD } from '../../src/indexing/chunker.js'
-import { prepareText, type FileInput } from '../../src/indexing/prepare-file.js'
-import { createReaderOps, type IndexReader } from '../../src/search/index-reader.js'
-import { createReaderPool, type ReaderPoolDeps } from '../../src/search/reader-pool.js'
+import type { ChunkOptions } from '../../src/indexing/chunker.js'
+import { prepareText, type FileInput, type PreparedText } from '../../src/indexing/prepare-file.js'
+import { createReaderOps } from '../../src/search/index-reader.js'
+import type { IndexReader } from '../../src/store/index-reader.js'
+import { createReadThreads, type ReadThreadsDeps } from '../../src/store/sqlite/threads/read-threads.js'
 import { createIndexStore } from '../../src/store/sqlite/index-store.js'
 import { queryTerms } from '../../src/text/analyzer.js'
 import { useTestApp } from '../helpers/build-test-app.js'
@@ -27,9 +29,33 @@ const inputOf = (
   times: Pick<FileInput, 'mtimeMs' | 'indexedAtMs' | 'readSeq'> = { mtimeMs: 0, indexedAtMs: 0, readSeq: 1 },
 ): FileInput => ({ rel, text, sha256: 'x', sizeBytes: text.length, ...times })
 
-/** A reader pool for these tests: one vector shard, silent, searches quiet unless told. */
-const poolOf = (opts: Pick<ReaderPoolDeps, 'size' | 'maxConnections'> & Partial<ReaderPoolDeps>) =>
-  createReaderPool({ shards: 1, log: pino({ level: 'silent' }), searchesQuiet: () => true, ...opts })
+/** The threads' script: this run's bundle (bundles.ts), or the TypeScript entry under tsx. */
+const entry = (): URL => {
+  const href = inject('readerWorkerEntry')
+  return href ? new URL(href) : new URL('../../src/index-thread.ts', import.meta.url)
+}
+
+/**
+ * Read threads for these tests: one vector shard, silent, searches quiet unless told; with
+ * `prepare`, the indexer's job as index-thread-jobs.ts asks for it.
+ */
+const poolOf = (opts: Pick<ReadThreadsDeps, 'size' | 'maxConnections'> & Partial<ReadThreadsDeps>) => {
+  const pool = createReadThreads({
+    shards: () => 1,
+    log: pino({ level: 'silent' }),
+    searchesQuiet: () => true,
+    entry: entry(),
+    ...opts,
+  })
+  const prepare = (
+    queue: string,
+    input: FileInput,
+    chunking: ChunkOptions,
+    local: () => Promise<PreparedText>,
+    background: boolean,
+  ) => pool.run(queue, 'prepare', [input, chunking], local, background)
+  return Object.assign(pool, { prepare })
+}
 
 describe('searches in worker threads', () => {
   it('answer exactly as searches on the main thread do', async () => {
@@ -237,7 +263,7 @@ describe('searches in worker threads', () => {
     const given: Worker[] = []
     Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
       post.call(this, msg)
-      if ((msg as { op?: string }).op !== 'prepare') return
+      if ((msg as { job?: string }).job !== 'prepare') return
       given.push(this)
       if (given.length === 1) void this.terminate()
     }
@@ -276,7 +302,7 @@ describe('searches in worker threads', () => {
     const givenBeforeAnAnswer: Worker[] = []
     Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
       post.call(this, msg)
-      if ((msg as { op?: string }).op === 'prepare' && answered === 0) givenBeforeAnAnswer.push(this)
+      if ((msg as { job?: string }).job === 'prepare' && answered === 0) givenBeforeAnAnswer.push(this)
     }
     try {
       const chunking = { maxTokens: 120, overlapTokens: 20 }
@@ -284,7 +310,7 @@ describe('searches in worker threads', () => {
       await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
           pool
-            .prepare('a.sqlite#prepare', inputOf(`memory/a-${i}.md`, bigDay(60, i)), chunking, local, true)
+            .prepare('a.sqlite#jobs', inputOf(`memory/a-${i}.md`, bigDay(60, i)), chunking, local, true)
             .then(() => void answered++),
         ),
       )
@@ -306,15 +332,13 @@ describe('searches in worker threads', () => {
       const local = () => Promise.reject(new Error('prepared here'))
       // One agent's first sync: 30 big files queued at once in its own queue.
       const first = Array.from({ length: 30 }, (_, i) =>
-        pool
-          .prepare('a.sqlite#prepare', inputOf(`memory/a-${i}.md`, bigDay(150, i)), chunking, local, true)
-          .then(() => {
-            done.push(`a${i}`)
-          }),
+        pool.prepare('a.sqlite#jobs', inputOf(`memory/a-${i}.md`, bigDay(150, i)), chunking, local, true).then(() => {
+          done.push(`a${i}`)
+        }),
       )
       // Another agent's call, queued after all of them.
       const other = pool
-        .prepare('b.sqlite#prepare', inputOf('memory/b.md', bigDay(2)), chunking, local, true)
+        .prepare('b.sqlite#jobs', inputOf('memory/b.md', bigDay(2)), chunking, local, true)
         .then(() => done.push('b'))
       await Promise.all([...first, other])
       // Ahead of it only what the two workers held (two each), a turn of the queue, and what

@@ -7,8 +7,8 @@
  * beside its agent's (issue 32) — so they are read where the search runs. The size is the
  * index's chunk count, cached by the store until it changes.
  */
-import { yieldToEventLoop } from '../shared/async.js'
-import type { IndexReader, ReaderOps } from './index-reader.js'
+import { yieldToEventLoop } from '../../../shared/async.js'
+import type { IndexReader, ReaderOps } from '../../index-reader.js'
 
 /**
  * Most chunks an index may hold to be read on the main thread. A vector search of 1,000

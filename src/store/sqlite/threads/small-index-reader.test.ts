@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { IndexReader, ReaderOps } from './index-reader.js'
+import type { IndexReader, ReaderOps } from '../../index-reader.js'
 import { smallOnMainThread } from './small-index-reader.js'
 
 /** Readers that say who answered. */
