@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { agentBodyShareBytes, createBodyBudget, declaredBody } from './body-budget.js'
+import { createBodyBudget, declaredBody } from './body-budget.js'
 
 describe('createBodyBudget', () => {
   it('holds bytes as they are taken, up to the agent’s share and the process’s limit', () => {
@@ -38,16 +38,6 @@ describe('createBodyBudget', () => {
     a2.release()
     expect(budget.inFlight()).toBe(0)
     expect(budget.heldBy('a')).toBe(0)
-  })
-})
-
-describe('agentBodyShareBytes', () => {
-  it.each([
-    { limit: 64, largest: 8, expected: 32 },
-    { limit: 65, largest: 8, expected: 32 },
-    { limit: 64, largest: 40, expected: 40 },
-  ])('half of $limit, at least $largest → $expected', ({ limit, largest, expected }) => {
-    expect(agentBodyShareBytes(limit, largest)).toBe(expected)
   })
 })
 

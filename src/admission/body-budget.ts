@@ -78,15 +78,6 @@ export function createBodyBudget(limits: BodyBudgetLimits) {
 export type BodyBudget = ReturnType<typeof createBodyBudget>
 export type BodyAccount = ReturnType<BodyBudget['open']>
 
-/**
- * Bytes one agent's bodies may hold, from the process budget and the largest body a route
- * takes: half the budget (32 MiB of the default 64 MiB), so every other agent always has the
- * other half; or the largest body if that is more (MNEMO_MAX_FILE_BYTES or
- * MNEMO_BODY_LIMIT_BYTES set past half the budget), or one valid request could never fit.
- */
-export const agentBodyShareBytes = (limitBytes: number, largestBodyBytes: number): number =>
-  Math.max(Math.floor(limitBytes / 2), largestBodyBytes)
-
 /** A request's body as its headers announce it. */
 export type DeclaredBody = { kind: 'none' } | { kind: 'sized'; bytes: number } | { kind: 'chunked' }
 

@@ -34,7 +34,7 @@ export type Config = Readonly<{
     maxBodyBytesInFlight: number
     /**
      * Request-body bytes in flight of one agent: half of maxBodyBytesInFlight, or the largest
-     * body a route takes if more (body-budget.ts agentBodyShareBytes).
+     * body a route takes if more (body-share.ts agentBodyShareBytes).
      */
     agentBodyShareBytes: number
     /** JSON-RPC messages in one /mcp batch. */

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { agentBodyShareBytes } from '../admission/body-budget.js'
+import { agentBodyShareBytes } from './body-share.js'
 import { GRANTS_PREFIX, MAIN_AGENT, TEAM_PREFIX, USERS_DIR } from '../shared/agent-id.js'
 import { invalidConfiguration } from '../shared/config-error.js'
 import { parseAgentGrants } from './agent-grants.js'
