@@ -10,7 +10,7 @@ import path from 'node:path'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config/load-config.js'
-import { createContainer } from '../src/container.js'
+import { createContainer } from '../src/wiring/container.js'
 import { createLogger } from '../src/shared/logger.js'
 
 export const OPENAPI_FILE = path.resolve(import.meta.dirname, '../openapi/openapi.json')

@@ -19,8 +19,9 @@ import type { Turns } from '../shared/async.js'
 import type { Foreground } from '../shared/foreground.js'
 import type { Logger } from '../shared/logger.js'
 import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
-import type { SpaceKey, SpaceStore, StorageEngine } from '../store/port.js'
-import type { EmbeddingWiring } from '../embedding-wiring.js'
+import type { EmbedderStatus } from '../providers/types.js'
+import type { Vectorizer } from '../indexing/vectorizer.js'
+import type { SpaceKey, SpaceStore, StorageEngine, VectorConfig } from '../store/port.js'
 
 /** What one space is. */
 export type SpaceDef = {
@@ -45,6 +46,23 @@ export type SpaceDef = {
   readOnly: boolean
 }
 
+/**
+ * What every index reads of the embedding side, at each use: it changes when an embedding
+ * provider that was pending at start is bound (wiring/embedding.ts), which each space
+ * answers with the sync that rebuilds it.
+ */
+export type SpaceEmbedding = {
+  /** The layout vectors are stored in now (null: keyword only). */
+  vectors: () => VectorConfig
+  /** The settings indexes are built with now (indexing/index-identity.ts). */
+  identity: () => string
+  /** The vectorizer now (null while no provider is bound). */
+  vectorizer: () => Vectorizer | null
+  status: () => EmbedderStatus
+  /** Calls `listener` whenever a provider is bound late; returns the call that stops it. */
+  onBound: (listener: () => void) => () => void
+}
+
 /** What every space shares, built once by the container. */
 export type SharedResources = {
   config: Pick<Config, 'chunking' | 'sync'> & {
@@ -52,12 +70,7 @@ export type SharedResources = {
     agents: Pick<Config['agents'], 'maxFolders'>
   }
   log: Logger
-  /**
-   * The vector layout, index identity and vectorizer every index uses, read at each use:
-   * they change when an embedding provider that was pending at start is bound
-   * (embedding-wiring.ts), which each space answers with the sync that rebuilds it.
-   */
-  embedding: Pick<EmbeddingWiring, 'vectors' | 'identity' | 'vectorizer' | 'status' | 'onBound'>
+  embedding: SpaceEmbedding
   /** Where indexes live (store/port.ts). */
   engine: Pick<
     StorageEngine,
@@ -72,7 +85,7 @@ export type SharedResources = {
   foreground: Foreground
   /** The reader searches use for a space's index (the shared worker pool, or the index itself). */
   readerFor: (store: SpaceStore) => IndexReader
-  /** Where a space's indexer prepares big new files off the main thread (storage-wiring.ts). */
+  /** Where a space's indexer prepares big new files off the main thread (wiring/index-thread-jobs.ts). */
   preparerFor?: (store: SpaceStore) => PrepareElsewhere | undefined
   watcherFactory: WatcherFactory
   /** Rescan and retry periods of spaces out of inotify watches (sync-worker.ts; tests shorten them). */

@@ -1,6 +1,6 @@
 /**
  * The open event streams of a server, capped per agent and in total (each holds a socket
- * and a queue of up to `queue` frames: events-module.ts). A stream that would pass a cap is
+ * and a queue of up to `queue` frames: event-settings.ts). A stream that would pass a cap is
  * refused with 429 EVENT_STREAMS_LIMIT before anything is sent. closeAll() ends every
  * stream, so the server's close does not wait for clients that never hang up.
  */

@@ -99,7 +99,7 @@ export type PrepareOffThread = (
 
 /**
  * Where an indexer prepares files off the main thread (the search workers,
- * storage-wiring.ts). `background`: for a pass nobody waits for (a sync, a rebuild), which
+ * wiring/index-thread-jobs.ts). `background`: for a pass nobody waits for (a sync, a rebuild), which
  * gives way to searches; a first sync a request waits for does not.
  */
 export type PrepareElsewhere = (

@@ -35,8 +35,6 @@ export type RejectReason = 'agent_busy' | 'overloaded' | 'body_budget' | 'agent_
 
 export function createMetrics(
   opts: {
-    indexSnapshot?: () => Promise<IndexSnapshot>
-    spacesSnapshot?: () => SpacesSnapshot
     admissionSnapshot?: () => AdmissionSnapshot
   } = {},
 ) {
@@ -153,15 +151,15 @@ export function createMetrics(
     )
   }
 
-  const snapshot = opts.indexSnapshot
-  if (snapshot) {
+  /** Gauges of main's index (GET /index) and of the open spaces, read at each scrape. */
+  function readSpaces(sources: { index: () => Promise<IndexSnapshot>; spaces: () => SpacesSnapshot }): void {
     const gauge = (name: string, help: string, read: (s: IndexSnapshot) => number | null) =>
       new Gauge({
         name,
         help,
         registers: [registry],
         async collect() {
-          const value = read(await snapshot())
+          const value = read(await sources.index())
           if (value === null) this.reset()
           else this.set(value)
         },
@@ -176,16 +174,12 @@ export function createMetrics(
     gauge('mnemo_last_sync_ok', '1 when the last sync of the main index succeeded, 0 when it failed', (s) =>
       s.lastSync ? Number(s.lastSync.ok) : null,
     )
-  }
-
-  const spaces = opts.spacesSnapshot
-  if (spaces) {
     new Gauge({
       name: 'mnemo_agents_open',
       help: 'Agent spaces open besides main (each holds its index, folder and watches; at most MNEMO_MAX_OPEN_AGENTS)',
       registers: [registry],
       collect() {
-        this.set(spaces().open)
+        this.set(sources.spaces().open)
       },
     })
     new Gauge({
@@ -193,13 +187,18 @@ export function createMetrics(
       help: 'Open spaces (main, team, agents) whose watcher found no inotify watch left and that rescan periodically',
       registers: [registry],
       collect() {
-        this.set(spaces().rescanning)
+        this.set(sources.spaces().rescanning)
       },
     })
   }
 
   return {
     registry,
+    /**
+     * Reads main's index status and the open spaces at each scrape, once the agents exist
+     * (the composition root builds them after the metrics their spaces report to).
+     */
+    readSpaces,
     httpDuration,
     /** Records one search's outcome. */
     observeSearch(res: SearchResponse): void {

@@ -5,7 +5,7 @@
  * once, briefly (probeEmbeddingDims); a server that does not answer (down, still loading,
  * an unknown model) never stops start-up: the dimensions it answered before are used
  * (remembered-dims.ts), or none, and the service keeps asking in the background
- * (embedding-wiring.ts, on the probeDelayMs schedule) while searches run by keyword.
+ * (wiring/embedding.ts, on the probeDelayMs schedule) while searches run by keyword.
  */
 import type { Config } from '../config/config.js'
 import type { Logger } from '../shared/logger.js'

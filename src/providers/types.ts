@@ -26,7 +26,7 @@ export interface EmbeddingProvider {
   close?(): Promise<void>
 }
 
-/** What GET /index and /ready say about the embedder (embedding-wiring.ts). */
+/** What GET /index and /ready say about the embedder (wiring/embedding.ts). */
 export type EmbedderStatus = {
   /** none: keyword only by configuration; pending: waiting for the server to answer the probe. */
   state: 'none' | 'ready' | 'pending'

@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { onTestFinished } from 'vitest'
-import type { ContainerOverrides } from '../../src/container.js'
+import type { ContainerOverrides } from '../../src/wiring/container.js'
 import { buildTestApp, type TestApp } from './build-test-app.js'
 import { createTempWorkspace, type TempWorkspace } from './temp-workspace.js'
 

@@ -1,7 +1,7 @@
 /**
  * Bundles the service once per test run, so what the tests start runs as plain JS instead of
  * through tsx's loader, which resolves and transpiles every module on each start:
- * - the read threads' script (src/index-thread.ts), which the apps the tests build
+ * - the read threads' script (src/wiring/index-thread.ts), which the apps the tests build
  *   start their workers from (ContainerOverrides.readerWorkerEntry): about 33 against 70 ms a
  *   worker, for some 700 workers a run;
  * - the service and CLI entries (src/main.ts, src/cli.ts), for the tests that run them as
@@ -10,7 +10,7 @@
  *   service looks for it, and the apps the tests build are pointed to (consoleDir).
  * The bundles keep the repository's layout: `src/` beside a copy of package.json, which the
  * CLI reads its version from, with the threads' script beside the service's code, where
- * storage-wiring.ts looks for it. They are today's source; packages stay imports, resolved
+ * wiring/storage.ts looks for it. They are today's source; packages stay imports, resolved
  * from the project's node_modules, where the bundles are written. Every project that runs
  * apps or processes asks for them; they share one build (run-shared.ts).
  */
@@ -50,7 +50,7 @@ async function bundle() {
   fs.chmodSync(dir, 0o755)
   fs.copyFileSync(path.join(root, 'package.json'), path.join(dir, 'package.json'))
   await build({
-    entryPoints: ['main', 'cli', 'index-thread'].map((name) => path.join(root, 'src', `${name}.ts`)),
+    entryPoints: ['main', 'cli', 'wiring/index-thread'].map((name) => path.join(root, 'src', `${name}.ts`)),
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ContainerOverrides } from '../../src/container.js'
+import type { ContainerOverrides } from '../../src/wiring/container.js'
 import { onPostgres } from '../helpers/test-database.js'
 import { useTestApp, type SearchBody, type TestApp } from '../helpers/build-test-app.js'
 import { createFakeEmbedder, type FakeEmbedder } from '../helpers/fake-embedder.js'

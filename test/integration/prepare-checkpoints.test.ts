@@ -14,7 +14,7 @@ import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { createFakeEmbedder } from '../helpers/fake-embedder.js'
 import { createTempWorkspace } from '../helpers/temp-workspace.js'
 import { waitFor } from '../helpers/wait-for.js'
-import type { ContainerOverrides } from '../../src/container.js'
+import type { ContainerOverrides } from '../../src/wiring/container.js'
 
 /** Small chunks, so a few lines of text make several of them and appends cross chunk ends. */
 const ENV = {

@@ -32,12 +32,12 @@ const inputOf = (
 /** The threads' script: this run's bundle (bundles.ts), or the TypeScript entry under tsx. */
 const entry = (): URL => {
   const href = inject('readerWorkerEntry')
-  return href ? new URL(href) : new URL('../../src/index-thread.ts', import.meta.url)
+  return href ? new URL(href) : new URL('../../src/wiring/index-thread.ts', import.meta.url)
 }
 
 /**
  * Read threads for these tests: one vector shard, silent, searches quiet unless told; with
- * `prepare`, the indexer's job as index-thread-jobs.ts asks for it.
+ * `prepare`, the indexer's job as wiring/index-thread-jobs.ts asks for it.
  */
 const poolOf = (opts: Pick<ReadThreadsDeps, 'size' | 'maxConnections'> & Partial<ReadThreadsDeps>) => {
   const pool = createReadThreads({

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import type { ContainerOverrides } from '../../src/container.js'
+import type { ContainerOverrides } from '../../src/wiring/container.js'
 import { sha256 } from '../../src/domain/hashing.js'
 import { watchSources, type WatcherFactory } from '../../src/indexing/watcher.js'
 import { useTestApp, type TestApp } from '../helpers/build-test-app.js'

@@ -1,6 +1,6 @@
 /** GET /health (liveness: the process answers) and GET /ready (index open, first sync done and ok). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import type { Container } from '../../container.js'
+import type { Container } from '../../wiring/container.js'
 import { Health, Ready } from '../schemas/health.schema.js'
 import { isAuthenticated } from '../plugins/auth.js'
 

@@ -1,7 +1,7 @@
 /**
  * GET /export and POST /import: an agent's markdown memory (or, for the admin, every
  * space's) as a tar archive, and back (transfer-service.ts). The archive layout is in
- * archive-layout.ts; the import body limit in transfer-module.ts.
+ * archive-layout.ts; the import body limit in transfer-config.ts.
  */
 import type { Readable } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
@@ -20,7 +20,7 @@ export type TransferRoutesOptions = {
   transfer: TransferService
   /** What a request's token may write (provenance.ts): an import may not bring owner claims beyond it. */
   writerFor: (principal: Principal) => Writer
-  /** Largest archive an import takes, in bytes (transfer-module.ts importBodyLimit). */
+  /** Largest archive an import takes, in bytes (transfer-config.ts importBodyLimit). */
   importBodyLimitBytes: number
 }
 

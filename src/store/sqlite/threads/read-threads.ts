@@ -96,7 +96,7 @@ export type ReadThreadsDeps = {
   searchesQuiet: () => boolean
   /**
    * The script each thread runs: it calls thread-main.ts serveIndexThread with the searches
-   * and jobs (the composition root's index-thread entry). The tests start a bundled one: a
+   * and jobs (the composition root's wiring/index-thread.ts). The tests start a bundled one: a
    * worker that first registers tsx's loader took about 70 ms to start, against 33 ms, and
    * the tests start some 700 of them.
    */

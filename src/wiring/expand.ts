@@ -1,9 +1,9 @@
 /** Builds query expansion from its configuration: the chat model when a URL is set, else the heuristic. */
-import type { Config } from '../../config/config.js'
-import type { Logger } from '../../shared/logger.js'
-import { createChatVariants } from './chat-variants.js'
-import { heuristicSource } from './heuristic.js'
-import { createQueryExpansion, type QueryExpansion } from './query-expansion.js'
+import type { Config } from '../config/config.js'
+import type { Logger } from '../shared/logger.js'
+import { createChatVariants } from '../search/expand/chat-variants.js'
+import { heuristicSource } from '../search/expand/heuristic.js'
+import { createQueryExpansion, type QueryExpansion } from '../search/expand/query-expansion.js'
 
 export function createExpansionModule(config: Config['expand'], log: Logger): QueryExpansion {
   const source =

@@ -1,10 +1,8 @@
 /**
- * Wiring of change notifications (GET /events; part of the composition root): the one event
- * bus every space publishes to, and the limits of the streams that read it. The defaults
- * are fixed here (README, "Change notifications"); tests shrink them through the container's
- * overrides.
+ * The limits of change notifications (GET /events): of the one event bus every space
+ * publishes to, and of the streams that read it. The defaults are fixed here (README,
+ * "Change notifications"); tests shrink them through the container's overrides.
  */
-import { createEventBus } from './event-bus.js'
 
 export type EventSettings = {
   /** Events kept for resuming with Last-Event-ID, across every agent (the replay window). */
@@ -26,10 +24,3 @@ export type EventSettings = {
  * agent (a dashboard and a few tabs or tools), 64 in all (each holds a socket).
  */
 export const EVENT_DEFAULTS: EventSettings = { replay: 1000, queue: 256, heartbeatMs: 15_000, perAgent: 4, total: 64 }
-
-export function createEvents(overrides: Partial<EventSettings> = {}, now?: () => number) {
-  const settings = { ...EVENT_DEFAULTS, ...overrides }
-  return { settings, bus: createEventBus({ replay: settings.replay, ...(now && { now }) }) }
-}
-
-export type Events = ReturnType<typeof createEvents>

@@ -1,43 +1,45 @@
 /**
- * Composition root: the only place that calls the create* factories (agent-space.ts wires
- * one space's part of it). It chooses providers and builds what every agent shares — the
- * embedding cache and vectorizer, the search worker pool, the term cache — then the agents
- * (agents-module.ts: main's space, the team's, and the registry that opens other agents on
- * demand). It owns their lifecycle: start() runs the start-up sync of main and the team,
- * close() closes the agents, the shared pool and the providers in reverse order.
+ * The composition root: config in, services out. The files of wiring/ are the only code that
+ * calls the create* factories of more than one folder, and this one builds the service top
+ * to bottom: storage and embeddings (storage.ts, embedding.ts), what every space shares,
+ * search, then the agents (agents.ts: main's space, the team's, and the registry that opens
+ * other agents on demand, each built by agent-space.ts) and what wraps their gateway. It owns
+ * their lifecycle: start() runs the start-up sync of main and the team, close() closes the
+ * agents, the engine's threads and the providers in reverse order.
  */
-import { createAdmission } from './admission/admission.js'
-import { createAgents } from './agents/agents-module.js'
-import type { SharedResources } from './agents/space-resources.js'
-import { createEmbeddingWiring } from './embedding-wiring.js'
-import { createEvents, type EventSettings } from './events/events-module.js'
-import { createTokenAuth } from './agents/token-auth.js'
-import type { Config } from './config/config.js'
-import { nodeWritePort, type WritePort } from './files/file-writer.js'
-import { workspaceAccess } from './files/workspace-access.js'
-import { createPrepareCache } from './indexing/prepare-file.js'
-import type { RebuildStage } from './indexing/rebuild.js'
-import { watchSources, type WatcherFactory } from './indexing/watcher.js'
-import { createRerankProvider, type ProviderDeps } from './providers/create-providers.js'
-import type { EmbeddingProvider, RerankProvider } from './providers/types.js'
-import { createSearchService } from './search/search-service.js'
-import { createExpansionModule } from './search/expand/expand-module.js'
-import { createMetrics } from './metrics/metrics.js'
-import { instrumentGateway } from './metrics/instrument-gateway.js'
-import { logSearches } from './search-log/log-searches.js'
-import { createSearchRecorder } from './search-log/search-recorder.js'
-import { createSearchLogService } from './search-log/search-log-service.js'
-import type { SearchLog } from './store/port.js'
-import { createTurns } from './shared/async.js'
-import { createForeground, SEARCHES_QUIET_MS } from './shared/foreground.js'
-import { createMemoryReclaimer } from './shared/memory-reclaimer.js'
-import type { Logger } from './shared/logger.js'
-import type { Db } from './store/sqlite/database.js'
-import { ensureDataDir } from './store/data-dir.js'
-import { loadSqliteVec } from './store/sqlite/sqlite-vec.js'
-import { createStorage } from './storage-wiring.js'
+import { createAdmission } from '../admission/admission.js'
+import { createAgents } from './agents.js'
+import type { SharedResources } from '../agents/space-resources.js'
+import { createEmbeddingWiring } from './embedding.js'
+import { createEventBus } from '../events/event-bus.js'
+import { EVENT_DEFAULTS, type EventSettings } from '../events/event-settings.js'
+import { createTokenAuth } from '../agents/token-auth.js'
+import type { Config } from '../config/config.js'
+import { nodeWritePort, type WritePort } from '../files/file-writer.js'
+import { workspaceAccess } from '../files/workspace-access.js'
+import { createPrepareCache } from '../indexing/prepare-file.js'
+import type { RebuildStage } from '../indexing/rebuild.js'
+import { watchSources, type WatcherFactory } from '../indexing/watcher.js'
+import { createRerankProvider, type ProviderDeps } from '../providers/create-providers.js'
+import type { EmbeddingProvider, RerankProvider } from '../providers/types.js'
+import { createSearchService } from '../search/search-service.js'
+import { createExpansionModule } from './expand.js'
+import { createMetrics } from '../metrics/metrics.js'
+import { instrumentGateway } from '../metrics/instrument-gateway.js'
+import { logSearches } from '../search-log/log-searches.js'
+import { createSearchRecorder } from '../search-log/search-recorder.js'
+import { createSearchLogService } from '../search-log/search-log-service.js'
+import type { SearchLog, VectorConfig } from '../store/port.js'
+import { createTurns } from '../shared/async.js'
+import { createForeground, SEARCHES_QUIET_MS } from '../shared/foreground.js'
+import { createMemoryReclaimer } from '../shared/memory-reclaimer.js'
+import type { Logger } from '../shared/logger.js'
+import type { Db } from '../store/sqlite/database.js'
+import { ensureDataDir } from '../store/data-dir.js'
+import { loadSqliteVec } from '../store/sqlite/sqlite-vec.js'
+import { createStorage } from './storage.js'
 import { preparerOf } from './index-thread-jobs.js'
-import { createTransfer } from './transfer/transfer-module.js'
+import { createTransfer } from './transfer.js'
 
 /**
  * What preparing files remembers for all agents (indexing/prepare-file.ts): analysed terms
@@ -76,17 +78,17 @@ export type ContainerOverrides = ProviderDeps & {
 }
 
 export async function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
+  const now = overrides.now && { now: overrides.now }
   ensureDataDir(config.index.dataDir)
-  const reranker =
-    overrides.reranker !== undefined
-      ? overrides.reranker
-      : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
   const foreground = createForeground()
-  // Storage asks for the vector layout at use, once the embedding side exists.
+
+  // 1. Storage and embeddings. The engine reads the vector layout at each use; the
+  // embedding side, built over the engine, decides it, and is bound to it right after.
+  let vectorLayout: () => VectorConfig = () => null
   const engine = await createStorage({
     config,
     log,
-    vectors: () => embedding.vectors(),
+    vectors: () => vectorLayout(),
     loadVectorExtension: overrides.loadVectorExtension ?? loadSqliteVec,
     readerWorkerEntry: overrides.readerWorkerEntry,
     searchesQuiet: () => foreground.quietFor(SEARCHES_QUIET_MS),
@@ -99,16 +101,19 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     providerDeps: overrides,
     now: overrides.now,
   })
+  vectorLayout = embedding.vectors
   const { cache } = embedding
+  const reranker =
+    overrides.reranker !== undefined
+      ? overrides.reranker
+      : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
+
+  // 2. What every space shares, and what watches the process.
   const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
-  const events = createEvents(overrides.events, overrides.now)
+  const eventSettings = { ...EVENT_DEFAULTS, ...overrides.events }
+  const eventBus = createEventBus({ replay: eventSettings.replay, ...now })
   const admission = createAdmission(config.admission, { pressureProbe: overrides.pressureProbe })
-  // Gauges read main's status, the open spaces and admission at scrape time, once they exist.
-  const metrics = createMetrics({
-    indexSnapshot: async () => agents.main.indexing.status(),
-    spacesSnapshot: () => ({ open: agents.openAgents(), rescanning: agents.rescanning() }),
-    admissionSnapshot: admission.snapshot,
-  })
+  const metrics = createMetrics({ admissionSnapshot: admission.snapshot })
   const shared: SharedResources = {
     config,
     log,
@@ -125,10 +130,12 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     ...(overrides.watchFallback && { watchFallback: overrides.watchFallback }),
     writePort: overrides.writePort ?? nodeWritePort,
     ...(overrides.onRebuildStage && { onRebuildStage: overrides.onRebuildStage }),
-    ...(overrides.now && { now: overrides.now }),
+    ...now,
     observer: metrics.observer,
-    events: events.bus,
+    events: eventBus,
   }
+
+  // 3. Search, the agents over it, and what wraps their gateway.
   const search = createSearchService({
     embedder: embedding.queryEmbedder,
     reranker,
@@ -136,16 +143,20 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     rerank: config.rerank,
     log: log.child({ module: 'search' }),
     expansion: createExpansionModule(config.expand, log.child({ module: 'expand' })),
-    ...(overrides.now && { now: overrides.now }),
+    ...now,
   })
-  const agents = await createAgents({ config, shared, search, log, ...(overrides.now && { now: overrides.now }) })
+  const agents = await createAgents({ config, shared, search, log, ...now })
+  metrics.readSpaces({
+    index: async () => agents.main.indexing.status(),
+    spaces: () => ({ open: agents.openAgents(), rescanning: agents.rescanning() }),
+  })
   const searchLog = config.searchLog.enabled
     ? createSearchRecorder({
         store: (overrides.searchLogStore ?? ((s: SearchLog) => s))(engine.openSearchLog()),
         settings: config.searchLog,
         log: log.child({ module: 'search-log' }),
         onOutcome: metrics.searchLogged,
-        ...(overrides.now && { now: overrides.now }),
+        ...now,
       })
     : null
   const instrumented = instrumentGateway(agents.gateway, metrics)
@@ -158,7 +169,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       searchLogService: createSearchLogService({
         recorder: searchLog,
         onFeedback: metrics.feedbackGiven,
-        ...(overrides.now && { now: overrides.now }),
+        ...now,
       }),
       /** Export and import of memory as tar archives. */
       transfer: createTransfer({ config, registry: agents.registry, team: agents.team, users: agents.users, log }),
@@ -189,7 +200,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       /** Per-agent request slots, the body budget and the shedding settings. */
       admission,
       /** Change notifications every space publishes (GET /events) and their limits. */
-      events,
+      events: { settings: eventSettings, bus: eventBus },
     },
     /** Agents open now besides main (for tests and benchmarks). */
     openAgents: agents.openAgents,
@@ -197,7 +208,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
      * Starts background work of main and the team: watchers (resolves once they are ready)
      * and start-up syncs (not awaited; /ready reports main's), the periodic look at the heap
      * (memory-reclaimer.ts) and, when the embedding server did not answer at start, the
-     * background probe (embedding-wiring.ts). Other agents start when opened.
+     * background probe (embedding.ts). Other agents start when opened.
      */
     async start(): Promise<void> {
       reclaimer.start()

@@ -4,7 +4,7 @@
  * the indexer's jobs, which live above the engine.
  */
 import { indexThreadJobs } from './index-thread-jobs.js'
-import { createReaderOps } from './search/index-reader.js'
-import { serveIndexThread } from './store/sqlite/threads/thread-main.js'
+import { createReaderOps } from '../search/index-reader.js'
+import { serveIndexThread } from '../store/sqlite/threads/thread-main.js'
 
 serveIndexThread({ readOps: createReaderOps, jobs: indexThreadJobs })

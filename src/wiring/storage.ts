@@ -5,18 +5,18 @@
  * (StorageEngine.readerFor): SQLite reads on threads of its own (index-thread.ts is their
  * script), PostgreSQL through its connection pool from the main thread.
  */
-import type { Config } from './config/config.js'
-import { createReaderOps } from './search/index-reader.js'
-import { MAIN_AGENT } from './shared/agent-id.js'
-import type { Logger } from './shared/logger.js'
-import type { StorageEngine, VectorConfig } from './store/port.js'
-import type { Db } from './store/sqlite/database.js'
-import { createSqliteEngine } from './store/sqlite/engine.js'
+import type { Config } from '../config/config.js'
+import { createReaderOps } from '../search/index-reader.js'
+import { MAIN_AGENT } from '../shared/agent-id.js'
+import type { Logger } from '../shared/logger.js'
+import type { StorageEngine, VectorConfig } from '../store/port.js'
+import type { Db } from '../store/sqlite/database.js'
+import { createSqliteEngine } from '../store/sqlite/engine.js'
 
 export type StorageDeps = {
   config: Pick<Config, 'index' | 'search' | 'agents' | 'embedding'>
   log: Logger
-  /** The vector layout indexes should store now (embedding-wiring.ts), read at each use. */
+  /** The vector layout indexes should store now (embedding.ts), read at each use. */
   vectors: () => VectorConfig
   loadVectorExtension: (db: Db) => void
   /** The read threads' script, when not index-thread next to this module (tests start a bundled one). */
@@ -34,7 +34,7 @@ export async function createStorage(deps: StorageDeps): Promise<StorageEngine> {
   const database = config.index.database
   if (database) {
     // Imported only for PostgreSQL: pg and its modules are not loaded by a SQLite start.
-    const { createPostgresEngine } = await import('./store/postgres/engine.js')
+    const { createPostgresEngine } = await import('../store/postgres/engine.js')
     return createPostgresEngine({
       url: database.url,
       schema: database.schema,

@@ -10,17 +10,17 @@
  * remembered from an earlier start are used at once and checked the same way.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Config } from './config/config.js'
-import { indexIdentity } from './indexing/index-identity.js'
-import { createVectorizer } from './indexing/vectorizer.js'
-import { createEmbeddingProvider, type ProviderDeps } from './providers/create-providers.js'
-import { askEmbeddingDims, dimsKeyOf, needsDimsProbe, probeDelayMs } from './providers/probe-dims.js'
-import { rememberDimsOrWarn } from './providers/remembered-dims.js'
-import type { EmbedderStatus, EmbeddingProvider } from './providers/types.js'
-import { createQueryEmbedder } from './search/query-embedder.js'
-import { appError } from './shared/errors.js'
-import type { Logger } from './shared/logger.js'
-import type { StorageEngine } from './store/port.js'
+import type { Config } from '../config/config.js'
+import { indexIdentity } from '../indexing/index-identity.js'
+import { createVectorizer } from '../indexing/vectorizer.js'
+import { createEmbeddingProvider, type ProviderDeps } from '../providers/create-providers.js'
+import { askEmbeddingDims, dimsKeyOf, needsDimsProbe, probeDelayMs } from '../providers/probe-dims.js'
+import { rememberDimsOrWarn } from '../providers/remembered-dims.js'
+import type { EmbedderStatus, EmbeddingProvider } from '../providers/types.js'
+import { createQueryEmbedder } from '../search/query-embedder.js'
+import { appError } from '../shared/errors.js'
+import type { Logger } from '../shared/logger.js'
+import type { StorageEngine } from '../store/port.js'
 
 export type EmbeddingWiringDeps = {
   config: Pick<Config, 'embedding' | 'chunking'> & { index: Pick<Config['index'], 'dataDir'> }
