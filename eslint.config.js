@@ -74,6 +74,9 @@ export default tseslint.config(
     ignores: ['src/**/*.test.ts'],
     rules: {
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      // A warning, not an error: a factory that returns an object of small methods counts
+      // them all as one function; what is flagged is read again, and split where it helps.
+      'max-lines-per-function': ['warn', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
   {

@@ -12,7 +12,7 @@ import type { WriteService } from '../files/write-service.js'
 import type { IndexingService } from '../indexing/indexing-service.js'
 import type { WatchState } from '../indexing/sync-worker.js'
 import type { SyncResult } from '../indexing/sync-result.js'
-import type { SearchTarget } from '../search/search-service.js'
+import type { SearchTarget } from '../search/search-plan.js'
 import type { Space } from '../shared/agent-id.js'
 
 export interface AgentSpace {

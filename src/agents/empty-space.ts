@@ -13,7 +13,7 @@ import { preconditionHolds, type Precondition } from '../files/preconditions.js'
 import { checkNewFileWrite, checkWritablePath, type WriteService } from '../files/write-service.js'
 import { createIndexingService, type IndexingServiceDeps } from '../indexing/indexing-service.js'
 import { emptySyncResult } from '../indexing/sync-result.js'
-import type { SearchTarget } from '../search/search-service.js'
+import type { SearchTarget } from '../search/search-plan.js'
 import { appError } from '../shared/errors.js'
 import type { AgentSpace } from './agent-space.js'
 

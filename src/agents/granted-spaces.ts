@@ -5,7 +5,7 @@
  * folder, no token) reads as empty, so a grant never tells whether its owner exists beyond
  * what the operator configured.
  */
-import type { SearchTarget } from '../search/search-service.js'
+import type { SearchTarget } from '../search/search-plan.js'
 import { appError, isAppError } from '../shared/errors.js'
 import { grantedPrefix, grantedSpace } from '../shared/agent-id.js'
 import type { AgentRegistry, UseOptions } from './agent-registry.js'

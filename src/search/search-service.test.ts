@@ -8,7 +8,8 @@ import { prepareFile } from '../indexing/prepare-file.js'
 import { createIndexStore } from '../store/sqlite/index-store.js'
 import type { IndexReader } from '../store/index-reader.js'
 import { createLocalReader } from './index-reader.js'
-import { createSearchService, type SearchTarget } from './search-service.js'
+import type { SearchTarget } from './search-plan.js'
+import { createSearchService } from './search-service.js'
 
 const CHUNKING = { maxTokens: 60, overlapTokens: 10 }
 const slicer = { maybeYield: async () => undefined }
