@@ -21,7 +21,7 @@ import { checkNewFileWrite, type WriteResult } from '../files/write-service.js'
 import type { EntryFields, EntryWriteResult, ForgetResult, SupersedeRequest } from '../files/entry-service.js'
 import { ADMIN_WRITER, checkOwnerClaims, resolveOrigin, type Writer } from '../files/provenance.js'
 import type { Principal } from './token-auth.js'
-import type { SearchTarget } from '../search/search-plan.js'
+import type { SearchedIndex } from '../search/search-plan.js'
 import type { SearchService } from '../search/search-service.js'
 import type { SearchRequest } from '../search/types.js'
 import { appError } from '../shared/errors.js'
@@ -71,7 +71,7 @@ function withoutCacheSize<T extends { embeddingCacheEntries?: number }>(status: 
 export function createAgentGateway(deps: AgentGatewayDeps) {
   const { registry, team } = deps
   const { onUser, onScope, onPath } = createSpaceAccess({ registry, team })
-  const teamTarget: SearchTarget | null = team && { ...team.target, pathPrefix: TEAM_PREFIX, privateMemoryFile: false }
+  const teamTarget: SearchedIndex | null = team && { ...team.target, pathPrefix: TEAM_PREFIX, privateMemoryFile: false }
   const ownersOf = (agent: string): readonly string[] => deps.grants.get(agent) ?? []
 
   /** Refuses a write by `agent` to a memory it reads under a grant (before anything else is checked). */
@@ -81,7 +81,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
   }
 
   /** The acting user's search target, labelled with its space and path prefix; null without one. */
-  function userTarget(user: SpaceView, id: string): SearchTarget | null {
+  function userTarget(user: SpaceView, id: string): SearchedIndex | null {
     return user.target && { ...user.target, space: 'user', pathPrefix: userPrefix(id), privateMemoryFile: true }
   }
 
@@ -120,7 +120,7 @@ export function createAgentGateway(deps: AgentGatewayDeps) {
         ]
         const granted = owners.filter((o) => spaces.has(grantedSpace(o)))
         return withOwnerTargets(registry, granted, (ownerTargets) =>
-          deps.search.search(req, [...targets.filter((t): t is SearchTarget => t !== null), ...ownerTargets]),
+          deps.search.search(req, [...targets.filter((t): t is SearchedIndex => t !== null), ...ownerTargets]),
         )
       }
       if (who.user === null) return registry.use(agent, 'read', (own) => run(own, null))

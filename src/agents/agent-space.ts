@@ -10,9 +10,9 @@ import type { FlushService } from '../files/flush-service.js'
 import type { FolderBudget } from '../files/folder-budget.js'
 import type { WriteService } from '../files/write-service.js'
 import type { IndexingService } from '../indexing/indexing-service.js'
-import type { WatchState } from '../indexing/sync-worker.js'
+import type { WatchState } from '../indexing/sync-trigger.js'
 import type { SyncResult } from '../indexing/sync-result.js'
-import type { SearchTarget } from '../search/search-plan.js'
+import type { SearchedIndex } from '../search/search-plan.js'
 import type { Space } from '../shared/agent-id.js'
 
 export interface AgentSpace {
@@ -26,7 +26,7 @@ export interface AgentSpace {
   readonly flush: FlushService
   readonly entries: EntryService
   readonly indexing: IndexingService
-  readonly target: SearchTarget
+  readonly target: SearchedIndex
   /** The space's folders against MNEMO_MAX_FOLDERS_PER_AGENT, for an import checked whole before it writes. */
   readonly folders: Pick<FolderBudget, 'survey' | 'removeEmpty'>
   /** How the space notices changes on disk (watching, or rescanning without watches...). */

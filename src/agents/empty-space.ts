@@ -13,14 +13,14 @@ import { preconditionHolds, type Precondition } from '../files/preconditions.js'
 import { checkNewFileWrite, checkWritablePath, type WriteService } from '../files/write-service.js'
 import { createIndexingService, type IndexingServiceDeps } from '../indexing/indexing-service.js'
 import { emptySyncResult } from '../indexing/sync-result.js'
-import type { SearchTarget } from '../search/search-plan.js'
+import type { SearchedIndex } from '../search/search-plan.js'
 import { appError } from '../shared/errors.js'
 import type { AgentSpace } from './agent-space.js'
 
 /** The parts of a space requests use: a real one, or an agent's empty one. */
 export type SpaceView = Pick<AgentSpace, 'name' | 'files' | 'writes' | 'flush' | 'entries' | 'indexing' | 'folders'> & {
   /** What searches of this space read; null: nothing. */
-  target: SearchTarget | null
+  target: SearchedIndex | null
 }
 
 /** Which paths an agent other than main has (agent-space.ts gives them this layout). */
@@ -86,7 +86,7 @@ export function emptySpace(name: string, deps: EmptySpaceDeps): SpaceView {
       stopping: () => false,
       status: () => ({ syncing: false, rebuilding: false, queued: false, completedSyncs: 0, lastSync: null }),
     },
-    syncWorker: { status: () => ({ watching: false, watch: { state: 'off' }, dirty: false, changesSeen: 0 }) },
+    syncTrigger: { status: () => ({ watching: false, watch: { state: 'off' }, dirty: false, changesSeen: 0 }) },
     progress: () => null,
     embedding: deps.embedding,
     cache: deps.cache,

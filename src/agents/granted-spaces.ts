@@ -5,7 +5,7 @@
  * folder, no token) reads as empty, so a grant never tells whether its owner exists beyond
  * what the operator configured.
  */
-import type { SearchTarget } from '../search/search-plan.js'
+import type { SearchedIndex } from '../search/search-plan.js'
 import { appError, isAppError } from '../shared/errors.js'
 import { grantedPrefix, grantedSpace } from '../shared/agent-id.js'
 import type { AgentRegistry, UseOptions } from './agent-registry.js'
@@ -34,7 +34,7 @@ export const grantReadOnly = (reader: string, owner: string) =>
   )
 
 /** What a search of the owner's memory reads, labelled with its space and path prefix; null: nothing. */
-function ownerTarget(owner: string, space: SpaceView): SearchTarget | null {
+function ownerTarget(owner: string, space: SpaceView): SearchedIndex | null {
   return (
     space.target && {
       ...space.target,
@@ -83,12 +83,12 @@ export async function onOwner<T>(
 export async function withOwnerTargets<T>(
   registry: Pick<AgentRegistry, 'use'>,
   owners: readonly string[],
-  fn: (targets: SearchTarget[]) => Promise<T>,
-  held: SearchTarget[] = [],
+  fn: (targets: SearchedIndex[]) => Promise<T>,
+  held: SearchedIndex[] = [],
 ): Promise<T> {
   const [owner, ...rest] = owners
   if (owner === undefined) return fn(held)
-  const next = (target: SearchTarget | null) => withOwnerTargets(registry, rest, fn, target ? [...held, target] : held)
+  const next = (target: SearchedIndex | null) => withOwnerTargets(registry, rest, fn, target ? [...held, target] : held)
   return onOwner(
     registry,
     owner,

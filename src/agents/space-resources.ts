@@ -88,7 +88,7 @@ export type SharedResources = {
   /** Where a space's indexer prepares big new files off the main thread (wiring/index-thread-jobs.ts). */
   preparerFor?: (store: SpaceStore) => PrepareElsewhere | undefined
   watcherFactory: WatcherFactory
-  /** Rescan and retry periods of spaces out of inotify watches (sync-worker.ts; tests shorten them). */
+  /** Rescan and retry periods of spaces out of inotify watches (sync-trigger.ts; tests shorten them). */
   watchFallback?: { rescanMs: number; retryMs: number }
   /** The file system calls writes make (tests inject a full disk). */
   writePort: WritePort

@@ -10,7 +10,7 @@ import { publicErrorMessage } from '../shared/public-error.js'
 import { ANALYZER_VERSION } from '../text/analyzer.js'
 import type { SyncResult } from './sync-result.js'
 import type { LastSync, SyncCoordinator } from './sync-coordinator.js'
-import type { SyncWorker } from './sync-worker.js'
+import type { SyncTrigger } from './sync-trigger.js'
 
 /** Per-file errors listed in the status; the log has all of them. */
 const MAX_FILE_ERRORS_SHOWN = 20
@@ -20,7 +20,7 @@ export type IndexingServiceDeps = {
   /** Where the index lives and whether it answers (store/port.ts StorageEngine). */
   engine: Pick<StorageEngine, 'kind' | 'keywordTokenizer' | 'health'>
   coordinator: Pick<SyncCoordinator, 'request' | 'status' | 'stopping'>
-  syncWorker: Pick<SyncWorker, 'status'>
+  syncTrigger: Pick<SyncTrigger, 'status'>
   /** The full pass running now (indexer.ts), or null. */
   progress: () => SyncProgress | null
   /** The embedder now: in use, pending (waiting for its server at start-up) or none. */
@@ -72,7 +72,7 @@ export function createIndexingService(deps: IndexingServiceDeps) {
     for (const row of await store.counts()) sources[row.source] = { files: row.files, chunks: row.chunks }
     const vectorsPending = embedding.state === 'none' ? 0 : await store.pendingVectorCount()
     const sync = coordinator.status()
-    const worker = deps.syncWorker.status()
+    const worker = deps.syncTrigger.status()
     const last = sync.lastSync
     return {
       files: sources.memory.files + sources.sessions.files,

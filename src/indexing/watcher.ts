@@ -1,5 +1,5 @@
 /**
- * The disk watcher: reports that something changed in the source folders (the sync worker
+ * The disk watcher: reports that something changed in the source folders (the sync trigger
  * then rescans). It watches folders only, one `fs.watch` each (an inotify watch on Linux
  * reports the changes of every file in its folder), so an open space costs one watch per
  * folder, bounded by MNEMO_MAX_FOLDERS_PER_AGENT, and none per file. The workspace is
@@ -21,7 +21,7 @@ export type WatchHandlers = {
   onError: (err: unknown) => void
 }
 
-export type WatchTargets = {
+export type WatchRoots = {
   /** The workspace's real path. */
   root: string
   /** Workspace-relative source roots (MEMORY.md, memory, extra paths). */
@@ -30,7 +30,7 @@ export type WatchTargets = {
   sessions: string | null
 }
 
-export type WatcherFactory = (targets: WatchTargets, handlers: WatchHandlers) => Promise<Watcher>
+export type WatcherFactory = (roots: WatchRoots, handlers: WatchHandlers) => Promise<Watcher>
 
 /** Whether a workspace-relative path is neither a source root, below one, nor above one. */
 export function isOutsideSources(rel: string, scanRoots: readonly string[]): boolean {
@@ -56,27 +56,22 @@ const RECONCILE_GAP_MS = 20
 export type WatcherIo = { lstat: (abs: string) => Promise<Stats> }
 
 /** Starts watching; resolves once every folder is watched, so no later change is missed. */
-export const watchSources: WatcherFactory = (targets, handlers) =>
-  watchSourcesWith({ lstat: fs.lstat }, targets, handlers)
+export const watchSources: WatcherFactory = (roots, handlers) => watchSourcesWith({ lstat: fs.lstat }, roots, handlers)
 
-export async function watchSourcesWith(
-  io: WatcherIo,
-  targets: WatchTargets,
-  handlers: WatchHandlers,
-): Promise<Watcher> {
+export async function watchSourcesWith(io: WatcherIo, roots: WatchRoots, handlers: WatchHandlers): Promise<Watcher> {
   const watchers = new Map<string, FSWatcher>()
   let closed = false
 
   const ignored = (abs: string): boolean => {
-    const { sessions } = targets
+    const { sessions } = roots
     if (sessions && (abs === sessions || abs.startsWith(`${sessions}${path.sep}`))) {
       return path
         .relative(sessions, abs)
         .split(path.sep)
         .some((s) => s.startsWith('.'))
     }
-    const rel = path.relative(targets.root, abs).split(path.sep).join('/')
-    return rel.startsWith('..') || isOutsideSources(rel, targets.scanRoots)
+    const rel = path.relative(roots.root, abs).split(path.sep).join('/')
+    return rel.startsWith('..') || isOutsideSources(rel, roots.scanRoots)
   }
 
   /** Stops watching `dir` and every folder below it. */
@@ -194,8 +189,8 @@ export async function watchSourcesWith(
     watchers.clear()
   }
   try {
-    await watchTree(targets.root)
-    if (targets.sessions) await watchTree(targets.sessions)
+    await watchTree(roots.root)
+    if (roots.sessions) await watchTree(roots.sessions)
   } catch (err) {
     await close()
     throw err

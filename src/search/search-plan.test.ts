@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { planSearch, type SearchTarget } from './search-plan.js'
+import { planSearch, type SearchedIndex } from './search-plan.js'
 import type { SearchRequest } from './types.js'
 
 const SETTINGS = { maxResults: 6, minScore: 0.3, maxCandidates: 200, candidateMultiplier: 4 }
 
-const target = (pathPrefix: string, privateMemoryFile = pathPrefix === ''): SearchTarget => ({
+const target = (pathPrefix: string, privateMemoryFile = pathPrefix === ''): SearchedIndex => ({
   space: pathPrefix === '' ? 'agent' : 'team',
   pathPrefix,
   privateMemoryFile,

@@ -16,7 +16,7 @@ import type { SearchMode, SearchRequest } from './types.js'
 const MAX_RESULTS_BY_TOKENS = 100
 
 /** One index a search covers. */
-export type SearchTarget = {
+export type SearchedIndex = {
   space: Space
   /** How this index's paths are shown in results: '' for the agent's own, `team/` for the team's. */
   pathPrefix: string
@@ -28,7 +28,7 @@ export type SearchTarget = {
    * the new ones is swapped in): it is then searched by keyword, degraded.
    */
   vectorsReady: () => boolean
-  /** Called before each search (the sync worker's check for changes not yet synced). */
+  /** Called before each search (the sync trigger's check for changes not yet synced). */
   onSearch: () => void
 }
 
@@ -40,7 +40,7 @@ export type SearchPlan = {
   minScore: number
   /** Candidates asked of each index and each side (keyword, vector). */
   limit: number
-  targets: { target: SearchTarget; filters: ChunkFilters | null }[]
+  targets: { target: SearchedIndex; filters: ChunkFilters | null }[]
   terms: string[]
   names: boolean[]
 }
@@ -55,7 +55,7 @@ function rangeOf(req: SearchRequest): DateRange | undefined {
   }
 }
 
-export function planSearch(req: SearchRequest, targets: readonly SearchTarget[], settings: PlanSettings): SearchPlan {
+export function planSearch(req: SearchRequest, targets: readonly SearchedIndex[], settings: PlanSettings): SearchPlan {
   const requested: SearchMode = req.mode ?? 'hybrid'
   // An agent that sets a token budget and no count wants as many results as the budget holds.
   const maxResults = req.maxResults ?? (req.maxTokens === undefined ? settings.maxResults : MAX_RESULTS_BY_TOKENS)

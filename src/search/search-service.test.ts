@@ -8,7 +8,7 @@ import { prepareFile } from '../indexing/prepare-file.js'
 import { createIndexStore } from '../store/sqlite/index-store.js'
 import type { IndexReader } from '../store/index-reader.js'
 import { createLocalReader } from './index-reader.js'
-import type { SearchTarget } from './search-plan.js'
+import type { SearchedIndex } from './search-plan.js'
 import { createSearchService } from './search-service.js'
 
 const CHUNKING = { maxTokens: 60, overlapTokens: 10 }
@@ -38,7 +38,7 @@ describe('a keyword search', () => {
       vector: (req) => (calls.push('vector'), local.vector(req)),
       texts: (ids) => (calls.push('texts'), local.texts(ids)),
     }
-    const target: SearchTarget = {
+    const target: SearchedIndex = {
       space: 'agent',
       pathPrefix: '',
       privateMemoryFile: true,

@@ -28,7 +28,7 @@ import type { QueryEmbedder } from './query-embedder.js'
 import { decayFactor } from './recency.js'
 import { applyRerank } from './rerank-step.js'
 import { roundScore } from './scores.js'
-import { planSearch, type SearchPlan, type SearchTarget } from './search-plan.js'
+import { planSearch, type SearchPlan, type SearchedIndex } from './search-plan.js'
 import { buildResults, type Candidate } from './search-results.js'
 import { globalChunkId } from './search-spaces.js'
 import type { SearchMode, SearchRequest, SearchResponse } from './types.js'
@@ -95,7 +95,7 @@ function createReport() {
 type Report = ReturnType<typeof createReport>
 type Slicer = ReturnType<typeof createSlicer>
 /** One search as its stages see it. */
-type RankContext = { req: SearchRequest; plan: SearchPlan; report: Report; allTargets: readonly SearchTarget[] }
+type RankContext = { req: SearchRequest; plan: SearchPlan; report: Report; allTargets: readonly SearchedIndex[] }
 /** Each index's hits of one side, in the order of the plan's targets; null: the side did not run there. */
 type Lists = { keyword: (KeywordHit[] | null)[]; vector: (VectorHit[] | null)[] }
 
@@ -115,7 +115,7 @@ export function createSearchService(deps: SearchServiceDeps) {
   let warnedRebuilding = false
 
   /** Chunk texts by global id, each asked of the index it lives in. */
-  async function textsOf(targets: readonly SearchTarget[], ids: readonly number[]): Promise<Map<number, string>> {
+  async function textsOf(targets: readonly SearchedIndex[], ids: readonly number[]): Promise<Map<number, string>> {
     const out = new Map<number, string>()
     await Promise.all(
       targets.map(async (target, index) => {
@@ -283,7 +283,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     return mmrOrder(pool, poolTerms, req.mmrLambda ?? settings.mmrLambda, maxResults)
   }
 
-  async function search(req: SearchRequest, allTargets: readonly SearchTarget[]): Promise<SearchResponse> {
+  async function search(req: SearchRequest, allTargets: readonly SearchedIndex[]): Promise<SearchResponse> {
     const started = performance.now()
     for (const target of allTargets) target.onSearch()
     const plan = planSearch(req, allTargets, settings)

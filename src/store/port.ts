@@ -102,12 +102,12 @@ export interface SpaceReads extends KeywordIndex, VectorIndex {
 }
 
 /** A file's new content: its record and all its chunks (unchanged ones are kept as they are). */
-export type FileChange = { record: FileRecord; chunks: ChunkInput[] }
+export type FileRows = { record: FileRecord; chunks: ChunkInput[] }
 /** A file gone from the workspace, as of the read numbered `readSeq`. */
 export type Removal = { path: string; readSeq: number }
 /** Changes of several files, written together; each file is seen whole by every reader. */
 export type FileChanges = {
-  replace?: readonly FileChange[]
+  replace?: readonly FileRows[]
   /** Unchanged content, new metadata (a touched mtime). */
   touch?: readonly FileRecord[]
   remove?: readonly Removal[]

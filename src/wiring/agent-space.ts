@@ -31,9 +31,9 @@ import { createRebuilder } from '../indexing/rebuild.js'
 import { whenClaimed } from '../indexing/sync-claim.js'
 import { createSyncCoordinator } from '../indexing/sync-coordinator.js'
 import type { SyncResult } from '../indexing/sync-result.js'
-import { createSyncWorker } from '../indexing/sync-worker.js'
+import { createSyncTrigger } from '../indexing/sync-trigger.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
-import type { SearchTarget } from '../search/search-plan.js'
+import type { SearchedIndex } from '../search/search-plan.js'
 import { TEAM_PREFIX, userPrefix } from '../shared/agent-id.js'
 import { createInFlight } from '../shared/in-flight.js'
 import { createKeyedMutex } from '../shared/keyed-mutex.js'
@@ -143,13 +143,13 @@ async function wireSpace(
   }
   const indexing = await wireIndexing(w)
   const writing = wireWrites(w, indexing)
-  const target: SearchTarget = {
+  const target: SearchedIndex = {
     space: def.space,
     pathPrefix: '',
     privateMemoryFile: def.space !== 'team',
     reader: indexing.reader,
     vectorsReady: () => store.storesVectors(),
-    onSearch: indexing.syncWorker.onSearch,
+    onSearch: indexing.syncTrigger.onSearch,
   }
   return { name: def.name, space: def.space, fresh: store.fresh, target, ...lifecycle(w, indexing, writing) }
 }
@@ -227,25 +227,25 @@ async function wireIndexing({ shared, root, log, store, memoryPaths, roots, even
     log: log.child({ module: 'sync' }),
     ...(shared.observer && { onOutcome: shared.observer.syncEnded }),
   })
-  const syncWorker = createSyncWorker({
+  const syncTrigger = createSyncTrigger({
     ...config.sync,
-    targets: { root: root.path, scanRoots: memoryPaths.scanRoots(), sessions: roots.sessions },
+    roots: { root: root.path, scanRoots: memoryPaths.scanRoots(), sessions: roots.sessions },
     watcherFactory: shared.watcherFactory,
     requestSync: (reason) => coordinator.request({ full: false, reason }),
-    log: log.child({ module: 'sync-worker' }),
+    log: log.child({ module: 'sync-trigger' }),
     ...(shared.observer && { onWatcherRestart: shared.observer.watcherRestarted }),
     ...(shared.watchFallback && { fallback: shared.watchFallback }),
   })
   const indexing = createIndexingService({
     store,
     coordinator,
-    syncWorker,
+    syncTrigger,
     progress: indexer.progress,
     embedding: shared.embedding.status,
     cache: shared.cache,
     engine: shared.engine,
   })
-  return { indexer, reader, coordinator, syncWorker, indexing }
+  return { indexer, reader, coordinator, syncTrigger, indexing }
 }
 
 type Indexing = Awaited<ReturnType<typeof wireIndexing>>
@@ -256,7 +256,7 @@ type Indexing = Awaited<ReturnType<typeof wireIndexing>>
  */
 function wireWrites(
   { shared, root, log, store, memoryPaths, roots, events }: Wiring,
-  { indexer, syncWorker }: Indexing,
+  { indexer, syncTrigger }: Indexing,
 ) {
   const { config } = shared
   // A file's write holds its lock in this process, then across processes sharing the index.
@@ -295,7 +295,7 @@ function wireWrites(
   const writes = createWriteService({ ...writeDeps, memoryPaths })
   const flush = createFlushService({
     ...writeDeps,
-    drain: syncWorker.drain,
+    drain: syncTrigger.drain,
     ...(shared.now && { now: shared.now }),
   })
   const entries = createEntryService({
@@ -340,7 +340,7 @@ async function sweepTempFiles({ def, root, log }: Wiring, locks: Writing['locks'
 /** The space's services, and how it starts, answers readiness and closes (AgentSpace). */
 function lifecycle(w: Wiring, indexing: Indexing, writing: Writing) {
   const { shared, root, store } = w
-  const { coordinator, syncWorker, reader } = indexing
+  const { coordinator, syncTrigger, reader } = indexing
   let starting: Promise<void> | null = null
   // A provider bound late changes the identity: the next sync after the running work
   // rebuilds the index with vectors (sync-coordinator.ts, stale).
@@ -362,7 +362,7 @@ function lifecycle(w: Wiring, indexing: Indexing, writing: Writing) {
     entries: writing.entries,
     indexing: indexing.indexing,
     folders: { survey: writing.folders.survey, removeEmpty: writing.folders.removeEmpty },
-    watchState: () => syncWorker.status().watch,
+    watchState: () => syncTrigger.status().watch,
     checkFolder: root.check,
     async readiness() {
       await root.check().catch(() => undefined)
@@ -382,7 +382,7 @@ function lifecycle(w: Wiring, indexing: Indexing, writing: Writing) {
       const run = async (): Promise<{ firstSync: Promise<SyncResult> | null }> => {
         if (!opts.urgent) await shared.foreground.whenIdle(START_PAUSE_MS)
         await sweepTempFiles(w, writing.locks)
-        await syncWorker.start()
+        await syncTrigger.start()
         if (!shared.config.index.indexOnStart) return { firstSync: null }
         const firstSync = coordinator.request({ full: false, reason: 'startup', urgent: opts.urgent })
         firstSync.catch(() => undefined)
@@ -399,7 +399,7 @@ function lifecycle(w: Wiring, indexing: Indexing, writing: Writing) {
       stopListening()
       stopCatchingUp()
       await starting
-      await syncWorker.stop()
+      await syncTrigger.stop()
       await writing.inFlight.close()
       await coordinator.stop()
       await reader.close()

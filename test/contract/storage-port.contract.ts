@@ -7,7 +7,7 @@ import type { ChunkEntry } from '../../src/domain/entry-meta.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ChunkFilters, ChunkInput, DateRange, FileRecord } from '../../src/domain/chunks.js'
 import { normalizeVector } from '../../src/domain/vectors.js'
-import type { FileChange, SpaceKey, SpaceStore, StepOptions, StorageEngine } from '../../src/store/port.js'
+import type { FileRows, SpaceKey, SpaceStore, StepOptions, StorageEngine } from '../../src/store/port.js'
 import { indexTokens } from '../../src/text/analyzer.js'
 
 export type EngineUnderTest = {
@@ -53,7 +53,7 @@ function file(
   readSeq: number,
   texts: (string | [string, number[]])[],
   datedMs: number | null = null,
-): FileChange {
+): FileRows {
   const chunks = texts.map((t, i) =>
     typeof t === 'string' ? chunk(t, i + 1, undefined, datedMs) : chunk(t[0], i + 1, t[1], datedMs),
   )
@@ -285,7 +285,7 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
         key: 'db-host',
         origin,
       })
-      const change = (path: string, readSeq: number, text: string, v: number[], e: ChunkEntry | null): FileChange => {
+      const change = (path: string, readSeq: number, text: string, v: number[], e: ChunkEntry | null): FileRows => {
         const made = file(path, readSeq, [])
         return { record: { ...made.record, chunkCount: 1 }, chunks: [chunk(text, 1, v, null, e)] }
       }

@@ -44,7 +44,7 @@ const idle = (t: TestApp) =>
     return !s.syncing && !s.queued && !s.dirty ? s : undefined
   })
 
-describe('the sync worker', () => {
+describe('the sync trigger', () => {
   it('makes an edit on disk searchable within the debounce', async () => {
     const t = await start()
     expect(await status(t)).toMatchObject({ watching: true })

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { FileChange, StepOptions } from '../../src/store/port.js'
+import type { FileRows, StepOptions } from '../../src/store/port.js'
 import { indexTokens } from '../../src/text/analyzer.js'
 import { dropSchema, freshSchema, testPostgresEngine } from './pg-engine.js'
 
@@ -9,7 +9,7 @@ afterEach(async () => {
   for (const s of schemas.splice(0)) await dropSchema(s)
 })
 
-function file(path: string, readSeq: number, text: string): FileChange {
+function file(path: string, readSeq: number, text: string): FileRows {
   const terms = indexTokens(text)
   return {
     record: {

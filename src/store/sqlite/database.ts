@@ -28,7 +28,7 @@ export function openDatabase(
     /**
      * Size the write-ahead log is cut back to when the writer starts it over after a
      * checkpoint, in bytes: without it the log keeps the size of its biggest burst, and
-     * space freed by deleting files is not given back (volume-space.ts).
+     * space freed by deleting files is not given back (volume-room.ts).
      */
     walLimitBytes?: number
   } = {},

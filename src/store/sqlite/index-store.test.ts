@@ -100,7 +100,7 @@ describe('the log of an index checkpointed elsewhere', () => {
 
   it('is checkpointed once per limit of what commits add, not after every commit once its file is that big', async () => {
     await w.fill()
-    // The log's limit is 4 MiB at most (volume-space.ts): what was written asked for a few.
+    // The log's limit is 4 MiB at most (volume-room.ts): what was written asked for a few.
     expect(fs.statSync(w.dbPath).size).toBeGreaterThan(3 * 4 * 1024 * 1024)
     expect(w.counted.checkpoints).toBeGreaterThanOrEqual(2)
     expect(w.counted.checkpoints).toBeLessThan(w.commits / 5)

@@ -28,7 +28,7 @@ import { createScanIndex } from './scan-index.js'
 import { createVec0Index } from './vec0-index.js'
 import { createLogUpkeep } from './log-upkeep.js'
 import { walBacklogBytes } from './wal-backlog.js'
-import { createVolumeSpace } from './volume-space.js'
+import { createVolumeRoom } from './volume-room.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
 import { sameVectorConfig } from './vector-schema.js'
 
@@ -88,7 +88,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
   let corpus: CorpusStats | null = null
   const docFreqs = new Map<string, number>()
 
-  const space = createVolumeSpace(path.dirname(opts.dbPath))
+  const space = createVolumeRoom(path.dirname(opts.dbPath))
   // The writer never checkpoints inside a commit when the search workers can; a scratch
   // index has no log.
   const { checkpoint } = opts

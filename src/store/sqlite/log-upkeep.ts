@@ -1,7 +1,7 @@
 /**
  * Keeps an index's write-ahead log in bounds (the writer's side of wal-checkpoint.ts): after
  * every commit what the log holds past its last checkpoint is looked at (wal-backlog.ts, a
- * read of a few µs), and past its limit (volume-space.ts) a checkpoint is asked for off the
+ * read of a few µs), and past its limit (volume-room.ts) a checkpoint is asked for off the
  * main thread, one at a time; a commit that comes while one runs has the log looked at
  * again when it is done. SQLite cuts the log back only when the writer next starts it over,
  * so when the volume has no room left (no sync then writes anything) a one-row write does

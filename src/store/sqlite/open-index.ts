@@ -9,7 +9,7 @@ import path from 'node:path'
 import { openDatabase, type Db } from './database.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import type { VectorConfig } from '../port.js'
-import { createVolumeSpace } from './volume-space.js'
+import { createVolumeRoom } from './volume-room.js'
 import { ensureVectorTable, sameVectorConfig, storedVectorConfig } from './vector-schema.js'
 
 export type IndexStoreOptions = {
@@ -74,7 +74,7 @@ export function openWriter(opts: IndexStoreOptions): Opened & { recreated: boole
       db = openDatabase(opts.dbPath, {
         scratch: opts.scratch ?? false,
         autoCheckpoint: !opts.checkpoint,
-        walLimitBytes: createVolumeSpace(path.dirname(opts.dbPath)).walCheckpointBytes(),
+        walLimitBytes: createVolumeRoom(path.dirname(opts.dbPath)).walCheckpointBytes(),
       })
     } catch (err) {
       // A file that is not an SQLite database (torn, overwritten) is deleted like one of

@@ -18,7 +18,7 @@ import { yieldToEventLoop } from '../../shared/async.js'
 import { createKeyedMutex } from '../../shared/keyed-mutex.js'
 import type { ChunkRef } from './chunk-rows.js'
 import type { ChunksRepo, ReplacePlan } from './chunks-repo.js'
-import type { FileChange, FileChanges, Removal, StepOptions } from '../port.js'
+import type { FileRows, FileChanges, Removal, StepOptions } from '../port.js'
 
 /**
  * Analysed terms of the chunks inserted or deleted per transaction (with their FTS5 rows):
@@ -149,7 +149,7 @@ export function createStagedChanges(deps: {
   }
 
   /** A change too big for one transaction, staged and published (caller holds the lock). */
-  async function stageReplace(change: FileChange, opts: StepOptions): Promise<void> {
+  async function stageReplace(change: FileRows, opts: StepOptions): Promise<void> {
     const { record } = change
     if (unsettled.has(record.path)) await settle(record.path, opts)
     const begun = tx((repo) => {
@@ -198,10 +198,10 @@ export function createStagedChanges(deps: {
    * Replaces what fits of `group` in one transaction (caller holds their locks); says
    * which changes need staging and which did not fit this time.
    */
-  function replaceSmall(group: readonly FileChange[], budget: number) {
+  function replaceSmall(group: readonly FileRows[], budget: number) {
     return tx((repo) => {
-      const big: FileChange[] = []
-      const later: FileChange[] = []
+      const big: FileRows[] = []
+      const later: FileRows[] = []
       let terms = 0
       for (const change of group) {
         if (unsettled.has(change.record.path)) {
@@ -262,7 +262,7 @@ export function createStagedChanges(deps: {
     return queue.splice(0, n)
   }
 
-  async function run<T extends FileChange | Removal>(
+  async function run<T extends FileRows | Removal>(
     items: readonly T[],
     pathOf: (item: T) => string,
     weight: (item: T) => number,

@@ -4,7 +4,7 @@
  * copies the log into the database and syncs it to disk, tens to hundreds of ms that would
  * otherwise stall the event loop inside some commit. PASSIVE never waits for the writer or
  * the readers, so it cannot hold up the writer either; the writer truncates the log when it
- * next starts it over (journal_size_limit, database.ts and volume-space.ts).
+ * next starts it over (journal_size_limit, database.ts and volume-room.ts).
  */
 import Database from 'better-sqlite3'
 

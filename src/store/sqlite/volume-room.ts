@@ -14,7 +14,7 @@ const MAX_RESERVE_BYTES = 16 * 1024 * 1024
 const MAX_WAL_BYTES = 4 * 1024 * 1024
 type Volume = { freeBytes: number; totalBytes: number }
 
-export function createVolumeSpace(dir: string) {
+export function createVolumeRoom(dir: string) {
   /** The volume now (statfs: a few µs, cheap next to the batch it is read for). */
   function read(): Volume | null {
     try {

@@ -1,7 +1,7 @@
 import { pino } from 'pino'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { emptySyncResult } from './sync-result.js'
-import { createSyncWorker, isOutOfWatches, type SyncWorkerDeps } from './sync-worker.js'
+import { createSyncTrigger, isOutOfWatches, type SyncTriggerDeps } from './sync-trigger.js'
 import type { WatchHandlers, WatcherFactory } from './watcher.js'
 
 const log = pino({ level: 'silent' })
@@ -32,14 +32,14 @@ function fakeWatcher(opts: { failStarts?: number; startError?: () => Error } = {
   }
 }
 
-function setup(overrides: Partial<SyncWorkerDeps> = {}, watcher = fakeWatcher()) {
+function setup(overrides: Partial<SyncTriggerDeps> = {}, watcher = fakeWatcher()) {
   const requests: string[] = []
   let clock = 0
-  const worker = createSyncWorker({
+  const worker = createSyncTrigger({
     watch: true,
     debounceMs: 30,
     rescanMs: 0,
-    targets: { root: '/ws', scanRoots: ['MEMORY.md', 'memory'], sessions: null },
+    roots: { root: '/ws', scanRoots: ['MEMORY.md', 'memory'], sessions: null },
     watcherFactory: watcher.factory,
     requestSync: async (reason) => {
       requests.push(reason)
@@ -52,7 +52,7 @@ function setup(overrides: Partial<SyncWorkerDeps> = {}, watcher = fakeWatcher())
   return { worker, watcher, requests, advance: (ms: number) => (clock += ms) }
 }
 
-describe('sync worker', () => {
+describe('sync trigger', () => {
   // Fake timers: the debounce, rescans and watcher restarts run when the test moves the clock.
   beforeEach(() => void vi.useFakeTimers())
   afterEach(() => void vi.useRealTimers())

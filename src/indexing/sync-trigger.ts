@@ -12,7 +12,7 @@
 import type { Logger } from '../shared/logger.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import type { SyncResult } from './sync-result.js'
-import type { WatcherFactory, Watcher, WatchTargets } from './watcher.js'
+import type { WatcherFactory, Watcher, WatchRoots } from './watcher.js'
 
 /** A steady stream of changes still gets synced at least this often, in ms. */
 const MAX_WAIT_MS = 10_000
@@ -46,12 +46,12 @@ export function isOutOfWatches(err: unknown): boolean {
   return err instanceof Error && /system limit for number of file watchers/i.test(err.message)
 }
 
-export type SyncWorkerDeps = {
+export type SyncTriggerDeps = {
   watch: boolean
   debounceMs: number
   /** Period of the full rescan, in ms (0: none). */
   rescanMs: number
-  targets: WatchTargets
+  roots: WatchRoots
   watcherFactory: WatcherFactory
   /** Requests an incremental sync (coalesced by the coordinator). */
   requestSync: (reason: string) => Promise<SyncResult>
@@ -73,7 +73,7 @@ function errorText(err: unknown): string {
   return publicErrorMessage(err)
 }
 
-export function createSyncWorker(deps: SyncWorkerDeps) {
+export function createSyncTrigger(deps: SyncTriggerDeps) {
   const now = deps.now ?? Date.now
   let watcher: Watcher | null = null
   let stopped = false
@@ -120,7 +120,7 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
     // One failure per watcher: it may report several errors before it is closed.
     let failed = false
     try {
-      const started = await deps.watcherFactory(deps.targets, {
+      const started = await deps.watcherFactory(deps.roots, {
         onChange,
         onError: (err) => {
           if (failed) return
@@ -227,4 +227,4 @@ export function createSyncWorker(deps: SyncWorkerDeps) {
   }
 }
 
-export type SyncWorker = ReturnType<typeof createSyncWorker>
+export type SyncTrigger = ReturnType<typeof createSyncTrigger>
