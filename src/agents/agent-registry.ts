@@ -31,6 +31,7 @@ import type { MaybePromise } from '../store/port.js'
 import type { AgentSpace } from './agent-space.js'
 import { spaceSummary, type AgentSummary } from './agent-summary.js'
 import type { SpaceView } from './empty-space.js'
+import { createOpenPlaces } from './open-places.js'
 
 /** Whether a request may create the agent (writes) or needs it to exist (reads). */
 export type AgentAccess = 'read' | 'write'
@@ -42,8 +43,6 @@ export type AgentAccess = 'read' | 'write'
  */
 const OPENS_AT_ONCE = 2
 const CLOSES_AT_ONCE = 2
-/** How long a request waits for an idle agent to close before closing a busy one, in ms. */
-const PREEMPT_AFTER_MS = 1000
 
 /**
  * Options of one use of an agent's space. `placeWaitMs`: how long to wait for a place among
@@ -112,57 +111,21 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
   const closing = createLimiter(CLOSES_AT_ONCE)
   /** Spaces being removed (a user deleted): no request opens them until that is done. */
   const removing = new Map<string, Promise<void>>()
-  /** Resolved (and replaced) whenever a place may have come free. */
-  let changed = Promise.withResolvers<void>()
   let closed = false
-  let warnedFull = false
-
-  function notify(): void {
-    const was = changed
-    changed = Promise.withResolvers<void>()
-    was.resolve()
-  }
+  const places = createOpenPlaces<Entry>({
+    maxOpen: deps.maxOpen,
+    entries: () => entries.values(),
+    close: (entry) => void close(entry),
+    closed: () => closed,
+    now,
+    log,
+  })
+  const notify = places.notify
 
   const notFound = (id: string) =>
     appError('AGENT_NOT_FOUND', `No agent "${id}": it has no memory yet (its first write creates it)`, {
       details: { agent: id },
     })
-  const placedCount = () => [...entries.values()].filter((e) => e.placed).length
-
-  /**
-   * Starts closing least recently used open agents without a request until one more fits;
-   * `busyToo`: also those whose sync runs (it is cancelled between batches).
-   */
-  function evict(busyToo: boolean): void {
-    const staying = () => [...entries.values()].filter((e) => e.placed && !e.closing).length
-    const candidates = [...entries.values()]
-      .filter((e) => e.space && !e.closing && e.leases === 0 && (busyToo || !e.space.isBusy()))
-      .sort((a, b) => a.lastUsedMs - b.lastUsedMs)
-    for (const victim of candidates) {
-      if (staying() < deps.maxOpen) return
-      void close(victim)
-    }
-  }
-
-  /** Waits for one of the `maxOpen` places and takes it. */
-  async function place(entry: Entry): Promise<void> {
-    const since = now()
-    for (;;) {
-      if (closed) throw appError('SHUTTING_DOWN')
-      if (placedCount() < deps.maxOpen) {
-        entry.placed = true
-        warnedFull = false
-        return
-      }
-      const waited = now() - since >= PREEMPT_AFTER_MS
-      evict(waited)
-      if (waited && !warnedFull) {
-        log.warn({ maxOpen: deps.maxOpen }, 'every open agent is busy: a request waits for one to close')
-        warnedFull = true
-      }
-      await Promise.race([changed.promise, sleep(PREEMPT_AFTER_MS, undefined, { ref: false })])
-    }
-  }
 
   /**
    * Registers the agent's entry before any await, so concurrent requests share it, then
@@ -183,7 +146,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
     }
     entries.set(id, entry)
     entry.ready = (async () => {
-      await place(entry)
+      await places.take(entry)
       const space = await opening.run(async () => {
         await yieldToEventLoop()
         if (closed) throw appError('SHUTTING_DOWN')
@@ -403,7 +366,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
         for (let entry = entries.get(id); entry; entry = entries.get(id)) {
           if (entry.closing) await entry.closing
           else if (!entry.space) await entry.ready.catch(() => undefined)
-          else if (entry.leases > 0) await changed.promise
+          else if (entry.leases > 0) await places.changed()
           else await close(entry)
         }
         summaries.delete(id)
@@ -414,7 +377,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       }
     },
     /** Agents open (or opening) now, main excluded: never more than `maxOpen`. */
-    openCount: (): number => placedCount(),
+    openCount: (): number => places.count(),
     /** The spaces of agents open now (not closing). */
     openSpaces: (): AgentSpace[] => [...entries.values()].flatMap((e) => (e.space && !e.closing ? [e.space] : [])),
     /** Closes every agent but main (which the container closes). */
