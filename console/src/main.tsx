@@ -1,5 +1,5 @@
 /**
- * The mnemo console (README, "The console"): sign-in, then the overview, the memory browser,
+ * The mnemo console (docs/manual.md, "The console"): sign-in, then the overview, the memory browser,
  * the search playground, live changes and the search log, each a view of the address
  * (route.ts). Everything shown comes from the API with the token signed in, so an agent
  * token sees what its API calls see and no more. Memory content is text: it is never parsed

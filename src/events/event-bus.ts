@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto'
 
-/** What an event announces (README, "Change notifications"). */
+/** What an event announces (docs/manual.md, "Change notifications"). */
 export type EventType =
   | 'file.written'
   | 'file.deleted'

@@ -1,7 +1,8 @@
 /**
  * The limits of change notifications (GET /events): of the one event bus every space
- * publishes to, and of the streams that read it. The defaults are fixed here (README,
- * "Change notifications"); tests shrink them through the container's overrides.
+ * publishes to, and of the streams that read it. The defaults are fixed here
+ * (docs/manual.md, "Change notifications"); tests shrink them through the container's
+ * overrides.
  */
 
 export type EventSettings = {

@@ -4,7 +4,7 @@
  * a result opened at its lines, an edit caught by a concurrent change, a live event, memory
  * holding markup shown as text, the search log, an agent token kept to its agent, axe-core's
  * accessibility rules, and a phone-sized window. Each view's screenshot is written to
- * docs/images/ for the README, so the pictures there are of today's console.
+ * docs/images/ for the manual (docs/manual.md), so the pictures there are of today's console.
  * `npm run test:browser`; needs /usr/bin/chromium (CI installs it).
  */
 import fs from 'node:fs'

@@ -6,8 +6,8 @@
  * `example-skip`): test/helpers/doc-examples.ts.
  *
  * - One service per distinct `example-env` setup; its examples run one after another in
- *   document order (README.md first, then docs/*.md by name), so one may read what an
- *   earlier one of the same setup wrote.
+ *   document order (README.md first, then docs/manual.md, then the other docs/*.md by
+ *   name), so one may read what an earlier one of the same setup wrote.
  * - `localhost:8787` and `127.0.0.1:8787` become the service's address (in stated outputs
  *   too); `mnemo` (and `scripts/mnemo`) runs
  *   src/cli.ts with MNEMO_URL set to it; nothing else of this process's environment leaks in.
@@ -70,7 +70,8 @@ function docFiles(): string[] {
     .readdirSync(path.join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .sort()
-  return ['README.md', ...docs.map((f) => `docs/${f}`)]
+  // The manual goes on where the README stops: its examples come right after the README's.
+  return ['README.md', 'docs/manual.md', ...docs.filter((f) => f !== 'manual.md').map((f) => `docs/${f}`)]
 }
 
 const examples: DocExample[] = docFiles().flatMap((file) =>
@@ -120,8 +121,9 @@ function runExample(command: string, cwd: string, baseUrl: string): Promise<Run>
   })
 }
 
-it('finds the examples of the README (the extraction still works)', () => {
-  expect(examples.filter((e) => e.where.startsWith('README.md:') && !e.skip).length).toBeGreaterThanOrEqual(10)
+it('finds the examples of the README and the manual (the extraction still works)', () => {
+  expect(examples.filter((e) => e.where.startsWith('README.md:') && !e.skip).length).toBeGreaterThanOrEqual(1)
+  expect(examples.filter((e) => e.where.startsWith('docs/manual.md:') && !e.skip).length).toBeGreaterThanOrEqual(10)
 })
 
 describe.each(setups)('docs examples on a service with %j', (setup) => {

@@ -1,5 +1,5 @@
 /**
- * The web console (README, "The console"): GET /ui serves its page, /ui/app.js and
+ * The web console (docs/manual.md, "The console"): GET /ui serves its page, /ui/app.js and
  * /ui/app.css its built assets, /ui/favicon.svg its icon (console/, built by `npm run build` into dist/console). They
  * answer without a token: they hold no memory, and every call the page makes carries the
  * token signed in, as any client's would. Memory content is untrusted, so the page runs under

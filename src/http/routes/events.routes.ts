@@ -1,5 +1,5 @@
 /**
- * GET /events (README, "Change notifications"): a Server-Sent Events stream of what happens
+ * GET /events (docs/manual.md, "Change notifications"): a Server-Sent Events stream of what happens
  * to the acting agent's memory and the team's. A stream starts with the events missed since
  * Last-Event-ID (or `event: reset` when they are gone), then `event: ready` carrying the id
  * of now, then events as they happen and a heartbeat comment on idle streams. Streams take

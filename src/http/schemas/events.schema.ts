@@ -1,4 +1,4 @@
-/** GET /events: the request headers and the events a stream carries (README, "Change notifications"). */
+/** GET /events: the request headers and the events a stream carries (docs/manual.md, "Change notifications"). */
 import { z } from 'zod'
 import { AgentHeaders } from './common.schema.js'
 
