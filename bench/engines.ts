@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { dropSchema } from '../scripts/drop-schema.js'
+import { dropSchema, schemaBytes } from '../scripts/drop-schema.js'
 
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'pglite'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
@@ -22,7 +22,18 @@ export type BenchEngine = {
   env(dataDir: string): Record<string, string>
   /** Deletes the index of `dataDir` (its files and, on PostgreSQL, its schema). */
   drop(dataDir: string): Promise<void>
+  /** Bytes the index of `dataDir` takes on disk (its files, or its schema's tables and indexes). */
+  diskBytes(dataDir: string): Promise<number>
   close(): Promise<void>
+}
+
+/** Bytes of every file under `dir`. */
+function folderBytes(dir: string): number {
+  let bytes = 0
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size
+  }
+  return bytes
 }
 
 const sqlite: BenchEngine = {
@@ -30,6 +41,7 @@ const sqlite: BenchEngine = {
   shared: false,
   env: (dataDir) => ({ MNEMO_DATA_DIR: dataDir }),
   drop: async (dataDir) => fs.rmSync(dataDir, { recursive: true, force: true }),
+  diskBytes: async (dataDir) => folderBytes(dataDir),
   close: async () => undefined,
 }
 
@@ -54,6 +66,7 @@ function postgres(name: EngineName, url: string, pool: number | null, stop: () =
       fs.rmSync(dataDir, { recursive: true, force: true })
       await dropSchema(url, schemaOf(dataDir))
     },
+    diskBytes: (dataDir) => schemaBytes(url, schemaOf(dataDir)),
     close: stop,
   }
 }

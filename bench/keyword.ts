@@ -71,6 +71,7 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
   })
   const rss = rssMb(server.pid)
   await server.stop()
+  const diskBytes = await opts.engine.diskBytes(dataDir)
   await opts.engine.drop(dataDir)
 
   return {
@@ -87,6 +88,7 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
     queriesWithoutResults: typical.empty,
     queries: Math.min(queries.length, opts.latencyRequests),
     rssMb: rss,
+    diskBytesPerChunk: Math.round(diskBytes / index.chunks),
     samples: {
       indexWallMs: index.wallMs,
       p50: typical.p50,

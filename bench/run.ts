@@ -138,6 +138,7 @@ try {
       ],
       ['queries without results', (k) => `${k.queriesWithoutResults} / ${k.queries}`, ''],
       ['server RSS after the runs', (k) => `${fmt(k.rssMb)} MB`, ''],
+      ['index on disk per chunk', (k) => `${fmt(k.diskBytesPerChunk)} bytes`, ''],
     ])
   }
   if (only.has('hybrid')) {
