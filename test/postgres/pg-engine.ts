@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { pino } from 'pino'
 import { inject } from 'vitest'
 import type { VectorConfig } from '../../src/store/port.js'
+import type { ImpactListOptions } from '../../src/store/postgres/impact-lists.js'
 import { createPostgresEngine } from '../../src/store/postgres/engine.js'
 import { dropSchema as dropSchemaAt } from '../../scripts/drop-schema.js'
 import { createReaderOps } from '../../src/search/index-reader.js'
@@ -16,7 +17,11 @@ export const freshSchema = (): string => `t_${randomBytes(6).toString('hex')}`
 /** Drops a test schema with everything in it. */
 export const dropSchema = (schema: string): Promise<void> => dropSchemaAt(databaseUrl(), schema)
 
-export async function testPostgresEngine(vectors: VectorConfig, schema = freshSchema()) {
+export async function testPostgresEngine(
+  vectors: VectorConfig,
+  schema = freshSchema(),
+  impactLists?: ImpactListOptions,
+) {
   const engine = await createPostgresEngine({
     readOps: createReaderOps,
     url: databaseUrl(),
@@ -26,6 +31,7 @@ export async function testPostgresEngine(vectors: VectorConfig, schema = freshSc
     waitMs: 0,
     vectors: () => vectors,
     vectorsWanted: vectors !== null,
+    ...(impactLists && { impactLists }),
     log: pino({ level: 'silent' }),
   })
   return {

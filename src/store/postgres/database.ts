@@ -87,6 +87,7 @@ export function tablesOf(schema: string) {
     deleted: t('deleted_files'),
     chunks: t('chunks'),
     terms: t('terms'),
+    postings: t('postings'),
     embeddings: t('embeddings'),
     searches: t('searches'),
     readSeq: t('read_seq'),

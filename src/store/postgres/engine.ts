@@ -30,6 +30,7 @@ import {
 import { createAvailability } from './availability.js'
 import { createPgEmbeddingCache } from './embedding-cache.js'
 import { createGuard } from './guard.js'
+import { LIST_KEEP, LIST_MIN_DOC_FREQ, type ImpactListOptions } from './impact-lists.js'
 import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './migrations.js'
 import { createSessionLocks } from './session-locks.js'
 import { createPlannerStats } from './planner-stats.js'
@@ -53,6 +54,8 @@ export type PostgresEngineOptions = {
   vectorsWanted: boolean
   /** The searches of an index (the search pipeline's), run in process. */
   readOps: ReadOpsFactory
+  /** Which terms get impact lists (impact-lists.ts; default LIST_MIN_DOC_FREQ, LIST_KEEP): tests lower them. */
+  impactLists?: ImpactListOptions
   log: Logger
 }
 
@@ -98,7 +101,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
     )
     const wait = due.rows[0]?.wait ?? 0
     if (wait > 0) await sleep(wait, undefined, { ref: false })
-    for (const table of [t.chunks, t.files, t.deleted, t.meta, t.terms]) {
+    for (const table of [t.postings, t.chunks, t.files, t.deleted, t.meta, t.terms]) {
       const key = table === t.chunks ? 'id' : 'ctid'
       for (;;) {
         if (closed) return
@@ -190,6 +193,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
         dropIndex: scheduleDrop,
         cleanUp: cleanUpLater,
         plannerStats,
+        impactLists: opts.impactLists ?? { minDocFreq: LIST_MIN_DOC_FREQ, keep: LIST_KEEP },
         iterativeScan: server.iterativeScan,
         locks,
         guard,

@@ -10,7 +10,6 @@
  * so both engines hand search/ the same candidates.
  */
 import type { ChunkFilters, ChunkHead, FileRecord, PendingChunk } from '../../domain/chunks.js'
-import { MEMORY_FILE } from '../../domain/layout.js'
 import type {
   CorpusStats,
   EntryLocation,
@@ -23,6 +22,8 @@ import type {
 import { toFileRecord, type FileRow } from '../file-row.js'
 import type { Queryable, Tables } from './database.js'
 import { vectorLiteral } from './index-writes.js'
+import { listCandidates, listRead, statementName } from './list-candidates.js'
+import { filterSql, HEAD } from './read-sql.js'
 
 /** Which index a read is about: `$1` in every query. */
 export type Scope = { sql: string; param: string | number }
@@ -35,57 +36,11 @@ export const liveScope = (t: Tables, space: string): Scope => ({
 /** One index by id (a rebuild's new index). */
 export const idScope = (id: number): Scope => ({ sql: '$1::bigint', param: id })
 
-const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_line AS "endLine", c.token_count AS "tokenCount",
-  c.dated_ms::float8 AS "datedMs", CASE WHEN c.entry_status IS NULL THEN NULL ELSE json_build_object('status',
-  c.entry_status, 'observed', c.entry_observed, 'key', c.entry_key, 'origin', c.entry_origin) END AS entry`
-
 /**
- * SQL conditions on the chunk alias `c`, or on the vector row alias `v` when `chunks` names
- * the chunks table, for the filters (the entry's status and origin among them), adding their
- * values to `params`.
+ * `listKeep`: postings an impact list keeps (impact-lists.ts); a one-term query reads its
+ * term's list before it scans every chunk holding the term (list-candidates.ts; 0: never).
  */
-function filterSql(filters: ChunkFilters, params: unknown[], chunks?: string): string {
-  const alias = chunks ? 'v' : 'c'
-  const parts: string[] = []
-  if (filters.pathPrefix) {
-    params.push(filters.pathPrefix)
-    parts.push(`left(${alias}.path, length($${params.length}::text)) = $${params.length}::text`)
-  }
-  if (filters.source) {
-    params.push(filters.source)
-    parts.push(`${alias}.source = $${params.length}`)
-  }
-  if (filters.excludeMemoryFile) {
-    params.push(MEMORY_FILE)
-    parts.push(`${alias}.path <> $${params.length}`)
-  }
-  // A vector row has no date or entry: they are read from the vector's chunk.
-  const ofChunk = (column: string) =>
-    chunks ? `(SELECT dc.${column} FROM ${chunks} dc WHERE dc.id = v.chunk_id)` : `c.${column}`
-  if (!filters.includeSuperseded) parts.push(`${ofChunk('entry_status')} IS DISTINCT FROM 'superseded'`)
-  if (filters.origins) {
-    params.push([...filters.origins])
-    parts.push(`${ofChunk('entry_origin')} = ANY($${params.length}::text[])`)
-  }
-  const range = filters.dated
-  if (range) {
-    const dated = ofChunk('dated_ms')
-    const bounds: string[] = []
-    if (range.afterMs !== undefined) {
-      params.push(Math.ceil(range.afterMs))
-      bounds.push(`${dated} >= $${params.length}::bigint`)
-    }
-    if (range.beforeMs !== undefined) {
-      params.push(Math.ceil(range.beforeMs))
-      bounds.push(`${dated} < $${params.length}::bigint`)
-    }
-    const inRange = [`${dated} IS NOT NULL`, ...bounds].join(' AND ')
-    parts.push(range.datedOnly ? `(${inRange})` : `(${dated} IS NULL OR (${inRange}))`)
-  }
-  return parts.map((p) => ` AND ${p}`).join('')
-}
-
-export function createIndexReads(db: Queryable, t: Tables) {
+export function createIndexReads(db: Queryable, t: Tables, listKeep = 0) {
   const one = async <R extends object>(sql: string, params: unknown[]): Promise<R | undefined> =>
     (await db.query<R>(sql, params)).rows[0]
 
@@ -176,6 +131,10 @@ export function createIndexReads(db: Queryable, t: Tables) {
      */
     candidates: async (scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> => {
       if (q.terms.length === 0) return []
+      if (q.terms.length === 1 && listKeep > 0) {
+        const listed = await listCandidates(db, t, scope, q, listRead(q.limit, listKeep))
+        if (listed) return listed
+      }
       const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
       const filters = filterSql(q, params)
       const termParams = q.terms.map((term) => {
@@ -191,8 +150,7 @@ export function createIndexReads(db: Queryable, t: Tables) {
       const score = termParams
         .map((_, i) => `w.idf[${i + 1}] * (f.f${i} * 2.2) / (f.f${i} + 1.2 * (0.25 + 0.75 * c.token_count / w.avgdl))`)
         .join(' + ')
-      const { rows } = await db.query<KeywordCandidate>(
-        `WITH ix AS (SELECT ${scope.sql} AS id),
+      const text = `WITH ix AS (SELECT ${scope.sql} AS id),
          stats AS (
            SELECT i.chunk_rows::float8 AS n,
              CASE WHEN i.chunk_rows > 0 THEN i.token_sum::float8 / i.chunk_rows ELSE 1 END AS avgdl
@@ -211,9 +169,9 @@ export function createIndexReads(db: Queryable, t: Tables) {
            WHERE c.index_id = (SELECT id FROM ix) AND c.terms && ${keysOf(scope, 2)}${filters}
            ORDER BY score DESC, c.id LIMIT $4)
          SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"
-         FROM best JOIN ${t.chunks} c ON c.id = best.id ORDER BY best.score DESC, c.id`,
-        params,
-      )
+         FROM best JOIN ${t.chunks} c ON c.id = best.id ORDER BY best.score DESC, c.id`
+      // Named: the server keeps its plan per connection (planning cost about as much as a small read).
+      const { rows } = await db.query<KeywordCandidate>({ name: statementName(text), text, values: params })
       return rows
     },
     /** Up to `limit` of the most recently written chunks holding any term, unranked. */

@@ -10,6 +10,7 @@ import { isZeroVector } from '../../domain/vectors.js'
 import { diffChunks } from '../chunk-diff.js'
 import type { FileChanges } from '../port.js'
 import type { Client, Tables } from './database.js'
+import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
 
 type StoredChunk = {
@@ -55,14 +56,17 @@ function countsJson(counts: Map<string, [number, number]>): string {
   return `{${parts.join(',')}}`
 }
 
-/** What one apply changes in the index's counts: per-term document frequencies, rows, tokens. */
-type Tally = { deltas: Map<string, number>; rows: number; tokens: number }
+/**
+ * What one apply changes in the index's counts: per-term document frequencies, rows, tokens,
+ * and the chunks it inserted (for the impact lists).
+ */
+type Tally = { deltas: Map<string, number>; rows: number; tokens: number; written: WrittenChunk[] }
 
 /** The index-scoped term keys the GIN index holds: `<index id>:<term>`. */
 export const termKey = (indexId: number, term: string): string => `${indexId}:${term}`
 const termOfKey = (key: string): string => key.slice(key.indexOf(':') + 1)
 
-export function createIndexWrites(t: Tables) {
+export function createIndexWrites(t: Tables, lists: ImpactLists) {
   /** The newest read of `path` the index has applied: its row, or the deletion that removed it. */
   async function newestRead(c: Client, indexId: number, path: string): Promise<number> {
     const { rows } = await c.query<{ m: number | null }>(
@@ -73,15 +77,21 @@ export function createIndexWrites(t: Tables) {
     return rows[0]?.m ?? -1
   }
 
-  /** Adds `delta` to each term's document frequency; drops terms no chunk holds any more. */
-  async function countTerms(c: Client, indexId: number, deltas: Map<string, number>): Promise<void> {
+  /**
+   * Adds `delta` to each term's document frequency; drops terms no chunk holds any more.
+   * Returns the states of the terms that have an impact list or are frequent enough for one.
+   */
+  async function countTerms(c: Client, indexId: number, deltas: Map<string, number>): Promise<TermState[]> {
     const terms = [...deltas.keys()].sort()
-    if (terms.length === 0) return
-    await c.query(
-      `INSERT INTO ${t.terms} AS t (index_id, term, df)
-       SELECT $1, u.term, u.d FROM unnest($2::text[], $3::int[]) AS u(term, d)
-       ON CONFLICT (index_id, term) DO UPDATE SET df = t.df + excluded.df`,
-      [indexId, terms, terms.map((term) => deltas.get(term) ?? 0)],
+    if (terms.length === 0) return []
+    const { rows: states } = await c.query<TermState>(
+      `WITH counted AS (
+         INSERT INTO ${t.terms} AS t (index_id, term, df)
+         SELECT $1, u.term, u.d FROM unnest($2::text[], $3::int[]) AS u(term, d)
+         ON CONFLICT (index_id, term) DO UPDATE SET df = t.df + excluded.df
+         RETURNING t.term, t.df, t.floor, t.listed)
+       SELECT * FROM counted WHERE floor IS NOT NULL OR df >= $4`,
+      [indexId, terms, terms.map((term) => deltas.get(term) ?? 0), lists.minDocFreq],
     )
     const dropped = terms.filter((term) => (deltas.get(term) ?? 0) < 0)
     if (dropped.length > 0) {
@@ -90,11 +100,12 @@ export function createIndexWrites(t: Tables) {
         dropped,
       ])
     }
+    return states
   }
 
   /** Writes a tally into the index's term and corpus counts. */
   async function settle(c: Client, indexId: number, tally: Tally): Promise<void> {
-    await countTerms(c, indexId, tally.deltas)
+    await lists.update(c, indexId, await countTerms(c, indexId, tally.deltas), tally.written)
     if (tally.rows === 0 && tally.tokens === 0) return
     await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows + $2, token_sum = token_sum + $3 WHERE id = $1`, [
       indexId,
@@ -106,7 +117,9 @@ export function createIndexWrites(t: Tables) {
   /** Deletes chunk rows (their vectors go with them) and counts their terms out. */
   async function removeChunks(c: Client, stored: readonly StoredChunk[], tally: Tally): Promise<void> {
     if (stored.length === 0) return
-    await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [stored.map((s) => s.id)])
+    const ids = stored.map((s) => s.id)
+    await lists.remove(c, ids)
+    await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [ids])
     for (const s of stored) {
       for (const key of s.terms) {
         const term = termOfKey(key)
@@ -169,10 +182,9 @@ export function createIndexWrites(t: Tables) {
         chunks.map((x) => x.entryHash ?? null),
       ],
     )
-    if (dims === null) return
     // Returned ids are tied to chunks by lines and content hash, not by start line: the pieces
     // of a long line share it (a duplicate chunk_id failed the whole write). Rows equal in all
-    // three hold the same text under the same headings, so either takes either's vector.
+    // three hold the same text under the same headings, so either takes either's vector and counts.
     const ids = new Map<string, number[]>()
     for (const r of rows) {
       const key = `${r.start_line}:${r.end_line}:${r.content_hash}`
@@ -180,7 +192,17 @@ export function createIndexWrites(t: Tables) {
       if (same) same.push(r.id)
       else ids.set(key, [r.id])
     }
-    const idOf = (x: ChunkInput) => ids.get(`${x.startLine}:${x.endLine}:${x.contentHash}`)?.pop()
+    const idOf = new Map(
+      chunks.map((x) => [x, ids.get(`${x.startLine}:${x.endLine}:${x.contentHash}`)?.pop() as number]),
+    )
+    chunks.forEach((x, i) => {
+      tally.written.push({
+        id: idOf.get(x) as number,
+        counts: counted[i] as Map<string, [number, number]>,
+        tokens: x.tokenCount,
+      })
+    })
+    if (dims === null) return
     const vectors = chunks.filter((x) => withVector(x) && !isZeroVector(x.vector as Float32Array))
     if (vectors.length > 0) {
       await c.query(
@@ -190,7 +212,7 @@ export function createIndexWrites(t: Tables) {
           indexId,
           file.path,
           file.source,
-          vectors.map(idOf),
+          vectors.map((x) => idOf.get(x)),
           vectors.map((x) => vectorLiteral(x.vector as Float32Array)),
         ],
       )
@@ -237,7 +259,7 @@ export function createIndexWrites(t: Tables) {
    * rows inserted.
    */
   async function apply(c: Client, indexId: number, changes: FileChanges, dims: number | null): Promise<number> {
-    const tally: Tally = { deltas: new Map(), rows: 0, tokens: 0 }
+    const tally: Tally = { deltas: new Map(), rows: 0, tokens: 0, written: [] }
     let inserted = 0
     for (const { record, chunks } of changes.replace ?? []) {
       if ((await newestRead(c, indexId, record.path)) > record.readSeq) continue

@@ -20,10 +20,11 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * Bumped when the tables change; an older schema is upgraded, a newer one refused. 2 adds
  * chunks.dated_ms (time ranges), 3 the chunk's entry (entry_status, entry_observed,
  * entry_key, entry_origin: domain/entry-meta.ts), 4 entry_hash (files/entry-text.ts) and the
- * lookups of a write by hash and key. The index identity includes this version,
+ * lookups of a write by hash and key, 5 the impact lists of common terms (postings,
+ * terms.floor and terms.listed: impact-lists.ts). The index identity includes this version,
  * so the first sync after an upgrade rebuilds every index with the new columns filled.
  */
-export const PG_SCHEMA_VERSION = 4
+export const PG_SCHEMA_VERSION = 5
 /** PostgreSQL 15 and later. */
 const MIN_SERVER_VERSION = 150000
 /** pgvector 0.7 and later (HNSW with cosine distance, iterative scans from 0.8). */
@@ -120,8 +121,25 @@ CREATE TABLE IF NOT EXISTS ${t.terms} (
   index_id bigint NOT NULL,
   term text COLLATE "C" NOT NULL,
   df int NOT NULL,
+  -- the term's impact list (impact-lists.ts): every posting of an impact at least floor is
+  -- in postings (NULL: no list), listed of them
+  floor double precision,
+  listed int NOT NULL DEFAULT 0,
   PRIMARY KEY (index_id, term)
 );
+-- A term's postings read best first (impact descending) from the index alone: the counts
+-- a candidate's score needs are in it.
+CREATE TABLE IF NOT EXISTS ${t.postings} (
+  index_id bigint NOT NULL,
+  term text COLLATE "C" NOT NULL,
+  impact double precision NOT NULL,
+  chunk_id bigint NOT NULL,
+  body int NOT NULL,
+  heading int NOT NULL,
+  tokens int NOT NULL,
+  PRIMARY KEY (index_id, term, impact, chunk_id) INCLUDE (body, heading, tokens)
+);
+CREATE INDEX IF NOT EXISTS postings_by_chunk ON ${t.postings} (chunk_id);
 CREATE TABLE IF NOT EXISTS ${t.embeddings} (
   provider text NOT NULL,
   model text NOT NULL,
@@ -209,6 +227,11 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
            ADD COLUMN IF NOT EXISTS entry_status text, ADD COLUMN IF NOT EXISTS entry_observed text,
            ADD COLUMN IF NOT EXISTS entry_key text, ADD COLUMN IF NOT EXISTS entry_origin text,
            ADD COLUMN IF NOT EXISTS entry_hash text`,
+      )
+      // An index without lists is searched as before: every term reads its chunks (GIN).
+      await client.query(
+        `ALTER TABLE ${t.terms} ADD COLUMN IF NOT EXISTS floor double precision,
+           ADD COLUMN IF NOT EXISTS listed int NOT NULL DEFAULT 0`,
       )
       await client.query(`UPDATE ${t.version} SET version = $1`, [PG_SCHEMA_VERSION])
     }

@@ -14,6 +14,7 @@ import { inTransaction, lockKey, type Client, type Pool, type Tables } from './d
 import type { Guard } from './guard.js'
 import { createIndexReads, idScope, liveScope, type Scope } from './index-reads.js'
 import { createIndexWrites, vectorLiteral } from './index-writes.js'
+import { createImpactLists, type ImpactListOptions } from './impact-lists.js'
 import type { PlannerStats } from './planner-stats.js'
 import type { SessionLocks } from './session-locks.js'
 
@@ -58,6 +59,8 @@ export type PgSpaceDeps = {
   dropIndex: (id: number) => void
   /** Retires dead rebuilds and deletes retired indexes (also run at start). */
   cleanUp: () => void
+  /** Which terms get impact lists and how long they are (impact-lists.ts). */
+  impactLists: ImpactListOptions
   /** Told of the chunk rows each write inserted (planner-stats.ts). */
   plannerStats: PlannerStats
   /** Locks shared with every replica (session-locks.ts). */
@@ -72,8 +75,8 @@ export type PgSpaceDeps = {
 export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   const { pool, t, schema, guard } = deps
   const space = spaceName(deps.key)
-  const reads = createIndexReads(pool, t)
-  const writes = createIndexWrites(t)
+  const reads = createIndexReads(pool, t, deps.impactLists.keep)
+  const writes = createIndexWrites(t, createImpactLists(t, deps.impactLists))
   const live = liveScope(t, space)
   let liveDims = deps.liveDims
   let open = true

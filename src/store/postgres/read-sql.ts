@@ -1,0 +1,56 @@
+/**
+ * SQL pieces the reads of an index share (index-reads.ts, list-candidates.ts): the columns of
+ * a chunk's head and the conditions of the search filters.
+ */
+import type { ChunkFilters } from '../../domain/chunks.js'
+import { MEMORY_FILE } from '../../domain/layout.js'
+
+export const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_line AS "endLine", c.token_count AS "tokenCount",
+  c.dated_ms::float8 AS "datedMs", CASE WHEN c.entry_status IS NULL THEN NULL ELSE json_build_object('status',
+  c.entry_status, 'observed', c.entry_observed, 'key', c.entry_key, 'origin', c.entry_origin) END AS entry`
+
+/**
+ * SQL conditions on the chunk alias `c`, or on the vector row alias `v` when `chunks` names
+ * the chunks table, for the filters (the entry's status and origin among them), adding their
+ * values to `params`.
+ */
+export function filterSql(filters: ChunkFilters, params: unknown[], chunks?: string): string {
+  const alias = chunks ? 'v' : 'c'
+  const parts: string[] = []
+  if (filters.pathPrefix) {
+    params.push(filters.pathPrefix)
+    parts.push(`left(${alias}.path, length($${params.length}::text)) = $${params.length}::text`)
+  }
+  if (filters.source) {
+    params.push(filters.source)
+    parts.push(`${alias}.source = $${params.length}`)
+  }
+  if (filters.excludeMemoryFile) {
+    params.push(MEMORY_FILE)
+    parts.push(`${alias}.path <> $${params.length}`)
+  }
+  // A vector row has no date or entry: they are read from the vector's chunk.
+  const ofChunk = (column: string) =>
+    chunks ? `(SELECT dc.${column} FROM ${chunks} dc WHERE dc.id = v.chunk_id)` : `c.${column}`
+  if (!filters.includeSuperseded) parts.push(`${ofChunk('entry_status')} IS DISTINCT FROM 'superseded'`)
+  if (filters.origins) {
+    params.push([...filters.origins])
+    parts.push(`${ofChunk('entry_origin')} = ANY($${params.length}::text[])`)
+  }
+  const range = filters.dated
+  if (range) {
+    const dated = ofChunk('dated_ms')
+    const bounds: string[] = []
+    if (range.afterMs !== undefined) {
+      params.push(Math.ceil(range.afterMs))
+      bounds.push(`${dated} >= $${params.length}::bigint`)
+    }
+    if (range.beforeMs !== undefined) {
+      params.push(Math.ceil(range.beforeMs))
+      bounds.push(`${dated} < $${params.length}::bigint`)
+    }
+    const inRange = [`${dated} IS NOT NULL`, ...bounds].join(' AND ')
+    parts.push(range.datedOnly ? `(${inRange})` : `(${dated} IS NULL OR (${inRange}))`)
+  }
+  return parts.map((p) => ` AND ${p}`).join('')
+}

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { ChunkInput, FileRecord } from '../../src/domain/chunks.js'
+import type { FileRows, KeywordQuery, StepOptions } from '../../src/store/port.js'
+import { createPool, tablesOf } from '../../src/store/postgres/database.js'
+import { postingImpact } from '../../src/store/postgres/impact.js'
+import { createIndexReads, liveScope } from '../../src/store/postgres/index-reads.js'
+import { listCandidates } from '../../src/store/postgres/list-candidates.js'
+import { databaseUrl, testPostgresEngine } from './pg-engine.js'
+
+const STEPS: StepOptions = { between: async () => undefined }
+/** Lists from 3 chunks on, cut back to 4 postings: every few writes build, grow and cut lists. */
+const LISTS = { minDocFreq: 3, keep: 4 }
+
+/**
+ * Chunk `i` of a file: `alpha` 1–4 times in bodies of 200–310 terms (about the length impacts
+ * normalise against, as in real notes), in some headings.
+ */
+function chunk(i: number): ChunkInput {
+  const fillers = 200 + 5 * ((i * 7) % 23)
+  const body = [...Array<string>(1 + (i % 4)).fill('alpha'), ...Array<string>(fillers).fill('filler'), 'beta']
+  const heading = i % 5 === 0 ? ['alpha'] : []
+  return {
+    startLine: i + 1,
+    endLine: i + 1,
+    text: body.join(' '),
+    headings: heading.join(' '),
+    contentHash: `h${i}`,
+    bodyTerms: body.join(' '),
+    headingTerms: heading.join(' '),
+    tokenCount: body.length + heading.length,
+    datedMs: null,
+    entry: null,
+  }
+}
+
+function file(path: string, readSeq: number, from: number, count: number): FileRows {
+  const chunks = Array.from({ length: count }, (_, i) => chunk(from + i))
+  const record: FileRecord = {
+    path,
+    source: 'memory',
+    sha256: `${path}-${readSeq}`,
+    sizeBytes: 1,
+    mtimeMs: 1,
+    lineCount: count,
+    chunkCount: count,
+    indexedAtMs: 1,
+    readSeq,
+  }
+  return { record, chunks }
+}
+
+describe('PostgreSQL impact lists', () => {
+  const cleanup: (() => Promise<void>)[] = []
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0).reverse()) await fn()
+  })
+
+  async function setUp() {
+    const under = await testPostgresEngine(null, undefined, LISTS)
+    cleanup.push(() => under.dispose())
+    const store = await under.engine.openSpace({ kind: 'agent', id: 'main' })
+    const pool = createPool({ url: databaseUrl(), max: 2, connectTimeoutMs: 10_000 })
+    cleanup.push(() => pool.end())
+    const t = tablesOf(under.schema)
+    const scope = liveScope(t, 'agent:main')
+    const scan = createIndexReads(pool, t)
+    return { store, pool, t, scope, scan }
+  }
+
+  type Setup = Awaited<ReturnType<typeof setUp>>
+
+  /** Every posting of a listed term at or above its floor is listed, and `listed` counts the list. */
+  async function expectListsWhole({ pool, t }: Setup) {
+    const terms = await pool.query<{ term: string; df: number; floor: number; listed: number }>(
+      `SELECT term, df, floor, listed FROM ${t.terms} WHERE floor IS NOT NULL`,
+    )
+    expect(terms.rows.length).toBeGreaterThan(0)
+    const chunks = await pool.query<{ id: number; tf: Record<string, [number, number]>; token_count: number }>(
+      `SELECT id, tf, token_count FROM ${t.chunks}`,
+    )
+    for (const { term, df, floor, listed } of terms.rows) {
+      const rows = await pool.query<{ chunk_id: number }>(`SELECT chunk_id FROM ${t.postings} WHERE term = $1`, [term])
+      const inList = rows.rows.map((r) => r.chunk_id)
+      const due = chunks.rows
+        .filter((c) => c.tf[term] && postingImpact(c.tf[term][0], c.tf[term][1], c.token_count) >= floor)
+        .map((c) => c.id)
+      expect(inList.length).toBe(listed)
+      expect(inList).toEqual(expect.arrayContaining(due))
+      // Cut back once past twice `keep`: a write adds at most one posting per chunk to it.
+      if (term === 'alpha') expect(listed).toBeLessThan(df)
+    }
+  }
+
+  /** The store's candidates (from lists where they can tell) are the scan's, for every limit. */
+  async function expectCandidatesAsScanned({ store, scan, scope }: Setup, extra: Partial<KeywordQuery> = {}) {
+    for (const terms of [['alpha'], ['beta'], ['alpha', 'beta'], ['filler']]) {
+      for (let limit = 1; limit <= 12; limit++) {
+        const q = { terms, limit, headingWeight: 2, ...extra }
+        expect(await store.candidates(q)).toEqual(await scan.candidates(scope, q))
+      }
+    }
+  }
+
+  it('keeps each common term’s best postings listed and ranks from them exactly as a scan does', async () => {
+    const setup = await setUp()
+    const { store, pool, t, scope, scan } = setup
+    for (let f = 0; f < 6; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, STEPS)
+    await expectListsWhole(setup)
+    await expectCandidatesAsScanned(setup)
+    await expectCandidatesAsScanned(setup, { pathPrefix: 'memory/3' })
+    // The list answers a one-term query itself when its best postings beat what it did not read.
+    const q = { terms: ['alpha'], limit: 2, headingWeight: 2 }
+    const listed = await listCandidates(pool, t, scope, q, 8)
+    expect(listed).not.toBeNull()
+    expect(listed).toEqual(await scan.candidates(scope, q))
+  })
+
+  it('takes deleted and replaced chunks out of the lists', async () => {
+    const setup = await setUp()
+    const { store } = setup
+    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, STEPS)
+    await store.applyChanges({ remove: [{ path: 'memory/1.md', readSeq: 10 }] }, STEPS)
+    await store.applyChanges({ replace: [file('memory/2.md', 11, 40, 3)] }, STEPS)
+    await expectListsWhole(setup)
+    await expectCandidatesAsScanned(setup)
+  })
+})
