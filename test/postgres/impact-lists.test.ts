@@ -1,3 +1,4 @@
+import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ChunkInput, FileRecord } from '../../src/domain/chunks.js'
 import type { FileRows, KeywordQuery, StepOptions } from '../../src/store/port.js'
@@ -5,6 +6,7 @@ import { createPool, tablesOf } from '../../src/store/postgres/database.js'
 import { postingImpact } from '../../src/store/postgres/impact.js'
 import { createIndexReads, liveScope } from '../../src/store/postgres/index-reads.js'
 import { listCandidates } from '../../src/store/postgres/list-candidates.js'
+import { createNamedStatements } from '../../src/store/postgres/named-statements.js'
 import { databaseUrl, testPostgresEngine } from './pg-engine.js'
 
 const STEPS: StepOptions = { between: async () => undefined }
@@ -49,6 +51,9 @@ function file(path: string, readSeq: number, from: number, count: number): FileR
   return { record, chunks }
 }
 
+/** The engine's named keyword statements, falling back to unnamed on PGlite's one shared session. */
+const statements = createNamedStatements(pino({ level: 'silent' }))
+
 describe('PostgreSQL impact lists', () => {
   const cleanup: (() => Promise<void>)[] = []
   afterEach(async () => {
@@ -63,7 +68,7 @@ describe('PostgreSQL impact lists', () => {
     cleanup.push(() => pool.end())
     const t = tablesOf(under.schema)
     const scope = liveScope(t, 'agent:main')
-    const scan = createIndexReads(pool, t)
+    const scan = createIndexReads(pool, t, statements)
     return { store, pool, t, scope, scan }
   }
 
@@ -110,7 +115,7 @@ describe('PostgreSQL impact lists', () => {
     await expectCandidatesAsScanned(setup, { pathPrefix: 'memory/3' })
     // The list answers a one-term query itself when its best postings beat what it did not read.
     const q = { terms: ['alpha'], limit: 2, headingWeight: 2 }
-    const listed = await listCandidates(pool, t, scope, q, 8)
+    const listed = await listCandidates(pool, statements, t, scope, q, 8)
     expect(listed).not.toBeNull()
     expect(listed).toEqual(await scan.candidates(scope, q))
   })

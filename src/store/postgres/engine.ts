@@ -36,6 +36,7 @@ import { createSessionLocks } from './session-locks.js'
 import { createPlannerStats } from './planner-stats.js'
 import { createPgSpace, spaceName } from './space.js'
 import { createPgSearchLog } from './search-log.js'
+import { createNamedStatements } from './named-statements.js'
 
 /** Rows deleted per statement when a retired index is dropped. */
 const DROP_BATCH = 2000
@@ -91,6 +92,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
   const locks = createSessionLocks({ pool, url: opts.url, schema: opts.schema, poolMax: opts.poolMax, availability })
   const dropping = new Set<number>()
   const plannerStats = createPlannerStats({ pool, t, log })
+  const statements = createNamedStatements(log)
   let closed = false
 
   /** Deletes a retired index's rows in batches once its grace period is over, then the index itself. */
@@ -194,6 +196,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
         cleanUp: cleanUpLater,
         plannerStats,
         impactLists: opts.impactLists ?? { minDocFreq: LIST_MIN_DOC_FREQ, keep: LIST_KEEP },
+        statements,
         iterativeScan: server.iterativeScan,
         locks,
         guard,

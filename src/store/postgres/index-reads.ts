@@ -22,7 +22,8 @@ import type {
 import { toFileRecord, type FileRow } from '../file-row.js'
 import type { Queryable, Tables } from './database.js'
 import { vectorLiteral } from './index-writes.js'
-import { listCandidates, listRead, statementName } from './list-candidates.js'
+import { listCandidates, listRead } from './list-candidates.js'
+import type { NamedStatements } from './named-statements.js'
 import { filterSql, HEAD } from './read-sql.js'
 
 /** Which index a read is about: `$1` in every query. */
@@ -40,7 +41,7 @@ export const idScope = (id: number): Scope => ({ sql: '$1::bigint', param: id })
  * `listKeep`: postings an impact list keeps (impact-lists.ts); a one-term query reads its
  * term's list before it scans every chunk holding the term (list-candidates.ts; 0: never).
  */
-export function createIndexReads(db: Queryable, t: Tables, listKeep = 0) {
+export function createIndexReads(db: Queryable, t: Tables, statements: NamedStatements, listKeep = 0) {
   const one = async <R extends object>(sql: string, params: unknown[]): Promise<R | undefined> =>
     (await db.query<R>(sql, params)).rows[0]
 
@@ -132,7 +133,7 @@ export function createIndexReads(db: Queryable, t: Tables, listKeep = 0) {
     candidates: async (scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> => {
       if (q.terms.length === 0) return []
       if (q.terms.length === 1 && listKeep > 0) {
-        const listed = await listCandidates(db, t, scope, q, listRead(q.limit, listKeep))
+        const listed = await listCandidates(db, statements, t, scope, q, listRead(q.limit, listKeep))
         if (listed) return listed
       }
       const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
@@ -171,7 +172,7 @@ export function createIndexReads(db: Queryable, t: Tables, listKeep = 0) {
          SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"
          FROM best JOIN ${t.chunks} c ON c.id = best.id ORDER BY best.score DESC, c.id`
       // Named: the server keeps its plan per connection (planning cost about as much as a small read).
-      const { rows } = await db.query<KeywordCandidate>({ name: statementName(text), text, values: params })
+      const { rows } = await statements.query<KeywordCandidate>(db, text, params)
       return rows
     },
     /** Up to `limit` of the most recently written chunks holding any term, unranked. */

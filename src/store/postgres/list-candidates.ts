@@ -8,12 +8,12 @@
  * A common term then costs a few hundred postings read from an index, not every chunk
  * holding it.
  */
-import { createHash } from 'node:crypto'
 import type { KeywordCandidate, KeywordQuery } from '../port.js'
 import type { Queryable, Tables } from './database.js'
 import { impactBound } from './impact.js'
 import type { Scope } from './index-reads.js'
 import { filterSql, HEAD } from './read-sql.js'
+import type { NamedStatements } from './named-statements.js'
 
 type ListRow = KeywordCandidate & {
   /** Postings read, the lowest impact among them, the list's floor (null: no list). */
@@ -32,15 +32,13 @@ type ListRow = KeywordCandidate & {
  */
 export const listRead = (limit: number, keep: number): number => Math.min(2 * keep, 2 * limit + 64)
 
-/** A statement's name for the server to keep its plan (planning cost as much as the read). */
-export const statementName = (text: string): string => `mnemo-${createHash('sha1').update(text).digest('hex')}`
-
 /**
  * The `q.limit` best candidates of the one term `q.terms[0]` from its list, reading at most
  * `read` postings; null when the list cannot tell them.
  */
 export async function listCandidates(
   db: Queryable,
+  statements: NamedStatements,
   t: Tables,
   scope: Scope,
   q: KeywordQuery,
@@ -73,7 +71,7 @@ export async function listCandidates(
        SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms", best.score
        FROM best JOIN ${t.chunks} c ON c.id = best.id) r ON true
      ORDER BY r.score DESC, r.id`
-  const { rows } = await db.query<ListRow>({ name: statementName(text), text, values: params })
+  const { rows } = await statements.query<ListRow>(db, text, params)
   const meta = rows[0]
   if (!meta || meta.floor === null) return null
   const found = rows.filter((r) => r.score !== null)

@@ -17,6 +17,7 @@ import { createIndexWrites, vectorLiteral } from './index-writes.js'
 import { createImpactLists, type ImpactListOptions } from './impact-lists.js'
 import type { PlannerStats } from './planner-stats.js'
 import type { SessionLocks } from './session-locks.js'
+import type { NamedStatements } from './named-statements.js'
 
 /**
  * How long a rebuild's claim on its new index lasts without renewal, in ms (renewed every
@@ -61,6 +62,8 @@ export type PgSpaceDeps = {
   cleanUp: () => void
   /** Which terms get impact lists and how long they are (impact-lists.ts). */
   impactLists: ImpactListOptions
+  /** Keyword queries as named statements while the session allows (named-statements.ts). */
+  statements: NamedStatements
   /** Told of the chunk rows each write inserted (planner-stats.ts). */
   plannerStats: PlannerStats
   /** Locks shared with every replica (session-locks.ts). */
@@ -75,7 +78,7 @@ export type PgSpaceDeps = {
 export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   const { pool, t, schema, guard } = deps
   const space = spaceName(deps.key)
-  const reads = createIndexReads(pool, t, deps.impactLists.keep)
+  const reads = createIndexReads(pool, t, deps.statements, deps.impactLists.keep)
   const writes = createIndexWrites(t, createImpactLists(t, deps.impactLists))
   const live = liveScope(t, space)
   let liveDims = deps.liveDims
@@ -199,7 +202,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
         // with iterative scans it goes on until k rows pass them.
         await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.max(40, k))])
         if (deps.iterativeScan) await c.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`)
-        return createIndexReads(c, t).nearest(live, dims, vector, k, filters)
+        return createIndexReads(c, t, deps.statements).nearest(live, dims, vector, k, filters)
       }),
     )
 
