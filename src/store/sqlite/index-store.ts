@@ -27,7 +27,7 @@ import type {
 import { createScanIndex } from './scan-index.js'
 import { createVec0Index } from './vec0-index.js'
 import { createLogUpkeep } from './log-upkeep.js'
-import { walBacklogBytes } from './wal-backlog.js'
+import { createWalBacklog } from './wal-backlog.js'
 import { createVolumeRoom } from './volume-room.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
 import { sameVectorConfig } from './vector-schema.js'
@@ -92,10 +92,11 @@ export function createIndexStore(opts: IndexStoreOptions) {
   // The writer never checkpoints inside a commit when the search workers can; a scratch
   // index has no log.
   const { checkpoint } = opts
+  const backlog = checkpoint && !opts.scratch ? createWalBacklog(opts.dbPath) : null
   const logUpkeep =
-    checkpoint && !opts.scratch
+    checkpoint && backlog
       ? createLogUpkeep({
-          backlogBytes: () => walBacklogBytes(opts.dbPath),
+          backlogBytes: () => backlog.bytes(),
           checkpoint: () => checkpoint(opts.dbPath),
           limitBytes: () => space.walCheckpointBytes(),
           hasRoom: () => hasRoom(),
@@ -247,6 +248,8 @@ export function createIndexStore(opts: IndexStoreOptions) {
       const nextPath = next.dbPath
       next.closeForSwap()
       closeClean(state.db)
+      // No connection of this process has the file open now: the wal-index goes with it.
+      backlog?.close()
       // Held open across the rename, so the old file's blocks are freed when this descriptor
       // closes (in the background), not inside the rename (about 10 ms for a 30 MB index).
       const oldFile = fs.openSync(opts.dbPath, 'r')
@@ -264,7 +267,9 @@ export function createIndexStore(opts: IndexStoreOptions) {
     },
     /**
      * Writes the file's pages to disk (fsync through another descriptor, off the event
-     * loop), so that closeForSwap has little left to flush.
+     * loop), so that closeForSwap has little left to flush. Closing that descriptor drops
+     * this process's locks on the file (wal-backlog.ts): harmless for a rebuild's scratch
+     * file, which no other process opens, and the only file this is called for.
      */
     async flushToDisk(): Promise<void> {
       const handle = await fs.promises.open(opts.dbPath, 'r')
@@ -292,6 +297,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
       if (!open) return
       open = false
       state.db.close()
+      backlog?.close()
     },
   }
 }

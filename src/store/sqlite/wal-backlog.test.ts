@@ -3,13 +3,22 @@ import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { walBacklogBytes } from './wal-backlog.js'
+import { createWalBacklog, type WalBacklog } from './wal-backlog.js'
 import { checkpointWal } from './wal-checkpoint.js'
 
 const dirs: string[] = []
+const backlogs: (WalBacklog & { dbPath: string })[] = []
 afterEach(() => {
+  for (const b of backlogs.splice(0)) b.close()
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
 })
+
+/** The backlog of `dbPath` as the index's writer reads it, after each commit. */
+function walBacklogBytes(dbPath: string): number {
+  let b = backlogs.find((x) => x.dbPath === dbPath)
+  if (!b) backlogs.push((b = Object.assign(createWalBacklog(dbPath), { dbPath })))
+  return b.bytes()
+}
 
 /** A writer in WAL mode that never checkpoints by itself, like the index's. */
 function writer(pageSize = 4096) {
@@ -85,4 +94,29 @@ describe('walBacklogBytes', () => {
     // Reading 0 would never ask for a checkpoint, and the log would grow without bound.
     expect(walBacklogBytes(w.dbPath)).toBe(5000)
   })
+
+  // Linux lists every POSIX lock in /proc/locks: `<n>: POSIX ADVISORY READ <pid> <dev>:<inode> <from> <to>`.
+  it.runIf(fs.existsSync('/proc/locks'))(
+    "keeps the writer's lock on the wal-index, which tells other processes it is in use",
+    () => {
+      const w = writer()
+      w.commit(10)
+      const inode = fs.statSync(`${w.dbPath}-shm`).ino
+      // SQLite's "in use" lock: a read lock on byte 128 of the wal-index (the DMS byte). Were
+      // it dropped, another process opening the index (the sqlite3 shell, a backup) would
+      // find the wal-index unused and cut it to 3 bytes under the writer.
+      const held = () =>
+        fs
+          .readFileSync('/proc/locks', 'utf8')
+          .split('\n')
+          .some((line) => {
+            const f = line.trim().split(/\s+/)
+            return f[1] === 'POSIX' && f[4] === String(process.pid) && f[5]?.endsWith(`:${inode}`) && f[6] === '128'
+          })
+      expect(held()).toBe(true)
+      for (let i = 0; i < 3; i++) walBacklogBytes(w.dbPath)
+      expect(held()).toBe(true)
+      w.db.close()
+    },
+  )
 })
