@@ -13,6 +13,7 @@ import { createChunksRepo, type ChunksRepo } from './chunks-repo.js'
 import { openReader, openWriter, wantedVectors, type IndexStoreOptions, type Opened } from './open-index.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
 import { createStagedChanges } from './staged-changes.js'
+import { createFtsCompaction } from './fts-compaction.js'
 import type { Db } from './database.js'
 import type {
   CorpusStats,
@@ -123,6 +124,10 @@ export function createIndexStore(opts: IndexStoreOptions) {
     (state.db.pragma('freelist_count', { simple: true }) as number) *
     (state.db.pragma('page_size', { simple: true }) as number)
   const hasRoom = () => space.hasRoom(freedBytes)
+  const compaction = createFtsCompaction({
+    mergeAllStep: () => transaction((repo) => repo.mergeStep(MERGE_STEP_PAGES, true)),
+    rows: () => state.reads.corpus().rows,
+  })
   const staged = createStagedChanges({
     transaction,
     // A rebuild's new index is deleted when it fails; it needs no reserve.
@@ -186,8 +191,12 @@ export function createIndexStore(opts: IndexStoreOptions) {
      * Writes files' changes in transactions of bounded size (staged-changes.ts): a file of
      * any size never holds the event loop for long, and readers see each file whole.
      */
-    applyChanges: (changes: FileChanges, stepOpts: StepOptions): Promise<void> =>
-      staged.apply(changes, opts.scratch ? { ...stepOpts, between: () => mergeThen(stepOpts.between) } : stepOpts),
+    applyChanges: async (changes: FileChanges, stepOpts: StepOptions): Promise<void> => {
+      await staged.apply(changes, opts.scratch ? { ...stepOpts, between: () => mergeThen(stepOpts.between) } : stepOpts)
+      compaction.wrote(changes.replace?.reduce((n, change) => n + change.chunks.length, 0) ?? 0)
+    },
+    /** Merges the FTS5 index into one segment when enough was written since (fts-compaction.ts). */
+    compact: (stepOpts: StepOptions): Promise<void> => compaction.compact(stepOpts),
     /** Whether no change is being written (a swap must not cut one off). */
     isSettled: (): boolean => staged.isSettled(),
     /** Resolves once no change is being written. */
