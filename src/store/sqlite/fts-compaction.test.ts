@@ -66,6 +66,35 @@ describe('createFtsCompaction', () => {
     expect(counts).toBe(2)
   })
 
+  it('merges at a later pass when a step failed', async () => {
+    let fail = true
+    let merges = 0
+    const compaction = createFtsCompaction({
+      mergeAllStep: () => {
+        if (fail) throw new Error('database or disk is full')
+        return ++merges < 2
+      },
+      rows: () => 10,
+    })
+    compaction.wrote(10)
+    await expect(compaction.compact(steps())).rejects.toThrow('full')
+    fail = false
+    await compaction.compact(steps())
+    expect(merges).toBe(2)
+  })
+
+  it('waits while the volume has no room for the merge', async () => {
+    let room = false
+    let merges = 0
+    const compaction = createFtsCompaction({ mergeAllStep: () => ++merges < 0, rows: () => 10, hasRoom: () => room })
+    compaction.wrote(10)
+    await compaction.compact(steps())
+    expect(merges).toBe(0)
+    room = true
+    await compaction.compact(steps())
+    expect(merges).toBe(1)
+  })
+
   it('stops between steps when the pass is aborted', async () => {
     const controller = new AbortController()
     let merges = 0

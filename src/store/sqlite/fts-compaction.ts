@@ -20,6 +20,11 @@ export type FtsCompactionDeps = {
   mergeAllStep: () => boolean
   /** The index's chunk count (a COUNT over the chunks: milliseconds for a big index). */
   rows: () => number
+  /**
+   * Whether the volume has room for the merge, which writes a copy of what it merges before
+   * freeing it; default always.
+   */
+  hasRoom?: () => boolean
 }
 
 export function createFtsCompaction(deps: FtsCompactionDeps) {
@@ -34,16 +39,19 @@ export function createFtsCompaction(deps: FtsCompactionDeps) {
     wrote(chunks: number): void {
       written += chunks
     },
-    /** Merges the index into one segment when due, yielding between steps. */
+    /**
+     * Merges the index into one segment when due, yielding between steps. A step that
+     * throws leaves the count as it was, so a later pass merges.
+     */
     async compact(steps: StepOptions): Promise<void> {
       if (written === 0 || 2 * written < rows) return
       rows = deps.rows()
-      if (!isMergeDue(written, rows)) return
-      written = 0
+      if (!isMergeDue(written, rows) || deps.hasRoom?.() === false) return
       while (deps.mergeAllStep()) {
         steps.signal?.throwIfAborted()
         await steps.between()
       }
+      written = 0
     },
   }
 }

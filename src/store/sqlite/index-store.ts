@@ -127,6 +127,9 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const compaction = createFtsCompaction({
     mergeAllStep: () => transaction((repo) => repo.mergeStep(MERGE_STEP_PAGES, true)),
     rows: () => state.reads.corpus().rows,
+    // Room for a copy of the whole index (its file is more than its FTS5 data); a rebuild's
+    // new index keeps no reserve (it is deleted when it fails).
+    hasRoom: () => opts.scratch === true || space.hasRoomFor(fs.statSync(opts.dbPath).size, freedBytes),
   })
   const staged = createStagedChanges({
     transaction,
@@ -195,8 +198,19 @@ export function createIndexStore(opts: IndexStoreOptions) {
       await staged.apply(changes, opts.scratch ? { ...stepOpts, between: () => mergeThen(stepOpts.between) } : stepOpts)
       compaction.wrote(changes.replace?.reduce((n, change) => n + change.chunks.length, 0) ?? 0)
     },
-    /** Merges the FTS5 index into one segment when enough was written since (fts-compaction.ts). */
-    compact: (stepOpts: StepOptions): Promise<void> => compaction.compact(stepOpts),
+    /**
+     * Merges the FTS5 index into one segment when enough was written since
+     * (fts-compaction.ts). The merge is only for speed: it waits while the volume is short
+     * of room, and a step that finds none leaves the index as it was (in more segments,
+     * searched the same) for a later pass.
+     */
+    async compact(stepOpts: StepOptions): Promise<void> {
+      try {
+        await compaction.compact(stepOpts)
+      } catch (err) {
+        if ((err as { code?: unknown } | null)?.code !== 'SQLITE_FULL') throw err
+      }
+    },
     /** Whether no change is being written (a swap must not cut one off). */
     isSettled: (): boolean => staged.isSettled(),
     /** Resolves once no change is being written. */
