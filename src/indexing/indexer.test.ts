@@ -361,3 +361,19 @@ describe('a sync pass while no search comes', () => {
     ])
   })
 })
+
+describe('the end of a sync pass', () => {
+  it('asks each index it wrote to compact, after its last write and removal', async () => {
+    const dir = workspace(2)
+    const log: string[] = []
+    const store: SpaceWriter = {
+      ...slowStore().store,
+      overlapsWrites: false,
+      applyChanges: async (changes) =>
+        void log.push(changes.remove ? `remove ${changes.remove.length}` : `write ${changes.replace?.length ?? 0}`),
+      compact: async () => void log.push('compact'),
+    }
+    await indexerOf(dir, store, []).sync({ full: true, reason: 'test' })
+    expect(log).toEqual(['write 1', 'write 1', 'remove 0', 'compact'])
+  })
+})

@@ -157,12 +157,13 @@ export function startPass(
     for (const g of dropped) if (g.known) announce?.({ kind: 'unindexed', path: g.path })
   }
 
-  /** Writes what is queued, drops the files that are gone, fills pending vectors. */
+  /** Writes what is queued, drops the files that are gone, compacts, fills pending vectors. */
   async function finish(withPending: boolean): Promise<SyncResult> {
     await batch.commit()
     await batch.written()
     progress.phase('deleting')
     await dropGone()
+    for (const target of writeTo()) await target.compact?.(steps)
     if (withPending && ctx.vectorizer && base.storesVectors()) {
       progress.phase('embedding')
       await vectors.fillPending(base, steps)

@@ -5,13 +5,13 @@
  * "happy" and "happiness" alike. The snippet is always an exact substring of the chunk,
  * with no added ellipses.
  */
-import { termRuns } from '../text/analyzer.js'
+import { indexTokens, termRuns } from '../text/analyzer.js'
 import { splitLines } from '../text/lines.js'
 
-/** Distinct query terms found in a line. */
+/** Distinct query terms found in a line (its terms as indexed; no offsets needed here). */
 function coverage(line: string, terms: ReadonlySet<string>): number {
   const found = new Set<string>()
-  for (const run of termRuns(line)) for (const t of run.terms) if (terms.has(t)) found.add(t)
+  for (const t of indexTokens(line)) if (terms.has(t)) found.add(t)
   return found.size
 }
 

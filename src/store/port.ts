@@ -140,6 +140,11 @@ export interface SpaceWriter {
    * dropped (FileRecord.readSeq), so concurrent passes may commit in any order.
    */
   applyChanges(changes: FileChanges, steps: StepOptions): Promise<void>
+  /**
+   * Called at the end of each sync pass: an engine may reorganise what the pass wrote for
+   * faster searches, in transactions between `steps` (SQLite merges FTS5 segments).
+   */
+  compact?(steps: StepOptions): Promise<void>
   /** Stores chunks' vectors; a chunk deleted meanwhile gets none. */
   putVectors(items: readonly VectorPut[]): MaybePromise<void>
   setMeta(key: string, value: string): MaybePromise<void>

@@ -7,7 +7,7 @@
  * one-character queries still match. FTS5 itself only splits on the spaces between terms.
  */
 import { stemmer } from 'stemmer'
-import { TEXT_RUN } from './scripts.js'
+import { ASCII_TEXT_RUN, NON_ASCII, TEXT_RUN } from './scripts.js'
 import { CJK_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.js'
 
 /**
@@ -97,11 +97,28 @@ function bigrams(run: string): string[] {
   return out
 }
 
+/** This module's own copies of the run patterns: exec moves a global pattern's lastIndex. */
+const UNICODE_RUNS = new RegExp(TEXT_RUN)
+const ASCII_RUNS = new RegExp(ASCII_TEXT_RUN)
+
+/**
+ * Calls `visit` with each TEXT_RUN match in the NFKC form of `text`, in order (`visit` must
+ * not call it again). ASCII text is its own NFKC form and is matched by ASCII_TEXT_RUN; a loop
+ * over exec, because matchAll copies its pattern at every call, which for one short line costs
+ * as much as the matching.
+ */
+function eachRun(text: string, visit: (match: RegExpExecArray) => void): void {
+  const ascii = !NON_ASCII.test(text)
+  const runs = ascii ? ASCII_RUNS : UNICODE_RUNS
+  const normal = ascii ? text : text.normalize('NFKC')
+  runs.lastIndex = 0
+  for (let match = runs.exec(normal); match !== null; match = runs.exec(normal)) visit(match)
+}
+
 /** The space-free terms stored in FTS5 for `text`, in text order. */
 export function indexTokens(text: string): string[] {
   const out: string[] = []
-  for (const match of text.normalize('NFKC').matchAll(TEXT_RUN)) {
-    const [, cjk, word] = match
+  eachRun(text, ([, cjk, word]) => {
     if (word !== undefined) {
       for (const w of wordTerms(word)) out.push(w.term)
     } else if (cjk !== undefined) {
@@ -109,7 +126,7 @@ export function indexTokens(text: string): string[] {
       if (chars.length > 1) out.push(...bigrams(cjk))
       out.push(...chars)
     }
-  }
+  })
   return out
 }
 

@@ -17,3 +17,14 @@ export const TEXT_RUN = new RegExp(
   `([${CJK_CLASS}]+)|([[\\p{L}\\p{N}\\p{M}]--[${CJK_CLASS}]]+(?:[\\-_.:\\/@+#][[\\p{L}\\p{N}\\p{M}]--[${CJK_CLASS}]]+)*)`,
   'gv',
 )
+
+/**
+ * TEXT_RUN for text that is all ASCII, with the same groups: the only ASCII characters in
+ * [\p{L}\p{N}\p{M}] are letters and digits, and group 1 (CJK) matches no ASCII text. The
+ * Unicode sets cost about twice as much per word, and snippets analyse every line of the
+ * results, most of them ASCII.
+ */
+export const ASCII_TEXT_RUN = /([\u0080-\uffff]+)|([A-Za-z0-9]+(?:[-_.:/@+#][A-Za-z0-9]+)*)/g
+
+/** Whether `text` has a character outside ASCII. */
+export const NON_ASCII = /[\u0080-\uffff]/

@@ -203,12 +203,14 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
       for (const [name, value] of Object.entries(options)) stmt.ftsCommand.run(name, BigInt(value))
     },
     /**
-     * Merges FTS5 segments, writing at most about `pages` pages. Returns false once there
-     * was nothing left to merge (FTS5 reports that as fewer than 2 changes).
+     * Merges FTS5 segments, writing at most about `pages` pages: segments of a level FTS5
+     * would merge, or with `all` every segment into one. Returns false once there was
+     * nothing left to merge (FTS5 reports that as fewer than 2 changes).
      */
-    mergeStep(pages: number): boolean {
+    mergeStep(pages: number, all = false): boolean {
       const before = stmt.totalChanges.get()?.n ?? 0
-      stmt.ftsCommand.run('merge', BigInt(pages))
+      // A negative page count is FTS5's 'optimize' done in steps.
+      stmt.ftsCommand.run('merge', BigInt(all ? -pages : pages))
       return (stmt.totalChanges.get()?.n ?? 0) - before >= 2
     },
   }

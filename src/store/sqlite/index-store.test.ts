@@ -127,3 +127,45 @@ describe('the log of an index a reader holds', () => {
     expect(w.counted.checkpoints).toBeLessThan(w.commits / 5)
   })
 })
+
+describe('compacting after a sync pass', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
+  const dbPath = path.join(dir, 'index.sqlite')
+  const writer = createIndexStore({ dbPath })
+  const raw = new Database(dbPath, { readonly: true })
+  afterAll(() => {
+    raw.close()
+    writer.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  const segments = () =>
+    raw.prepare<[], { n: number }>('SELECT COUNT(DISTINCT segid) AS n FROM chunks_fts_idx').get()?.n
+  const steps = { between: async () => undefined }
+  const ranked = () =>
+    writer.candidates({ terms: TERMS, limit: 50, headingWeight: 2 }).map((r) => [r.id, r.rank, r.bodyTerms])
+
+  it('merges the FTS5 index into one segment once half of it was written, ranking as before', async () => {
+    // Each file in its own transaction: FTS5 adds a segment per commit and merges only
+    // segments of one level (four of them by default).
+    for (let i = 0; i < 30; i++) {
+      const file = await prepared(`memory/note-${i}.md`, `## note ${i}\nwalrus ${'penguin '.repeat(i % 7)}snow ${i}`)
+      await writer.applyChanges({ replace: [file] }, steps)
+    }
+    expect(segments()).toBeGreaterThan(2)
+    const before = ranked()
+
+    await writer.compact(steps)
+
+    expect(segments()).toBe(1)
+    expect(ranked()).toEqual(before)
+  })
+
+  it('leaves the index as it is after writes of less than half of it', async () => {
+    const file = await prepared('memory/one-more.md', 'walrus again')
+    await writer.applyChanges({ replace: [file] }, steps)
+    const after = segments()
+    await writer.compact(steps)
+    expect(segments()).toBe(after)
+    expect(after).toBe(2)
+  })
+})

@@ -13,6 +13,7 @@ import { createChunksRepo, type ChunksRepo } from './chunks-repo.js'
 import { openReader, openWriter, wantedVectors, type IndexStoreOptions, type Opened } from './open-index.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
 import { createStagedChanges } from './staged-changes.js'
+import { createFtsCompaction } from './fts-compaction.js'
 import type { Db } from './database.js'
 import type {
   CorpusStats,
@@ -124,6 +125,13 @@ export function createIndexStore(opts: IndexStoreOptions) {
     (state.db.pragma('freelist_count', { simple: true }) as number) *
     (state.db.pragma('page_size', { simple: true }) as number)
   const hasRoom = () => space.hasRoom(freedBytes)
+  const compaction = createFtsCompaction({
+    mergeAllStep: () => transaction((repo) => repo.mergeStep(MERGE_STEP_PAGES, true)),
+    rows: () => state.reads.corpus().rows,
+    // Room for a copy of the whole index (its file is more than its FTS5 data); a rebuild's
+    // new index keeps no reserve (it is deleted when it fails).
+    hasRoom: () => opts.scratch === true || space.hasRoomFor(fs.statSync(opts.dbPath).size, freedBytes),
+  })
   const staged = createStagedChanges({
     transaction,
     // A rebuild's new index is deleted when it fails; it needs no reserve.
@@ -187,8 +195,23 @@ export function createIndexStore(opts: IndexStoreOptions) {
      * Writes files' changes in transactions of bounded size (staged-changes.ts): a file of
      * any size never holds the event loop for long, and readers see each file whole.
      */
-    applyChanges: (changes: FileChanges, stepOpts: StepOptions): Promise<void> =>
-      staged.apply(changes, opts.scratch ? { ...stepOpts, between: () => mergeThen(stepOpts.between) } : stepOpts),
+    applyChanges: async (changes: FileChanges, stepOpts: StepOptions): Promise<void> => {
+      await staged.apply(changes, opts.scratch ? { ...stepOpts, between: () => mergeThen(stepOpts.between) } : stepOpts)
+      compaction.wrote(changes.replace?.reduce((n, change) => n + change.chunks.length, 0) ?? 0)
+    },
+    /**
+     * Merges the FTS5 index into one segment when enough was written since
+     * (fts-compaction.ts). The merge is only for speed: it waits while the volume is short
+     * of room, and a step that finds none leaves the index as it was (in more segments,
+     * searched the same) for a later pass.
+     */
+    async compact(stepOpts: StepOptions): Promise<void> {
+      try {
+        await compaction.compact(stepOpts)
+      } catch (err) {
+        if ((err as { code?: unknown } | null)?.code !== 'SQLITE_FULL') throw err
+      }
+    },
     /** Whether no change is being written (a swap must not cut one off). */
     isSettled: (): boolean => staged.isSettled(),
     /** Resolves once no change is being written. */

@@ -23,6 +23,7 @@ export type SqliteSpace = SpaceStore & { readonly dbPath: string }
 function writerOf(store: IndexStore): SpaceWriter {
   return {
     applyChanges: (changes, steps) => store.applyChanges(changes, steps),
+    compact: (steps) => store.compact(steps),
     putVectors: (items) => store.putVectors(items),
     setMeta: (key, value) => store.setMeta(key, value),
     storesVectors: () => store.storesVectors(),

@@ -36,6 +36,16 @@ export function createVolumeRoom(dir: string) {
       const reserve = Math.min(MAX_RESERVE_BYTES, v.totalBytes / 8)
       return v.freeBytes > reserve || v.freeBytes + freedBytes() > reserve
     },
+    /**
+     * Whether `bytes` more fit on the volume beside its reserve, counting `freedBytes`: room
+     * for work that writes a copy of data before it frees the original (an FTS5 merge).
+     */
+    hasRoomFor(bytes: number, freedBytes: () => number): boolean {
+      const v = read()
+      if (!v) return true
+      const reserve = Math.min(MAX_RESERVE_BYTES, v.totalBytes / 8)
+      return v.freeBytes + freedBytes() - reserve >= bytes
+    },
     /** Log size at which a checkpoint is due, and the log is cut back to after one (bytes). */
     walCheckpointBytes(): number {
       const v = read()
