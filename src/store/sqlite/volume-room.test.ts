@@ -1,9 +1,9 @@
 import os from 'node:os'
 import { describe, expect, it } from 'vitest'
-import { createVolumeSpace } from './volume-space.js'
+import { createVolumeRoom } from './volume-room.js'
 
 describe('hasRoomFor', () => {
-  const space = createVolumeSpace(os.tmpdir())
+  const space = createVolumeRoom(os.tmpdir())
 
   it('has room for nothing more and none for more than any volume holds', () => {
     expect(space.hasRoomFor(0, () => 0)).toBe(true)
@@ -17,6 +17,6 @@ describe('hasRoomFor', () => {
   })
 
   it('has room when the volume cannot be read', () => {
-    expect(createVolumeSpace('/no/such/folder').hasRoomFor(2 ** 50, () => 0)).toBe(true)
+    expect(createVolumeRoom('/no/such/folder').hasRoomFor(2 ** 50, () => 0)).toBe(true)
   })
 })
