@@ -24,18 +24,7 @@ import type { Queryable, Tables } from './database.js'
 import { vectorLiteral } from './index-writes.js'
 import { listCandidates, listRead } from './list-candidates.js'
 import type { NamedStatements } from './named-statements.js'
-import { filterSql, HEAD } from './read-sql.js'
-
-/** Which index a read is about: `$1` in every query. */
-export type Scope = { sql: string; param: string | number }
-
-/** A space's live index. */
-export const liveScope = (t: Tables, space: string): Scope => ({
-  sql: `(SELECT live FROM ${t.spaces} WHERE space = $1)`,
-  param: space,
-})
-/** One index by id (a rebuild's new index). */
-export const idScope = (id: number): Scope => ({ sql: '$1::bigint', param: id })
+import { filterSql, HEAD, type Scope } from './read-sql.js'
 
 /**
  * `listKeep`: postings an impact list keeps (impact-lists.ts); a one-term query reads its

@@ -11,8 +11,7 @@
 import type { KeywordCandidate, KeywordQuery } from '../port.js'
 import type { Queryable, Tables } from './database.js'
 import { impactBound } from './impact.js'
-import type { Scope } from './index-reads.js'
-import { filterSql, HEAD } from './read-sql.js'
+import { filterSql, HEAD, type Scope } from './read-sql.js'
 import type { NamedStatements } from './named-statements.js'
 
 type ListRow = KeywordCandidate & {

@@ -1,9 +1,22 @@
 /**
- * SQL pieces the reads of an index share (index-reads.ts, list-candidates.ts): the columns of
- * a chunk's head and the conditions of the search filters.
+ * SQL pieces the reads of an index share (index-reads.ts, list-candidates.ts): which index
+ * a read is about (Scope), the columns of a chunk's head and the conditions of the search
+ * filters.
  */
 import type { ChunkFilters } from '../../domain/chunks.js'
 import { MEMORY_FILE } from '../../domain/layout.js'
+import type { Tables } from './database.js'
+
+/** Which index a read is about: `$1` in every query. */
+export type Scope = { sql: string; param: string | number }
+
+/** A space's live index. */
+export const liveScope = (t: Tables, space: string): Scope => ({
+  sql: `(SELECT live FROM ${t.spaces} WHERE space = $1)`,
+  param: space,
+})
+/** One index by id (a rebuild's new index). */
+export const idScope = (id: number): Scope => ({ sql: '$1::bigint', param: id })
 
 export const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_line AS "endLine", c.token_count AS "tokenCount",
   c.dated_ms::float8 AS "datedMs", CASE WHEN c.entry_status IS NULL THEN NULL ELSE json_build_object('status',
