@@ -363,7 +363,7 @@ describe('a sync pass while no search comes', () => {
 })
 
 describe('the end of a sync pass', () => {
-  it('asks each index it wrote to compact, after its last write and removal', async () => {
+  it('asks the live index to compact once the sync answered, after its last write and removal', async () => {
     const dir = workspace(2)
     const log: string[] = []
     const store: SpaceWriter = {
@@ -373,7 +373,10 @@ describe('the end of a sync pass', () => {
         void log.push(changes.remove ? `remove ${changes.remove.length}` : `write ${changes.replace?.length ?? 0}`),
       compact: async () => void log.push('compact'),
     }
-    await indexerOf(dir, store, []).sync({ full: true, reason: 'test' })
-    expect(log).toEqual(['write 1', 'write 1', 'remove 0', 'compact'])
+    const indexer = indexerOf(dir, store, [])
+    await indexer.sync({ full: true, reason: 'test' })
+    log.push('answered')
+    await indexer.compacted()
+    expect(log).toEqual(['write 1', 'write 1', 'remove 0', 'answered', 'compact'])
   })
 })

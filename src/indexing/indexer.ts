@@ -21,6 +21,7 @@ import type { BegunRead } from './pass-read.js'
 import { startPass, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
 import type { SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
+import { createPassPace } from './pass-pace.js'
 
 type Pass = ReturnType<typeof startPass>
 
@@ -69,6 +70,39 @@ export function createIndexer(deps: IndexerDeps) {
     announce: deps.announce,
   }
 
+  /** The live index's compaction running now, one at a time (compactLater). */
+  let compacting: Promise<void> | null = null
+  const stopping = new AbortController()
+
+  /**
+   * Lets the live index reorganise what syncs wrote (SQLite merges its FTS5 segments,
+   * fts-compaction.ts) after the sync answered, never inside it: merging a big index takes
+   * seconds (a million chunks; 0.4 s of a 10,001-chunk cold start), which no first sync,
+   * `/ready` or write should wait for, and a write's own pass never compacts. Background
+   * work: its steps give way to searches, and stop() ends it between two.
+   */
+  function compactLater(): void {
+    if (compacting || stopping.signal.aborted || !deps.live.compact) return
+    const { steps } = createPassPace({
+      foreground: deps.foreground,
+      turns: deps.turns,
+      background: true,
+      store: deps.live,
+      signal: stopping.signal,
+    })
+    compacting = (async () => {
+      // The sync's caller has its answer first: nothing is merged in the turn it resolves in.
+      await steps.between()
+      await deps.live.compact?.(steps)
+    })()
+      .catch((err: unknown) => {
+        if (!stopping.signal.aborted) deps.log.warn({ err }, 'compacting the index failed; a later sync tries again')
+      })
+      .finally(() => {
+        compacting = null
+      })
+  }
+
   /** Scans every source and syncs the index with it. */
   async function sync(opts: SyncOptions): Promise<SyncResult> {
     const base = opts.into ?? deps.live
@@ -89,7 +123,11 @@ export function createIndexer(deps: IndexerDeps) {
       try {
         await visitAll(pass, scanned, known)
         for (const path of vanished) pass.gone.push({ path, readSeq: scanSeq, known: true })
-        return await pass.finish(true)
+        const result = await pass.finish(true)
+        // A rebuild's new index is compacted before it is swapped in; the live one afterwards.
+        if (into) await pass.compact()
+        else compactLater()
+        return result
       } catch (err) {
         // A volume out of room refuses new chunks (507), and the pass stops there. The files
         // gone from the sources are dropped all the same: deletions need no room and are what
@@ -171,7 +209,20 @@ export function createIndexer(deps: IndexerDeps) {
    */
   const progress = (): SyncProgress | null => [...running].at(-1)?.snapshot() ?? null
 
-  return { sync, syncPaths, progress }
+  return {
+    sync,
+    syncPaths,
+    progress,
+    /** Ends a compaction in progress between two of its steps (the space closes). */
+    async stop(): Promise<void> {
+      stopping.abort()
+      await compacting
+    },
+    /** Resolves once no compaction runs (tests). */
+    compacted: async (): Promise<void> => {
+      await compacting
+    },
+  }
 }
 
 export type Indexer = ReturnType<typeof createIndexer>

@@ -157,13 +157,12 @@ export function startPass(
     for (const g of dropped) if (g.known) announce?.({ kind: 'unindexed', path: g.path })
   }
 
-  /** Writes what is queued, drops the files that are gone, compacts, fills pending vectors. */
+  /** Writes what is queued, drops the files that are gone, fills pending vectors. */
   async function finish(withPending: boolean): Promise<SyncResult> {
     await batch.commit()
     await batch.written()
     progress.phase('deleting')
     await dropGone()
-    for (const target of writeTo()) await target.compact?.(steps)
     if (withPending && ctx.vectorizer && base.storesVectors()) {
       progress.phase('embedding')
       await vectors.fillPending(base, steps)
@@ -175,6 +174,10 @@ export function startPass(
 
   /** Waits for a write still in flight when the pass failed before its finish. */
   const settle = () => batch.written().catch(() => undefined)
+  /** Lets each index the pass wrote to reorganise what it wrote (SpaceWriter.compact), at the pass's pace. */
+  async function compact(): Promise<void> {
+    for (const target of writeTo()) await target.compact?.(steps)
+  }
   const { begin, unreadable } = reader
   return {
     result,
@@ -183,6 +186,7 @@ export function startPass(
     visit,
     dropGone,
     finish,
+    compact,
     settle,
     unreadable,
     progress,

@@ -141,8 +141,9 @@ export interface SpaceWriter {
    */
   applyChanges(changes: FileChanges, steps: StepOptions): Promise<void>
   /**
-   * Called at the end of each sync pass: an engine may reorganise what the pass wrote for
-   * faster searches, in transactions between `steps` (SQLite merges FTS5 segments).
+   * Called after a sync answered (and for a rebuild's new index before its swap): an engine
+   * may reorganise what was written for faster searches, in transactions between `steps`
+   * (SQLite merges FTS5 segments).
    */
   compact?(steps: StepOptions): Promise<void>
   /** Stores chunks' vectors; a chunk deleted meanwhile gets none. */

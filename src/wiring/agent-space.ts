@@ -402,6 +402,7 @@ function lifecycle(w: Wiring, indexing: Indexing, writing: Writing) {
       await syncTrigger.stop()
       await writing.inFlight.close()
       await coordinator.stop()
+      await indexing.indexer.stop()
       await reader.close()
       await store.close()
       root.close()
