@@ -2,7 +2,7 @@
  * Builds one memory space (agents/agent-space.ts): a workspace folder and its own index —
  * an agent's, a user's, or the team's (SPEC §8, §11). Wires what serves it, in order: the
  * index side (indexer, reader, rebuilds, sync coordinator and watcher), the write side
- * (locks, file, write, flush and entry services), then its lifecycle, over the resources
+ * (space-writes.ts: locks, file, write, flush and entry services), then its lifecycle, over the resources
  * every space shares (agents/space-resources.ts: embedding, the engine and its readers, the
  * prepare cache). It owns their lifecycle: start() sweeps temp files of interrupted writes, starts
  * the watcher and the first sync; close() stops them in reverse order. The folder is held
@@ -12,21 +12,12 @@
 import fs from 'node:fs'
 import type { AgentSpace } from '../agents/agent-space.js'
 import type { SharedResources, SpaceDef } from '../agents/space-resources.js'
-import { MEMORY_DIR, isDayFilePath } from '../domain/layout.js'
 import type { Audience } from '../events/event-bus.js'
-import { createSpaceEvents, type SpaceEvents } from '../events/space-events.js'
-import { createEntryService } from '../files/entry-service.js'
-import { createFileService } from '../files/file-service.js'
-import { removeStaleTempFiles } from '../files/file-writer.js'
-import { createFlushService } from '../files/flush-service.js'
-import { createFolderBudget } from '../files/folder-budget.js'
+import { createSpaceEvents } from '../events/space-events.js'
 import { holdRoot, type HeldRoot } from '../files/held-root.js'
-import { createMemoryPaths, type MemoryPaths } from '../files/memory-paths.js'
-import { createWriteService } from '../files/write-service.js'
-import type { SourceRoots } from '../indexing/file-scanner.js'
+import { createMemoryPaths } from '../files/memory-paths.js'
 import { createIndexer } from '../indexing/indexer.js'
 import { createIndexingService } from '../indexing/indexing-service.js'
-import { createPathIndexQueue } from '../indexing/path-index-queue.js'
 import { createRebuilder } from '../indexing/rebuild.js'
 import { whenClaimed } from '../indexing/sync-claim.js'
 import { createSyncCoordinator } from '../indexing/sync-coordinator.js'
@@ -34,9 +25,8 @@ import type { SyncResult } from '../indexing/sync-result.js'
 import { createSyncTrigger } from '../indexing/sync-trigger.js'
 import { createWriteTargets } from '../indexing/write-targets.js'
 import type { SearchedIndex } from '../search/search-plan.js'
+import { sweepTempFiles, wireWrites, type SpaceWiring, type Writing } from './space-writes.js'
 import { TEAM_PREFIX, userPrefix } from '../shared/agent-id.js'
-import { createInFlight } from '../shared/in-flight.js'
-import { createKeyedMutex } from '../shared/keyed-mutex.js'
 import type { Logger } from '../shared/logger.js'
 import type { SpaceKey, SpaceStore } from '../store/port.js'
 
@@ -101,17 +91,6 @@ async function buildSpace(def: SpaceDef, shared: SharedResources, root: HeldRoot
   }
 }
 
-type Wiring = {
-  def: SpaceDef
-  shared: SharedResources
-  root: HeldRoot
-  log: Logger
-  store: SpaceStore
-  memoryPaths: MemoryPaths
-  roots: SourceRoots
-  events: SpaceEvents | undefined
-}
-
 async function wireSpace(
   def: SpaceDef,
   shared: SharedResources,
@@ -126,7 +105,7 @@ async function wireSpace(
     sessions: def.sessionsDir !== undefined,
     readOnly: def.readOnly,
   })
-  const w: Wiring = {
+  const w: SpaceWiring = {
     def,
     shared,
     root,
@@ -142,7 +121,7 @@ async function wireSpace(
     events: shared.events && createSpaceEvents(shared.events, audienceOf(def.key), eventPrefixOf(def.key)),
   }
   const indexing = await wireIndexing(w)
-  const writing = wireWrites(w, indexing)
+  const writing = wireWrites(w, indexing.indexer, indexing.syncTrigger)
   const target: SearchedIndex = {
     space: def.space,
     pathPrefix: '',
@@ -175,7 +154,7 @@ function reportRepairs(store: SpaceStore, log: Logger): void {
  * The index side: the indexer (into every write target), the reader the engine hands out,
  * rebuilds, the sync coordinator and the watcher, and the status service over them.
  */
-async function wireIndexing({ shared, root, log, store, memoryPaths, roots, events }: Wiring) {
+async function wireIndexing({ shared, root, log, store, memoryPaths, roots, events }: SpaceWiring) {
   const { config } = shared
   // The settings the index was built with, as of open and after each rebuild. A new or
   // emptied index simply takes the current settings; one built with other settings keeps
@@ -250,95 +229,8 @@ async function wireIndexing({ shared, root, log, store, memoryPaths, roots, even
 
 type Indexing = Awaited<ReturnType<typeof wireIndexing>>
 
-/**
- * The write side: per-file locks (across processes sharing the index), writes indexed as
- * they land, the folder budget, and the file, write, flush and entry services.
- */
-function wireWrites(
-  { shared, root, log, store, memoryPaths, roots, events }: Wiring,
-  { indexer, syncTrigger }: Indexing,
-) {
-  const { config } = shared
-  // A file's write holds its lock in this process, then across processes sharing the index.
-  const locks = createKeyedMutex({ around: (rel, fn) => store.withPathLock(rel, fn) })
-  const pathIndex = createPathIndexQueue({
-    index: async (rel) => {
-      const result = await indexer.syncPaths([rel], 'write')
-      shared.observer?.writeIndexed(result)
-    },
-    settle: (rel) => locks.run(rel, async () => undefined),
-  })
-  const inFlight = createInFlight()
-  const folders = createFolderBudget({
-    root: root.dir,
-    scanRoots: memoryPaths.scanRoots(),
-    maxFolders: config.agents.maxFolders,
-  })
-  const writeDeps = {
-    root: root.dir,
-    maxFileBytes: config.index.maxFileBytes,
-    makeFolder: folders.make,
-    locks,
-    inFlight,
-    reindexFile: pathIndex.request,
-    port: shared.writePort,
-    log: log.child({ module: 'writes' }),
-    ...(events && { onChange: events.fileChanged }),
-  }
-  const files = createFileService({
-    root: root.dir,
-    sessionsReal: roots.sessions,
-    memoryPaths,
-    store,
-    maxFileBytes: config.index.maxFileBytes,
-  })
-  const writes = createWriteService({ ...writeDeps, memoryPaths })
-  const flush = createFlushService({
-    ...writeDeps,
-    drain: syncTrigger.drain,
-    ...(shared.now && { now: shared.now }),
-  })
-  const entries = createEntryService({
-    writes,
-    flush,
-    findEntries: async (q) => store.findEntries(q),
-    readFile: async (rel) => {
-      const file = await files.readBytes(rel)
-      return file.kind === 'ok' ? file.bytes : null
-    },
-    dayFiles: async () => (await store.listFiles()).map((f) => f.path).filter(isDayFilePath),
-    ...(shared.now && { now: shared.now }),
-    ...(events && { onEntry: events.entryChanged }),
-    // A key's lock is named as no file can be (paths are relative: none starts with "/"), so
-    // it shares the files' lock machinery, across replicas too.
-    lockKey: (key, fn) => locks.run(`/key/${key}`, fn),
-  })
-  return { locks, inFlight, folders, files, writes, flush, entries }
-}
-
-type Writing = ReturnType<typeof wireWrites>
-
-/**
- * Removes temp files of interrupted writes, under each target's write lock (so writes may
- * run meanwhile). They sit next to their target: MEMORY.md at the top, the rest in
- * writable folders. A folder that cannot be read is left (logged): the files in it are
- * hidden and never indexed, and the space serves the rest.
- */
-async function sweepTempFiles({ def, root, log }: Wiring, locks: Writing['locks']): Promise<void> {
-  const writableDirs = [MEMORY_DIR, ...(def.extraPathsWritable ? def.extraPaths : [])]
-  const lock = (rel: string, fn: () => Promise<void>) => locks.run(rel, fn)
-  let swept = 0
-  try {
-    swept += await removeStaleTempFiles(root.dir, '', false, lock)
-    for (const dir of writableDirs) swept += await removeStaleTempFiles(root.dir, dir, true, lock)
-  } catch (err) {
-    log.warn({ err }, 'could not remove temp files of interrupted writes')
-  }
-  if (swept > 0) log.info({ files: swept }, 'removed temp files of interrupted writes')
-}
-
 /** The space's services, and how it starts, answers readiness and closes (AgentSpace). */
-function lifecycle(w: Wiring, indexing: Indexing, writing: Writing) {
+function lifecycle(w: SpaceWiring, indexing: Indexing, writing: Writing) {
   const { shared, root, store } = w
   const { coordinator, syncTrigger, reader } = indexing
   let starting: Promise<void> | null = null
