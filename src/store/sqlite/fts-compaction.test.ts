@@ -17,11 +17,17 @@ describe('isMergeDue', () => {
 
 describe('createFtsCompaction', () => {
   const steps = () => ({ between: async () => undefined })
+  /** The count as an index stores it: here in memory. */
+  const stored = () => {
+    let chunks = 0
+    return { written: () => chunks, setWritten: (n: number) => void (chunks = n) }
+  }
 
   it('merges in steps once half the index was written since the last merge, then counts again', async () => {
     let left = 0
     let merges = 0
     const compaction = createFtsCompaction({
+      ...stored(),
       mergeAllStep: () => {
         merges++
         return --left > 0
@@ -45,6 +51,7 @@ describe('createFtsCompaction', () => {
   it('counts the index only once writes reach half of its last count', async () => {
     let counts = 0
     const compaction = createFtsCompaction({
+      ...stored(),
       mergeAllStep: () => false,
       rows: () => {
         counts++
@@ -70,6 +77,7 @@ describe('createFtsCompaction', () => {
     let fail = true
     let merges = 0
     const compaction = createFtsCompaction({
+      ...stored(),
       mergeAllStep: () => {
         if (fail) throw new Error('database or disk is full')
         return ++merges < 2
@@ -86,7 +94,12 @@ describe('createFtsCompaction', () => {
   it('waits while the volume has no room for the merge', async () => {
     let room = false
     let merges = 0
-    const compaction = createFtsCompaction({ mergeAllStep: () => ++merges < 0, rows: () => 10, hasRoom: () => room })
+    const compaction = createFtsCompaction({
+      ...stored(),
+      mergeAllStep: () => ++merges < 0,
+      rows: () => 10,
+      hasRoom: () => room,
+    })
     compaction.wrote(10)
     await compaction.compact(steps())
     expect(merges).toBe(0)
@@ -98,10 +111,23 @@ describe('createFtsCompaction', () => {
   it('stops between steps when the pass is aborted', async () => {
     const controller = new AbortController()
     let merges = 0
-    const compaction = createFtsCompaction({ mergeAllStep: () => ++merges < 10, rows: () => 10 })
+    const compaction = createFtsCompaction({ ...stored(), mergeAllStep: () => ++merges < 10, rows: () => 10 })
     compaction.wrote(10)
     const between = async () => controller.abort()
     await expect(compaction.compact({ between, signal: controller.signal })).rejects.toThrow()
     expect(merges).toBe(2)
+  })
+})
+
+describe('createFtsCompaction with a stored count', () => {
+  it('merges after a restart what was written before it', async () => {
+    let chunks = 0
+    const store = { written: () => chunks, setWritten: (n: number) => void (chunks = n) }
+    let merges = 0
+    createFtsCompaction({ ...store, mergeAllStep: () => false, rows: () => 100 }).wrote(60)
+    const restarted = createFtsCompaction({ ...store, mergeAllStep: () => ++merges < 0, rows: () => 100 })
+    await restarted.compact({ between: async () => undefined })
+    expect(merges).toBe(1)
+    expect(chunks).toBe(0)
   })
 })

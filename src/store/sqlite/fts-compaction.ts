@@ -6,7 +6,9 @@
  * depend on how the index is split. FTS5's own automerge only merges segments of one level,
  * so after a sync pass this merges every segment into one, in small steps, once the chunks
  * written since the last such merge are at least half the index: the merging then rewrites
- * at most about twice what was written, as a growing array copies its items.
+ * at most about twice what was written, as a growing array copies its items. The count of
+ * chunks written since is kept in the index itself, so a service restarted before its merge
+ * still merges, and an index swapped in by a rebuild brings its own count.
  */
 import type { StepOptions } from '../port.js'
 
@@ -18,6 +20,10 @@ export function isMergeDue(written: number, rows: number): boolean {
 export type FtsCompactionDeps = {
   /** One step of merging every segment into one; false once there is nothing left to merge. */
   mergeAllStep: () => boolean
+  /** Chunks written since the last full merge, as stored with the index (0 when never counted). */
+  written: () => number
+  /** Stores that count. */
+  setWritten: (chunks: number) => void
   /** The index's chunk count (a COUNT over the chunks: milliseconds for a big index). */
   rows: () => number
   /**
@@ -28,7 +34,6 @@ export type FtsCompactionDeps = {
 }
 
 export function createFtsCompaction(deps: FtsCompactionDeps) {
-  let written = 0
   /**
    * The chunk count when last counted: a pass that wrote less than half of it (a flush into
    * a big index) does not count again. Deletions since only make a merge come later.
@@ -37,13 +42,14 @@ export function createFtsCompaction(deps: FtsCompactionDeps) {
   return {
     /** Counts chunks written to the index. */
     wrote(chunks: number): void {
-      written += chunks
+      if (chunks > 0) deps.setWritten(deps.written() + chunks)
     },
     /**
      * Merges the index into one segment when due, yielding between steps. A step that
      * throws leaves the count as it was, so a later pass merges.
      */
     async compact(steps: StepOptions): Promise<void> {
+      const written = deps.written()
       if (written === 0 || 2 * written < rows) return
       rows = deps.rows()
       if (!isMergeDue(written, rows) || deps.hasRoom?.() === false) return
@@ -51,7 +57,8 @@ export function createFtsCompaction(deps: FtsCompactionDeps) {
         steps.signal?.throwIfAborted()
         await steps.between()
       }
-      written = 0
+      // Chunks written during the merge's steps were merged with the rest.
+      deps.setWritten(0)
     },
   }
 }

@@ -169,3 +169,30 @@ describe('compacting after a sync pass', () => {
     expect(after).toBe(2)
   })
 })
+
+describe('compacting after a restart', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
+  const dbPath = path.join(dir, 'index.sqlite')
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const steps = { between: async () => undefined }
+
+  it('merges what a service wrote before it stopped', async () => {
+    const before = createIndexStore({ dbPath })
+    for (let i = 0; i < 12; i++) {
+      await before.applyChanges({ replace: [await prepared(`memory/n-${i}.md`, `walrus ${i}`)] }, steps)
+    }
+    before.close()
+    const after = createIndexStore({ dbPath })
+    const raw = new Database(dbPath, { readonly: true })
+    const segments = () =>
+      raw.prepare<[], { n: number }>('SELECT COUNT(DISTINCT segid) AS n FROM chunks_fts_idx').get()?.n
+    try {
+      expect(segments()).toBeGreaterThan(1)
+      await after.compact(steps)
+      expect(segments()).toBe(1)
+    } finally {
+      raw.close()
+      after.close()
+    }
+  })
+})

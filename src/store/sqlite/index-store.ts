@@ -47,6 +47,8 @@ const SCRATCH_FTS = { automerge: 0, crisismerge: 64 }
 const LIVE_FTS = { automerge: 4, crisismerge: 16 }
 /** Pages of FTS5 merge work per step: about 1 ms. */
 const MERGE_STEP_PAGES = 16
+/** Meta key of the chunks written since the FTS5 index was last merged into one segment (fts-compaction.ts). */
+const UNMERGED_KEY = 'fts_unmerged_chunks'
 
 /** Finds nothing: an index without vectors. */
 const NO_VECTORS: VectorIndex = { nearest: () => [] }
@@ -126,6 +128,8 @@ export function createIndexStore(opts: IndexStoreOptions) {
     (state.db.pragma('page_size', { simple: true }) as number)
   const hasRoom = () => space.hasRoom(freedBytes)
   const compaction = createFtsCompaction({
+    written: () => Number(state.repo.getMeta(UNMERGED_KEY) ?? 0),
+    setWritten: (chunks) => transaction((repo) => repo.setMeta(UNMERGED_KEY, String(chunks))),
     mergeAllStep: () => transaction((repo) => repo.mergeStep(MERGE_STEP_PAGES, true)),
     rows: () => state.reads.corpus().rows,
     // Room for a copy of the whole index (its file is more than its FTS5 data); a rebuild's
