@@ -78,9 +78,10 @@ export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: bool
     chunkPlace: db.prepare<[number], { datedMs: number | null } & EntryColumns>(
       `SELECT c.dated_ms AS datedMs, ${ENTRY_SELECT} FROM chunks c WHERE c.id = ?`,
     ),
+    // `LIMIT +?`: not compiled again at each run, as a bare parameter would be (search-repo.ts).
     pending: db.prepare<[number], PendingChunk>(
       `SELECT id, path, source, text, headings, content_hash AS contentHash
-       FROM chunks WHERE has_vector = 0 AND dead IS NULL ORDER BY id LIMIT ?`,
+       FROM chunks WHERE has_vector = 0 AND dead IS NULL ORDER BY id LIMIT +?`,
     ),
     pendingCount: db.prepare<[], { n: number }>(
       'SELECT COUNT(*) AS n FROM chunks WHERE has_vector = 0 AND dead IS NULL',

@@ -37,8 +37,9 @@ export function createEmbeddingCache(opts: EmbeddingCacheOptions) {
        ON CONFLICT (provider, model, content_hash) DO UPDATE SET vector = excluded.vector, used_at_ms = excluded.used_at_ms`,
     ),
     count: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM embeddings'),
+    // `LIMIT +?`: not compiled again at each run, as a bare parameter would be (search-repo.ts).
     pruneOldest: db.prepare(
-      'DELETE FROM embeddings WHERE rowid IN (SELECT rowid FROM embeddings ORDER BY used_at_ms LIMIT ?)',
+      'DELETE FROM embeddings WHERE rowid IN (SELECT rowid FROM embeddings ORDER BY used_at_ms LIMIT +?)',
     ),
   }
   let entries = stmt.count.get()?.n ?? 0

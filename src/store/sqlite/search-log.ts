@@ -48,14 +48,16 @@ export function createSqliteSearchLog(opts: { dbPath: string }): SearchLog {
      WHERE request_id = ? AND agent = ? AND user_id IS ?`,
   )
   const agents = db.prepare<[], { agent: string }>('SELECT DISTINCT agent FROM searches')
-  const pruneOld = db.prepare('DELETE FROM searches WHERE id IN (SELECT id FROM searches WHERE at_ms < ? LIMIT ?)')
+  // `LIMIT +?`, not `LIMIT ?`: SQLite compiles a statement whose LIMIT or OFFSET is a bare
+  // parameter again each time it is bound (search-repo.ts).
+  const pruneOld = db.prepare('DELETE FROM searches WHERE id IN (SELECT id FROM searches WHERE at_ms < ? LIMIT +?)')
   /** The agent's newest search it keeps last (OFFSET maxPerAgent − 1), if it has that many. */
   const lastKept = db.prepare<[string, number], { id: number; at_ms: number }>(
-    'SELECT id, at_ms FROM searches WHERE agent = ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET ?',
+    'SELECT id, at_ms FROM searches WHERE agent = ? ORDER BY at_ms DESC, id DESC LIMIT 1 OFFSET +?',
   )
   const pruneAgent = db.prepare(
     `DELETE FROM searches WHERE id IN (
-       SELECT id FROM searches WHERE agent = ? AND (at_ms < ? OR (at_ms = ? AND id < ?)) LIMIT ?)`,
+       SELECT id FROM searches WHERE agent = ? AND (at_ms < ? OR (at_ms = ? AND id < ?)) LIMIT +?)`,
   )
   /** Runs a delete of at most PRUNE_STEP rows until it deletes fewer, yielding between: answers the rows. */
   async function inSteps(run: () => number): Promise<number> {
