@@ -8,7 +8,7 @@
  * whose sync runs, which then resumes when it is opened again.
  *
  * Opening is bounded work per turn of the event loop: at most OPENS_AT_ONCE spaces are
- * built at a time, with yields around the synchronous step (opening the index). A request
+ * built at a time (agent-entries.ts), with yields around the synchronous step (opening the index). A request
  * holds a lease on its space for its whole duration, so a space is never closed under a
  * request. An unknown agent is 404 AGENT_NOT_FOUND for reads, unless it has a token (then it
  * reads as empty: empty-space.ts); a write creates its folder. A space whose folder was
@@ -17,40 +17,22 @@
  * not answer "I don't remember" about notes that are on disk; reopening one answers from it
  * at once while a catch-up sync runs.
  */
-import fs from 'node:fs/promises'
-import { setTimeout as sleep } from 'node:timers/promises'
-import { folderReplaced } from '../files/held-root.js'
+import { folderReplaced, type FolderIdentity } from '../files/held-root.js'
 import { isSpaceId, MAIN_AGENT, splitSpaceId } from '../shared/agent-id.js'
 import { yieldToEventLoop } from '../shared/async.js'
-import { appError, isAppError } from '../shared/errors.js'
-import { createLimiter } from '../shared/limiter.js'
+import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { AGENT_FOLDER, type FolderLookup, type FoundFolder } from './agent-folders.js'
-import type { FolderIdentity } from '../files/held-root.js'
 import type { MaybePromise } from '../store/port.js'
+import { createAgentEntries, type AgentEntriesDeps, type Entry, type UseOptions } from './agent-entries.js'
 import type { AgentSpace } from './agent-space.js'
 import { spaceSummary, type AgentSummary } from './agent-summary.js'
 import type { SpaceView } from './empty-space.js'
-import { createOpenPlaces } from './open-places.js'
+
+export type { UseOptions } from './agent-entries.js'
 
 /** Whether a request may create the agent (writes) or needs it to exist (reads). */
 export type AgentAccess = 'read' | 'write'
-
-/**
- * Spaces built (or closed) at once. Building one opens its index synchronously (5–25 ms),
- * closing one closes it (a WAL checkpoint); two at a time keep a burst of agents from
- * queueing many of those steps into one turn of the event loop.
- */
-const OPENS_AT_ONCE = 2
-const CLOSES_AT_ONCE = 2
-
-/**
- * Options of one use of an agent's space. `placeWaitMs`: how long to wait for a place among
- * the `maxOpen` before giving up with 503 OVERLOADED (default: no limit). A request that
- * already holds another agent's space (a search of granted memories) sets it: two such
- * requests holding the last places could otherwise wait for each other forever.
- */
-export type UseOptions = { placeWaitMs?: number }
 
 /**
  * The folders of the registry's spaces: an agent's by its id, a user's by `<agent>/<user>`
@@ -70,164 +52,30 @@ export type AgentRegistryDeps = {
   known: ReadonlySet<string>
   empty: (id: string) => SpaceView
   maxOpen: number
-  /**
-   * Builds the space of an agent over its folder (not started), checking it is the folder
-   * `identity` names; `onFolderReplaced` is called when it is found replaced later.
-   */
-  open: (id: string, folder: FoundFolder, onFolderReplaced: () => void) => Promise<AgentSpace>
+  /** Builds the space of an agent over its folder (agent-entries.ts). */
+  open: AgentEntriesDeps['open']
   /** Reads what a closed agent's index holds, without opening it for writing. */
   peek: (id: string) => MaybePromise<AgentSummary>
   log: Logger
   now?: () => number
 }
 
-type Entry = {
-  id: string
-  /** Null until built. */
-  space: AgentSpace | null
-  leases: number
-  lastUsedMs: number
-  /** Holds one of the `maxOpen` places (from before it is built until its close is done). */
-  placed: boolean
-  /** Settles when the space is open and, for a new index, its first sync is done. */
-  ready: Promise<void>
-  closing: Promise<void> | null
-  /** Its folder was replaced: refused, and closed once no request holds it. */
-  revoked: boolean
-  /**
-   * Its folder was made for a write that has not succeeded yet: a refused write (the
-   * database away) creates no agent, so the folder goes again if it is still empty.
-   */
-  created: { root: string } | null
-}
-
 export function createAgentRegistry(deps: AgentRegistryDeps) {
-  const now = deps.now ?? Date.now
-  const log = deps.log
-  const entries = new Map<string, Entry>()
-  /** What closed agents held when they closed, for GET /agents. */
-  const summaries = new Map<string, AgentSummary>()
-  const opening = createLimiter(OPENS_AT_ONCE)
-  const closing = createLimiter(CLOSES_AT_ONCE)
+  const live = createAgentEntries({
+    maxOpen: deps.maxOpen,
+    open: deps.open,
+    pin: (id, identity) => deps.folders.pin(id, identity),
+    log: deps.log,
+    now: deps.now ?? Date.now,
+  })
+  const { entries, summaries, places, lease, close } = live
   /** Spaces being removed (a user deleted): no request opens them until that is done. */
   const removing = new Map<string, Promise<void>>()
-  let closed = false
-  const places = createOpenPlaces<Entry>({
-    maxOpen: deps.maxOpen,
-    entries: () => entries.values(),
-    close: (entry) => void close(entry),
-    closed: () => closed,
-    now,
-    log,
-  })
-  const notify = places.notify
 
   const notFound = (id: string) =>
     appError('AGENT_NOT_FOUND', `No agent "${id}": it has no memory yet (its first write creates it)`, {
       details: { agent: id },
     })
-
-  /**
-   * Registers the agent's entry before any await, so concurrent requests share it, then
-   * waits for a place, builds the space (at most OPENS_AT_ONCE at a time) and starts it. A
-   * new index is ready once its first sync is done; an existing one at once.
-   */
-  function openEntry(id: string, folder: FoundFolder, created: boolean): Entry {
-    const entry: Entry = {
-      id,
-      space: null,
-      leases: 0,
-      lastUsedMs: now(),
-      placed: false,
-      ready: Promise.resolve(),
-      closing: null,
-      revoked: false,
-      created: created ? { root: folder.root } : null,
-    }
-    entries.set(id, entry)
-    entry.ready = (async () => {
-      await places.take(entry)
-      const space = await opening.run(async () => {
-        await yieldToEventLoop()
-        if (closed) throw appError('SHUTTING_DOWN')
-        const built = await deps.open(id, folder, () => revoke(entry))
-        await yieldToEventLoop()
-        return built
-      })
-      entry.space = space
-      deps.folders.pin(id, folder.identity)
-      const started = space.start({ urgent: space.fresh })
-      if (!space.fresh) {
-        started.catch((err: unknown) => log.error({ err, agent: id }, 'agent watcher or sync could not start'))
-        return
-      }
-      // Failures of that sync are in the agent's status and the log; the request is answered.
-      const { firstSync } = await started
-      await firstSync?.catch(() => undefined)
-    })()
-    entry.ready.catch((err: unknown) => {
-      // A refusal (its folder replaced, shutting down) is the request's answer, not a fault.
-      if (isAppError(err)) log.warn({ err, agent: id }, 'agent could not be opened')
-      else log.error({ err, agent: id }, 'agent could not be opened')
-      void settleClose(
-        entry,
-        (entry.space?.close() ?? Promise.resolve()).then(() => uncreate(entry)),
-      )
-    })
-    return entry
-  }
-
-  /**
-   * Removes the folder a refused write made for its agent, if nothing was written in it (an
-   * empty folder: rmdir refuses any other). Run once the agent's space is closed.
-   */
-  async function uncreate(entry: Entry): Promise<void> {
-    const created = entry.created
-    if (!created) return
-    entry.created = null
-    const removed = await fs.rmdir(created.root).then(
-      () => true,
-      () => false,
-    )
-    if (removed) log.info({ agent: entry.id }, 'removed the folder of an agent whose first write was refused')
-  }
-
-  /** Takes a lease on an entry and waits until it is ready (giving up after `placeWaitMs` without a place). */
-  async function lease(entry: Entry, opts: UseOptions): Promise<Entry> {
-    entry.leases++
-    entry.lastUsedMs = now()
-    try {
-      if (opts.placeWaitMs !== undefined) {
-        const late = await Promise.race([entry.ready.then(() => false), sleep(opts.placeWaitMs, true, { ref: false })])
-        if (late && !entry.placed && !entry.space) {
-          throw appError('OVERLOADED', `Every open agent is held by a request (MNEMO_MAX_OPEN_AGENTS): retry shortly`, {
-            details: { agent: entry.id },
-          })
-        }
-      }
-      await entry.ready
-    } catch (err) {
-      entry.leases--
-      notify()
-      throw err
-    }
-    return entry
-  }
-
-  function release(entry: Entry): void {
-    entry.leases--
-    entry.lastUsedMs = now()
-    if (entry.revoked && entry.leases === 0) void close(entry)
-    notify()
-  }
-
-  /** The space's folder was replaced: refuse it and close it once no request holds it. */
-  function revoke(entry: Entry): void {
-    if (entry.revoked) return
-    entry.revoked = true
-    log.warn({ agent: entry.id }, 'agent folder replaced after it was opened: its space closes')
-    if (entry.leases === 0 && entry.space) void close(entry)
-  }
 
   /** The open entry of the agent with a lease taken, or 'empty' for a known agent without a folder. */
   async function acquire(
@@ -237,7 +85,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
     opts: UseOptions,
   ): Promise<Entry | 'empty'> {
     for (;;) {
-      if (closed) throw appError('SHUTTING_DOWN')
+      if (live.isClosed()) throw appError('SHUTTING_DOWN')
       const removal = removing.get(id)
       if (removal) {
         await removal
@@ -259,38 +107,10 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
       else if (deps.known.has(id) || splitSpaceId(id)) return 'empty'
       else throw notFound(id)
       // The registry may have closed, or another request opened the agent, meanwhile.
-      if (closed) throw appError('SHUTTING_DOWN')
+      if (live.isClosed()) throw appError('SHUTTING_DOWN')
       if (entries.has(id)) continue
-      return lease(openEntry(id, found, creating), opts)
+      return lease(live.openEntry(id, found, creating), opts)
     }
-  }
-
-  /** Marks the entry closing until `closing` settles; then its place is free. */
-  function settleClose(entry: Entry, closing: Promise<void>): Promise<void> {
-    entry.closing = closing
-      .catch((err: unknown) => log.error({ err, agent: entry.id }, 'closing agent failed'))
-      .finally(() => {
-        if (entries.get(entry.id) === entry) entries.delete(entry.id)
-        entry.placed = false
-        notify()
-      })
-    return entry.closing
-  }
-
-  function close(entry: Entry): Promise<void> {
-    if (entry.closing) return entry.closing
-    const space = entry.space as AgentSpace
-    log.debug({ agent: entry.id }, 'closing agent')
-    return settleClose(
-      entry,
-      closing.run(async () => {
-        await yieldToEventLoop()
-        // An agent whose only write was refused has no index worth a summary.
-        if (!entry.created) summaries.set(entry.id, await spaceSummary(space))
-        await space.close()
-        await uncreate(entry)
-      }),
-    )
   }
 
   return {
@@ -325,7 +145,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
         entry.created = null
         return result
       } finally {
-        release(entry)
+        live.release(entry)
         // The write that made the agent was refused, and no other request holds it: the
         // agent goes with its (empty) folder.
         if (!succeeded && entry.created && entry.leases === 0 && !entry.closing) void close(entry)
@@ -382,8 +202,7 @@ export function createAgentRegistry(deps: AgentRegistryDeps) {
     openSpaces: (): AgentSpace[] => [...entries.values()].flatMap((e) => (e.space && !e.closing ? [e.space] : [])),
     /** Closes every agent but main (which the container closes). */
     async close(): Promise<void> {
-      closed = true
-      notify()
+      live.shutDown()
       await Promise.all(
         [...entries.values()].map(
           (e) => e.closing ?? e.ready.catch(() => undefined).then(() => (e.space ? close(e) : undefined)),
