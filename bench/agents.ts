@@ -12,6 +12,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { makeQueries, writeCorpus } from './corpus.js'
+import type { BenchEngine } from './engines.js'
 import { createClient } from './http-client.js'
 import { rssMb } from './rss.js'
 import { startServer, type ServerProcess } from './server-process.js'
@@ -19,6 +20,7 @@ import { median, percentile } from './stats.js'
 
 export type AgentsBenchOptions = {
   tmp: string
+  engine: BenchEngine
   runs: number
   agents: number
   /** Day files per agent, of `notesPerFile` notes (≈ one chunk each). */
@@ -51,7 +53,7 @@ export async function benchAgents(opts: AgentsBenchOptions) {
   }
   fs.mkdirSync(emptyAgentsDir, { recursive: true })
   const queries = makeQueries(500)
-  const env = { MNEMO_WORKSPACE: workspace, MNEMO_DATA_DIR: dataDir, MNEMO_INDEX_ON_START: 'true' }
+  const env = { MNEMO_WORKSPACE: workspace, ...opts.engine.env(dataDir), MNEMO_INDEX_ON_START: 'true' }
 
   // Build every agent's index once (a request to a new agent waits for its first sync).
   const building = await startServer({ ...env, MNEMO_AGENTS_DIR: agentsDir })
@@ -66,6 +68,8 @@ export async function benchAgents(opts: AgentsBenchOptions) {
   const buildMs = performance.now() - buildStarted
   builder.close()
   await building.stop()
+  // Every agent's index and main's, the same size.
+  const diskBytesPerChunk = (await opts.engine.diskBytes(dataDir)) / ((opts.agents + 1) * chunksPerAgent)
 
   const ready = { empty: [] as number[], full: [] as number[] }
   const firstSearch: number[] = []
@@ -128,6 +132,7 @@ export async function benchAgents(opts: AgentsBenchOptions) {
     firstSearchP95Ms: percentile(firstSearch, 95),
     firstSearchP99Ms: percentile(firstSearch, 99),
     rssMb: rss,
+    diskBytesPerChunk,
     readyEmptyMs: median(ready.empty),
     readyFullMs: median(ready.full),
     samples: { warm, ready, firstSearchRuns: opts.runs },
