@@ -46,14 +46,27 @@ function termCounts(chunk: Pick<ChunkInput, 'bodyTerms' | 'headingTerms'>): Map<
   return counts
 }
 
+/** The index-scoped term keys the GIN index holds: `<index id>:<term>`. */
+export const termKey = (indexId: number, term: string): string => `${indexId}:${term}`
+
 /**
- * A chunk's term counts as the JSON of `tf`: `{"term":[body, heading], ...}`, written
- * directly (Object.fromEntries then JSON.stringify was most of a cold index's CPU time).
+ * A chunk's distinct terms as the text of its GIN keys (`<index id>:<term>`, space-separated)
+ * and its counts as the JSON of `tf` (`{"term":[body, heading], ...}`), built in one pass
+ * by concatenation: arrays of parts joined, and Object.fromEntries then JSON.stringify
+ * before them, were most of a cold index's CPU time in this process.
  */
-function countsJson(counts: Map<string, [number, number]>): string {
-  const parts: string[] = []
-  for (const [term, [body, heading]] of counts) parts.push(`${JSON.stringify(term)}:[${body},${heading}]`)
-  return `{${parts.join(',')}}`
+function encodeCounts(indexId: number, counts: Map<string, [number, number]>): { keys: string; tf: string } {
+  let keys = ''
+  let tf = ''
+  for (const [term, [body, heading]] of counts) {
+    if (keys !== '') {
+      keys += ' '
+      tf += ','
+    }
+    keys += termKey(indexId, term)
+    tf += `${JSON.stringify(term)}:[${body},${heading}]`
+  }
+  return { keys, tf: `{${tf}}` }
 }
 
 /**
@@ -62,8 +75,6 @@ function countsJson(counts: Map<string, [number, number]>): string {
  */
 type Tally = { deltas: Map<string, number>; rows: number; tokens: number; written: WrittenChunk[] }
 
-/** The index-scoped term keys the GIN index holds: `<index id>:<term>`. */
-export const termKey = (indexId: number, term: string): string => `${indexId}:${term}`
 const termOfKey = (key: string): string => key.slice(key.indexOf(':') + 1)
 
 export function createIndexWrites(t: Tables, lists: ImpactLists) {
@@ -147,6 +158,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
       tally.tokens += chunk.tokenCount
       return counts
     })
+    const encoded = counted.map((counts) => encodeCounts(indexId, counts))
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
     const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
       `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
@@ -171,8 +183,8 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
         chunks.map((x) => x.bodyTerms),
         chunks.map((x) => x.headingTerms),
         chunks.map((x) => x.tokenCount),
-        counted.map((counts) => [...counts.keys()].map((term) => termKey(indexId, term)).join(' ')),
-        counted.map(countsJson),
+        encoded.map((e) => e.keys),
+        encoded.map((e) => e.tf),
         chunks.map(withVector),
         chunks.map((x) => x.datedMs),
         chunks.map((x) => x.entry?.status ?? null),
