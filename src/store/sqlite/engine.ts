@@ -40,11 +40,19 @@ export type SqliteEngineOptions = {
   /** The searches of an index (the search pipeline's). */
   readOps: ReadOpsFactory
   /** The read threads to start; none: every read, checkpoint and job runs in process. */
-  threads?: Omit<ReadThreadsDeps, 'shards'> | undefined
+  threads?: Omit<ReadThreadsDeps, 'shards' | 'quantizedFrom'> | undefined
+  /** Chunks from which vector searches pre-select by quantised vectors (index-store.ts); 0 or absent: never. */
+  quantizedFrom?: number | undefined
 }
 
 export function createSqliteEngine(opts: SqliteEngineOptions) {
-  const threads = opts.threads && createReadThreads({ ...opts.threads, shards: () => opts.vectors()?.shards ?? 1 })
+  const threads =
+    opts.threads &&
+    createReadThreads({
+      ...opts.threads,
+      shards: () => opts.vectors()?.shards ?? 1,
+      quantizedFrom: opts.quantizedFrom ?? 0,
+    })
   const threadLog = opts.threads?.log
   // The threads checkpoint the write-ahead logs, so the writer's commits never do it.
   const checkpoint =
@@ -65,6 +73,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       vectors: opts.vectors,
       loadVectorExtension: opts.loadVectorExtension,
       scratch,
+      quantizedFrom: opts.quantizedFrom ?? 0,
       ...(checkpoint && { checkpoint }),
     })
 
@@ -116,7 +125,11 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
     },
     vectorLayout(preference: VectorPreference, log: Logger): VectorLayout {
       const backend = chooseVectorBackend(preference, opts.loadVectorExtension, log)
-      return { backend, shards: VECTOR_SHARDS, ...(backend === 'sqlite-vec' && { chunkSize: VEC0_CHUNK_SIZE }) }
+      return {
+        backend,
+        shards: VECTOR_SHARDS,
+        ...(backend === 'sqlite-vec' && { chunkSize: VEC0_CHUNK_SIZE, floatCopy: true }),
+      }
     },
     openSearchLog: () => createSqliteSearchLog({ dbPath: path.join(opts.dataDir, SEARCH_LOG_FILE) }),
     openEmbeddingCache: ({ maxEntries, now }: { maxEntries: number; now?: (() => number) | undefined }) =>
