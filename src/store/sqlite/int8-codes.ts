@@ -15,15 +15,19 @@ const CODE_MAX = 127
  * has scale 0 and zero codes.
  */
 export function quantizeInt8(vector: Float32Array, codes: Int8Array, offset: number): number {
+  // Plain indexed loops: a copy of 100,000 vectors of 256 dimensions is quantised at once.
   let max = 0
-  for (const x of vector) max = Math.max(max, Math.abs(x))
+  for (let i = 0; i < vector.length; i++) {
+    const x = Math.abs(vector[i] as number)
+    if (x > max) max = x
+  }
   if (max === 0) {
     codes.fill(0, offset, offset + vector.length)
     return 0
   }
-  const scale = max / CODE_MAX
-  for (let i = 0; i < vector.length; i++) codes[offset + i] = Math.round((vector[i] as number) / scale)
-  return scale
+  const toCode = CODE_MAX / max
+  for (let i = 0; i < vector.length; i++) codes[offset + i] = Math.round((vector[i] as number) * toCode)
+  return max / CODE_MAX
 }
 
 /** A query's non-zero dimensions and their values. */
