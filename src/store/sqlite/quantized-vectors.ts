@@ -63,9 +63,10 @@ export function createQuantizedVectors(src: QuantizedSource, minVectors: number)
     return counted.chunks >= minVectors
   }
 
-  function grow(rows: number): void {
+  /** Makes room for `rows` rows: at least that many (`exact`), else doubling. */
+  function grow(rows: number, exact = false): void {
     if (rows <= shardOfRow.length) return
-    const capacity = Math.max(rows, shardOfRow.length * 2, 1024)
+    const capacity = exact ? rows : Math.max(rows, shardOfRow.length * 2, 1024)
     const codes = new Int8Array(capacity * dims)
     codes.set(matrix.codes)
     const scales = new Float32Array(capacity)
@@ -109,6 +110,8 @@ export function createQuantizedVectors(src: QuantizedSource, minVectors: number)
     dead = 0
     // Changes committed after the bounds were read are applied again next time: put is idempotent.
     cursor = maxSeq
+    // Sized once for the index (doubling from nothing left ~1.3× the codes in garbage behind).
+    grow(src.chunks(), true)
     src.eachVector(put)
   }
 
