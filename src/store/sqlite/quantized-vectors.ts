@@ -12,16 +12,14 @@
  * (vector-schema.ts) whenever the index changed; read again whole when it fell behind the
  * log, or when a quarter of its rows are of deleted chunks.
  */
-import { quantizeInt8, sparseQuery, topRows, type CodeMatrix } from './int8-codes.js'
-import { shardOf } from './vector-repo.js'
+import { createCodeRows, type CodeRows } from './code-rows.js'
+import { sparseQuery } from './int8-codes.js'
 
 /**
  * Most non-zero dimensions, as a fraction of all, for which the pre-selection beats the
  * float scan (its cost grows with them; 64 of 256 reads a quarter of every row's codes).
  */
 const SPARSE_MAX_FRACTION = 0.25
-/** Shard mark of a row whose chunk lost its vector: never a candidate. */
-const DEAD = 255
 
 export type QuantizedSource = {
   /** Of the index's vector layout. */
@@ -43,12 +41,8 @@ export type QuantizedSource = {
 }
 
 export function createQuantizedVectors(src: QuantizedSource, minVectors: number) {
-  const { dims } = src
-  let matrix: CodeMatrix = { codes: new Int8Array(0), scales: new Float32Array(0), rows: 0, dims }
-  let shardOfRow = new Uint8Array(0)
-  let idOfRow = new Float64Array(0)
-  const rowOf = new Map<number, number>()
-  let dead = 0
+  const allShards = Array.from({ length: src.shards }, (_, i) => i)
+  let rows: CodeRows | null = null
   /** Last change applied (vector_changes.seq), and the index generation it was read at. */
   let cursor = 0
   let seenGeneration: number | null = null
@@ -63,75 +57,30 @@ export function createQuantizedVectors(src: QuantizedSource, minVectors: number)
     return counted.chunks >= minVectors
   }
 
-  /** Makes room for `rows` rows: at least that many (`exact`), else doubling. */
-  function grow(rows: number, exact = false): void {
-    if (rows <= shardOfRow.length) return
-    const capacity = exact ? rows : Math.max(rows, shardOfRow.length * 2, 1024)
-    const codes = new Int8Array(capacity * dims)
-    codes.set(matrix.codes)
-    const scales = new Float32Array(capacity)
-    scales.set(matrix.scales)
-    matrix = { ...matrix, codes, scales }
-    const shards = new Uint8Array(capacity)
-    shards.set(shardOfRow)
-    shardOfRow = shards
-    const ids = new Float64Array(capacity)
-    ids.set(idOfRow)
-    idOfRow = ids
-  }
-
-  function put(id: number, embedding: Buffer): void {
-    let row = rowOf.get(id)
-    if (row === undefined) {
-      row = matrix.rows
-      grow(row + 1)
-      matrix.rows++
-      rowOf.set(id, row)
-      idOfRow[row] = id
-    }
-    const vector = new Float32Array(embedding.buffer, embedding.byteOffset, dims)
-    matrix.scales[row] = quantizeInt8(vector, matrix.codes, row * dims)
-    shardOfRow[row] = shardOf(id, src.shards)
-  }
-
-  function drop(id: number): void {
-    const row = rowOf.get(id)
-    if (row === undefined) return
-    rowOf.delete(id)
-    shardOfRow[row] = DEAD
-    dead++
-  }
-
-  function loadAll(maxSeq: number): void {
-    matrix = { codes: new Int8Array(0), scales: new Float32Array(0), rows: 0, dims }
-    shardOfRow = new Uint8Array(0)
-    idOfRow = new Float64Array(0)
-    rowOf.clear()
-    dead = 0
+  /** Reads every vector, in rows sized once for the index. */
+  function loadAll(maxSeq: number): CodeRows {
+    const fresh = createCodeRows(src.dims, src.shards, src.chunks())
     // Changes committed after the bounds were read are applied again next time: put is idempotent.
     cursor = maxSeq
-    // Sized once for the index (doubling from nothing left ~1.3× the codes in garbage behind).
-    grow(src.chunks(), true)
-    src.eachVector(put)
+    src.eachVector((id, embedding) => fresh.put(id, embedding))
+    return fresh
   }
 
   /** Brings the copy up to the index's current state. */
-  function refresh(): void {
+  function refresh(): CodeRows {
     const generation = src.generation()
-    if (generation === seenGeneration) return
+    if (rows && generation === seenGeneration) return rows
     seenGeneration = generation
     const { min, max } = src.changes.bounds()
     const behind = max === null || max < cursor || (min !== null && min > cursor + 1)
-    if (matrix.rows === 0 || behind || dead * 4 > rowOf.size) {
-      loadAll(max ?? 0)
-      return
-    }
+    if (!rows || behind || rows.dead() * 4 > rows.live()) return (rows = loadAll(max ?? 0))
     for (const { seq, id } of src.changes.after(cursor)) {
       const embedding = src.vectorOf(id)
-      if (embedding) put(id, embedding)
-      else drop(id)
+      if (embedding) rows.put(id, embedding)
+      else rows.drop(id)
       cursor = seq
     }
+    return rows
   }
 
   return {
@@ -144,16 +93,12 @@ export function createQuantizedVectors(src: QuantizedSource, minVectors: number)
       if (minVectors <= 0) return null
       const query = sparseQuery(vector, SPARSE_MAX_FRACTION)
       if (!query || !bigEnough()) return null
-      refresh()
-      if (rowOf.size < minVectors) return null
-      const allowed = new Uint8Array(256)
-      for (const s of shards ?? Array.from({ length: src.shards }, (_, i) => i)) allowed[s] = 1
-      const rows = topRows(matrix, query, n, shardOfRow, allowed)
-      return rows.map((row) => idOfRow[row] as number)
+      const current = refresh()
+      return current.live() < minVectors ? null : current.top(query, n, shards ?? allShards)
     },
     /** Chunks found without a vector when scored (deleted since the copy was read). */
     forget(ids: readonly number[]): void {
-      for (const id of ids) drop(id)
+      for (const id of ids) rows?.drop(id)
     },
   }
 }

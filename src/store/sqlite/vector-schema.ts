@@ -10,7 +10,7 @@
  * of different models or sizes can never be mixed.
  */
 import type { Db } from './database.js'
-import type { VectorConfig } from '../port.js'
+import type { VectorBackend, VectorConfig, VectorLayout } from '../port.js'
 
 /**
  * Vectors are split into this many shards (chunk id modulo shards, a vec0 partition key), so
@@ -28,6 +28,12 @@ export const VECTOR_SHARDS = 4
  * are the common case: an agent's, and each user's inside an agent.
  */
 export const VEC0_CHUNK_SIZE = 256
+
+/** The layout of every index made for `backend`: vec0 blocks of VEC0_CHUNK_SIZE, with the float copy. */
+export const sqliteVectorLayout = (backend: VectorBackend): VectorLayout =>
+  backend === 'sqlite-vec'
+    ? { backend, shards: VECTOR_SHARDS, chunkSize: VEC0_CHUNK_SIZE, floatCopy: true }
+    : { backend, shards: VECTOR_SHARDS }
 
 const META_KEY = 'vectors'
 
