@@ -97,6 +97,8 @@ export type Config = Readonly<{
     /** UTF-8 bytes of snippets one search answer carries in all. */
     snippetBytesPerSearch: number
     workers: number
+    /** Chunks from which vector searches pre-select by quantised vectors (0: never). */
+    quantizedFrom: number
     vectorWeight: number
     textWeight: number
     candidateMultiplier: number

@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       snippetMaxChars: 700,
       snippetBytesPerSearch: 65536,
       workers: 2,
+      quantizedFrom: 10_000,
       vectorWeight: 0.7,
       textWeight: 0.3,
       candidateMultiplier: 4,

@@ -217,6 +217,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
       snippetMaxChars: e.MNEMO_SNIPPET_MAX_CHARS,
       snippetBytesPerSearch: e.MNEMO_SNIPPET_BYTES_PER_SEARCH,
       workers: e.MNEMO_SEARCH_WORKERS,
+      quantizedFrom: e.MNEMO_SEARCH_QUANTIZED_FROM,
       vectorWeight: e.MNEMO_SEARCH_VECTOR_WEIGHT,
       textWeight: e.MNEMO_SEARCH_TEXT_WEIGHT,
       candidateMultiplier: e.MNEMO_SEARCH_CANDIDATE_MULTIPLIER,

@@ -18,12 +18,20 @@ export type MaybePromise<T> = T | Promise<T>
 export type VectorBackend = 'sqlite-vec' | 'scan' | 'pgvector'
 /**
  * How an index stores vectors; null without an embedding provider. `chunkSize`: vectors per
- * stored block of a vec0 table (sqlite-vec; absent: its default of 1,024).
+ * stored block of a vec0 table (sqlite-vec; absent: its default of 1,024). `floatCopy`: the
+ * vectors are also kept in a plain table by chunk id (sqlite-vec), which scores pre-selected
+ * candidates exactly (store/sqlite/quantized-vectors.ts).
  */
-export type VectorConfig = { backend: VectorBackend; dims: number; shards: number; chunkSize?: number } | null
+export type VectorConfig = {
+  backend: VectorBackend
+  dims: number
+  shards: number
+  chunkSize?: number
+  floatCopy?: boolean
+} | null
 
 /** Where an engine keeps vectors (StorageEngine.vectorLayout). */
-export type VectorLayout = { backend: VectorBackend; shards: number; chunkSize?: number }
+export type VectorLayout = { backend: VectorBackend; shards: number; chunkSize?: number; floatCopy?: boolean }
 /** MNEMO_VECTOR_BACKEND: a SQLite choice; PostgreSQL takes pgvector. */
 export type VectorPreference = 'auto' | 'sqlite-vec' | 'scan'
 

@@ -56,8 +56,12 @@ export function createEmbeddingWiring(deps: EmbeddingWiringDeps) {
 
   /** Everything derived from one provider (or none). */
   function derive(provider: EmbeddingProvider | null) {
-    // The block size is part of what an index was built with: another one rebuilds it.
-    const chunkSize = layout?.chunkSize === undefined ? {} : { chunkSize: layout.chunkSize }
+    // The block size and the float copy are part of what an index was built with: another
+    // layout rebuilds it (an index of the layout before the float copy, issue 35, too).
+    const chunkSize = {
+      ...(layout?.chunkSize !== undefined && { chunkSize: layout.chunkSize }),
+      ...(layout?.floatCopy && { floatCopy: true }),
+    }
     const embedding = provider &&
       backend && { provider: provider.id, model: provider.model, dims: provider.dims, backend, ...chunkSize }
     return {

@@ -53,6 +53,7 @@ export async function createStorage(deps: StorageDeps): Promise<StorageEngine> {
     vectors: deps.vectors,
     loadVectorExtension: deps.loadVectorExtension,
     readOps: createReaderOps,
+    quantizedFrom: config.search.quantizedFrom,
     // Main and the team are always open besides the agents the registry keeps.
     ...(config.search.workers > 0 && {
       threads: {

@@ -18,7 +18,7 @@ import type { ReadOpsFactory, SpaceKey, StorageEngine, VectorConfig, VectorLayou
 import { FTS_TOKENIZER, SCHEMA_VERSION } from './schema.js'
 import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
 import { chooseVectorBackend } from './vector-backend.js'
-import { VEC0_CHUNK_SIZE, VECTOR_SHARDS } from './vector-schema.js'
+import { sqliteVectorLayout } from './vector-schema.js'
 import { createSqliteSearchLog } from './search-log.js'
 import { createReadThreads, type ReadThreadsDeps } from './threads/read-threads.js'
 import { smallOnMainThread } from './threads/small-index-reader.js'
@@ -40,11 +40,15 @@ export type SqliteEngineOptions = {
   /** The searches of an index (the search pipeline's). */
   readOps: ReadOpsFactory
   /** The read threads to start; none: every read, checkpoint and job runs in process. */
-  threads?: Omit<ReadThreadsDeps, 'shards'> | undefined
+  threads?: Omit<ReadThreadsDeps, 'shards' | 'quantizedFrom'> | undefined
+  /** Chunks from which vector searches pre-select by quantised vectors (index-store.ts); 0 or absent: never. */
+  quantizedFrom?: number | undefined
 }
 
 export function createSqliteEngine(opts: SqliteEngineOptions) {
-  const threads = opts.threads && createReadThreads({ ...opts.threads, shards: () => opts.vectors()?.shards ?? 1 })
+  const quantizedFrom = opts.quantizedFrom ?? 0
+  const shards = () => opts.vectors()?.shards ?? 1
+  const threads = opts.threads && createReadThreads({ ...opts.threads, shards, quantizedFrom })
   const threadLog = opts.threads?.log
   // The threads checkpoint the write-ahead logs, so the writer's commits never do it.
   const checkpoint =
@@ -65,6 +69,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       vectors: opts.vectors,
       loadVectorExtension: opts.loadVectorExtension,
       scratch,
+      quantizedFrom,
       ...(checkpoint && { checkpoint }),
     })
 
@@ -114,10 +119,8 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       const dbPath = fileOf(key)
       for (const suffix of ['', '-wal', '-shm']) await fs.promises.rm(`${dbPath}${suffix}`, { force: true })
     },
-    vectorLayout(preference: VectorPreference, log: Logger): VectorLayout {
-      const backend = chooseVectorBackend(preference, opts.loadVectorExtension, log)
-      return { backend, shards: VECTOR_SHARDS, ...(backend === 'sqlite-vec' && { chunkSize: VEC0_CHUNK_SIZE }) }
-    },
+    vectorLayout: (preference: VectorPreference, log: Logger): VectorLayout =>
+      sqliteVectorLayout(chooseVectorBackend(preference, opts.loadVectorExtension, log)),
     openSearchLog: () => createSqliteSearchLog({ dbPath: path.join(opts.dataDir, SEARCH_LOG_FILE) }),
     openEmbeddingCache: ({ maxEntries, now }: { maxEntries: number; now?: (() => number) | undefined }) =>
       createEmbeddingCache({

@@ -27,6 +27,7 @@ import type {
 } from '../port.js'
 import { createScanIndex } from './scan-index.js'
 import { createVec0Index } from './vec0-index.js'
+import { createQuantizedVectors } from './quantized-vectors.js'
 import { createLogUpkeep } from './log-upkeep.js'
 import { createWalBacklog } from './wal-backlog.js'
 import { createVolumeRoom } from './volume-room.js'
@@ -53,17 +54,26 @@ const UNMERGED_KEY = 'fts_unmerged_chunks'
 /** Finds nothing: an index without vectors. */
 const NO_VECTORS: VectorIndex = { nearest: () => [] }
 
-/** The repositories over one connection; `generation` tells when the index changed. */
-function bind(opened: Opened, generation: () => number) {
+/**
+ * The repositories over one connection; `generation` tells when the index changed;
+ * `quantizedFrom`: chunks from which searches pre-select by a quantised copy of the vectors.
+ */
+function bind(opened: Opened, generation: () => number, quantizedFrom: number) {
   const vectorRepo: VectorRepo = createVectorRepo(opened.db, opened.vectors)
   const reads = createSearchRepo(opened.db)
   const { vectors } = opened
   const heads = (ids: number[]) => reads.chunkHeads(ids)
+  const { floatCopy } = vectorRepo
+  const chunks = () => reads.corpus().rows
+  const quantized =
+    vectors && floatCopy && quantizedFrom > 0
+      ? { ...createQuantizedVectors({ ...vectors, ...floatCopy, generation, chunks }, quantizedFrom), ...floatCopy }
+      : null
   const vectorIndex: VectorIndex = !vectors
     ? NO_VECTORS
     : vectors.backend === 'scan'
       ? createScanIndex({ all: () => vectorRepo.all(), heads, generation, dims: vectors.dims, shards: vectors.shards })
-      : createVec0Index(vectorRepo, heads)
+      : createVec0Index(vectorRepo, heads, quantized)
   // Prepared once: db.pragma() compiles its statement on every call (about 8 µs against 2 µs),
   // and a reader asks at every search whether another connection committed.
   const dataVersion = opened.db.prepare<[], number>('PRAGMA data_version').pluck()
@@ -82,7 +92,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
   let commits = 0
   /** The writer counts its own commits; a reader asks SQLite whether others committed. */
   const generation = (): number => (readonly ? state.dataVersion() : commits)
-  let state = bind(first, generation)
+  let state = bind(first, generation, opts.quantizedFrom ?? 0)
   const setFtsOptions = (options: Record<string, number>) =>
     state.db.transaction(() => state.repo.setFtsOptions(options))()
   if (opts.scratch) setFtsOptions(SCRATCH_FTS)
@@ -287,7 +297,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
       } finally {
         // Reopens whichever index the file now holds: the new one, or the old one when the
         // rename failed.
-        state = bind(openWriter(opts), generation)
+        state = bind(openWriter(opts), generation, opts.quantizedFrom ?? 0)
         commits++
         fs.close(oldFile, () => undefined)
       }

@@ -33,6 +33,12 @@ export type IndexStoreOptions = {
    * SQLite's commits do (every 1,000 pages).
    */
   checkpoint?: (dbPath: string) => Promise<unknown>
+  /**
+   * Chunks from which vector searches without filters pre-select their candidates by a
+   * quantised copy of the vectors held in memory (quantized-vectors.ts, sqlite-vec only);
+   * 0 or absent: never.
+   */
+  quantizedFrom?: number
 }
 
 /** Deletes an index file with its WAL, shared-memory and journal files; whether any existed. */

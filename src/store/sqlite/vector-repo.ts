@@ -23,6 +23,15 @@ const asBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLe
  */
 const UNDATED = -(2n ** 62n)
 
+/**
+ * Rows of vector_changes kept (vector-schema.ts): a search thread's quantised copy that fell
+ * further behind reads every vector again (about 0.85 s of one core per 100,000 of 256
+ * dimensions), which by then costs about as much as looking this many changes up one by one.
+ */
+const CHANGES_KEPT = 50_000
+/** The log is cut back once every this many rows (one indexed range delete). */
+const CHANGES_PRUNE_EVERY = 1024
+
 /** The shard a chunk's vector lives in. */
 export const shardOf = (id: number | bigint, shards: number): number => Number(BigInt(id) % BigInt(shards))
 
@@ -42,6 +51,8 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
     markStored: db.prepare('UPDATE chunks SET has_vector = 1 WHERE id = ?'),
     all: db.prepare<[], { id: number; embedding: Buffer }>(`SELECT ${key} AS id, embedding FROM ${table}`),
   }
+  // Beside vec0 (layouts with floatCopy, vector-schema.ts): the floats by id, and the change log.
+  const copy = vec0 && cfg.floatCopy ? createFloatCopy(db) : null
   const knnStatements = new Map<string, ReturnType<Db['prepare']>>()
 
   /** A chunk is superseded (the partial index chunks_superseded answers at once). */
@@ -107,13 +118,17 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
         const shard = BigInt(shardOf(id, cfg.shards))
         if (vec0) stmt.insert.run(id, shard, asBlob(vector), source, path, dated, ...vecEntryValues(place.entry))
         else stmt.insert.run(id, asBlob(vector))
+        copy?.put(id, asBlob(vector))
       }
       stmt.markStored.run(id)
     },
     /** Deletes the vectors of the given chunks. */
     deleteIds(ids: readonly number[]): void {
       if (!stmt) return
-      for (const id of ids) stmt.deleteOne.run(BigInt(id))
+      for (const id of ids) {
+        stmt.deleteOne.run(BigInt(id))
+        copy?.delete(BigInt(id))
+      }
     },
     /**
      * The `k` nearest chunks of one shard (or all) that pass the filters (sqlite-vec only).
@@ -149,6 +164,72 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
     },
     /** Every stored vector (the scan backend loads them into memory). */
     all: (): { id: number; embedding: Buffer }[] => stmt?.all.all() ?? [],
+    /**
+     * The float copy beside vec0, when the layout keeps one: every vector one row at a time,
+     * a vector by id, exact distances, and the log of changed ids (vector-schema.ts).
+     */
+    floatCopy: copy && {
+      eachVector: copy.eachVector,
+      vectorOf: copy.vectorOf,
+      distances: copy.distances,
+      changes: { bounds: copy.bounds, after: copy.after },
+    },
+  }
+}
+
+/** chunk_vectors and vector_changes beside a vec0 table (vector-schema.ts). */
+function createFloatCopy(db: Db) {
+  const st = {
+    insert: db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
+    delete: db.prepare('DELETE FROM chunk_vectors WHERE chunk_id = ?'),
+    all: db.prepare<[], { id: number; embedding: Buffer }>('SELECT chunk_id AS id, embedding FROM chunk_vectors'),
+    vector: db.prepare<[number], Buffer>('SELECT embedding FROM chunk_vectors WHERE chunk_id = ?').pluck(),
+    distance: db
+      .prepare<[Buffer, number], number>(
+        'SELECT vec_distance_cosine(embedding, ?) FROM chunk_vectors WHERE chunk_id = ?',
+      )
+      .pluck(),
+    log: db.prepare('INSERT INTO vector_changes (chunk_id) VALUES (?)'),
+    prune: db.prepare('DELETE FROM vector_changes WHERE seq <= ?'),
+    bounds: db.prepare<[], { min: number | null; max: number | null }>(
+      'SELECT MIN(seq) AS min, MAX(seq) AS max FROM vector_changes',
+    ),
+    after: db.prepare<[number], { seq: number; id: number }>(
+      'SELECT seq, chunk_id AS id FROM vector_changes WHERE seq > ? ORDER BY seq',
+    ),
+  }
+  function record(id: bigint): void {
+    const seq = Number(st.log.run(id).lastInsertRowid)
+    if (seq % CHANGES_PRUNE_EVERY === 0) st.prune.run(seq - CHANGES_KEPT)
+  }
+  return {
+    put(id: bigint, embedding: Buffer): void {
+      st.insert.run(id, embedding)
+      record(id)
+    },
+    delete(id: bigint): void {
+      st.delete.run(id)
+      record(id)
+    },
+    eachVector: (fn: (id: number, embedding: Buffer) => void): void => {
+      for (const row of st.all.iterate()) fn(row.id, row.embedding)
+    },
+    vectorOf: (id: number): Buffer | undefined => st.vector.get(id),
+    /**
+     * Exact cosine distances from `vector` to the stored vectors of `ids`, by sqlite-vec's
+     * own function, so they equal a KNN query's; ids without a vector are absent.
+     */
+    distances: (vector: Float32Array, ids: readonly number[]): { id: number; distance: number }[] => {
+      const blob = asBlob(vector)
+      const out: { id: number; distance: number }[] = []
+      for (const id of ids) {
+        const distance = st.distance.get(blob, id)
+        if (distance !== undefined) out.push({ id, distance })
+      }
+      return out
+    },
+    bounds: () => st.bounds.get() ?? { min: null, max: null },
+    after: (seq: number) => st.after.all(seq),
   }
 }
 

@@ -86,6 +86,8 @@ export type ReadThreadsDeps = {
   shards: () => number
   /** Index files each worker keeps open at once. */
   maxConnections: number
+  /** Chunks from which a worker's vector searches pre-select by quantised vectors (index-store.ts). */
+  quantizedFrom?: number | undefined
   log: Logger
   /** Longest a background call waits for searches (ms; default BACKGROUND_MAX_WAIT_MS). */
   backgroundMaxWaitMs?: number
@@ -123,7 +125,7 @@ export function createReadThreads(deps: ReadThreadsDeps) {
 
   function start(): Slot {
     warnedNoWorker = false
-    const data: WorkerData = { maxConnections: deps.maxConnections }
+    const data: WorkerData = { maxConnections: deps.maxConnections, quantizedFrom: deps.quantizedFrom ?? 0 }
     const slot: Slot = {
       worker: spawnWorker(data, deps.entry),
       pending: new Map(),

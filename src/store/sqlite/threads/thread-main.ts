@@ -27,7 +27,7 @@ class OpenError extends Error {}
 export function serveIndexThread(handlers: { readOps: ReadOpsFactory; jobs: ThreadJobs }): void {
   const port = parentPort
   if (!port) throw new Error('an index thread must run in a worker thread')
-  const { maxConnections } = workerData as WorkerData
+  const { maxConnections, quantizedFrom } = workerData as WorkerData
 
   type Connection = { store: IndexStore; ops: ReaderOps }
   const connections = createLru<string, Connection>(maxConnections, (_dbPath, conn) => conn.store.close())
@@ -37,7 +37,7 @@ export function serveIndexThread(handlers: { readOps: ReadOpsFactory; jobs: Thre
     if (!conn) {
       let store: IndexStore
       try {
-        store = createIndexStore({ dbPath, readonly: true, loadVectorExtension: loadSqliteVec })
+        store = createIndexStore({ dbPath, readonly: true, loadVectorExtension: loadSqliteVec, quantizedFrom })
       } catch (err) {
         throw new OpenError(err instanceof Error ? err.message : String(err), { cause: err })
       }

@@ -4,6 +4,8 @@ import type { KeywordRequest, VectorRequest } from '../../index-reader.js'
 export type WorkerData = {
   /** Most index files a thread keeps open at once (least recently used are closed). */
   maxConnections: number
+  /** Chunks from which vector searches pre-select by quantised vectors (index-store.ts). */
+  quantizedFrom: number
 }
 
 /**

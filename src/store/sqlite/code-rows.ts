@@ -1,0 +1,76 @@
+/**
+ * The rows of a quantised copy (quantized-vectors.ts): each stored vector's int8 codes and
+ * scale (int8-codes.ts), its chunk id and its shard, found by chunk id. A chunk that lost its
+ * vector keeps its row, marked dead, until the copy is read again whole.
+ */
+import { quantizeInt8, topRows, type CodeMatrix, type SparseQuery } from './int8-codes.js'
+import { shardOf } from './vector-repo.js'
+
+/** Shard mark of a dead row: never a candidate. */
+const DEAD = 255
+
+export function createCodeRows(dims: number, shards: number, capacity: number) {
+  const matrix: CodeMatrix = {
+    codes: new Int8Array(capacity * dims),
+    scales: new Float32Array(capacity),
+    rows: 0,
+    dims,
+  }
+  let shardOfRow = new Uint8Array(capacity)
+  let idOfRow = new Float64Array(capacity)
+  const rowOf = new Map<number, number>()
+  let dead = 0
+
+  /** Makes room for one more row (doubling). */
+  function grow(): void {
+    if (matrix.rows < shardOfRow.length) return
+    const rows = Math.max(shardOfRow.length * 2, 1024)
+    const codes = new Int8Array(rows * dims)
+    codes.set(matrix.codes)
+    matrix.codes = codes
+    const scales = new Float32Array(rows)
+    scales.set(matrix.scales)
+    matrix.scales = scales
+    const marks = new Uint8Array(rows)
+    marks.set(shardOfRow)
+    shardOfRow = marks
+    const ids = new Float64Array(rows)
+    ids.set(idOfRow)
+    idOfRow = ids
+  }
+
+  return {
+    /** Rows of chunks with a vector, and dead rows. */
+    live: () => rowOf.size,
+    dead: () => dead,
+    /** Stores (or replaces) the codes of a chunk's vector (float32 bytes). */
+    put(id: number, embedding: Buffer): void {
+      let row = rowOf.get(id)
+      if (row === undefined) {
+        grow()
+        row = matrix.rows++
+        rowOf.set(id, row)
+        idOfRow[row] = id
+      }
+      const vector = new Float32Array(embedding.buffer, embedding.byteOffset, dims)
+      matrix.scales[row] = quantizeInt8(vector, matrix.codes, row * dims)
+      shardOfRow[row] = shardOf(id, shards)
+    },
+    /** Marks a chunk's row dead (its vector is gone). */
+    drop(id: number): void {
+      const row = rowOf.get(id)
+      if (row === undefined) return
+      rowOf.delete(id)
+      shardOfRow[row] = DEAD
+      dead++
+    },
+    /** Chunk ids of the `n` live rows of the given shards scoring best against `query`. */
+    top(query: SparseQuery, n: number, of: readonly number[]): number[] {
+      const allowed = new Uint8Array(256)
+      for (const s of of) allowed[s] = 1
+      return topRows(matrix, query, n, shardOfRow, allowed).map((row) => idOfRow[row] as number)
+    },
+  }
+}
+
+export type CodeRows = ReturnType<typeof createCodeRows>
