@@ -75,6 +75,8 @@ export function createHashEmbeddings(opts: { dims: number }): EmbeddingProvider 
     dims,
     maxBatch: 256,
     cacheable: false,
+    // 7–35 of 256 dimensions are non-zero for a query of a few words.
+    sparseQueries: true,
     embedQuery: async (text): Promise<Embedding> => ({ vector: hashEmbed(text, dims), tokens: 0 }),
     embedBatch: async (texts): Promise<EmbeddingBatch> => ({
       vectors: texts.map((t) => hashEmbed(t, dims)),

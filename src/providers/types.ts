@@ -21,6 +21,11 @@ export interface EmbeddingProvider {
   readonly maxBatch: number
   /** Whether vectors are worth caching (false when computing beats a lookup). */
   readonly cacheable: boolean
+  /**
+   * Whether query vectors are sparse (a few non-zero dimensions: the hash provider's), which
+   * a big sqlite-vec index pre-selects by in memory (store/sqlite/quantized-vectors.ts).
+   */
+  readonly sparseQueries?: boolean
   embedQuery(text: string, signal?: AbortSignal): Promise<Embedding>
   embedBatch(texts: string[], signal?: AbortSignal): Promise<EmbeddingBatch>
   close?(): Promise<void>

@@ -57,10 +57,11 @@ export function createEmbeddingWiring(deps: EmbeddingWiringDeps) {
   /** Everything derived from one provider (or none). */
   function derive(provider: EmbeddingProvider | null) {
     // The block size and the float copy are part of what an index was built with: another
-    // layout rebuilds it (an index of the layout before the float copy, issue 35, too).
+    // layout rebuilds it. The float copy serves the pre-selection of sparse query vectors
+    // only, so an index of a dense model's vectors keeps none (and is not rebuilt for it).
     const chunkSize = {
       ...(layout?.chunkSize !== undefined && { chunkSize: layout.chunkSize }),
-      ...(layout?.floatCopy && { floatCopy: true }),
+      ...(layout?.floatCopy && provider?.sparseQueries && { floatCopy: true }),
     }
     const embedding = provider &&
       backend && { provider: provider.id, model: provider.model, dims: provider.dims, backend, ...chunkSize }
