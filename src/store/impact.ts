@@ -1,5 +1,6 @@
 /**
- * Impacts of postings (pure), for the impact lists of common terms (impact-lists.ts). A
+ * Impacts of postings (pure), for the impact lists of common terms that both engines keep
+ * (postgres/impact-lists.ts, sqlite/impact-lists.ts). A
  * posting's impact is BM25's term-frequency part against a fixed chunk length, so it is
  * known when the chunk is written and never changes. Candidates are ranked with FTS5's
  * bm25(), whose length normalisation uses the corpus's average length instead: the impact
@@ -48,3 +49,11 @@ export function impactBound(impact: number, avgTokens: number, headingWeight: nu
     ratio * Math.max(1, headingWeight / IMPACT_HEADING_WEIGHT) * Math.max(1, avgTokens / IMPACT_REFERENCE_TOKENS)
   return (((K1 + 1) * x) / (1 + x)) * (1 + BOUND_MARGIN)
 }
+
+/**
+ * Postings a search for `limit` candidates reads from a list of `keep` (which may grow to
+ * twice that before it is cut, on PostgreSQL): on the benchmark corpus (BENCHMARKS.md), 64
+ * told the best 24 for all but one query in 265, so twice the limit and 64 more leave room
+ * for filters.
+ */
+export const listRead = (limit: number, keep: number): number => Math.min(2 * keep, 2 * limit + 64)
