@@ -16,6 +16,7 @@ import type { Logger } from '../../shared/logger.js'
 import { inProcessReader, type IndexReader, type OffThread } from '../index-reader.js'
 import type { ReadOpsFactory, SpaceKey, StorageEngine, VectorConfig, VectorLayout, VectorPreference } from '../port.js'
 import { FTS_TOKENIZER, SCHEMA_VERSION } from './schema.js'
+import type { ImpactListOptions } from './impact-lists.js'
 import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
 import { chooseVectorBackend } from './vector-backend.js'
 import { VEC0_CHUNK_SIZE, VECTOR_SHARDS } from './vector-schema.js'
@@ -39,6 +40,8 @@ export type SqliteEngineOptions = {
   loadVectorExtension: (db: Db) => void
   /** The searches of an index (the search pipeline's). */
   readOps: ReadOpsFactory
+  /** Which terms get impact lists (impact-lists.ts; default LIST_*): tests lower them. */
+  impactLists?: ImpactListOptions
   /** The read threads to start; none: every read, checkpoint and job runs in process. */
   threads?: Omit<ReadThreadsDeps, 'shards'> | undefined
 }
@@ -66,6 +69,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       loadVectorExtension: opts.loadVectorExtension,
       scratch,
       ...(checkpoint && { checkpoint }),
+      ...(opts.impactLists && { impactLists: opts.impactLists }),
     })
 
   const engine = {

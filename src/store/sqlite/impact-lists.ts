@@ -1,0 +1,256 @@
+/**
+ * Impact lists on SQLite: for each term in at least `minDocFreq` chunks, its best `keep`
+ * postings by impact (store/impact.ts) in impact_postings, so a one-term search reads a few
+ * hundred postings instead of FTS5 scoring every chunk holding the term
+ * (list-candidates.ts). A list covers the chunks with ids up to its term's `upto`: every
+ * posting there that it does not hold has an impact of at most its `floor`. Chunks written
+ * since have higher ids (schema.ts ID_FLOOR_KEY) and a search reads them from FTS5; deleted
+ * chunks are simply not found. So no write touches a list, and a list never changes an
+ * answer, however old.
+ *
+ * Lists are refreshed in the background after syncs (index-store.ts compact), in steps of
+ * about 20 ms:
+ *  - built from every chunk when the index has `minRows` chunks and none were built yet,
+ *    or its size doubled or halved since (terms that became common get lists then);
+ *  - otherwise brought up to the newest chunk: the chunks past a list's `upto` are read and
+ *    those that beat it join it.
+ * Postings are counted from each chunk's analysed terms, as FTS5 indexed them (schema.ts).
+ */
+import type { StepOptions } from '../port.js'
+import { postingImpact } from '../impact.js'
+import type { Db } from './database.js'
+import { AVERAGES_SQL, parseAverages } from './fts5-bm25.js'
+import { ID_FLOOR_KEY } from './schema.js'
+import { createTopImpacts, type Posting, type TopImpacts } from './top-impacts.js'
+
+export type ImpactListOptions = {
+  /** Document frequency from which a term gets a list. */
+  minDocFreq: number
+  /** Postings a list holds. */
+  keep: number
+  /** Chunks from which an index has lists at all. */
+  minRows: number
+}
+
+/**
+ * FTS5 scores about 1.3 µs a posting (BENCHMARKS.md, issue 35): a term in fewer than 5,000
+ * chunks costs a one-term search under 7 ms, not worth a list.
+ */
+export const LIST_MIN_DOC_FREQ = 5000
+/** A default search (24 candidates) reads 112 postings, one of the most a search asks for (200) all 256. */
+export const LIST_KEEP = 256
+/** Below 4 × LIST_MIN_DOC_FREQ chunks, a term in 5,000 is found in a quarter of them: no lists. */
+export const LIST_MIN_ROWS = 4 * LIST_MIN_DOC_FREQ
+
+/** meta key: the index's chunk count when its lists were last built from every chunk. */
+const BUILT_ROWS_KEY = 'impact_built_rows'
+/** Chunks read in one step (about 20 ms). */
+const SCAN_STEP = 500
+/** Vocabulary terms read in one step (FTS5 counts each one's rows: a common one takes ms). */
+const VOCAB_STEP = 16
+/** Lists written in one transaction (256 rows each). */
+const WRITE_STEP = 32
+
+type TermRow = { term: string; floor: number; upto: number; listed: number; lowest: number }
+type ChunkTerms = { id: number; tokens: number; body: string; heading: string }
+
+/** Occurrences of each term `wanted` accepts in a chunk's body and headings. */
+function countTerms(chunk: ChunkTerms, wanted: (term: string) => boolean): Map<string, [number, number]> {
+  const counts = new Map<string, [number, number]>()
+  const add = (text: string, column: 0 | 1) => {
+    for (const term of text.split(' ')) {
+      if (!wanted(term)) continue
+      let c = counts.get(term)
+      if (!c) counts.set(term, (c = [0, 0]))
+      c[column]++
+    }
+  }
+  add(chunk.body, 0)
+  add(chunk.heading, 1)
+  return counts
+}
+
+export function createImpactLists(db: Db, opts: ImpactListOptions) {
+  const stmt = {
+    averages: db.prepare<[], { block: Uint8Array }>(AVERAGES_SQL),
+    maxId: db.prepare<[], { m: number | null }>('SELECT MAX(id) AS m FROM chunks'),
+    getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+    setMeta: db.prepare<[string, string]>(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    ),
+    vocab: db.prepare<[string, number], { term: string; doc: number }>(
+      'SELECT term, doc FROM chunks_vocab WHERE term > ? ORDER BY term LIMIT ?',
+    ),
+    chunks: db.prepare<[number, number, number], ChunkTerms>(
+      `SELECT id, token_count AS tokens, body_terms AS body, heading_terms AS heading FROM chunks
+       WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
+    ),
+    terms: db.prepare<[], TermRow>('SELECT term, floor, upto, listed, lowest FROM impact_terms'),
+    // Postings of chunks deleted since are left out: they only take room.
+    postings: db.prepare<[string], Posting>(
+      `SELECT p.chunk_id AS id, p.impact FROM impact_postings p JOIN chunks c ON c.id = p.chunk_id
+       WHERE p.term = ?`,
+    ),
+    clear: db.prepare<[string]>('DELETE FROM impact_postings WHERE term = ?'),
+    insert: db.prepare<[string, number, number]>(
+      'INSERT INTO impact_postings (term, impact, chunk_id) VALUES (?, ?, ?)',
+    ),
+    putTerm: db.prepare<[string, number, number, number, number]>(
+      `INSERT INTO impact_terms (term, floor, upto, listed, lowest) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(term) DO UPDATE SET floor = excluded.floor, upto = excluded.upto, listed = excluded.listed,
+         lowest = excluded.lowest`,
+    ),
+    raiseFloor: db.prepare<[number, number, string]>('UPDATE impact_terms SET floor = ?, upto = ? WHERE term = ?'),
+    advance: db.prepare<[number, number]>('UPDATE impact_terms SET upto = ? WHERE upto < ?'),
+    dropOlder: db.prepare<[number]>(
+      `DELETE FROM impact_postings WHERE term IN (SELECT term FROM impact_terms WHERE upto < ?)`,
+    ),
+    dropOlderTerms: db.prepare<[number]>('DELETE FROM impact_terms WHERE upto < ?'),
+  }
+  const meta = (key: string) => stmt.getMeta.get(key)?.value
+  const maxId = () => stmt.maxId.get()?.m ?? 0
+
+  /** Writes a term's list, covering chunks up to `upto`. */
+  function putList(term: string, top: TopImpacts, upto: number): void {
+    const { floor, postings } = top.result()
+    stmt.clear.run(term)
+    for (const p of postings) stmt.insert.run(term, p.impact, p.id)
+    stmt.putTerm.run(term, floor, upto, postings.length, postings.at(-1)?.impact ?? floor)
+  }
+
+  /**
+   * Reads the chunks with ids in (`after`, `upto`] in steps, handing each posting of a term
+   * `wanted` accepts (with the chunk's id) to `take`.
+   */
+  async function scan(
+    after: number,
+    upto: number,
+    wanted: (term: string) => boolean,
+    take: (term: string, id: number, impact: number) => void,
+    steps: StepOptions,
+  ): Promise<void> {
+    for (;;) {
+      const chunks = stmt.chunks.all(after, upto, SCAN_STEP)
+      for (const chunk of chunks) {
+        for (const [term, [body, heading]] of countTerms(chunk, wanted)) {
+          take(term, chunk.id, postingImpact(body, heading, chunk.tokens))
+        }
+        after = chunk.id
+      }
+      if (chunks.length < SCAN_STEP) return
+      await pause(steps)
+    }
+  }
+
+  /** New chunks get ids above `upto` from now on, before any list covering them is written. */
+  const reserve = (write: Write, upto: number) =>
+    write(() => {
+      if (Number(meta(ID_FLOOR_KEY) ?? 0) < upto) stmt.setMeta.run(ID_FLOOR_KEY, String(upto))
+    })
+
+  /** Builds the list of every term in `minDocFreq` chunks or more from every chunk. */
+  async function build(write: Write, steps: StepOptions, rows: number): Promise<void> {
+    const upto = maxId()
+    reserve(write, upto)
+    const lists = new Map<string, TopImpacts>()
+    for (let after = ''; ;) {
+      const slice = stmt.vocab.all(after, VOCAB_STEP)
+      for (const { term, doc } of slice) {
+        if (doc >= opts.minDocFreq) lists.set(term, createTopImpacts(opts.keep, { floor: 0, postings: [] }))
+      }
+      if (slice.length < VOCAB_STEP) break
+      after = (slice.at(-1) as { term: string }).term
+      await pause(steps)
+    }
+    await scan(
+      0,
+      upto,
+      (term) => lists.has(term),
+      (term, id, impact) => lists.get(term)?.add(id, impact),
+      steps,
+    )
+    const terms = [...lists.keys()]
+    for (let i = 0; i < terms.length; i += WRITE_STEP) {
+      write(() => {
+        for (const term of terms.slice(i, i + WRITE_STEP)) putList(term, lists.get(term) as TopImpacts, upto)
+      })
+      await pause(steps)
+    }
+    write(() => {
+      // Terms no longer common: their lists were not built again.
+      stmt.dropOlder.run(upto)
+      stmt.dropOlderTerms.run(upto)
+      stmt.setMeta.run(BUILT_ROWS_KEY, String(rows))
+    })
+  }
+
+  /** Brings every list up to the newest chunk: the postings written since that beat it join it. */
+  async function extend(write: Write, steps: StepOptions): Promise<void> {
+    const upto = maxId()
+    const terms = new Map(stmt.terms.all().map((t) => [t.term, t]))
+    const from = Math.min(...[...terms.values()].map((t) => t.upto))
+    if (terms.size === 0 || from >= upto) return
+    reserve(write, upto)
+    const added = new Map<string, Posting[]>()
+    await scan(
+      from,
+      upto,
+      (term) => terms.has(term),
+      (term, id, impact) => {
+        if (id <= (terms.get(term) as TermRow).upto) return
+        let list = added.get(term)
+        if (!list) added.set(term, (list = []))
+        list.push({ id, impact })
+      },
+      steps,
+    )
+    const changed = [...added.keys()]
+    for (let i = 0; i < changed.length; i += WRITE_STEP) {
+      write(() => {
+        for (const term of changed.slice(i, i + WRITE_STEP)) {
+          const row = terms.get(term) as TermRow
+          const postings = added.get(term) as Posting[]
+          const best = Math.max(...postings.map((p) => p.impact))
+          if (row.listed >= opts.keep && best <= row.lowest) {
+            // None beats the list: the list stays, its floor covers them.
+            stmt.raiseFloor.run(Math.max(row.floor, best), upto, term)
+            continue
+          }
+          const top = createTopImpacts(opts.keep, { floor: row.floor, postings: stmt.postings.all(term) })
+          for (const p of postings) top.add(p.id, p.impact)
+          putList(term, top, upto)
+        }
+      })
+      await pause(steps)
+    }
+    // The other lists had no posting among the new chunks.
+    write(() => stmt.advance.run(upto, upto))
+  }
+
+  return {
+    /**
+     * Builds or extends the lists when due (above), in steps; `write` runs a write
+     * transaction. Stops between steps when `steps.signal` aborts: what is written stays
+     * true, and a later call goes on.
+     */
+    async refresh(write: Write, steps: StepOptions): Promise<void> {
+      const block = stmt.averages.get()?.block
+      const rows = block ? parseAverages(block).rows : 0
+      if (rows < opts.minRows) return
+      const built = Number(meta(BUILT_ROWS_KEY) ?? 0)
+      if (built === 0 || rows >= 2 * built || 2 * rows <= built) await build(write, steps, rows)
+      else await extend(write, steps)
+    },
+  }
+}
+
+/** Runs `fn` in one write transaction. */
+type Write = (fn: () => void) => void
+
+async function pause(steps: StepOptions): Promise<void> {
+  steps.signal?.throwIfAborted()
+  await steps.between()
+  steps.signal?.throwIfAborted()
+}
+
+export type ImpactLists = ReturnType<typeof createImpactLists>
