@@ -15,7 +15,7 @@ import { createEmbeddingCache } from './embedding-cache.js'
 import type { Logger } from '../../shared/logger.js'
 import { inProcessReader, type IndexReader, type OffThread } from '../index-reader.js'
 import type { ReadOpsFactory, SpaceKey, StorageEngine, VectorConfig, VectorLayout, VectorPreference } from '../port.js'
-import { FTS_TOKENIZER, SCHEMA_VERSION } from './schema.js'
+import { CHUNKS_VERSION, FTS_TOKENIZER } from './schema.js'
 import type { ImpactListOptions } from './impact-lists.js'
 import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
 import { chooseVectorBackend } from './vector-backend.js'
@@ -74,7 +74,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
 
   const engine = {
     kind: 'sqlite' as const,
-    schemaVersion: SCHEMA_VERSION,
+    schemaVersion: CHUNKS_VERSION,
     keywordTokenizer: `fts5 ${FTS_TOKENIZER}`,
     /** The index file of a space. */
     fileOf,

@@ -21,6 +21,7 @@ import { postingImpact } from '../impact.js'
 import type { Db } from './database.js'
 import { AVERAGES_SQL, parseAverages } from './fts5-bm25.js'
 import { ID_FLOOR_KEY } from './schema.js'
+import { createImpactRows, type ChunkTerms, type TermRow } from './impact-rows.js'
 import { createTopImpacts, type Posting, type TopImpacts } from './top-impacts.js'
 
 export type ImpactListOptions = {
@@ -51,9 +52,6 @@ const VOCAB_STEP = 16
 /** Lists written in one transaction (256 rows each). */
 const WRITE_STEP = 32
 
-type TermRow = { term: string; floor: number; upto: number; listed: number; lowest: number }
-type ChunkTerms = { id: number; tokens: number; body: string; heading: string }
-
 /** Occurrences of each term `wanted` accepts in a chunk's body and headings. */
 function countTerms(chunk: ChunkTerms, wanted: (term: string) => boolean): Map<string, [number, number]> {
   const counts = new Map<string, [number, number]>()
@@ -71,52 +69,8 @@ function countTerms(chunk: ChunkTerms, wanted: (term: string) => boolean): Map<s
 }
 
 export function createImpactLists(db: Db, opts: ImpactListOptions) {
-  const stmt = {
-    averages: db.prepare<[], { block: Uint8Array }>(AVERAGES_SQL),
-    maxId: db.prepare<[], { m: number | null }>('SELECT MAX(id) AS m FROM chunks'),
-    getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
-    setMeta: db.prepare<[string, string]>(
-      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-    ),
-    vocab: db.prepare<[string, number], { term: string; doc: number }>(
-      'SELECT term, doc FROM chunks_vocab WHERE term > ? ORDER BY term LIMIT ?',
-    ),
-    chunks: db.prepare<[number, number, number], ChunkTerms>(
-      `SELECT id, token_count AS tokens, body_terms AS body, heading_terms AS heading FROM chunks
-       WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
-    ),
-    terms: db.prepare<[], TermRow>('SELECT term, floor, upto, listed, lowest FROM impact_terms'),
-    // Postings of chunks deleted since are left out: they only take room.
-    postings: db.prepare<[string], Posting>(
-      `SELECT p.chunk_id AS id, p.impact FROM impact_postings p JOIN chunks c ON c.id = p.chunk_id
-       WHERE p.term = ?`,
-    ),
-    clear: db.prepare<[string]>('DELETE FROM impact_postings WHERE term = ?'),
-    insert: db.prepare<[string, number, number]>(
-      'INSERT INTO impact_postings (term, impact, chunk_id) VALUES (?, ?, ?)',
-    ),
-    putTerm: db.prepare<[string, number, number, number, number]>(
-      `INSERT INTO impact_terms (term, floor, upto, listed, lowest) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT(term) DO UPDATE SET floor = excluded.floor, upto = excluded.upto, listed = excluded.listed,
-         lowest = excluded.lowest`,
-    ),
-    raiseFloor: db.prepare<[number, number, string]>('UPDATE impact_terms SET floor = ?, upto = ? WHERE term = ?'),
-    advance: db.prepare<[number, number]>('UPDATE impact_terms SET upto = ? WHERE upto < ?'),
-    dropOlder: db.prepare<[number]>(
-      `DELETE FROM impact_postings WHERE term IN (SELECT term FROM impact_terms WHERE upto < ?)`,
-    ),
-    dropOlderTerms: db.prepare<[number]>('DELETE FROM impact_terms WHERE upto < ?'),
-  }
-  const meta = (key: string) => stmt.getMeta.get(key)?.value
-  const maxId = () => stmt.maxId.get()?.m ?? 0
-
-  /** Writes a term's list, covering chunks up to `upto`. */
-  function putList(term: string, top: TopImpacts, upto: number): void {
-    const { floor, postings } = top.result()
-    stmt.clear.run(term)
-    for (const p of postings) stmt.insert.run(term, p.impact, p.id)
-    stmt.putTerm.run(term, floor, upto, postings.length, postings.at(-1)?.impact ?? floor)
-  }
+  const rows = createImpactRows(db)
+  const averages = db.prepare<[], { block: Uint8Array }>(AVERAGES_SQL)
 
   /**
    * Reads the chunks with ids in (`after`, `upto`] in steps, handing each posting of a term
@@ -130,7 +84,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
     steps: StepOptions,
   ): Promise<void> {
     for (;;) {
-      const chunks = stmt.chunks.all(after, upto, SCAN_STEP)
+      const chunks = rows.chunks.all(after, upto, SCAN_STEP)
       for (const chunk of chunks) {
         for (const [term, [body, heading]] of countTerms(chunk, wanted)) {
           take(term, chunk.id, postingImpact(body, heading, chunk.tokens))
@@ -145,16 +99,16 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
   /** New chunks get ids above `upto` from now on, before any list covering them is written. */
   const reserve = (write: Write, upto: number) =>
     write(() => {
-      if (Number(meta(ID_FLOOR_KEY) ?? 0) < upto) stmt.setMeta.run(ID_FLOOR_KEY, String(upto))
+      if (Number(rows.meta(ID_FLOOR_KEY) ?? 0) < upto) rows.setMeta.run(ID_FLOOR_KEY, String(upto))
     })
 
   /** Builds the list of every term in `minDocFreq` chunks or more from every chunk. */
-  async function build(write: Write, steps: StepOptions, rows: number): Promise<void> {
-    const upto = maxId()
+  async function build(write: Write, steps: StepOptions, chunks: number): Promise<void> {
+    const upto = rows.maxId()
     reserve(write, upto)
     const lists = new Map<string, TopImpacts>()
     for (let after = ''; ;) {
-      const slice = stmt.vocab.all(after, VOCAB_STEP)
+      const slice = rows.vocab.all(after, VOCAB_STEP)
       for (const { term, doc } of slice) {
         if (doc >= opts.minDocFreq) lists.set(term, createTopImpacts(opts.keep, { floor: 0, postings: [] }))
       }
@@ -172,22 +126,22 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
     const terms = [...lists.keys()]
     for (let i = 0; i < terms.length; i += WRITE_STEP) {
       write(() => {
-        for (const term of terms.slice(i, i + WRITE_STEP)) putList(term, lists.get(term) as TopImpacts, upto)
+        for (const term of terms.slice(i, i + WRITE_STEP)) rows.putList(term, lists.get(term) as TopImpacts, upto)
       })
       await pause(steps)
     }
     write(() => {
       // Terms no longer common: their lists were not built again.
-      stmt.dropOlder.run(upto)
-      stmt.dropOlderTerms.run(upto)
-      stmt.setMeta.run(BUILT_ROWS_KEY, String(rows))
+      rows.dropOlder.run(upto)
+      rows.dropOlderTerms.run(upto)
+      rows.setMeta.run(BUILT_ROWS_KEY, String(chunks))
     })
   }
 
   /** Brings every list up to the newest chunk: the postings written since that beat it join it. */
   async function extend(write: Write, steps: StepOptions): Promise<void> {
-    const upto = maxId()
-    const terms = new Map(stmt.terms.all().map((t) => [t.term, t]))
+    const upto = rows.maxId()
+    const terms = new Map(rows.terms.all().map((t) => [t.term, t]))
     const from = Math.min(...[...terms.values()].map((t) => t.upto))
     if (terms.size === 0 || from >= upto) return
     reserve(write, upto)
@@ -213,18 +167,18 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
           const best = Math.max(...postings.map((p) => p.impact))
           if (row.listed >= opts.keep && best <= row.lowest) {
             // None beats the list: the list stays, its floor covers them.
-            stmt.raiseFloor.run(Math.max(row.floor, best), upto, term)
+            rows.raiseFloor.run(Math.max(row.floor, best), upto, term)
             continue
           }
-          const top = createTopImpacts(opts.keep, { floor: row.floor, postings: stmt.postings.all(term) })
+          const top = createTopImpacts(opts.keep, { floor: row.floor, postings: rows.postings.all(term) })
           for (const p of postings) top.add(p.id, p.impact)
-          putList(term, top, upto)
+          rows.putList(term, top, upto)
         }
       })
       await pause(steps)
     }
     // The other lists had no posting among the new chunks.
-    write(() => stmt.advance.run(upto, upto))
+    write(() => rows.advance.run(upto, upto))
   }
 
   return {
@@ -234,11 +188,11 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
      * true, and a later call goes on.
      */
     async refresh(write: Write, steps: StepOptions): Promise<void> {
-      const block = stmt.averages.get()?.block
-      const rows = block ? parseAverages(block).rows : 0
-      if (rows < opts.minRows) return
-      const built = Number(meta(BUILT_ROWS_KEY) ?? 0)
-      if (built === 0 || rows >= 2 * built || 2 * rows <= built) await build(write, steps, rows)
+      const block = averages.get()?.block
+      const chunks = block ? parseAverages(block).rows : 0
+      if (chunks < opts.minRows) return
+      const built = Number(rows.meta(BUILT_ROWS_KEY) ?? 0)
+      if (built === 0 || chunks >= 2 * built || 2 * chunks <= built) await build(write, steps, chunks)
       else await extend(write, steps)
     },
   }

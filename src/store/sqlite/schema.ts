@@ -41,6 +41,13 @@ export const ID_FLOOR_KEY = 'chunk_id_floor'
 /** Older versions this one only adds tables to: they are upgraded in place, not rebuilt. */
 const UPGRADABLE = new Set([8])
 
+/**
+ * The schema version in an index's identity (StorageEngine.schemaVersion): a new one makes
+ * the next sync write every chunk again. Version 9 added tables the background fills, so an
+ * upgraded index keeps its chunks.
+ */
+export const CHUNKS_VERSION = 8
+
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
 const DDL = `
