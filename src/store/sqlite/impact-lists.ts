@@ -9,7 +9,7 @@
  * answer, however old.
  *
  * Lists are refreshed in the background after syncs (index-store.ts compact), in steps of
- * about 20 ms:
+ * a few ms:
  *  - built from every chunk when the index has `minRows` chunks and none were built yet,
  *    or its size doubled or halved since (terms that became common get lists then);
  *  - otherwise brought up to the newest chunk: the chunks past a list's `upto` are read and
@@ -45,12 +45,19 @@ export const LIST_MIN_ROWS = 4 * LIST_MIN_DOC_FREQ
 
 /** meta key: the index's chunk count when its lists were last built from every chunk. */
 const BUILT_ROWS_KEY = 'impact_built_rows'
-/** Chunks read in one step (about 20 ms). */
-const SCAN_STEP = 500
-/** Vocabulary terms read in one step (FTS5 counts each one's rows: a common one takes ms). */
-const VOCAB_STEP = 16
-/** Lists written in one transaction (256 rows each). */
-const WRITE_STEP = 32
+/*
+ * Steps hold the event loop for a few ms, as the FTS5 merge's do (fts-compaction.ts): a
+ * search's request waits for the step under way.
+ */
+/** Chunks read in one step: about 40 µs each (reading and splitting their terms). */
+const SCAN_STEP = 100
+/**
+ * Vocabulary terms read in one step: FTS5 counts each one's rows, 0.1 µs a row (a term in
+ * half of a million chunks holds the loop for 50 ms on its own).
+ */
+const VOCAB_STEP = 4
+/** Lists written in one transaction (256 rows each, about 1 µs a row). */
+const WRITE_STEP = 8
 
 /** Occurrences of each term `wanted` accepts in a chunk's body and headings. */
 function countTerms(chunk: ChunkTerms, wanted: (term: string) => boolean): Map<string, [number, number]> {
