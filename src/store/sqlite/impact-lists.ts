@@ -88,7 +88,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
     upto: number,
     wanted: (term: string) => boolean,
     take: (term: string, id: number, impact: number) => void,
-    steps: StepOptions,
+    pause: () => Promise<void>,
   ): Promise<void> {
     for (;;) {
       const chunks = rows.chunks.all(after, upto, SCAN_STEP)
@@ -99,7 +99,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
         after = chunk.id
       }
       if (chunks.length < SCAN_STEP) return
-      await pause(steps)
+      await pause()
     }
   }
 
@@ -111,6 +111,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
 
   /** Builds the list of every term in `minDocFreq` chunks or more from every chunk. */
   async function build(write: Write, steps: StepOptions, chunks: number): Promise<void> {
+    const pause = pacer(steps)
     const upto = rows.maxId()
     reserve(write, upto)
     const lists = new Map<string, TopImpacts>()
@@ -121,21 +122,21 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
       }
       if (slice.length < VOCAB_STEP) break
       after = (slice.at(-1) as { term: string }).term
-      await pause(steps)
+      await pause()
     }
     await scan(
       0,
       upto,
       (term) => lists.has(term),
       (term, id, impact) => lists.get(term)?.add(id, impact),
-      steps,
+      pause,
     )
     const terms = [...lists.keys()]
     for (let i = 0; i < terms.length; i += WRITE_STEP) {
       write(() => {
         for (const term of terms.slice(i, i + WRITE_STEP)) rows.putList(term, lists.get(term) as TopImpacts, upto)
       })
-      await pause(steps)
+      await pause()
     }
     write(() => {
       // Terms no longer common: their lists were not built again.
@@ -147,9 +148,10 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
 
   /** Brings every list up to the newest chunk: the postings written since that beat it join it. */
   async function extend(write: Write, steps: StepOptions): Promise<void> {
+    const pause = pacer(steps)
     const upto = rows.maxId()
     const terms = new Map(rows.terms.all().map((t) => [t.term, t]))
-    const from = Math.min(...[...terms.values()].map((t) => t.upto))
+    const from = [...terms.values()].reduce((least, t) => Math.min(least, t.upto), Infinity)
     if (terms.size === 0 || from >= upto) return
     reserve(write, upto)
     const added = new Map<string, Posting[]>()
@@ -163,7 +165,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
         if (!list) added.set(term, (list = []))
         list.push({ id, impact })
       },
-      steps,
+      pause,
     )
     const changed = [...added.keys()]
     for (let i = 0; i < changed.length; i += WRITE_STEP) {
@@ -171,7 +173,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
         for (const term of changed.slice(i, i + WRITE_STEP)) {
           const row = terms.get(term) as TermRow
           const postings = added.get(term) as Posting[]
-          const best = Math.max(...postings.map((p) => p.impact))
+          const best = postings.reduce((most, p) => Math.max(most, p.impact), 0)
           if (row.listed >= opts.keep && best <= row.lowest) {
             // None beats the list: the list stays, its floor covers them.
             rows.raiseFloor.run(Math.max(row.floor, best), upto, term)
@@ -182,7 +184,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
           rows.putList(term, top, upto)
         }
       })
-      await pause(steps)
+      await pause()
     }
     // The other lists had no posting among the new chunks.
     write(() => rows.advance.run(upto, upto))
@@ -208,10 +210,23 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
 /** Runs `fn` in one write transaction. */
 type Write = (fn: () => void) => void
 
-async function pause(steps: StepOptions): Promise<void> {
-  steps.signal?.throwIfAborted()
-  await steps.between()
-  steps.signal?.throwIfAborted()
+/**
+ * Steps' work between two yields, in ms: a yield lets searches in progress finish first and
+ * costs about a ms on a busy machine itself, and a build of a million chunks takes some
+ * 100,000 steps (most vocabulary terms are rare and cost FTS5 nothing to count).
+ */
+const SLICE_MS = 4
+
+/** Awaited after each step: yields (StepOptions.between) once SLICE_MS of steps ran. */
+function pacer(steps: StepOptions): () => Promise<void> {
+  let since = performance.now()
+  return async () => {
+    steps.signal?.throwIfAborted()
+    if (performance.now() - since < SLICE_MS) return
+    await steps.between()
+    steps.signal?.throwIfAborted()
+    since = performance.now()
+  }
 }
 
 export type ImpactLists = ReturnType<typeof createImpactLists>
