@@ -1,6 +1,7 @@
 /**
  * Impact lists on SQLite: for each term in at least `minDocFreq` chunks, its best `keep`
- * postings by impact (store/impact.ts) in impact_postings, so a one-term search reads a few
+ * postings by impact (store/impact.ts, against the corpus's average length when the list was
+ * built: its `reference`) in impact_postings, so a one-term search reads a few
  * hundred postings instead of FTS5 scoring every chunk holding the term
  * (list-candidates.ts). A list covers the chunks with ids up to its term's `upto`: every
  * posting there that it does not hold has an impact of at most its `floor`. Chunks written
@@ -19,7 +20,7 @@
 import type { StepOptions } from '../port.js'
 import { postingImpact } from '../impact.js'
 import type { Db } from './database.js'
-import { AVERAGES_SQL, parseAverages } from './fts5-bm25.js'
+import { AVERAGES_SQL, fts5AvgTokens, parseAverages } from './fts5-bm25.js'
 import { ID_FLOOR_KEY } from './schema.js'
 import { createImpactRows, type ChunkTerms, type TermRow } from './impact-rows.js'
 import { createTopImpacts, type Posting, type TopImpacts } from './top-impacts.js'
@@ -81,21 +82,19 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
 
   /**
    * Reads the chunks with ids in (`after`, `upto`] in steps, handing each posting of a term
-   * `wanted` accepts (with the chunk's id) to `take`.
+   * `wanted` accepts (the chunk and the term's counts in it) to `take`.
    */
   async function scan(
     after: number,
     upto: number,
     wanted: (term: string) => boolean,
-    take: (term: string, id: number, impact: number) => void,
+    take: (term: string, chunk: ChunkTerms, body: number, heading: number) => void,
     pause: () => Promise<void>,
   ): Promise<void> {
     for (;;) {
       const chunks = rows.chunks.all(after, upto, SCAN_STEP)
       for (const chunk of chunks) {
-        for (const [term, [body, heading]] of countTerms(chunk, wanted)) {
-          take(term, chunk.id, postingImpact(body, heading, chunk.tokens))
-        }
+        for (const [term, [body, heading]] of countTerms(chunk, wanted)) take(term, chunk, body, heading)
         after = chunk.id
       }
       if (chunks.length < SCAN_STEP) return
@@ -110,7 +109,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
     })
 
   /** Builds the list of every term in `minDocFreq` chunks or more from every chunk. */
-  async function build(write: Write, steps: StepOptions, chunks: number): Promise<void> {
+  async function build(write: Write, steps: StepOptions, chunks: number, reference: number): Promise<void> {
     const pause = pacer(steps)
     const upto = rows.maxId()
     reserve(write, upto)
@@ -128,13 +127,15 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
       0,
       upto,
       (term) => lists.has(term),
-      (term, id, impact) => lists.get(term)?.add(id, impact),
+      (term, chunk, body, heading) =>
+        lists.get(term)?.add(chunk.id, postingImpact(body, heading, chunk.tokens, reference)),
       pause,
     )
     const terms = [...lists.keys()]
     for (let i = 0; i < terms.length; i += WRITE_STEP) {
       write(() => {
-        for (const term of terms.slice(i, i + WRITE_STEP)) rows.putList(term, lists.get(term) as TopImpacts, upto)
+        for (const term of terms.slice(i, i + WRITE_STEP))
+          rows.putList(term, lists.get(term) as TopImpacts, reference, upto)
       })
       await pause()
     }
@@ -159,11 +160,12 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
       from,
       upto,
       (term) => terms.has(term),
-      (term, id, impact) => {
-        if (id <= (terms.get(term) as TermRow).upto) return
+      (term, chunk, body, heading) => {
+        const row = terms.get(term) as TermRow
+        if (chunk.id <= row.upto) return
         let list = added.get(term)
         if (!list) added.set(term, (list = []))
-        list.push({ id, impact })
+        list.push({ id: chunk.id, impact: postingImpact(body, heading, chunk.tokens, row.reference) })
       },
       pause,
     )
@@ -181,7 +183,7 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
           }
           const top = createTopImpacts(opts.keep, { floor: row.floor, postings: rows.postings.all(term) })
           for (const p of postings) top.add(p.id, p.impact)
-          rows.putList(term, top, upto)
+          rows.putList(term, top, row.reference, upto)
         }
       })
       await pause()
@@ -198,10 +200,13 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
      */
     async refresh(write: Write, steps: StepOptions): Promise<void> {
       const block = averages.get()?.block
-      const chunks = block ? parseAverages(block).rows : 0
+      const stats = block ? parseAverages(block) : { rows: 0, tokens: 0 }
+      const chunks = stats.rows
       if (chunks < opts.minRows) return
       const built = Number(rows.meta(BUILT_ROWS_KEY) ?? 0)
-      if (built === 0 || chunks >= 2 * built || 2 * chunks <= built) await build(write, steps, chunks)
+      // Impacts against the corpus's average length: the closer, the tighter impactBound.
+      if (built === 0 || chunks >= 2 * built || 2 * chunks <= built)
+        await build(write, steps, chunks, fts5AvgTokens(stats))
       else await extend(write, steps)
     },
   }

@@ -7,7 +7,7 @@ import type { Db } from './database.js'
 import type { Posting, TopImpacts } from './top-impacts.js'
 
 /** A list's term row (schema.ts). */
-export type TermRow = { term: string; floor: number; upto: number; listed: number; lowest: number }
+export type TermRow = { term: string; reference: number; floor: number; upto: number; listed: number; lowest: number }
 /** A chunk's analysed terms and length, as building a list reads them. */
 export type ChunkTerms = { id: number; tokens: number; body: string; heading: string }
 
@@ -25,7 +25,7 @@ export function createImpactRows(db: Db) {
       `SELECT id, token_count AS tokens, body_terms AS body, heading_terms AS heading FROM chunks
        WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
     ),
-    terms: db.prepare<[], TermRow>('SELECT term, floor, upto, listed, lowest FROM impact_terms'),
+    terms: db.prepare<[], TermRow>('SELECT term, reference, floor, upto, listed, lowest FROM impact_terms'),
     // Postings of chunks deleted since are left out: they only take room.
     postings: db.prepare<[string], Posting>(
       `SELECT p.chunk_id AS id, p.impact FROM impact_postings p JOIN chunks c ON c.id = p.chunk_id
@@ -35,10 +35,10 @@ export function createImpactRows(db: Db) {
     insert: db.prepare<[string, number, number]>(
       'INSERT INTO impact_postings (term, impact, chunk_id) VALUES (?, ?, ?)',
     ),
-    putTerm: db.prepare<[string, number, number, number, number]>(
-      `INSERT INTO impact_terms (term, floor, upto, listed, lowest) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT(term) DO UPDATE SET floor = excluded.floor, upto = excluded.upto, listed = excluded.listed,
-         lowest = excluded.lowest`,
+    putTerm: db.prepare<[string, number, number, number, number, number]>(
+      `INSERT INTO impact_terms (term, reference, floor, upto, listed, lowest) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(term) DO UPDATE SET reference = excluded.reference, floor = excluded.floor, upto = excluded.upto,
+         listed = excluded.listed, lowest = excluded.lowest`,
     ),
     raiseFloor: db.prepare<[number, number, string]>('UPDATE impact_terms SET floor = ?, upto = ? WHERE term = ?'),
     advance: db.prepare<[number, number]>('UPDATE impact_terms SET upto = ? WHERE upto < ?'),
@@ -53,12 +53,12 @@ export function createImpactRows(db: Db) {
     meta: (key: string): string | undefined => stmt.getMeta.get(key)?.value,
     /** The newest chunk's id (0 without chunks). */
     maxId: (): number => stmt.maxId.get()?.m ?? 0,
-    /** Writes a term's list, covering chunks up to `upto`. */
-    putList(term: string, top: TopImpacts, upto: number): void {
+    /** Writes a term's list of impacts against `reference` terms, covering chunks up to `upto`. */
+    putList(term: string, top: TopImpacts, reference: number, upto: number): void {
       const { floor, postings } = top.result()
       stmt.clear.run(term)
       for (const p of postings) stmt.insert.run(term, p.impact, p.id)
-      stmt.putTerm.run(term, floor, upto, postings.length, postings.at(-1)?.impact ?? floor)
+      stmt.putTerm.run(term, reference, floor, upto, postings.length, postings.at(-1)?.impact ?? floor)
     },
   }
 }

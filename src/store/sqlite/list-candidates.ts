@@ -30,7 +30,9 @@ type Row = Stored<Omit<KeywordRow, 'rank'>> & { pass: 0 | 1 }
 
 export function createListCandidates(db: Db, keep: number) {
   const stmt = {
-    term: db.prepare<[string], { floor: number; upto: number }>('SELECT floor, upto FROM impact_terms WHERE term = ?'),
+    term: db.prepare<[string], { reference: number; floor: number; upto: number }>(
+      'SELECT reference, floor, upto FROM impact_terms WHERE term = ?',
+    ),
     listed: db.prepare<[string, number], Posting>(
       'SELECT chunk_id AS id, impact FROM impact_postings WHERE term = ? ORDER BY impact DESC, chunk_id LIMIT ?',
     ),
@@ -97,7 +99,7 @@ export function createListCandidates(db: Db, keep: number) {
     const last = ranked[q.limit - 1] as KeywordRow
     // Not read: postings below the lowest read, or, once the list is read to its end, below its floor.
     const lowest = listed.length < read ? list.floor : Math.max(list.floor, (listed.at(-1) as Posting).impact)
-    if (-last.rank <= idf * impactBound(lowest, avg, q.headingWeight)) return null
+    if (-last.rank <= idf * impactBound(lowest, avg, q.headingWeight, list.reference)) return null
     return ranked.slice(0, q.limit)
   }
 }

@@ -136,10 +136,11 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
 
 -- A common term's impact list (impact-lists.ts): its postings in chunks with id <= upto
--- that are not in impact_postings have an impact of at most floor; listed postings, lowest
--- the least of their impacts.
+-- that are not in impact_postings have an impact (against chunks of reference terms) of
+-- at most floor; listed postings, lowest the least of their impacts.
 CREATE TABLE IF NOT EXISTS impact_terms (
   term TEXT PRIMARY KEY,
+  reference REAL NOT NULL,
   floor REAL NOT NULL,
   upto INTEGER NOT NULL,
   listed INTEGER NOT NULL,
