@@ -124,6 +124,7 @@ try {
       ['chunks indexed', (k) => String(k.chunks), ''],
       ['cold index (server-side)', (k) => `${fmt(k.coldIndexServerMs)} ms`, '≤ 5000 ms'],
       ['cold index throughput', (k) => `${fmt(k.chunksPerSec)} chunks/s`, ''],
+      ['impact lists built after it (background)', (k) => `${fmt(k.impactListsMs)} ms`, ''],
       ['keyword /search p50, 1 client', (k) => `${fmt(k.searchP50Ms)} ms`, '≤ 3 ms'],
       ['keyword /search p99, 1 client', (k) => `${fmt(k.searchP99Ms)} ms`, '≤ 10 ms'],
       [

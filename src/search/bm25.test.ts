@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bm25TermScore, countTerm } from './bm25.js'
+import { bm25TermScore } from './bm25.js'
 
 describe('bm25TermScore', () => {
   it('is zero for an absent term and idf·(k1+1)/(1+k1) for one hit in an average row', () => {
@@ -14,18 +14,5 @@ describe('bm25TermScore', () => {
     expect(five).toBeGreaterThan(one)
     expect(many).toBeLessThan(2 * 2.2)
     expect(bm25TermScore(2, 1, 50, 100)).toBeGreaterThan(bm25TermScore(2, 1, 200, 100))
-  })
-})
-
-describe('countTerm', () => {
-  it.each([
-    ['a b a c a', 'a', 3],
-    ['qwen qwen_max max', 'qwen', 1],
-    ['qwen_max qwen', 'max', 0],
-    ['模型 型升 升级 模 型', '型', 1],
-    ['', 'a', 0],
-    ['abc', 'abc', 1],
-  ])('counts %j in %j', (terms, term, n) => {
-    expect(countTerm(terms, term)).toBe(n)
   })
 })

@@ -16,15 +16,3 @@ export function bm25TermScore(idf: number, freq: number, docTokens: number, avgT
   const norm = BM25_K1 * (1 - BM25_B + (BM25_B * docTokens) / (avgTokens || 1))
   return (idf * (freq * (BM25_K1 + 1))) / (freq + norm)
 }
-
-/** Occurrences of `term` as a whole term in a space-separated term string. */
-export function countTerm(terms: string, term: string): number {
-  let count = 0
-  let at = terms.indexOf(term)
-  while (at >= 0) {
-    const end = at + term.length
-    if ((at === 0 || terms.charCodeAt(at - 1) === 32) && (end === terms.length || terms.charCodeAt(end) === 32)) count++
-    at = terms.indexOf(term, end)
-  }
-  return count
-}

@@ -8,7 +8,7 @@
 import type { ChunkFilters } from '../domain/chunks.js'
 import type { KeywordHit } from '../store/index-reader.js'
 import type { CorpusStats, KeywordCandidate, KeywordIndex } from '../store/port.js'
-import { countTerm } from './bm25.js'
+import { countTerm } from '../text/term-count.js'
 import { planKeywordQuery, type TermStat } from './keyword-plan.js'
 import { matchShare, termMatch, termWeight, textScoreOf } from './scores.js'
 

@@ -37,6 +37,7 @@ import type { Logger } from '../shared/logger.js'
 import type { Db } from '../store/sqlite/database.js'
 import { ensureDataDir } from '../store/data-dir.js'
 import { loadSqliteVec } from '../store/sqlite/sqlite-vec.js'
+import type { ImpactListOptions } from '../store/sqlite/impact-lists.js'
 import { createStorage } from './storage.js'
 import { preparerOf } from './index-thread-jobs.js'
 import { createTransfer } from './transfer.js'
@@ -75,6 +76,8 @@ export type ContainerOverrides = ProviderDeps & {
   readerWorkerEntry?: URL
   /** Wraps the engine's search log (tests make its writes fail or stall). */
   searchLogStore?: (store: SearchLog) => SearchLog
+  /** Which terms get impact lists on SQLite (store/sqlite/impact-lists.ts): tests lower them. */
+  impactLists?: ImpactListOptions
 }
 
 export async function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
@@ -92,6 +95,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     loadVectorExtension: overrides.loadVectorExtension ?? loadSqliteVec,
     readerWorkerEntry: overrides.readerWorkerEntry,
     searchesQuiet: () => foreground.quietFor(SEARCHES_QUIET_MS),
+    impactLists: overrides.impactLists,
   })
   const embedding = createEmbeddingWiring({
     config,

@@ -10,6 +10,7 @@ import { createReaderOps } from '../search/index-reader.js'
 import { MAIN_AGENT } from '../shared/agent-id.js'
 import type { Logger } from '../shared/logger.js'
 import type { StorageEngine, VectorConfig } from '../store/port.js'
+import type { ImpactListOptions } from '../store/sqlite/impact-lists.js'
 import type { Db } from '../store/sqlite/database.js'
 import { createSqliteEngine } from '../store/sqlite/engine.js'
 
@@ -23,6 +24,8 @@ export type StorageDeps = {
   readerWorkerEntry?: URL | undefined
   /** Whether no search has come for a while (ReadThreadsDeps.searchesQuiet). */
   searchesQuiet: () => boolean
+  /** Which terms get impact lists on SQLite (default: impact-lists.ts LIST_*). */
+  impactLists?: ImpactListOptions | undefined
 }
 
 /** index-thread next to this module: TypeScript under tsx (dev, tests), JS when built. */
@@ -54,6 +57,7 @@ export async function createStorage(deps: StorageDeps): Promise<StorageEngine> {
     loadVectorExtension: deps.loadVectorExtension,
     readOps: createReaderOps,
     quantizedFrom: config.search.quantizedFrom,
+    ...(deps.impactLists && { impactLists: deps.impactLists }),
     // Main and the team are always open besides the agents the registry keeps.
     ...(config.search.workers > 0 && {
       threads: {

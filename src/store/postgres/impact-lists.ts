@@ -15,7 +15,7 @@
  * chunks 1.6 million rows.
  */
 import type { Client, Tables } from './database.js'
-import { IMPACT_HEADING_WEIGHT, IMPACT_REFERENCE_TOKENS, postingImpact } from './impact.js'
+import { IMPACT_HEADING_WEIGHT, IMPACT_REFERENCE_TOKENS, postingImpact } from '../impact.js'
 
 export type ImpactListOptions = {
   /** Document frequency from which a term gets a list (default LIST_MIN_DOC_FREQ). */

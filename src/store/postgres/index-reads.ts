@@ -22,7 +22,8 @@ import type {
 import { toFileRecord, type FileRow } from '../file-row.js'
 import type { Queryable, Tables } from './database.js'
 import { vectorLiteral } from './index-writes.js'
-import { listCandidates, listRead } from './list-candidates.js'
+import { listRead } from '../impact.js'
+import { listCandidates } from './list-candidates.js'
 import type { NamedStatements } from './named-statements.js'
 import { filterSql, HEAD, type Scope } from './read-sql.js'
 

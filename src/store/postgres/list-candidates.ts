@@ -10,7 +10,7 @@
  */
 import type { KeywordCandidate, KeywordQuery } from '../port.js'
 import type { Queryable, Tables } from './database.js'
-import { impactBound } from './impact.js'
+import { impactBound } from '../impact.js'
 import { filterSql, HEAD, type Scope } from './read-sql.js'
 import type { NamedStatements } from './named-statements.js'
 
@@ -23,13 +23,6 @@ type ListRow = KeywordCandidate & {
   avgdl: number
   score: number | null
 }
-
-/**
- * Postings a search for `limit` candidates reads from a list of `keep` (which may grow to
- * twice that before it is cut): on the benchmark corpus (BENCHMARKS.md), 64 told the best
- * 24 for all but one query in 265, so twice the limit and 64 more leave room for filters.
- */
-export const listRead = (limit: number, keep: number): number => Math.min(2 * keep, 2 * limit + 64)
 
 /**
  * The `q.limit` best candidates of the one term `q.terms[0]` from its list, reading at most

@@ -5,6 +5,7 @@
  */
 import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import type { Db } from './database.js'
+import { ID_FLOOR_KEY } from './schema.js'
 import { entryValues } from './entry-columns.js'
 import type { VectorRepo } from './vector-repo.js'
 
@@ -24,10 +25,13 @@ const toStaging = (r: { path: string; gen: number; published: number }): Staging
 
 export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boolean) {
   const stmt = {
+    // The next id past both the newest chunk and the impact lists' floor (schema.ts ID_FLOOR_KEY).
     insertChunk: db.prepare(
-      `INSERT INTO chunks (path, source, start_line, end_line, content_hash, text, headings, body_terms, heading_terms,
-         token_count, dated_ms, entry_status, entry_observed, entry_key, entry_origin, entry_hash, born)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO chunks (id, path, source, start_line, end_line, content_hash, text, headings, body_terms,
+         heading_terms, token_count, dated_ms, entry_status, entry_observed, entry_key, entry_origin, entry_hash, born)
+       VALUES (MAX(IFNULL((SELECT MAX(id) FROM chunks), 0),
+           IFNULL((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${ID_FLOOR_KEY}'), 0)) + 1,
+         ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertFts: db.prepare('INSERT INTO chunks_fts (rowid, body_terms, heading_terms) VALUES (?, ?, ?)'),
     // External-content FTS5 rows are removed with the 'delete' command and their old terms.

@@ -15,7 +15,8 @@ import { createEmbeddingCache } from './embedding-cache.js'
 import type { Logger } from '../../shared/logger.js'
 import { inProcessReader, type IndexReader, type OffThread } from '../index-reader.js'
 import type { ReadOpsFactory, SpaceKey, StorageEngine, VectorConfig, VectorLayout, VectorPreference } from '../port.js'
-import { FTS_TOKENIZER, SCHEMA_VERSION } from './schema.js'
+import { CHUNKS_VERSION, FTS_TOKENIZER } from './schema.js'
+import type { ImpactListOptions } from './impact-lists.js'
 import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
 import { chooseVectorBackend } from './vector-backend.js'
 import { sqliteVectorLayout } from './vector-schema.js'
@@ -39,6 +40,8 @@ export type SqliteEngineOptions = {
   loadVectorExtension: (db: Db) => void
   /** The searches of an index (the search pipeline's). */
   readOps: ReadOpsFactory
+  /** Which terms get impact lists (impact-lists.ts; default LIST_*): tests lower them. */
+  impactLists?: ImpactListOptions
   /** The read threads to start; none: every read, checkpoint and job runs in process. */
   threads?: Omit<ReadThreadsDeps, 'shards' | 'quantizedFrom'> | undefined
   /** Chunks from which vector searches pre-select by quantised vectors (index-store.ts); 0 or absent: never. */
@@ -71,11 +74,12 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       scratch,
       quantizedFrom,
       ...(checkpoint && { checkpoint }),
+      ...(opts.impactLists && { impactLists: opts.impactLists }),
     })
 
   const engine = {
     kind: 'sqlite' as const,
-    schemaVersion: SCHEMA_VERSION,
+    schemaVersion: CHUNKS_VERSION,
     keywordTokenizer: `fts5 ${FTS_TOKENIZER}`,
     /** The index file of a space. */
     fileOf,

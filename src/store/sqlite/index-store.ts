@@ -14,11 +14,20 @@ import { openReader, openWriter, wantedVectors, type IndexStoreOptions, type Ope
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
 import { createStagedChanges } from './staged-changes.js'
 import { createFtsCompaction } from './fts-compaction.js'
+import {
+  createImpactLists,
+  LIST_KEEP,
+  LIST_MIN_DOC_FREQ,
+  LIST_MIN_ROWS,
+  type ImpactListOptions,
+} from './impact-lists.js'
+import { createListCandidates } from './list-candidates.js'
 import type { Db } from './database.js'
 import type {
   CorpusStats,
   EntryQuery,
   FileChanges,
+  KeywordQuery,
   SourceCounts,
   StepOptions,
   VectorConfig,
@@ -55,12 +64,16 @@ const UNMERGED_KEY = 'fts_unmerged_chunks'
 const NO_VECTORS: VectorIndex = { nearest: () => [] }
 
 /**
- * The repositories over one connection; `generation` tells when the index changed;
- * `quantizedFrom`: chunks from which searches pre-select by a quantised copy of the vectors.
+ * How the repositories over a connection are made: `quantizedFrom`, chunks from which
+ * searches pre-select by a quantised copy of the vectors; `lists`, which terms get impact
+ * lists; `readonly`, a reader's connection (it only reads the lists).
  */
-function bind(opened: Opened, generation: () => number, quantizedFrom: number) {
+type BindOptions = { quantizedFrom: number; lists: ImpactListOptions; readonly: boolean }
+
+/** The repositories over one connection; `generation` tells when the index changed. */
+function bind(opened: Opened, generation: () => number, { quantizedFrom, lists, readonly }: BindOptions) {
   const vectorRepo: VectorRepo = createVectorRepo(opened.db, opened.vectors)
-  const reads = createSearchRepo(opened.db)
+  const reads = createSearchRepo(opened.db, createListCandidates(opened.db, lists.keep))
   const { vectors } = opened
   const heads = (ids: number[]) => reads.chunkHeads(ids)
   const { floatCopy } = vectorRepo
@@ -81,6 +94,8 @@ function bind(opened: Opened, generation: () => number, quantizedFrom: number) {
     ...opened,
     repo: createChunksRepo(opened.db, vectorRepo, opened.storesVectors),
     reads,
+    // Read-only connections only read the lists.
+    lists: readonly ? null : createImpactLists(opened.db, lists),
     vectorIndex,
     dataVersion: (): number => dataVersion.get() as number,
   }
@@ -92,7 +107,12 @@ export function createIndexStore(opts: IndexStoreOptions) {
   let commits = 0
   /** The writer counts its own commits; a reader asks SQLite whether others committed. */
   const generation = (): number => (readonly ? state.dataVersion() : commits)
-  let state = bind(first, generation, opts.quantizedFrom ?? 0)
+  const binding: BindOptions = {
+    quantizedFrom: opts.quantizedFrom ?? 0,
+    lists: opts.impactLists ?? { minDocFreq: LIST_MIN_DOC_FREQ, keep: LIST_KEEP, minRows: LIST_MIN_ROWS },
+    readonly,
+  }
+  let state = bind(first, generation, binding)
   const setFtsOptions = (options: Record<string, number>) =>
     state.db.transaction(() => state.repo.setFtsOptions(options))()
   if (opts.scratch) setFtsOptions(SCRATCH_FTS)
@@ -172,6 +192,28 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const recovered = readonly || opts.scratch ? Promise.resolve(0) : staged.recover()
   recovered.catch(() => undefined)
 
+  /**
+   * Builds or extends the impact lists when due (impact-lists.ts). Lists never change what
+   * a search finds, so their commits leave the term statistics' generation as it is. A swap
+   * (replaceWith) closes the connection they were read from: the new index's turn comes
+   * after the next sync.
+   */
+  async function refreshLists(stepOpts: StepOptions): Promise<void> {
+    const bound = state
+    try {
+      await bound.lists?.refresh((fn) => {
+        if (state !== bound) throw new Error('the index was swapped')
+        bound.db.transaction(fn)()
+        logUpkeep?.afterCommit()
+      }, stepOpts)
+    } catch (err) {
+      if (state === bound && open) throw err
+    }
+  }
+
+  /** The term's document frequency in the current generation (docFreqs). */
+  const docFreqOf = (term: string): number => docFreqsOf([term])[0] as number
+
   /** Empties the term-statistics caches when the index changed since they were filled. */
   function freshCaches(): void {
     const current = generation()
@@ -179,6 +221,19 @@ export function createIndexStore(opts: IndexStoreOptions) {
     cachedGeneration = current
     corpus = null
     docFreqs.clear()
+  }
+
+  function docFreqsOf(terms: readonly string[]): number[] {
+    freshCaches()
+    if (docFreqs.size > DOC_FREQ_CACHE_SIZE) docFreqs.clear()
+    return terms.map((term) => {
+      let df = docFreqs.get(term)
+      if (df === undefined) {
+        df = state.reads.docFreq(term)
+        docFreqs.set(term, df)
+      }
+      return df
+    })
   }
 
   /** Folds the WAL into the main file and closes the connection. */
@@ -222,6 +277,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
     async compact(stepOpts: StepOptions): Promise<void> {
       try {
         await compaction.compact(stepOpts)
+        await refreshLists(stepOpts)
       } catch (err) {
         if ((err as { code?: unknown } | null)?.code !== 'SQLITE_FULL') throw err
       }
@@ -238,7 +294,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
     findEntries: (q: EntryQuery) => state.repo.findEntries(q),
     maxReadSeq: () => state.repo.maxReadSeq(),
     getFile: (filePath: string) => state.repo.getFile(filePath),
-    candidates: (...args: Parameters<SearchRepo['candidates']>) => state.reads.candidates(...args),
+    candidates: (q: KeywordQuery) => state.reads.candidates(q, docFreqOf),
     newestMatches: (...args: Parameters<SearchRepo['newestMatches']>) => state.reads.newestMatches(...args),
     partial: (): boolean => state.reads.partial(),
     chunkTexts: (...args: Parameters<SearchRepo['chunkTexts']>) => state.reads.chunkTexts(...args),
@@ -255,18 +311,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
     pendingVectors: (limit: number) => state.repo.pendingVectors(limit),
     pendingVectorCount: () => state.repo.pendingVectorCount(),
     /** Chunks containing each term (from the FTS5 vocabulary), cached per generation. */
-    docFreqs(terms: readonly string[]): number[] {
-      freshCaches()
-      if (docFreqs.size > DOC_FREQ_CACHE_SIZE) docFreqs.clear()
-      return terms.map((term) => {
-        let df = docFreqs.get(term)
-        if (df === undefined) {
-          df = state.reads.docFreq(term)
-          docFreqs.set(term, df)
-        }
-        return df
-      })
-    },
+    docFreqs: docFreqsOf,
     corpusStats(): CorpusStats {
       freshCaches()
       corpus ??= { rows: state.reads.corpus().rows }
@@ -297,7 +342,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
       } finally {
         // Reopens whichever index the file now holds: the new one, or the old one when the
         // rename failed.
-        state = bind(openWriter(opts), generation, opts.quantizedFrom ?? 0)
+        state = bind(openWriter(opts), generation, binding)
         commits++
         fs.close(oldFile, () => undefined)
       }

@@ -7,6 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { openDatabase, type Db } from './database.js'
+import type { ImpactListOptions } from './impact-lists.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import type { VectorConfig } from '../port.js'
 import { createVolumeRoom } from './volume-room.js'
@@ -39,6 +40,8 @@ export type IndexStoreOptions = {
    * 0 or absent: never.
    */
   quantizedFrom?: number
+  /** Which terms get impact lists (impact-lists.ts; default LIST_*): tests lower them. */
+  impactLists?: ImpactListOptions
 }
 
 /** Deletes an index file with its WAL, shared-memory and journal files; whether any existed. */

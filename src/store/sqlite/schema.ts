@@ -1,7 +1,8 @@
 /**
- * Index schema. The index is a disposable cache of the workspace files, so there are no
+ * Index schema. The index is a disposable cache of the workspace files, so there are few
  * migrations: a database whose `user_version` differs from SCHEMA_VERSION is deleted and
- * rebuilt from the files by the next sync.
+ * rebuilt from the files by the next sync, unless the new version only adds tables to it
+ * (UPGRADABLE).
  *
  * chunks holds each chunk's raw text and its analysed terms (body and context columns,
  * space-separated, as text/analyzer.ts emits them) with their token count. chunks_fts is an
@@ -16,15 +17,36 @@
  * the file to that generation. A chunk is visible while `born <= files.gen` and it is not
  * dead at or before `files.gen`; the `staging` table lists the paths where some chunk may be
  * invisible, so searches check visibility only while it has rows.
+ *
+ * impact_terms and impact_postings hold the impact lists of common terms (impact-lists.ts),
+ * kept up to date in the background, never by the writes themselves.
  */
 import type { Db } from './database.js'
 
 /**
  * 6: chunks.dated_ms (and the vectors' dated_ms) for time-range searches. 7: the chunk's
  * entry (entry_status, entry_observed, entry_key, entry_origin), in chunks and the vectors
- * (entry-columns.ts). 8: chunks.entry_hash (duplicates) and lookups by hash and key.
+ * (entry-columns.ts). 8: chunks.entry_hash (duplicates) and lookups by hash and key. 9: the
+ * impact lists (impact_terms, impact_postings), added to a version 8 index as it opens.
  */
-export const SCHEMA_VERSION = 8
+export const SCHEMA_VERSION = 9
+
+/**
+ * meta key: the highest chunk id an impact list covers (impact-lists.ts). A new chunk gets
+ * an id above it, even where the newest chunks were deleted and SQLite would hand their ids
+ * out again: a list reads the chunks written after it by id.
+ */
+export const ID_FLOOR_KEY = 'chunk_id_floor'
+
+/** Older versions this one only adds tables to: they are upgraded in place, not rebuilt. */
+const UPGRADABLE = new Set([8])
+
+/**
+ * The schema version in an index's identity (StorageEngine.schemaVersion): a new one makes
+ * the next sync write every chunk again. Version 9 added tables the background fills, so an
+ * upgraded index keeps its chunks.
+ */
+export const CHUNKS_VERSION = 8
 
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 0 tokenchars '_' categories 'L* N* Co M*'`
 
@@ -112,6 +134,25 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 );
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
+
+-- A common term's impact list (impact-lists.ts): its postings in chunks with id <= upto
+-- that are not in impact_postings have an impact (against chunks of reference terms) of
+-- at most floor; listed postings, lowest the least of their impacts.
+CREATE TABLE IF NOT EXISTS impact_terms (
+  term TEXT PRIMARY KEY,
+  reference REAL NOT NULL,
+  floor REAL NOT NULL,
+  upto INTEGER NOT NULL,
+  listed INTEGER NOT NULL,
+  lowest REAL NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS impact_postings (
+  term TEXT NOT NULL,
+  impact REAL NOT NULL,
+  chunk_id INTEGER NOT NULL,
+  PRIMARY KEY (term, impact DESC, chunk_id)
+) STRICT, WITHOUT ROWID;
 `
 
 /**
@@ -120,7 +161,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row
  */
 export function ensureSchema(db: Db): boolean {
   const version = db.pragma('user_version', { simple: true }) as number
-  if (version !== 0 && version !== SCHEMA_VERSION) return false
+  if (version !== 0 && version !== SCHEMA_VERSION && !UPGRADABLE.has(version)) return false
   db.transaction(() => {
     db.exec(DDL)
     db.pragma(`user_version = ${SCHEMA_VERSION}`)

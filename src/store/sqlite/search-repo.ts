@@ -11,54 +11,13 @@
  * any more; only then do the queries check each row's visibility (schema.ts), so a search
  * sees every file whole, its old chunks or its new ones, at no cost the rest of the time.
  */
-import type { ChunkHead, Source } from '../../domain/chunks.js'
-import { MEMORY_FILE } from '../../domain/layout.js'
+import type { ChunkHead } from '../../domain/chunks.js'
 import { ftsMatch } from './fts-match.js'
-import type { KeywordCandidate, KeywordQuery } from '../port.js'
+import type { KeywordQuery } from '../port.js'
 import type { Db } from './database.js'
-import { ENTRY_FILTERS, ENTRY_SELECT, entryOf, entryParams, SUPERSEDED, type EntryColumns } from './entry-columns.js'
-
-/** A candidate and FTS5's bm25() for it (negative, lower is better). */
-type KeywordRow = KeywordCandidate & { rank: number }
-/** A row as read: its entry in columns. */
-type Stored<T extends { entry: unknown }> = Omit<T, 'entry'> & EntryColumns
-
-/** A row with its entry columns folded into `entry`. */
-function withEntry<T extends { entry: unknown }>(row: Stored<T>): T {
-  const { entryStatus, entryObserved, entryKey, entryOrigin, ...rest } = row
-  return { ...rest, entry: entryOf({ entryStatus, entryObserved, entryKey, entryOrigin }) } as unknown as T
-}
-
-type Params = {
-  match: string
-  limit: number
-  /** Rows FTS5 hands over for @limit to be kept (RANKED_ALL); -1: all. */
-  fetch: number
-  headingWeight: number
-  pathPrefix: string | null
-  source: Source | null
-  excludeMemoryFile: 0 | 1
-  /** 1 when a time range applies: chunks dated in [after, before), and undated ones unless datedOnly. */
-  dated: 0 | 1
-  after: number
-  before: number
-  datedOnly: 0 | 1
-} & ReturnType<typeof entryParams>
-
-/** Open ends of a time range: dates are ms since the epoch, far inside ±2^53. */
-const NO_LOWER = -8.64e15
-const NO_UPPER = 8.64e15
-
-/** The request's filters on chunk `c`; excludeMemoryFile is scope "shared" (no long-term memory). */
-const FILTERS = `(@pathPrefix IS NULL OR substr(c.path, 1, length(@pathPrefix)) = @pathPrefix)
-  AND (@source IS NULL OR c.source = @source)
-  AND (@excludeMemoryFile = 0 OR c.path <> '${MEMORY_FILE}')
-  AND (@dated = 0 OR (c.dated_ms IS NULL AND @datedOnly = 0) OR (c.dated_ms >= @after AND c.dated_ms < @before))
-  AND ${ENTRY_FILTERS}`
-
-/** A chunk `c` belongs to the generation its file is at (schema.ts: born, dead, gen). */
-const VISIBLE = `EXISTS (SELECT 1 FROM files vf WHERE vf.path = c.path AND c.born <= vf.gen
-  AND (c.dead IS NULL OR c.dead > vf.gen))`
+import { ENTRY_SELECT, SUPERSEDED } from './entry-columns.js'
+import type { ListCandidates } from './list-candidates.js'
+import { FILTERS, toParams, VISIBLE, withEntry, type KeywordRow, type Params, type Stored } from './keyword-sql.js'
 
 const BM25 = 'bm25(chunks_fts, 1.0, @headingWeight)'
 /*
@@ -107,22 +66,8 @@ const outerCurrent = (inner: string): string =>
     FROM (${inner}) f JOIN chunks c ON c.id = f.id WHERE c.entry_status IS NULL OR NOT ${SUPERSEDED}
     ORDER BY f.rank, c.id LIMIT +@limit`
 
-const toParams = (q: KeywordQuery, match: string): Params => ({
-  match,
-  limit: q.limit,
-  fetch: q.limit,
-  headingWeight: q.headingWeight,
-  pathPrefix: q.pathPrefix ?? null,
-  source: q.source ?? null,
-  excludeMemoryFile: q.excludeMemoryFile ? 1 : 0,
-  dated: q.dated ? 1 : 0,
-  after: q.dated?.afterMs ?? NO_LOWER,
-  before: q.dated?.beforeMs ?? NO_UPPER,
-  datedOnly: q.dated?.datedOnly ? 1 : 0,
-  ...entryParams(q),
-})
-
-export function createSearchRepo(db: Db) {
+/** `fromList`: one-term queries are answered from the term's impact list when it can tell. */
+export function createSearchRepo(db: Db, fromList: ListCandidates) {
   const ranked = {
     all: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_ALL)),
     current: db.prepare<[Params], Stored<KeywordRow>>(outerCurrent(RANKED_ALL)),
@@ -152,13 +97,21 @@ export function createSearchRepo(db: Db) {
   /** Whether a chunk is superseded (the partial index chunks_superseded answers at once). */
   const anySuperseded = (): boolean => superseded.get() !== undefined
   const corpus = db.prepare<[], { rows: number }>('SELECT COUNT(*) AS rows FROM chunks')
+  const listedIn = (read: () => KeywordRow[] | null) => db.transaction(read)()
 
   return {
-    /** The best `limit` matches by FTS5's BM25, best first. */
-    candidates: (q: KeywordQuery): KeywordRow[] => {
+    /**
+     * The best `limit` matches by FTS5's BM25, best first. `docFreqOf` gives a term's
+     * document frequency in the current generation (the caller caches them).
+     */
+    candidates: (q: KeywordQuery, docFreqOf: (term: string) => number): KeywordRow[] => {
       const match = ftsMatch(q.terms)
       if (match === null) return []
       const params = toParams(q, match)
+      const term = q.terms.length === 1 ? (q.terms[0] as string) : null
+      // One snapshot for the list, the chunks since and the statistics, as one FTS5 query has.
+      const listed = term === null ? null : listedIn(() => (partial() ? null : fromList(q, params, docFreqOf(term))))
+      if (listed) return listed
       const filtered =
         params.pathPrefix !== null ||
         params.source !== null ||

@@ -1,5 +1,6 @@
 /**
- * Impacts of postings (pure), for the impact lists of common terms (impact-lists.ts). A
+ * Impacts of postings (pure), for the impact lists of common terms that both engines keep
+ * (postgres/impact-lists.ts, sqlite/impact-lists.ts). A
  * posting's impact is BM25's term-frequency part against a fixed chunk length, so it is
  * known when the chunk is written and never changes. Candidates are ranked with FTS5's
  * bm25(), whose length normalisation uses the corpus's average length instead: the impact
@@ -27,24 +28,44 @@ const BOUND_MARGIN = 1e-9
 
 /**
  * Impact of a term found `body` times in a chunk's body and `heading` times in its headings
- * and path, in a chunk of `tokens` analysed terms: in (0, K1 + 1), higher is better.
+ * and path, in a chunk of `tokens` analysed terms, against chunks of `reference` terms
+ * (default IMPACT_REFERENCE_TOKENS; SQLite's lists take the corpus's average when built):
+ * in (0, K1 + 1), higher is better.
  */
-export function postingImpact(body: number, heading: number, tokens: number): number {
+export function postingImpact(
+  body: number,
+  heading: number,
+  tokens: number,
+  reference = IMPACT_REFERENCE_TOKENS,
+): number {
   const freq = body + IMPACT_HEADING_WEIGHT * heading
-  return (freq * (K1 + 1)) / (freq + K1 * (1 - B + (B * tokens) / IMPACT_REFERENCE_TOKENS))
+  return (freq * (K1 + 1)) / (freq + K1 * (1 - B + (B * tokens) / reference))
 }
 
 /**
  * Highest term-frequency part of FTS5's bm25() (its score over the term's IDF), for corpus
  * average length `avgTokens` and heading weight `headingWeight`, of any posting whose impact
- * is at most `impact`. With f the weighted frequency and A(avg) = K1·(1 − B + B·D/avg):
- * the impact fixes f/A(R), f/A(avg) ≤ f/A(R) · max(1, avg/R), a heading weight w scales f by
- * at most max(1, w/W), and the part, (K1 + 1)·x/(1 + x) with x = f/A, grows with x.
+ * against `reference` terms (postingImpact) is at most `impact`. With f the weighted
+ * frequency and A(avg) = K1·(1 − B + B·D/avg): the impact fixes f/A(R), f/A(avg) ≤ f/A(R) ·
+ * max(1, avg/R), a heading weight w scales f by at most max(1, w/W), and the part,
+ * (K1 + 1)·x/(1 + x) with x = f/A, grows with x.
  */
-export function impactBound(impact: number, avgTokens: number, headingWeight: number): number {
+export function impactBound(
+  impact: number,
+  avgTokens: number,
+  headingWeight: number,
+  reference = IMPACT_REFERENCE_TOKENS,
+): number {
   if (impact >= K1 + 1) return Infinity
   const ratio = impact / (K1 + 1 - impact)
-  const x =
-    ratio * Math.max(1, headingWeight / IMPACT_HEADING_WEIGHT) * Math.max(1, avgTokens / IMPACT_REFERENCE_TOKENS)
+  const x = ratio * Math.max(1, headingWeight / IMPACT_HEADING_WEIGHT) * Math.max(1, avgTokens / reference)
   return (((K1 + 1) * x) / (1 + x)) * (1 + BOUND_MARGIN)
 }
+
+/**
+ * Postings a search for `limit` candidates reads from a list of `keep` (which may grow to
+ * twice that before it is cut, on PostgreSQL): on the benchmark corpus (BENCHMARKS.md), 64
+ * told the best 24 for all but one query in 265, so twice the limit and 64 more leave room
+ * for filters.
+ */
+export const listRead = (limit: number, keep: number): number => Math.min(2 * keep, 2 * limit + 64)

@@ -62,6 +62,24 @@ describe('impactBound', () => {
     },
   )
 
+  it.each([
+    // [reference length, corpus average length]
+    [180, 180],
+    [180, 200],
+    [180, 150],
+    [400, 555],
+  ])('holds against a reference of %i terms (average %i)', (reference, avg) => {
+    for (const p of postings) {
+      const impact = postingImpact(p.body, p.heading, p.tokens, reference)
+      for (const q of postings) {
+        if (postingImpact(q.body, q.heading, q.tokens, reference) > impact) continue
+        expect(impactBound(impact, avg, 2, reference)).toBeGreaterThanOrEqual(
+          rankedPart(q.body, q.heading, q.tokens, avg, 2),
+        )
+      }
+    }
+  })
+
   it('is the impact itself when the corpus is no longer than the reference and headings weigh as in impacts', () => {
     const impact = postingImpact(2, 1, 180)
     expect(impactBound(impact, 200, 2)).toBeCloseTo(impact, 8)
