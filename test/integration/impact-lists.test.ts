@@ -5,8 +5,8 @@
  * rewritten and deleted and new ones come, before and after the lists catch up.
  */
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
+import { impactListStatus } from '../../src/store/sqlite/impact-status.js'
 import { useTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
 import { waitFor } from '../helpers/wait-for.js'
@@ -29,17 +29,8 @@ function note(n: number, word = 'walrus'): string {
 
 /** Whether the lists of the index in `ws` cover every chunk (null: not yet). */
 function listsCurrent(ws: TempWorkspace): true | undefined {
-  const db = new Database(path.join(ws.dataDir, 'index.sqlite'), { readonly: true })
-  try {
-    const row = db
-      .prepare<[], { behind: number | null }>(
-        'SELECT (SELECT MAX(id) FROM chunks) - (SELECT MIN(upto) FROM impact_terms) AS behind',
-      )
-      .get()
-    return row?.behind !== null && (row?.behind ?? 1) <= 0 ? true : undefined
-  } finally {
-    db.close()
-  }
+  const { behind } = impactListStatus(path.join(ws.dataDir, 'index.sqlite'))
+  return behind !== null && behind <= 0 ? true : undefined
 }
 
 describe('keyword search with impact lists', () => {

@@ -45,7 +45,7 @@ export const LIST_KEEP = 256
 export const LIST_MIN_ROWS = 4 * LIST_MIN_DOC_FREQ
 
 /** meta key: the index's chunk count when its lists were last built from every chunk. */
-const BUILT_ROWS_KEY = 'impact_built_rows'
+export const BUILT_ROWS_KEY = 'impact_built_rows'
 /*
  * Steps hold the event loop for a few ms, as the FTS5 merge's do (fts-compaction.ts): a
  * search's request waits for the step under way.
