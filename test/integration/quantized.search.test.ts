@@ -7,6 +7,7 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '../../src/store/sqlite/database.js'
+import { createHashEmbeddings } from '../../src/providers/hash-embeddings.js'
 import { loadSqliteVec } from '../../src/store/sqlite/sqlite-vec.js'
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js'
 import { createTempWorkspace, type TempWorkspace } from '../helpers/temp-workspace.js'
@@ -103,6 +104,40 @@ describe.skipIf(onPostgres())('quantised vector search', () => {
     } finally {
       await t.close()
       ws.cleanup()
+    }
+  })
+
+  it('keeps no float copy for a provider of dense query vectors', async () => {
+    /** The index's tables beside vec0 for the quantised copy. */
+    const copyTables = (ws: TempWorkspace): string[] => {
+      const db = openDatabase(path.join(ws.dataDir, 'index.sqlite'))
+      try {
+        return db
+          .prepare<[], { name: string }>(
+            "SELECT name FROM sqlite_master WHERE name IN ('chunk_vectors', 'vector_changes') ORDER BY name",
+          )
+          .all()
+          .map((r) => r.name)
+      } finally {
+        db.close()
+      }
+    }
+    const { sparseQueries: _sparse, ...dense } = createHashEmbeddings({ dims: 64 })
+    for (const [embedder, tables] of [
+      [{ ...dense, id: 'dense' }, []],
+      [createHashEmbeddings({ dims: 64 }), ['chunk_vectors', 'vector_changes']],
+    ] as const) {
+      const ws = createTempWorkspace()
+      writeDays(ws, 3)
+      const t = await buildTestApp({ ws, env: { MNEMO_SEARCH_QUANTIZED_FROM: '1' }, overrides: { embedder } })
+      try {
+        const res = await t.search({ query: 'deploy payment', mode: 'vector', minScore: 0 })
+        expect(res.body.results.length).toBeGreaterThan(0)
+        expect(copyTables(ws)).toEqual(tables)
+      } finally {
+        await t.close()
+        ws.cleanup()
+      }
     }
   })
 })
