@@ -15,3 +15,27 @@ export function countTerm(terms: string, term: string): number {
   }
   return count
 }
+
+/**
+ * Each term's occurrences in a chunk's body and in its headings and path, as [body, heading],
+ * from the two space-separated term strings; `wanted` keeps only the terms it accepts.
+ */
+export function columnCounts(
+  body: string,
+  heading: string,
+  wanted: (term: string) => boolean = () => true,
+): Map<string, [number, number]> {
+  const counts = new Map<string, [number, number]>()
+  const add = (terms: string, column: 0 | 1) => {
+    if (terms === '') return
+    for (const term of terms.split(' ')) {
+      if (!wanted(term)) continue
+      let c = counts.get(term)
+      if (!c) counts.set(term, (c = [0, 0]))
+      c[column]++
+    }
+  }
+  add(body, 0)
+  add(heading, 1)
+  return counts
+}

@@ -7,6 +7,7 @@
  */
 import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import { isZeroVector } from '../../domain/vectors.js'
+import { columnCounts } from '../../text/term-count.js'
 import { diffChunks } from '../chunk-diff.js'
 import type { FileChanges } from '../port.js'
 import type { Client, Tables } from './database.js'
@@ -29,22 +30,6 @@ type StoredChunk = {
 
 /** A vector as pgvector's text input. */
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(',')}]`
-
-/** Term → [count in the body, count in the headings and path], and the distinct terms. */
-function termCounts(chunk: Pick<ChunkInput, 'bodyTerms' | 'headingTerms'>): Map<string, [number, number]> {
-  const counts = new Map<string, [number, number]>()
-  const add = (terms: string, column: 0 | 1) => {
-    if (terms === '') return
-    for (const term of terms.split(' ')) {
-      let c = counts.get(term)
-      if (!c) counts.set(term, (c = [0, 0]))
-      c[column]++
-    }
-  }
-  add(chunk.bodyTerms, 0)
-  add(chunk.headingTerms, 1)
-  return counts
-}
 
 /** The index-scoped term keys the GIN index holds: `<index id>:<term>`. */
 export const termKey = (indexId: number, term: string): string => `${indexId}:${term}`
@@ -152,7 +137,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
   ): Promise<void> {
     if (chunks.length === 0) return
     const counted = chunks.map((chunk) => {
-      const counts = termCounts(chunk)
+      const counts = columnCounts(chunk.bodyTerms, chunk.headingTerms)
       for (const term of counts.keys()) tally.deltas.set(term, (tally.deltas.get(term) ?? 0) + 1)
       tally.rows++
       tally.tokens += chunk.tokenCount

@@ -18,6 +18,7 @@
  * Postings are counted from each chunk's analysed terms, as FTS5 indexed them (schema.ts).
  */
 import type { StepOptions } from '../port.js'
+import { columnCounts } from '../../text/term-count.js'
 import { postingImpact } from '../impact.js'
 import type { Db } from './database.js'
 import { AVERAGES_SQL, fts5AvgTokens, parseAverages } from './fts5-bm25.js'
@@ -60,22 +61,6 @@ const VOCAB_STEP = 4
 /** Lists written in one transaction (256 rows each, about 1 µs a row). */
 const WRITE_STEP = 8
 
-/** Occurrences of each term `wanted` accepts in a chunk's body and headings. */
-function countTerms(chunk: ChunkTerms, wanted: (term: string) => boolean): Map<string, [number, number]> {
-  const counts = new Map<string, [number, number]>()
-  const add = (text: string, column: 0 | 1) => {
-    for (const term of text.split(' ')) {
-      if (!wanted(term)) continue
-      let c = counts.get(term)
-      if (!c) counts.set(term, (c = [0, 0]))
-      c[column]++
-    }
-  }
-  add(chunk.body, 0)
-  add(chunk.heading, 1)
-  return counts
-}
-
 export function createImpactLists(db: Db, opts: ImpactListOptions) {
   const rows = createImpactRows(db)
   const averages = db.prepare<[], { block: Uint8Array }>(AVERAGES_SQL)
@@ -94,7 +79,8 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
     for (;;) {
       const chunks = rows.chunks.all(after, upto, SCAN_STEP)
       for (const chunk of chunks) {
-        for (const [term, [body, heading]] of countTerms(chunk, wanted)) take(term, chunk, body, heading)
+        for (const [term, [body, heading]] of columnCounts(chunk.body, chunk.heading, wanted))
+          take(term, chunk, body, heading)
         after = chunk.id
       }
       if (chunks.length < SCAN_STEP) return
