@@ -38,5 +38,18 @@ export function createClient(baseUrl: string) {
       req.end(payload)
     })
   }
-  return { request, close: () => agent.destroy() }
+  /**
+   * `POST /index?wait=true`, asked again while the service sheds it (503: a service just
+   * started, or busy merging a big index, on a loaded machine; every 2 s, at most 10 times).
+   */
+  async function indexAll(): Promise<{ status: number; body: string; ms: number }> {
+    let res = await request('POST', '/index?wait=true', {})
+    for (let retry = 0; res.status === 503 && retry < 10; retry++) {
+      await new Promise((r) => setTimeout(r, 2000))
+      res = await request('POST', '/index?wait=true', {})
+    }
+    if (res.status !== 200) throw new Error(`index failed: ${res.status} ${res.body}`)
+    return res
+  }
+  return { request, indexAll, close: () => agent.destroy() }
 }

@@ -39,10 +39,8 @@ export async function benchHybrid(opts: HybridBenchOptions) {
   const client = createClient(server.baseUrl)
   const queries = makeQueries(500, 3)
   try {
-    const cold = await client.request('POST', '/index?wait=true', {})
-    if (cold.status !== 200) throw new Error(`index failed: ${cold.body}`)
-    const coldStatus = JSON.parse(cold.body) as Status
-    const again = JSON.parse((await client.request('POST', '/index?wait=true', {})).body) as Status
+    const coldStatus = JSON.parse((await client.indexAll()).body) as Status
+    const again = JSON.parse((await client.indexAll()).body) as Status
     // As the keyword benchmark: latency of the index as it serves once its background lists are built.
     const listsMs = opts.engine.name === 'sqlite' ? await waitForImpactLists(dataDir, coldStatus.chunks) : 0
 

@@ -36,13 +36,7 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
     dataDir = path.join(opts.tmp, `data-${run}`)
     const server = await startServer({ MNEMO_WORKSPACE: workspace, ...opts.engine.env(dataDir) })
     const client = createClient(server.baseUrl)
-    let res = await client.request('POST', '/index?wait=true', {})
-    // A service just started on a loaded machine may shed the first request (503, retry after 2 s).
-    for (let retry = 0; res.status === 503 && retry < 10; retry++) {
-      await new Promise((r) => setTimeout(r, 2000))
-      res = await client.request('POST', '/index?wait=true', {})
-    }
-    if (res.status !== 200) throw new Error(`index failed: ${res.body}`)
+    const res = await client.indexAll()
     const status = JSON.parse(res.body) as IndexStatus
     index.wallMs.push(res.ms)
     index.serverMs.push(status.lastSync.durationMs)
