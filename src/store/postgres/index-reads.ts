@@ -110,12 +110,17 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
       const byTerm = new Map(rows.map((r) => [r.term, r.df]))
       return terms.map((term) => byTerm.get(term) ?? 0)
     },
-    /** docFreqs and corpusStats in one statement (port.ts keywordStats). */
+    /**
+     * docFreqs and corpusStats in one statement (port.ts keywordStats). The terms are read
+     * through a subquery, so the planner cannot size a plan to each query's term count and
+     * keeps one generic plan per connection instead of planning every search (0.24 ms,
+     * more than the 0.15 ms the statement runs).
+     */
     keywordStats: async (scope: Scope, terms: readonly string[]): Promise<KeywordStats> => {
       const { rows } = await statements.query<{ rows: number; dfs: number[] }>(
         db,
         `SELECT i.chunk_rows AS rows, ARRAY(
-           SELECT COALESCE(d.df, 0) FROM unnest($2::text[]) WITH ORDINALITY AS u(term, ord)
+           SELECT COALESCE(d.df, 0) FROM unnest((SELECT $2::text[])) WITH ORDINALITY AS u(term, ord)
            LEFT JOIN ${t.terms} d ON d.index_id = i.id AND d.term = u.term ORDER BY u.ord) AS dfs
          FROM ${t.indexes} i WHERE i.id = ${scope.sql}`,
         [scope.param, terms],
