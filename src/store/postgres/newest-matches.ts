@@ -38,19 +38,20 @@ export async function newestMatches(
   const keys = `ARRAY(SELECT (SELECT id FROM ix) || ':' || x FROM unnest($2::text[]) AS x)`
   // COALESCE keeps the window's term test off the GIN index; the window's rows come from
   // the primary key newest first, and the first `limit` that match end the read. The
-  // second branch runs only when the window held too few (a one-time filter).
+  // second branch runs only when the window held too few (a one-time filter). The limit is
+  // read through a subquery so one generic plan serves every search (index-reads.ts keysOf).
   const text = `WITH ix AS (SELECT ${scope.sql} AS id),
      recent AS MATERIALIZED (
        SELECT c.id FROM (
          SELECT * FROM ${t.chunks} WHERE index_id = (SELECT id FROM ix) ORDER BY id DESC LIMIT ${Math.trunc(window)}) c
        WHERE COALESCE(c.terms && ${keys}, false)${filters}
-       ORDER BY c.id DESC LIMIT $3),
+       ORDER BY c.id DESC LIMIT (SELECT $3::int)),
      picked AS (
        SELECT id FROM recent WHERE (SELECT COUNT(*) FROM recent) = $3
        UNION ALL
        (SELECT c.id FROM ${t.chunks} c
         WHERE (SELECT COUNT(*) FROM recent) < $3 AND c.index_id = (SELECT id FROM ix) AND c.terms && ${keys}${filters}
-        ORDER BY c.id DESC LIMIT $3))
+        ORDER BY c.id DESC LIMIT (SELECT $3::int)))
      SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"${textColumn(q)}
      FROM picked JOIN ${t.chunks} c ON c.id = picked.id ORDER BY c.id DESC`
   return (await statements.query<KeywordCandidate>(db, text, params)).rows
