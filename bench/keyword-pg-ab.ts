@@ -1,12 +1,13 @@
 /**
  * Keyword /search of several builds side by side on one index (issue 35): each build's
- * dist/main.js serves the same PostgreSQL schema (or, with --sqlite, an index of its own
- * in a data dir) of the benchmark workspace (bench/corpus.ts, --files × --notes), and rounds
- * alternate between the builds, so load on a shared machine falls on all of them alike. A
- * round is the 500 typical queries one after another, then 16 clients for --duration s.
+ * dist/main.js serves the same PostgreSQL schema (or, named `sqlite:label=…`, a SQLite index
+ * of its own in a data dir) of the benchmark workspace (bench/corpus.ts, --files × --notes),
+ * and rounds alternate between the builds, so load on a shared machine falls on all of them
+ * alike. A round is the 500 typical queries one after another, then 16 clients for
+ * --duration s.
  *
  *   scripts/with-node 24 npx tsx bench/keyword-pg-ab.ts --url postgres://… --files 2000 --rounds 3 \
- *     before=/path/to/worktree after=/path/to/other
+ *     before=/path/to/worktree after=/path/to/other sqlite:after=/path/to/other
  *
  * The schema is built by the first build on the first run and kept (`kw_<files>x<notes>`).
  * Prints each build's medians over rounds of p50, p99 and req/s, its CPU ms per search (from
@@ -33,11 +34,11 @@ const { values, positionals } = parseArgs({
     notes: { type: 'string', default: '50' },
     duration: { type: 'string', default: '10' },
     url: { type: 'string', default: process.env.MNEMO_TEST_DATABASE_URL ?? '' },
-    sqlite: { type: 'boolean', default: false },
     dir: { type: 'string', default: path.join(os.tmpdir(), 'mnemo-keyword-pg-ab') },
   },
 })
-if (!values.sqlite && !values.url) throw new Error('--url (or MNEMO_TEST_DATABASE_URL) names the PostgreSQL server')
+const onPostgres = positionals.some((p) => !p.startsWith('sqlite:'))
+if (onPostgres && !values.url) throw new Error('--url (or MNEMO_TEST_DATABASE_URL) names the PostgreSQL server')
 const tag = `${values.files}x${values.notes}`
 const schema = `kw_${tag}`
 const workspace = path.join(values.dir, `workspace-${tag}`)
@@ -50,7 +51,7 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-const db = values.sqlite ? null : new pg.Client({ connectionString: values.url })
+const db = onPostgres ? new pg.Client({ connectionString: values.url }) : null
 await db?.connect()
 const tracked = db
   ? (await db.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'")).rows.length > 0
@@ -66,9 +67,9 @@ async function dbMs(): Promise<number> {
   return rows[0]?.ms ?? 0
 }
 
-async function start(label: string, root: string) {
+async function start(label: string, root: string, sqlite: boolean) {
   const port = 40000 + Math.floor(Math.random() * 20000)
-  const dataDir = path.join(values.dir, `data-${tag}-${label}${values.sqlite ? '-sqlite' : ''}`)
+  const dataDir = path.join(values.dir, `data-${tag}-${label.replace(/^sqlite:/, '')}${sqlite ? '-sqlite' : ''}`)
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     MALLOC_MMAP_THRESHOLD_: '131072',
@@ -78,7 +79,7 @@ async function start(label: string, root: string) {
     MNEMO_WORKSPACE: workspace,
     MNEMO_DATA_DIR: dataDir,
     MNEMO_PORT: String(port),
-    ...(!values.sqlite && { MNEMO_DATABASE_URL: values.url, MNEMO_DATABASE_SCHEMA: schema }),
+    ...(!sqlite && { MNEMO_DATABASE_URL: values.url, MNEMO_DATABASE_SCHEMA: schema }),
   }
   const main = path.join(root, 'dist/main.js')
   const child = spawn(process.execPath, ['--max-semi-space-size=4', main], {
@@ -136,7 +137,12 @@ async function round(b: Build, first: boolean) {
   const cpu0 = cpuMs(b.pid)
   const db0 = await dbMs()
   for (const query of queries) {
-    const res = await b.client.request('POST', '/search', { query })
+    let res = await b.client.request('POST', '/search', { query })
+    // Shed by a loaded machine (503 OVERLOADED, retry after 2 s): asked again, not timed.
+    while (res.status === 503) {
+      await new Promise((r) => setTimeout(r, 2000))
+      res = await b.client.request('POST', '/search', { query })
+    }
     if (res.status !== 200) throw new Error(`${b.label}: ${res.status} ${res.body}`)
     if (first) b.answers.set(query, JSON.stringify((JSON.parse(res.body) as { results: unknown }).results))
     ms.push(res.ms)
@@ -162,8 +168,8 @@ async function round(b: Build, first: boolean) {
 
 const builds: Build[] = []
 for (const arg of positionals) {
-  const [label, root] = arg.split('=') as [string, string]
-  builds.push(await start(label, root))
+  const [name, root] = arg.split('=') as [string, string]
+  builds.push(await start(name, root, name.startsWith('sqlite:')))
 }
 for (let r = 0; r < Number(values.rounds); r++) {
   for (const b of r % 2 === 0 ? builds : [...builds].reverse()) await round(b, r === 0)
