@@ -13,11 +13,13 @@ export function createReaderOps(store: SpaceReads): ReaderOps {
   const vector = createVectorSearch(store)
   return {
     async keyword(req: KeywordRequest) {
-      const hits = await keyword.search(req.terms, req.limit, req.filters, req.names)
-      const n = Math.min(req.texts ?? 0, hits.length)
-      if (n === 0) return hits
-      const texts = await store.chunkTexts(hits.slice(0, n).map((h) => h.id))
-      return hits.map((h, i) => (i < n ? { ...h, text: texts.get(h.id) } : h))
+      const n = req.texts ?? 0
+      // An engine that read texts with the candidates (PostgreSQL) leaves none to read here.
+      const hits = await keyword.search(req.terms, req.limit, req.filters, req.names, n > 0)
+      const missing = hits.slice(0, n).filter((h) => h.text === undefined)
+      if (missing.length === 0) return hits
+      const texts = await store.chunkTexts(missing.map((h) => h.id))
+      return hits.map((h, i) => (i < n && h.text === undefined ? { ...h, text: texts.get(h.id) } : h))
     },
     vector: (req) => vector.search(req.vector, req.limit, req.filters, req.shards),
     texts: async (ids) => store.chunkTexts(ids),

@@ -61,20 +61,22 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   /**
    * The best `limit` chunks for the analysed query terms, best first. FTS5 picks the
    * candidates (BM25 over the selective terms); every candidate is then scored on all terms.
+   * `texts`: hits keep the raw texts the engine read with the candidates (KeywordQuery.texts).
    */
   async function search(
     terms: readonly string[],
     limit: number,
     filters: ChunkFilters,
     names: readonly boolean[] = [],
+    texts = false,
   ): Promise<KeywordHit[]> {
     if (terms.length === 0) return []
-    const [docFreqs, corpus, partial] = await Promise.all([store.docFreqs(terms), store.corpusStats(), store.partial()])
-    const stats = terms.map((term, i) => ({ term, docFreq: docFreqs[i] as number }))
+    const corpus = await store.keywordStats(terms)
+    const stats = terms.map((term, i) => ({ term, docFreq: corpus.docFreqs[i] as number }))
     // While a big file is staged, document frequencies count chunks no search can see, and
     // a plan from them could rank with a term only invisible chunks hold: rank exactly.
-    const plan = planKeywordQuery(stats, corpus.rows, partial ? Infinity : postingBudget)
-    const base = { headingWeight, ...filters, limit }
+    const plan = planKeywordQuery(stats, corpus.rows, corpus.partial ? Infinity : postingBudget)
+    const base = { headingWeight, ...filters, limit, texts }
     switch (plan.kind) {
       case 'empty':
         return []
@@ -117,6 +119,7 @@ function withoutTerms(row: KeywordCandidate, textScore: number): KeywordHit {
     datedMs: row.datedMs,
     entry: row.entry,
     textScore,
+    ...(row.text !== undefined && { text: row.text }),
   }
 }
 

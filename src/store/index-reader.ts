@@ -15,9 +15,10 @@ export type KeywordRequest = {
   limit: number
   filters: ChunkFilters
   /**
-   * Also read the raw texts of the best this many hits (default 0): a search that ranks by
-   * keyword alone needs them next, and reading them here saves a second trip to a read
-   * thread (about 0.1 ms of /search latency on 2 busy cores, issue 19).
+   * Also read the raw texts of at least the best this many hits (default 0): a search that
+   * ranks by keyword alone needs them next, and reading them here saves a second trip to a
+   * read thread (about 0.1 ms of /search latency on 2 busy cores, issue 19). An engine that
+   * reads texts with its candidates (PostgreSQL) gives every hit its text.
    */
   texts?: number | undefined
 }

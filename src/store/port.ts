@@ -68,6 +68,12 @@ export type KeywordQuery = ChunkFilters & {
   limit: number
   /** BM25 weight of the heading column relative to the body (1.0), for the engine's ranking. */
   headingWeight: number
+  /**
+   * Also return each candidate's raw text (KeywordCandidate.text) when the engine reads it
+   * in the same trip (PostgreSQL); an engine may leave it out, and the caller reads the texts
+   * it still needs afterwards (search/index-reader.ts).
+   */
+  texts?: boolean | undefined
 }
 
 /** A keyword candidate: its head and its analysed terms, which search/ scores. */
@@ -76,10 +82,23 @@ export type KeywordCandidate = ChunkHead & {
   bodyTerms: string
   /** The terms of its headings and file path, space-separated. */
   headingTerms: string
+  /** Its raw text, when the query asked for texts and the engine read them (KeywordQuery.texts). */
+  text?: string | undefined
 }
 
 /** Corpus statistics the absolute score needs (IDF): the chunk count. */
 export type CorpusStats = { rows: number }
+
+/** What a keyword query is planned and scored with (keywordStats). */
+export type KeywordStats = CorpusStats & {
+  /** Chunks containing each term (0 when unknown), in the order of the terms. */
+  docFreqs: number[]
+  /**
+   * Whether a change is half written (a big file staged over many transactions): the
+   * statistics then count chunks no search can see yet or any more.
+   */
+  partial: boolean
+}
 
 /** Keyword candidates and the statistics BM25 needs, over one index. */
 export interface KeywordIndex {
@@ -94,10 +113,10 @@ export interface KeywordIndex {
   docFreqs(terms: readonly string[]): MaybePromise<number[]>
   corpusStats(): MaybePromise<CorpusStats>
   /**
-   * Whether a change is half written (a big file staged over many transactions): the
-   * statistics then count chunks no search can see yet or any more.
+   * docFreqs, corpusStats and whether a change is half written, read together: one round
+   * trip on PostgreSQL where three queries took a connection each.
    */
-  partial(): MaybePromise<boolean>
+  keywordStats(terms: readonly string[]): MaybePromise<KeywordStats>
 }
 
 /** What a search reads from one index. */

@@ -163,7 +163,12 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       const corpus = await store.corpusStats()
       expect(corpus.rows).toBe(5)
       expect(await store.docFreqs([term('redis'), term('cache'), term('absent')])).toEqual([3, 2, 0])
-      expect(await store.partial()).toBe(false)
+      expect(await store.keywordStats([term('redis'), term('absent')])).toEqual({
+        rows: 5,
+        docFreqs: [3, 0],
+        partial: false,
+      })
+      expect(await store.keywordStats([])).toEqual({ rows: 5, docFreqs: [], partial: false })
       const all = await store.candidates({ terms: [term('redis')], limit: 10, headingWeight: 2 })
       expect(all.map((r) => r.path)).toEqual(['memory/a.md', 'MEMORY.md', 'memory/b.md'])
       expect(all[0]).toMatchObject({
@@ -189,6 +194,10 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(await store.candidates({ terms: [], limit: 10, headingWeight: 2 })).toEqual([])
       const texts = await store.chunkTexts(all.map((r) => r.id))
       expect([...texts.values()]).toContain('redis is our cache')
+      // An engine may read the texts with the candidates; the same rows either way.
+      const withTexts = await store.candidates({ terms: [term('redis')], limit: 10, headingWeight: 2, texts: true })
+      expect(withTexts.map(({ text: _text, ...head }) => head)).toEqual(all)
+      for (const row of withTexts) if (row.text !== undefined) expect(row.text).toBe(texts.get(row.id))
     })
 
     it('treats query terms as data, never as query syntax', async () => {

@@ -11,7 +11,7 @@
 import type { KeywordCandidate, KeywordQuery } from '../port.js'
 import type { Queryable, Tables } from './database.js'
 import { impactBound } from '../impact.js'
-import { filterSql, HEAD, type Scope } from './read-sql.js'
+import { filterSql, HEAD, textColumn, type Scope } from './read-sql.js'
 import type { NamedStatements } from './named-statements.js'
 
 type ListRow = KeywordCandidate & {
@@ -60,7 +60,7 @@ export async function listCandidates(
      SELECT m.read, m.lowest, tm.floor, w.idf, w.avgdl, r.*
      FROM (SELECT COUNT(*)::int AS read, MIN(impact) AS lowest FROM top) m CROSS JOIN w CROSS JOIN tm
      LEFT JOIN LATERAL (
-       SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms", best.score
+       SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"${textColumn(q)}, best.score
        FROM best JOIN ${t.chunks} c ON c.id = best.id) r ON true
      ORDER BY r.score DESC, r.id`
   const { rows } = await statements.query<ListRow>(db, text, params)

@@ -22,6 +22,9 @@ export const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_
   c.dated_ms::float8 AS "datedMs", CASE WHEN c.entry_status IS NULL THEN NULL ELSE json_build_object('status',
   c.entry_status, 'observed', c.entry_observed, 'key', c.entry_key, 'origin', c.entry_origin) END AS entry`
 
+/** The chunk's raw text beside its head when a keyword query asks for texts (KeywordQuery.texts). */
+export const textColumn = (q: { texts?: boolean | undefined }): string => (q.texts ? ', c.text' : '')
+
 /**
  * SQL conditions on the chunk alias `c`, or on the vector row alias `v` when `chunks` names
  * the chunks table, for the filters (the entry's status and origin among them), adding their

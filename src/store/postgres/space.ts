@@ -325,7 +325,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     newestMatches: (q) => guard.retrying(() => reads.newestMatches(live, q)),
     docFreqs: (terms) => guard.retrying(() => reads.docFreqs(live, terms)),
     corpusStats: () => guard.retrying(() => reads.corpusStats(live)),
-    partial: () => false,
+    keywordStats: (terms) => guard.retrying(() => reads.keywordStats(live, terms)),
     nearest,
     chunkTexts: (ids) => guard.retrying(() => reads.chunkTexts(ids)),
     close: () => {

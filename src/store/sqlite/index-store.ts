@@ -25,6 +25,7 @@ import { createListCandidates } from './list-candidates.js'
 import type { Db } from './database.js'
 import type {
   CorpusStats,
+  KeywordStats,
   EntryQuery,
   FileChanges,
   KeywordQuery,
@@ -236,6 +237,12 @@ export function createIndexStore(opts: IndexStoreOptions) {
     })
   }
 
+  function corpusStats(): CorpusStats {
+    freshCaches()
+    corpus ??= { rows: state.reads.corpus().rows }
+    return corpus
+  }
+
   /** Folds the WAL into the main file and closes the connection. */
   function closeClean(db: Db): void {
     db.pragma('wal_checkpoint(TRUNCATE)')
@@ -296,7 +303,6 @@ export function createIndexStore(opts: IndexStoreOptions) {
     getFile: (filePath: string) => state.repo.getFile(filePath),
     candidates: (q: KeywordQuery) => state.reads.candidates(q, docFreqOf),
     newestMatches: (...args: Parameters<SearchRepo['newestMatches']>) => state.reads.newestMatches(...args),
-    partial: (): boolean => state.reads.partial(),
     chunkTexts: (...args: Parameters<SearchRepo['chunkTexts']>) => state.reads.chunkTexts(...args),
     chunkHeads: (...args: Parameters<SearchRepo['chunkHeads']>) => state.reads.chunkHeads(...args),
     nearest: (...args: Parameters<VectorIndex['nearest']>) => state.vectorIndex.nearest(...args),
@@ -312,11 +318,12 @@ export function createIndexStore(opts: IndexStoreOptions) {
     pendingVectorCount: () => state.repo.pendingVectorCount(),
     /** Chunks containing each term (from the FTS5 vocabulary), cached per generation. */
     docFreqs: docFreqsOf,
-    corpusStats(): CorpusStats {
-      freshCaches()
-      corpus ??= { rows: state.reads.corpus().rows }
-      return corpus
-    },
+    corpusStats,
+    keywordStats: (terms: readonly string[]): KeywordStats => ({
+      docFreqs: docFreqsOf(terms),
+      rows: corpusStats().rows,
+      partial: state.reads.partial(),
+    }),
     /**
      * Replaces this index with a complete one built in another file (`next`, a writer store
      * that is closed by this call) and reopens on it. Both files are checkpointed and

@@ -125,7 +125,7 @@ export function createSqliteSpace(opts: SqliteSpaceOptions): SqliteSpace {
     newestMatches: (q) => store.newestMatches(q),
     docFreqs: (terms) => store.docFreqs(terms),
     corpusStats: () => store.corpusStats(),
-    partial: () => store.partial(),
+    keywordStats: (terms) => store.keywordStats(terms),
     nearest: (vector, k, filters, shards) => store.nearest(vector, k, filters, shards),
     chunkTexts: (ids) => store.chunkTexts(ids),
     close: () => store.close(),
