@@ -119,6 +119,13 @@ describe('PostgreSQL schema upgrade', () => {
         expect(await client.query(`SELECT id, counts FROM ${first.schema}.chunks ORDER BY id`)).toMatchObject({
           rows: counts.rows,
         })
+        // Kept inline, and not sampled by ANALYZE (no query filters on it).
+        const counted = await client.query<{ storage: string; stats: number }>(
+          `SELECT attstorage AS storage, COALESCE(attstattarget, -1) AS stats FROM pg_attribute
+           WHERE attrelid = $1::regclass AND attname = 'counts'`,
+          [`${first.schema}.chunks`],
+        )
+        expect(counted.rows).toEqual([{ storage: 'm', stats: 0 }])
         const upgraded = await again.engine.openSpace({ kind: 'agent', id: 'main' })
         expect(await rank(upgraded)).toEqual(before)
         expect(before[0]?.length).toBe(4)
