@@ -81,13 +81,20 @@ describe('PostgreSQL impact lists', () => {
       `SELECT term, df, floor, listed FROM ${t.terms} WHERE floor IS NOT NULL`,
     )
     expect(terms.rows.length).toBeGreaterThan(0)
-    const chunks = await pool.query<{ id: number; tf: Record<string, [number, number]>; token_count: number }>(
-      `SELECT id, tf, token_count FROM ${t.chunks}`,
+    const read = await pool.query<{ id: number; terms: string[]; counts: number[]; token_count: number }>(
+      `SELECT id, terms, counts, token_count FROM ${t.chunks}`,
     )
+    // Each term's [body, heading] from the key `<index id>:<term>` and its pair in counts.
+    const chunks = read.rows.map((c) => ({
+      ...c,
+      tf: Object.fromEntries(
+        c.terms.map((key, i) => [key.slice(key.indexOf(':') + 1), [c.counts[2 * i], c.counts[2 * i + 1]] as const]),
+      ) as Record<string, readonly [number, number]>,
+    }))
     for (const { term, df, floor, listed } of terms.rows) {
       const rows = await pool.query<{ chunk_id: number }>(`SELECT chunk_id FROM ${t.postings} WHERE term = $1`, [term])
       const inList = rows.rows.map((r) => r.chunk_id)
-      const due = chunks.rows
+      const due = chunks
         .filter((c) => c.tf[term] && postingImpact(c.tf[term][0], c.tf[term][1], c.token_count) >= floor)
         .map((c) => c.id)
       expect(inList.length).toBe(listed)

@@ -31,7 +31,7 @@ import { createAvailability } from './availability.js'
 import { createPgEmbeddingCache } from './embedding-cache.js'
 import { createGuard } from './guard.js'
 import { LIST_KEEP, LIST_MIN_DOC_FREQ, type ImpactListOptions } from './impact-lists.js'
-import { ensureVectorTable, migrate, PG_SCHEMA_VERSION } from './migrations.js'
+import { ensureVectorTable, migrate, PG_CHUNKS_VERSION } from './migrations.js'
 import { createSessionLocks } from './session-locks.js'
 import { createPlannerStats } from './planner-stats.js'
 import { createPgSpace, spaceName } from './space.js'
@@ -177,7 +177,7 @@ export async function createPostgresEngine(opts: PostgresEngineOptions) {
 
   const engine = {
     kind: 'postgres' as const,
-    schemaVersion: PG_SCHEMA_VERSION,
+    schemaVersion: PG_CHUNKS_VERSION,
     keywordTokenizer: 'postgres term arrays (GIN)',
     async openSpace(key: SpaceKey) {
       const dims = wantedDims()

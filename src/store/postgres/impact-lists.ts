@@ -65,8 +65,9 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
                SELECT c.id, n.body, n.heading, c.token_count AS tokens,
                  ${impactSql('n.body', 'n.heading', 'c.token_count')} AS impact
                FROM ${t.chunks} c
-               CROSS JOIN LATERAL (SELECT COALESCE((c.tf -> u.term ->> 0)::int, 0) AS body,
-                 COALESCE((c.tf -> u.term ->> 1)::int, 0) AS heading OFFSET 0) n
+               CROSS JOIN LATERAL (SELECT array_position(c.terms, $1::bigint::text || ':' || u.term) AS at OFFSET 0) k
+               CROSS JOIN LATERAL (SELECT COALESCE(c.counts[2 * k.at - 1], 0) AS body,
+                 COALESCE(c.counts[2 * k.at], 0) AS heading OFFSET 0) n
                WHERE c.index_id = $1 AND c.terms && ARRAY[$1::text || ':' || u.term]) s) r
            WHERE r.place <= $3) x
          RETURNING term, impact)

@@ -143,7 +143,7 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
     /**
      * The best `limit` chunks by BM25 over the query terms (FTS5's formula), best first. Each
      * chunk's score is one expression over its counts of the query terms (each looked up
-     * once in `tf`, no grouping); the heads and terms of the `limit` winners are fetched
+     * once in `counts`, no grouping); the heads and terms of the `limit` winners are fetched
      * afterwards.
      */
     candidates: async (scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> => {
@@ -158,10 +158,14 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
         params.push(term)
         return `$${params.length}::text`
       })
-      const counts = termParams.map((p, i) => `c.tf -> ${p} AS t${i}`).join(', ')
+      // Where each term's key is in the chunk's terms, and its counts in `counts` (migrations.ts).
+      const counts = termParams
+        .map((p, i) => `array_position(c.terms, (SELECT id FROM ix)::text || ':' || ${p}) AS t${i}`)
+        .join(', ')
       const freqs = termParams
         .map(
-          (_, i) => `COALESCE((n.t${i} ->> 0)::float8, 0) + $3::float8 * COALESCE((n.t${i} ->> 1)::float8, 0) AS f${i}`,
+          (_, i) =>
+            `COALESCE(c.counts[2 * n.t${i} - 1], 0)::float8 + $3::float8 * COALESCE(c.counts[2 * n.t${i}], 0)::float8 AS f${i}`,
         )
         .join(', ')
       const score = termParams

@@ -36,22 +36,22 @@ export const termKey = (indexId: number, term: string): string => `${indexId}:${
 
 /**
  * A chunk's distinct terms as the text of its GIN keys (`<index id>:<term>`, space-separated)
- * and its counts as the JSON of `tf` (`{"term":[body, heading], ...}`), built in one pass
- * by concatenation: arrays of parts joined, and Object.fromEntries then JSON.stringify
- * before them, were most of a cold index's CPU time in this process.
+ * and its counts as the text of `counts` (`{body,heading,...}` in the keys' order), built in
+ * one pass by concatenation: arrays of parts joined were most of a cold index's CPU time in
+ * this process.
  */
-function encodeCounts(indexId: number, counts: Map<string, [number, number]>): { keys: string; tf: string } {
+function encodeCounts(indexId: number, counts: Map<string, [number, number]>): { keys: string; counts: string } {
   let keys = ''
-  let tf = ''
+  let pairs = ''
   for (const [term, [body, heading]] of counts) {
     if (keys !== '') {
       keys += ' '
-      tf += ','
+      pairs += ','
     }
     keys += termKey(indexId, term)
-    tf += `${JSON.stringify(term)}:[${body},${heading}]`
+    pairs += `${body},${heading}`
   }
-  return { keys, tf: `{${tf}}` }
+  return { keys, counts: `{${pairs}}` }
 }
 
 /**
@@ -147,14 +147,14 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
     const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
       `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
-         body_terms, heading_terms, token_count, terms, tf, has_vector, dated_ms,
+         body_terms, heading_terms, token_count, terms, counts, has_vector, dated_ms,
          entry_status, entry_observed, entry_key, entry_origin, entry_hash)
-       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.tf::jsonb, u.hv, u.dm,
+       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.cn::int4[], u.hv, u.dm,
          u.es, u.eo, u.ek, u.eg, u.eh
        FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
          $12::text[], $13::text[], $14::bool[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::text[],
          $20::text[])
-         AS u(s, e, tx, h, ch, bt, ht, tc, tm, tf, hv, dm, es, eo, ek, eg, eh)
+         AS u(s, e, tx, h, ch, bt, ht, tc, tm, cn, hv, dm, es, eo, ek, eg, eh)
        RETURNING id, start_line, end_line, content_hash`,
       [
         indexId,
@@ -169,7 +169,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
         chunks.map((x) => x.headingTerms),
         chunks.map((x) => x.tokenCount),
         encoded.map((e) => e.keys),
-        encoded.map((e) => e.tf),
+        encoded.map((e) => e.counts),
         chunks.map(withVector),
         chunks.map((x) => x.datedMs),
         chunks.map((x) => x.entry?.status ?? null),
