@@ -9,13 +9,13 @@
  * Prints each build's median over rounds of the round's p50 and p99 (ms) and of the server's
  * CPU time per search (all its threads and its main thread, from /proc: less sensitive to load than latency).
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { makeQueries, writeCorpus } from './corpus.js'
 import { createClient } from './http-client.js'
+import { startServer } from './server-process.js'
 import { median, percentile } from './stats.js'
 
 const { values, positionals } = parseArgs({
@@ -30,45 +30,27 @@ if (!fs.existsSync(workspace)) writeCorpus(workspace, 200, 50)
 const queries = makeQueries(500)
 
 async function start(label: string, root: string) {
-  const port = 40000 + Math.floor(Math.random() * 20000)
-  const child = spawn(process.execPath, [path.join(root, 'dist/main.js')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      MALLOC_MMAP_THRESHOLD_: '131072',
-      MNEMO_LOG_LEVEL: 'warn',
-      MNEMO_INDEX_ON_START: 'false',
+  const server = await startServer(
+    {
       MNEMO_WATCH: 'false',
       MNEMO_WORKSPACE: workspace,
       MNEMO_DATA_DIR: path.join(values.dir, `data-${label}`),
-      MNEMO_PORT: String(port),
       ...(process.env.AB_NODE_OPTIONS ? { NODE_OPTIONS: process.env.AB_NODE_OPTIONS } : {}),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  const baseUrl = `http://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${baseUrl}/health`)).ok) break
-    } catch {
-      if (i > 600) throw new Error(`${label} did not start`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-  const client = createClient(baseUrl)
-  const res = await client.request('POST', '/index?wait=true', {})
-  if (res.status !== 200) throw new Error(`${label}: index failed: ${res.body}`)
+    { main: path.join(root, 'dist/main.js') },
+  )
+  const client = createClient(server.baseUrl)
+  await client.indexAll()
   for (const query of queries.slice(0, 200)) await client.request('POST', '/search', { query })
   const stop = async () => {
     client.close()
-    const exited = new Promise((r) => child.on('exit', r))
-    child.kill('SIGTERM')
-    await exited
+    await server.stop()
   }
   return {
     label,
     client,
     stop,
-    pid: child.pid as number,
+    pid: server.pid as number,
     p50: [] as number[],
     p99: [] as number[],
     cpu: [] as number[],

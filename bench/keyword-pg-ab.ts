@@ -14,7 +14,6 @@
  * /proc) and, on PostgreSQL, the database's ms per search (pg_stat_statements, when the
  * server loads it), and how many queries' results differ from the first build's.
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -24,6 +23,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { makeQueries, writeCorpus } from './corpus.js'
 import { createClient } from './http-client.js'
+import { startServer } from './server-process.js'
 import { median, percentile } from './stats.js'
 
 const { values, positionals } = parseArgs({
@@ -68,47 +68,22 @@ async function dbMs(): Promise<number> {
 }
 
 async function start(label: string, root: string, sqlite: boolean) {
-  const port = 40000 + Math.floor(Math.random() * 20000)
   const dataDir = path.join(values.dir, `data-${tag}-${label.replace(/^sqlite:/, '')}${sqlite ? '-sqlite' : ''}`)
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    MALLOC_MMAP_THRESHOLD_: '131072',
-    MNEMO_LOG_LEVEL: 'warn',
-    MNEMO_INDEX_ON_START: 'false',
-    MNEMO_WATCH: 'false',
-    MNEMO_WORKSPACE: workspace,
-    MNEMO_DATA_DIR: dataDir,
-    MNEMO_PORT: String(port),
-    ...(!sqlite && { MNEMO_DATABASE_URL: values.url, MNEMO_DATABASE_SCHEMA: schema }),
-  }
-  const main = path.join(root, 'dist/main.js')
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', main], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  const baseUrl = `http://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${baseUrl}/health`)).ok) break
-    } catch {
-      if (i > 600) throw new Error(`${label} did not start`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-  const client = createClient(baseUrl)
-  let res = await client.request('POST', '/index?wait=true', {})
-  // A service started on a loaded machine may shed the first request (503, retry after 2 s).
-  for (let retry = 0; res.status === 503 && retry < 30; retry++) {
-    await new Promise((r) => setTimeout(r, 2000))
-    res = await client.request('POST', '/index?wait=true', {})
-  }
-  if (res.status !== 200) throw new Error(`${label}: index failed: ${res.body}`)
+  const server = await startServer(
+    {
+      MNEMO_WATCH: 'false',
+      MNEMO_WORKSPACE: workspace,
+      MNEMO_DATA_DIR: dataDir,
+      ...(!sqlite && { MNEMO_DATABASE_URL: values.url, MNEMO_DATABASE_SCHEMA: schema }),
+    },
+    { main: path.join(root, 'dist/main.js') },
+  )
+  const client = createClient(server.baseUrl)
+  await client.indexAll()
   for (const query of queries.slice(0, 200)) await client.request('POST', '/search', { query })
   const stop = async () => {
     client.close()
-    const exited = new Promise((r) => child.on('exit', r))
-    child.kill('SIGTERM')
-    await exited
+    await server.stop()
   }
   const samples = {
     p50: [] as number[],
@@ -119,10 +94,10 @@ async function start(label: string, root: string, sqlite: boolean) {
   }
   return {
     label,
-    baseUrl,
+    baseUrl: server.baseUrl,
     client,
     stop,
-    pid: child.pid as number,
+    pid: server.pid as number,
     samples,
     refused: 0,
     answers: new Map<string, string>(),

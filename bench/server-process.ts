@@ -21,11 +21,15 @@ export type ServerProcess = Awaited<ReturnType<typeof startServer>>
 /**
  * `pollMs`: how often /health is asked while the process starts (start.ts times start-up with
  * a shorter one). `logFd`: where its log goes (a file the caller opened; default nowhere).
+ * `main`: the build to start (A/B benchmarks start other checkouts' builds; default this one's).
  */
-export async function startServer(env: Record<string, string>, opts: { pollMs?: number; logFd?: number } = {}) {
+export async function startServer(
+  env: Record<string, string>,
+  opts: { pollMs?: number; logFd?: number; main?: string } = {},
+) {
   const port = await freePort()
   // As npm start and the image run it: small young generations (BENCHMARKS.md, issue 19).
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', MAIN], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', opts.main ?? MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
       // As the image and npm start run it (Dockerfile): big buffers are returned to the system.

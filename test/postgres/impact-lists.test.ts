@@ -9,6 +9,7 @@ import { liveScope } from '../../src/store/postgres/read-sql.js'
 import { listCandidates } from '../../src/store/postgres/list-candidates.js'
 import { createNamedStatements } from '../../src/store/postgres/named-statements.js'
 import { databaseUrl, testPostgresEngine } from './pg-engine.js'
+import { termChunk } from '../helpers/term-chunk.js'
 
 const STEPS: StepOptions = { between: async () => undefined }
 /** Lists from 3 chunks on, cut back to 4 postings: every few writes build, grow and cut lists. */
@@ -22,18 +23,7 @@ function chunk(i: number): ChunkInput {
   const fillers = 200 + 5 * ((i * 7) % 23)
   const body = [...Array<string>(1 + (i % 4)).fill('alpha'), ...Array<string>(fillers).fill('filler'), 'beta']
   const heading = i % 5 === 0 ? ['alpha'] : []
-  return {
-    startLine: i + 1,
-    endLine: i + 1,
-    text: body.join(' '),
-    headings: heading.join(' '),
-    contentHash: `h${i}`,
-    bodyTerms: body.join(' '),
-    headingTerms: heading.join(' '),
-    tokenCount: body.length + heading.length,
-    datedMs: null,
-    entry: null,
-  }
+  return termChunk(i + 1, body, heading)
 }
 
 function file(path: string, readSeq: number, from: number, count: number): FileRows {

@@ -3,23 +3,13 @@ import { describe, expect, it } from 'vitest'
 import type { ChunkInput, FileRecord } from '../../src/domain/chunks.js'
 import { PG_SCHEMA_VERSION } from '../../src/store/postgres/migrations.js'
 import { databaseUrl, testPostgresEngine } from './pg-engine.js'
+import { termChunk } from '../helpers/term-chunk.js'
 
 /** Chunk `i`: `alpha` i times in its body, `beta` in its heading when i is even. */
 function chunk(i: number): ChunkInput {
   const body = [...Array<string>(i).fill('alpha'), 'gamma', `only${i}`]
   const heading = i % 2 === 0 ? ['beta', 'beta'] : []
-  return {
-    startLine: i,
-    endLine: i,
-    text: body.join(' '),
-    headings: heading.join(' '),
-    contentHash: `h${i}`,
-    bodyTerms: body.join(' '),
-    headingTerms: heading.join(' '),
-    tokenCount: body.length + heading.length,
-    datedMs: null,
-    entry: null,
-  }
+  return termChunk(i, body, heading)
 }
 
 const record: FileRecord = {
