@@ -46,7 +46,7 @@ describe('keyword search planning', () => {
     const { rows } = store.corpusStats()
     for (const query of ['alpha gamma kappa', 'beta delta 记忆模型', 'eta theta iota mu', 'zeta lambda 部署检索']) {
       const terms = queryTerms(query)
-      const docFreqs = store.docFreqs(terms)
+      const { docFreqs } = store.keywordStats(terms)
       // Noise terms (in half the chunks or more) are set aside by design; keep them out here.
       expect(
         docFreqs.every((df) => df < rows / 2),

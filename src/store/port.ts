@@ -109,12 +109,9 @@ export interface KeywordIndex {
   candidates(q: KeywordQuery): MaybePromise<KeywordCandidate[]>
   /** Up to `limit` of the most recently written chunks holding any term, unranked. */
   newestMatches(q: KeywordQuery): MaybePromise<KeywordCandidate[]>
-  /** Chunks containing each term (0 when unknown), in the order of `terms`. */
-  docFreqs(terms: readonly string[]): MaybePromise<number[]>
-  corpusStats(): MaybePromise<CorpusStats>
   /**
-   * docFreqs, corpusStats and whether a change is half written, read together: one round
-   * trip on PostgreSQL where three queries took a connection each.
+   * The statistics a query is planned and scored with, read together: one round trip on
+   * PostgreSQL where three queries took a connection each.
    */
   keywordStats(terms: readonly string[]): MaybePromise<KeywordStats>
 }

@@ -11,7 +11,6 @@
  */
 import type { ChunkFilters, ChunkHead, FileRecord, PendingChunk } from '../../domain/chunks.js'
 import type {
-  CorpusStats,
   EntryLocation,
   EntryQuery,
   KeywordCandidate,
@@ -107,17 +106,8 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
           [scope.param],
         )
       )?.n ?? 0,
-    docFreqs: async (scope: Scope, terms: readonly string[]): Promise<number[]> => {
-      if (terms.length === 0) return []
-      const { rows } = await db.query<{ term: string; df: number }>(
-        `SELECT term, df FROM ${t.terms} WHERE index_id = ${scope.sql} AND term = ANY($2::text[])`,
-        [scope.param, terms],
-      )
-      const byTerm = new Map(rows.map((r) => [r.term, r.df]))
-      return terms.map((term) => byTerm.get(term) ?? 0)
-    },
     /**
-     * docFreqs and corpusStats in one statement (port.ts keywordStats). The terms are read
+     * Document frequencies and chunk rows in one statement (port.ts keywordStats). The terms are read
      * through a subquery, so the planner cannot size a plan to each query's term count and
      * keeps one generic plan per connection instead of planning every search (0.24 ms,
      * more than the 0.15 ms the statement runs).
@@ -133,12 +123,6 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
       )
       const row = rows[0]
       return { rows: row?.rows ?? 0, docFreqs: row?.dfs ?? terms.map(() => 0), partial: false }
-    },
-    corpusStats: async (scope: Scope): Promise<CorpusStats> => {
-      const row = await one<{ rows: number }>(`SELECT chunk_rows AS rows FROM ${t.indexes} WHERE id = ${scope.sql}`, [
-        scope.param,
-      ])
-      return { rows: row?.rows ?? 0 }
     },
     /**
      * The best `limit` chunks by BM25 over the query terms (FTS5's formula), best first. Each

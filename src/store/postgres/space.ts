@@ -323,8 +323,6 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     claimSync: () => guard.once(() => deps.locks.tryTake(`sync:${space}`)),
     candidates: (q) => guard.retrying(() => reads.candidates(live, q)),
     newestMatches: (q) => guard.retrying(() => reads.newestMatches(live, q)),
-    docFreqs: (terms) => guard.retrying(() => reads.docFreqs(live, terms)),
-    corpusStats: () => guard.retrying(() => reads.corpusStats(live)),
     keywordStats: (terms) => guard.retrying(() => reads.keywordStats(live, terms)),
     nearest,
     chunkTexts: (ids) => guard.retrying(() => reads.chunkTexts(ids)),

@@ -103,9 +103,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
     readerFor(store: SqliteSpace): IndexReader {
       const local = opts.readOps(store)
       if (!threads) return inProcessReader(local)
-      return smallOnMainThread(threads.forIndex(fileOf(store.key), local), local, async () => {
-        return (await store.corpusStats()).rows
-      })
+      return smallOnMainThread(threads.forIndex(fileOf(store.key), local), local, () => store.corpusStats().rows)
     },
     /** A space's jobs on the read threads, in one queue per index so agents' syncs take turns. */
     offThreadFor(store: SqliteSpace): OffThread | undefined {

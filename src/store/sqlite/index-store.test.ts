@@ -31,7 +31,7 @@ describe('a read-only index store', () => {
   it('refreshes its cached term statistics when another connection commits', async () => {
     const first = await prepared('memory/a.md', '## one\nwalrus tusk\n\n## two\nwalrus snow')
     writer.transaction((r) => r.replaceFile(first.record, first.chunks))
-    expect(reader.docFreqs(TERMS)).toEqual([2, 0])
+    expect(reader.keywordStats(TERMS).docFreqs).toEqual([2, 0])
     const rowsBefore = reader.corpusStats().rows
     const generation = reader.generation()
 
@@ -39,7 +39,7 @@ describe('a read-only index store', () => {
     writer.transaction((r) => r.replaceFile(second.record, second.chunks))
 
     expect(reader.generation()).not.toBe(generation)
-    expect(reader.docFreqs(TERMS)).toEqual([3, 1])
+    expect(reader.keywordStats(TERMS).docFreqs).toEqual([3, 1])
     expect(reader.corpusStats().rows).toBe(rowsBefore + 1)
   })
 })

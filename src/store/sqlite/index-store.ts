@@ -3,9 +3,9 @@
  * connection, so the connection can be replaced (the rebuild swap, replaceWith) without
  * re-wiring them. The writer store (one per process) creates the schema and runs write
  * transactions; read-only stores serve the search workers. Term statistics (document
- * frequencies, corpus size) are cached per index generation: the writer starts a new one
- * with each transaction or swap, a reader whenever SQLite's data_version shows another
- * connection committed.
+ * frequencies, corpus size) are cached per index generation (term-stats.ts): the writer
+ * starts a new one with each transaction or swap, a reader whenever SQLite's data_version
+ * shows another connection committed.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -24,8 +24,6 @@ import {
 import { createListCandidates } from './list-candidates.js'
 import type { Db } from './database.js'
 import type {
-  CorpusStats,
-  KeywordStats,
   EntryQuery,
   FileChanges,
   KeywordQuery,
@@ -43,9 +41,7 @@ import { createWalBacklog } from './wal-backlog.js'
 import { createVolumeRoom } from './volume-room.js'
 import { createVectorRepo, type VectorRepo } from './vector-repo.js'
 import { sameVectorConfig } from './vector-schema.js'
-
-/** Distinct terms whose document frequency is remembered per generation. */
-const DOC_FREQ_CACHE_SIZE = 50_000
+import { createTermStats } from './term-stats.js'
 
 /**
  * FTS5 merges segments as part of the commit that adds one (automerge) or, when a level
@@ -118,9 +114,12 @@ export function createIndexStore(opts: IndexStoreOptions) {
     state.db.transaction(() => state.repo.setFtsOptions(options))()
   if (opts.scratch) setFtsOptions(SCRATCH_FTS)
   let open = true
-  let cachedGeneration = -1
-  let corpus: CorpusStats | null = null
-  const docFreqs = new Map<string, number>()
+  const stats = createTermStats({
+    generation,
+    docFreq: (term) => state.reads.docFreq(term),
+    rows: () => state.reads.corpus().rows,
+    partial: () => state.reads.partial(),
+  })
 
   const space = createVolumeRoom(path.dirname(opts.dbPath))
   // The writer never checkpoints inside a commit when the search workers can; a scratch
@@ -212,37 +211,6 @@ export function createIndexStore(opts: IndexStoreOptions) {
     }
   }
 
-  /** The term's document frequency in the current generation (docFreqs). */
-  const docFreqOf = (term: string): number => docFreqsOf([term])[0] as number
-
-  /** Empties the term-statistics caches when the index changed since they were filled. */
-  function freshCaches(): void {
-    const current = generation()
-    if (current === cachedGeneration) return
-    cachedGeneration = current
-    corpus = null
-    docFreqs.clear()
-  }
-
-  function docFreqsOf(terms: readonly string[]): number[] {
-    freshCaches()
-    if (docFreqs.size > DOC_FREQ_CACHE_SIZE) docFreqs.clear()
-    return terms.map((term) => {
-      let df = docFreqs.get(term)
-      if (df === undefined) {
-        df = state.reads.docFreq(term)
-        docFreqs.set(term, df)
-      }
-      return df
-    })
-  }
-
-  function corpusStats(): CorpusStats {
-    freshCaches()
-    corpus ??= { rows: state.reads.corpus().rows }
-    return corpus
-  }
-
   /** Folds the WAL into the main file and closes the connection. */
   function closeClean(db: Db): void {
     db.pragma('wal_checkpoint(TRUNCATE)')
@@ -301,7 +269,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
     findEntries: (q: EntryQuery) => state.repo.findEntries(q),
     maxReadSeq: () => state.repo.maxReadSeq(),
     getFile: (filePath: string) => state.repo.getFile(filePath),
-    candidates: (q: KeywordQuery) => state.reads.candidates(q, docFreqOf),
+    candidates: (q: KeywordQuery) => state.reads.candidates(q, stats.docFreqOf),
     newestMatches: (...args: Parameters<SearchRepo['newestMatches']>) => state.reads.newestMatches(...args),
     chunkTexts: (...args: Parameters<SearchRepo['chunkTexts']>) => state.reads.chunkTexts(...args),
     chunkHeads: (...args: Parameters<SearchRepo['chunkHeads']>) => state.reads.chunkHeads(...args),
@@ -316,14 +284,9 @@ export function createIndexStore(opts: IndexStoreOptions) {
       }),
     pendingVectors: (limit: number) => state.repo.pendingVectors(limit),
     pendingVectorCount: () => state.repo.pendingVectorCount(),
-    /** Chunks containing each term (from the FTS5 vocabulary), cached per generation. */
-    docFreqs: docFreqsOf,
-    corpusStats,
-    keywordStats: (terms: readonly string[]): KeywordStats => ({
-      docFreqs: docFreqsOf(terms),
-      rows: corpusStats().rows,
-      partial: state.reads.partial(),
-    }),
+    /** Term statistics (document frequencies from the FTS5 vocabulary), cached per generation. */
+    corpusStats: stats.corpusStats,
+    keywordStats: stats.keywordStats,
     /**
      * Replaces this index with a complete one built in another file (`next`, a writer store
      * that is closed by this call) and reopens on it. Both files are checkpointed and

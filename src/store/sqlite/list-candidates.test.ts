@@ -66,7 +66,7 @@ describe('keyword candidates from an impact list', () => {
       )
       .all({ match: ftsMatch(q.terms) as string, prefix: q.pathPrefix ?? '', limit: q.limit })
   const served = (q: KeywordQuery) => {
-    const docFreq = store.docFreqs([WALRUS])[0] as number
+    const docFreq = store.keywordStats([WALRUS]).docFreqs[0] as number
     return db.transaction(() => fromList(q, toParams(q, ftsMatch(q.terms) as string), docFreq))()
   }
   /** The store's answers equal FTS5's, ranks to the last bit, and the list tells `listed` of them. */

@@ -7,7 +7,7 @@
  */
 import type { IndexStore } from './index-store.js'
 import { removeIndexFiles } from './open-index.js'
-import type { RebuildTarget, SpaceKey, SpaceStore, SpaceWriter, StepOptions } from '../port.js'
+import type { CorpusStats, RebuildTarget, SpaceKey, SpaceStore, SpaceWriter, StepOptions } from '../port.js'
 import { createReadSequence } from './read-sequence.js'
 
 /** The temp file a rebuild writes, next to the live index. */
@@ -17,7 +17,11 @@ export const rebuildPath = (dbPath: string): string => `${dbPath}.rebuild`
 export const removeStaleRebuild = (dbPath: string): boolean => removeIndexFiles(rebuildPath(dbPath))
 
 /** A SQLite space: the port, and the file the search workers open. */
-export type SqliteSpace = SpaceStore & { readonly dbPath: string }
+export type SqliteSpace = SpaceStore & {
+  readonly dbPath: string
+  /** The chunk count, cached until the index changes (where a small index is searched). */
+  corpusStats(): CorpusStats
+}
 
 /** The writer methods of a store, bound to it. */
 function writerOf(store: IndexStore): SpaceWriter {
@@ -123,7 +127,6 @@ export function createSqliteSpace(opts: SqliteSpaceOptions): SqliteSpace {
     claimSync: () => async () => undefined,
     candidates: (q) => store.candidates(q),
     newestMatches: (q) => store.newestMatches(q),
-    docFreqs: (terms) => store.docFreqs(terms),
     corpusStats: () => store.corpusStats(),
     keywordStats: (terms) => store.keywordStats(terms),
     nearest: (vector, k, filters, shards) => store.nearest(vector, k, filters, shards),
