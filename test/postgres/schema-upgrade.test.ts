@@ -4,6 +4,7 @@ import type { ChunkInput, FileRecord } from '../../src/domain/chunks.js'
 import { PG_SCHEMA_VERSION } from '../../src/store/postgres/migrations.js'
 import { databaseUrl, testPostgresEngine } from './pg-engine.js'
 import { termChunk } from '../helpers/term-chunk.js'
+import { termHash } from '../../src/store/postgres/term-hash.js'
 
 /** Chunk `i`: `alpha` i times in its body, `beta` in its heading when i is even. */
 function chunk(i: number): ChunkInput {
@@ -30,11 +31,12 @@ const LIST_COLUMNS = ['floor', 'listed']
 describe('PostgreSQL schema upgrade', () => {
   it.each([
     // [version, the chunk columns it did not have yet, the term columns]
-    [1, ['dated_ms', ...ENTRY_COLUMNS], LIST_COLUMNS],
-    [2, ENTRY_COLUMNS, LIST_COLUMNS],
-    [3, ['entry_hash'], LIST_COLUMNS],
-    [4, [], LIST_COLUMNS],
-    [5, [], []],
+    [1, ['dated_ms', ...ENTRY_COLUMNS, 'hashes'], LIST_COLUMNS],
+    [2, [...ENTRY_COLUMNS, 'hashes'], LIST_COLUMNS],
+    [3, ['entry_hash', 'hashes'], LIST_COLUMNS],
+    [4, ['hashes'], LIST_COLUMNS],
+    [5, ['hashes'], []],
+    [6, ['hashes'], []],
   ])(
     'adds to a schema of version %i the columns it lacks and records the new version',
     async (version, missing, missingTerms) => {
@@ -47,7 +49,9 @@ describe('PostgreSQL schema upgrade', () => {
         for (const column of missing) await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN ${column}`)
         for (const column of missingTerms) await client.query(`ALTER TABLE ${first.schema}.terms DROP COLUMN ${column}`)
         if (version < 5) await client.query(`DROP TABLE ${first.schema}.postings`)
-        await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN counts, ADD COLUMN tf jsonb NOT NULL`)
+        if (version < 6) {
+          await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN counts, ADD COLUMN tf jsonb NOT NULL`)
+        }
         await client.query(`UPDATE ${first.schema}.schema_version SET version = $1`, [version])
         const again = await testPostgresEngine(null, first.schema)
         try {
@@ -69,7 +73,7 @@ describe('PostgreSQL schema upgrade', () => {
           expect(postings.rows[0]?.t).not.toBeNull()
           const recorded = await client.query(`SELECT version FROM ${first.schema}.schema_version`)
           expect(recorded.rows).toEqual([{ version: PG_SCHEMA_VERSION }])
-          expect(PG_SCHEMA_VERSION).toBe(6)
+          expect(PG_SCHEMA_VERSION).toBe(7)
         } finally {
           await again.dispose()
         }
@@ -78,6 +82,72 @@ describe('PostgreSQL schema upgrade', () => {
       }
     },
   )
+
+  it('keeps terms in the order of their hashes, and ranks rows written before schema 7 (no hashes) alike', async () => {
+    const first = await testPostgresEngine(null)
+    const client = new pg.Client({ connectionString: databaseUrl() })
+    await client.connect()
+    try {
+      const store = await first.engine.openSpace({ kind: 'agent', id: 'main' })
+      // `t7pfs` and `tovja` share a hash: chunk 6 holds both, the others `t7pfs` alone.
+      const chunks = Array.from({ length: 6 }, (_, i) => {
+        const c = chunk(i + 1)
+        const extra = i === 5 ? ['t7pfs', 'tovja'] : ['t7pfs']
+        return termChunk(
+          i + 1,
+          [...c.bodyTerms.split(' '), '中文', 'zeta', ...extra],
+          c.headingTerms.split(' ').filter(Boolean),
+        )
+      })
+      await store.applyChanges({ replace: [{ record, chunks }] }, { between: async () => undefined })
+      // `alpha0` and `tovja` are in none of chunks 1–5: the hash search gives them some term's slot.
+      const queries = [
+        ['alpha'],
+        ['beta', 'zeta'],
+        ['alpha', 'beta', 'gamma'],
+        ['only3', 'missing'],
+        ['中文', 'aaa'],
+        ['alpha0', 'gamma'],
+        ['tovja', 'gamma'],
+      ]
+      const rank = async () => {
+        const ranked = []
+        for (const terms of queries) ranked.push(await store.candidates({ terms, limit: 4, headingWeight: 2 }))
+        return ranked
+      }
+      const stored = await client.query<{ terms: string[]; hashes: number[] | null }>(
+        `SELECT terms, hashes FROM ${first.schema}.chunks ORDER BY id`,
+      )
+      for (const [i, row] of stored.rows.entries()) {
+        if (i === 5) {
+          expect(row.hashes).toBeNull()
+          continue
+        }
+        const hashes = row.hashes ?? []
+        expect(hashes).toEqual(row.terms.map((key) => termHash(key.slice(key.indexOf(':') + 1))))
+        expect(hashes).toEqual([...hashes].sort((a, b) => a - b))
+      }
+      const hashed = await rank()
+      // As schema 6 wrote them: no hashes, terms (here reversed) and their counts in another order.
+      await client.query(
+        `UPDATE ${first.schema}.chunks c SET hashes = NULL, terms = r.terms, counts = r.counts FROM (
+           SELECT id, ARRAY(SELECT terms[i] FROM generate_subscripts(terms, 1) AS i ORDER BY i DESC) AS terms,
+             ARRAY(SELECT counts[2 * i - 2 + j] FROM generate_subscripts(terms, 1) AS i, generate_series(1, 2) AS j
+               ORDER BY i DESC, j) AS counts
+           FROM ${first.schema}.chunks) r WHERE c.id = r.id`,
+      )
+      expect(await rank()).toEqual(hashed)
+      expect(hashed.map((hits) => hits.length)).toEqual([4, 4, 4, 1, 4, 4, 4])
+      // Shortest first (chunk i: i + 5 terms, 2 more in the heading when even): `alpha0`
+      // counts nothing where `alpha`, whose slot it may be given, counts more in longer chunks.
+      expect(hashed[5]?.map((hit) => hit.startLine)).toEqual([1, 3, 2, 5])
+      // `tovja` counts in chunk 6 alone, where it is, not where its hash twin `t7pfs` is.
+      expect(hashed[6]?.[0]?.startLine).toBe(6)
+    } finally {
+      await first.dispose()
+      await client.end()
+    }
+  })
 
   it('converts the term counts of schema 5 (tf jsonb) in place: searches rank as before the upgrade', async () => {
     const first = await testPostgresEngine(null)
@@ -101,7 +171,7 @@ describe('PostgreSQL schema upgrade', () => {
         `ALTER TABLE ${first.schema}.chunks ADD COLUMN tf jsonb;
          UPDATE ${first.schema}.chunks SET tf = (SELECT jsonb_object_agg(substr(k, strpos(k, ':') + 1),
            jsonb_build_array(counts[2 * at - 1], counts[2 * at])) FROM unnest(terms) WITH ORDINALITY AS u(k, at));
-         ALTER TABLE ${first.schema}.chunks DROP COLUMN counts, ALTER COLUMN tf SET NOT NULL;
+         ALTER TABLE ${first.schema}.chunks DROP COLUMN counts, DROP COLUMN hashes, ALTER COLUMN tf SET NOT NULL;
          UPDATE ${first.schema}.schema_version SET version = 5`,
       )
       const again = await testPostgresEngine(null, first.schema)
@@ -109,13 +179,16 @@ describe('PostgreSQL schema upgrade', () => {
         expect(await client.query(`SELECT id, counts FROM ${first.schema}.chunks ORDER BY id`)).toMatchObject({
           rows: counts.rows,
         })
-        // Kept inline, and not sampled by ANALYZE (no query filters on it).
-        const counted = await client.query<{ storage: string; stats: number }>(
-          `SELECT attstorage AS storage, COALESCE(attstattarget, -1) AS stats FROM pg_attribute
-           WHERE attrelid = $1::regclass AND attname = 'counts'`,
+        // Kept inline, and not sampled by ANALYZE (no query filters on them).
+        const counted = await client.query<{ name: string; storage: string; stats: number }>(
+          `SELECT attname AS name, attstorage AS storage, COALESCE(attstattarget, -1) AS stats FROM pg_attribute
+           WHERE attrelid = $1::regclass AND attname IN ('counts', 'hashes') ORDER BY attname`,
           [`${first.schema}.chunks`],
         )
-        expect(counted.rows).toEqual([{ storage: 'm', stats: 0 }])
+        expect(counted.rows).toEqual([
+          { name: 'counts', storage: 'm', stats: 0 },
+          { name: 'hashes', storage: 'm', stats: 0 },
+        ])
         const upgraded = await again.engine.openSpace({ kind: 'agent', id: 'main' })
         expect(await rank(upgraded)).toEqual(before)
         expect(before[0]?.length).toBe(4)

@@ -16,6 +16,8 @@
  */
 import type { Client, Tables } from './database.js'
 import { IMPACT_HEADING_WEIGHT, IMPACT_REFERENCE_TOKENS, postingImpact } from '../impact.js'
+import { termAt, termSlot } from './read-sql.js'
+import { termHash } from './term-hash.js'
 
 export type ImpactListOptions = {
   /** Document frequency from which a term gets a list (default LIST_MIN_DOC_FREQ). */
@@ -48,6 +50,10 @@ const impactSql = (body: string, heading: string, tokens: string) =>
    / ((${body})::float8 + ${IMPACT_HEADING_WEIGHT}::float8 * (${heading})::float8
       + 1.2::float8 * (0.25::float8 + 0.75::float8 * (${tokens})::float8 / ${IMPACT_REFERENCE_TOKENS}::float8))`
 
+/** A listed term's key in the chunks' terms (migrations.ts), and its hash. */
+const KEY = `$1::bigint::text || ':' || u.term`
+const HASH = 'u.hash'
+
 export function createImpactLists(t: Tables, opts: ImpactListOptions) {
   /** (Re)builds the lists of `terms` from the chunks holding them. */
   async function build(c: Client, indexId: number, terms: readonly string[]): Promise<void> {
@@ -58,14 +64,15 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
       `WITH ins AS (
          INSERT INTO ${t.postings} (index_id, term, impact, chunk_id, body, heading, tokens)
          SELECT $1, u.term, x.impact, x.id, x.body, x.heading, x.tokens
-         FROM unnest($2::text[]) AS u(term)
+         FROM unnest($2::text[], $4::int4[]) AS u(term, hash)
          CROSS JOIN LATERAL (
            SELECT r.* FROM (
              SELECT s.*, rank() OVER (ORDER BY s.impact DESC) AS place FROM (
                SELECT c.id, n.body, n.heading, c.token_count AS tokens,
                  ${impactSql('n.body', 'n.heading', 'c.token_count')} AS impact
                FROM ${t.chunks} c
-               CROSS JOIN LATERAL (SELECT array_position(c.terms, $1::bigint::text || ':' || u.term) AS at OFFSET 0) k
+               CROSS JOIN LATERAL (SELECT ${termSlot(KEY, HASH)} AS slot OFFSET 0) ks
+               CROSS JOIN LATERAL (SELECT ${termAt(KEY, HASH, 'ks.slot')} AS at OFFSET 0) k
                CROSS JOIN LATERAL (SELECT COALESCE(c.counts[2 * k.at - 1], 0) AS body,
                  COALESCE(c.counts[2 * k.at], 0) AS heading OFFSET 0) n
                WHERE c.index_id = $1 AND c.terms && ARRAY[$1::text || ':' || u.term]) s) r
@@ -74,7 +81,7 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
        UPDATE ${t.terms} AS t SET floor = s.lowest, listed = s.n
        FROM (SELECT term, MIN(impact) AS lowest, COUNT(*)::int AS n FROM ins GROUP BY term) s
        WHERE t.index_id = $1 AND t.term = s.term`,
-      [indexId, terms, opts.keep],
+      [indexId, terms, opts.keep, terms.map(termHash)],
     )
   }
 

@@ -26,7 +26,8 @@ import { listRead } from '../impact.js'
 import { listCandidates } from './list-candidates.js'
 import { newestMatches } from './newest-matches.js'
 import type { NamedStatements } from './named-statements.js'
-import { filterSql, HEAD, textColumn, type Scope } from './read-sql.js'
+import { filterSql, HEAD, termAt, termSlot, textColumn, type Scope } from './read-sql.js'
+import { termHash } from './term-hash.js'
 
 /**
  * `listKeep`: postings an impact list keeps (impact-lists.ts); a one-term query reads its
@@ -139,13 +140,15 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
       const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
       const filters = filterSql(q, params)
       const termParams = q.terms.map((term) => {
-        params.push(term)
-        return `$${params.length}::text`
+        params.push(term, termHash(term))
+        return {
+          key: `(SELECT id FROM ix)::text || ':' || $${params.length - 1}::text`,
+          hash: `$${params.length}::int4`,
+        }
       })
       // Where each term's key is in the chunk's terms, and its counts in `counts` (migrations.ts).
-      const counts = termParams
-        .map((p, i) => `array_position(c.terms, (SELECT id FROM ix)::text || ':' || ${p}) AS t${i}`)
-        .join(', ')
+      const counts = termParams.map((p, i) => `${termSlot(p.key, p.hash)} AS s${i}`).join(', ')
+      const at = termParams.map((p, i) => `${termAt(p.key, p.hash, `s.s${i}`)} AS t${i}`).join(', ')
       const freqs = termParams
         .map(
           (_, i) =>
@@ -169,7 +172,8 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
          best AS (
            SELECT c.id, ${score} AS score
            FROM ${t.chunks} c CROSS JOIN w
-           CROSS JOIN LATERAL (SELECT ${counts} OFFSET 0) n
+           CROSS JOIN LATERAL (SELECT ${counts} OFFSET 0) s
+           CROSS JOIN LATERAL (SELECT ${at} OFFSET 0) n
            CROSS JOIN LATERAL (SELECT ${freqs} OFFSET 0) f
            WHERE c.index_id = (SELECT id FROM ix) AND c.terms && ${keysOf(scope, 2)}${filters}
            ORDER BY score DESC, c.id LIMIT (SELECT $4::int))

@@ -10,7 +10,9 @@
  * array under a GIN index (the prefix keeps one space's lookups from scanning another's
  * postings), and their counts per column in `counts` for BM25, aligned with `terms`: the
  * body and heading counts of terms[i] at counts[2i - 1] and counts[2i] (kept uncompressed
- * in the row: scoring reads it for every candidate). Document frequencies and corpus size are kept as
+ * in the row: scoring reads it for every candidate). A row written since schema 7 keeps its
+ * terms in the order of their 32-bit hashes (`hashes`, term-hash.ts), so scoring finds a
+ * term by binary search. Document frequencies and corpus size are kept as
  * counts (terms, indexes) in the transactions that change them.
  */
 import { ConfigError } from '../../shared/config-error.js'
@@ -24,15 +26,19 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * lookups of a write by hash and key, 5 the impact lists of common terms (postings,
  * terms.floor and terms.listed: impact-lists.ts), 6 `counts` (int4 pairs aligned with
  * `terms`) in place of `tf` (a jsonb of `{"term": [body, heading]}`: 5 of a row's 7 KB, and
- * 40 % of a cold index's database time went to writing those rows), converted in place.
+ * 40 % of a cold index's database time went to writing those rows), converted in place, 7
+ * `hashes` (NULL on the rows before it: their terms stay in text order, and are found by a
+ * scan).
  */
-export const PG_SCHEMA_VERSION = 6
+export const PG_SCHEMA_VERSION = 7
 /**
  * What the chunk rows of an index hold, in the index identity: a different one makes the
  * first sync rebuild the index. Schema 6 changed only how the same counts are stored, and
- * converts them in place, so indexes of schema 5 stay as they are.
+ * converts them in place, so indexes of schema 5 stay as they are; 6 is schema 7's terms in
+ * hash order: an index written before is rebuilt once in the background, and searched as it
+ * is meanwhile.
  */
-export const PG_CHUNKS_VERSION = 5
+export const PG_CHUNKS_VERSION = 6
 /** PostgreSQL 15 and later. */
 const MIN_SERVER_VERSION = 150000
 /** pgvector 0.7 and later (HNSW with cosine distance, iterative scans from 0.8). */
@@ -41,19 +47,27 @@ const MIN_PGVECTOR = [0, 7] as const
 /**
  * Statistics only on the chunk columns queries filter or join on: ANALYZE sampled the texts
  * and counts no query filters on for a third of its time in a cold index. Altered only when
- * not yet so (ALTER TABLE would lock out searches at every start); a table of schema 5 has
- * no `counts` yet, and gets it here after the upgrade adds it.
+ * not yet so (ALTER TABLE would lock out searches at every start); a table of an older
+ * schema has no `hashes` (nor, before 6, `counts`) yet, and gets them here after the upgrade
+ * adds them.
  */
 const chunkColumnSettings = (t: Tables) => `
 DO $$ BEGIN
-  IF (SELECT attstorage FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass AND attname = 'counts') <> 'm' THEN
-    ALTER TABLE ${t.chunks} ALTER COLUMN counts SET STORAGE MAIN;
+  IF (SELECT COUNT(*) FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass AND attname IN ('counts', 'hashes')) < 2 THEN
+    RETURN;
+  END IF;
+  IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass
+      AND attname IN ('counts', 'hashes') AND attstorage <> 'm') THEN
+    ALTER TABLE ${t.chunks} ALTER COLUMN counts SET STORAGE MAIN, ALTER COLUMN hashes SET STORAGE MAIN;
   END IF;
   -- (attstattarget is NULL for the default from PostgreSQL 17)
-  IF (SELECT COALESCE(attstattarget, -1) FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass AND attname = 'counts') <> 0 THEN
+  IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass
+      AND attname IN ('text', 'headings', 'body_terms', 'heading_terms', 'content_hash', 'counts', 'hashes')
+      AND COALESCE(attstattarget, -1) <> 0) THEN
     ALTER TABLE ${t.chunks} ALTER COLUMN text SET STATISTICS 0, ALTER COLUMN headings SET STATISTICS 0,
       ALTER COLUMN body_terms SET STATISTICS 0, ALTER COLUMN heading_terms SET STATISTICS 0,
-      ALTER COLUMN content_hash SET STATISTICS 0, ALTER COLUMN counts SET STATISTICS 0;
+      ALTER COLUMN content_hash SET STATISTICS 0, ALTER COLUMN counts SET STATISTICS 0,
+      ALTER COLUMN hashes SET STATISTICS 0;
   END IF;
 END $$;`
 
@@ -130,6 +144,9 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   -- terms are opaque keys: byte order (C) compares them without the locale's rules
   terms text[] COLLATE "C" NOT NULL,
   counts int4[] NOT NULL,
+  -- terms[i]'s 32-bit hash (term-hash.ts), ascending: a term is found by binary search; NULL
+  -- (rows before schema 7, or two terms of the row with one hash): by a scan
+  hashes int4[],
   has_vector boolean NOT NULL DEFAULT false
 -- a row is compressed or moved out of line only past a page, and counts last (STORAGE MAIN):
 -- keyword scoring reads counts of hundreds of rows per search, and decompressing them each
@@ -266,7 +283,7 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
         `ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS dated_ms bigint,
            ADD COLUMN IF NOT EXISTS entry_status text, ADD COLUMN IF NOT EXISTS entry_observed text,
            ADD COLUMN IF NOT EXISTS entry_key text, ADD COLUMN IF NOT EXISTS entry_origin text,
-           ADD COLUMN IF NOT EXISTS entry_hash text`,
+           ADD COLUMN IF NOT EXISTS entry_hash text, ADD COLUMN IF NOT EXISTS hashes int4[]`,
       )
       // An index without lists is searched as before: every term reads its chunks (GIN).
       await client.query(
@@ -274,6 +291,7 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
            ADD COLUMN IF NOT EXISTS listed int NOT NULL DEFAULT 0`,
       )
       if (found < 6) await countsFromTf(client, t)
+      await client.query(chunkColumnSettings(t))
       await client.query(`UPDATE ${t.version} SET version = $1`, [PG_SCHEMA_VERSION])
     }
     // After the columns exist (an upgraded table gets them just above).

@@ -22,6 +22,25 @@ export const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_
   c.dated_ms::float8 AS "datedMs", CASE WHEN c.entry_status IS NULL THEN NULL ELSE json_build_object('status',
   c.entry_status, 'observed', c.entry_observed, 'key', c.entry_key, 'origin', c.entry_origin) END AS entry`
 
+/**
+ * Where a term may be in the terms of the chunk `c`, 1-based, given its key (`<index
+ * id>:<term>`) and its hash (term-hash.ts) as SQL expressions: where a binary search
+ * (width_bucket) of the row's `hashes` places the hash, or where a scan finds the key in rows
+ * without hashes (written before schema 7). A scan of a chunk's ~200 terms compared each in
+ * turn, about 3 µs a term: most of a multi-term search's database time (BENCHMARKS.md).
+ */
+export const termSlot = (key: string, hash: string): string =>
+  `CASE WHEN c.hashes IS NULL THEN array_position(c.terms, ${key}) ELSE width_bucket(${hash}, c.hashes) END`
+
+/**
+ * termSlot's place `slot` when the term is there, else NULL: a binary search names a slot
+ * whether the term is there or not, and another term may share its hash, so the hash and
+ * then the key are compared (the key only for the hash's own slot, once per term found).
+ */
+export const termAt = (key: string, hash: string, slot: string): string =>
+  `CASE WHEN c.hashes IS NULL THEN ${slot} WHEN c.hashes[${slot}] = ${hash} THEN
+     CASE WHEN c.terms[${slot}] = ${key} THEN ${slot} END END`
+
 /** The chunk's raw text beside its head when a keyword query asks for texts (KeywordQuery.texts). */
 export const textColumn = (q: { texts?: boolean | undefined }): string => (q.texts ? ', c.text' : '')
 
