@@ -35,6 +35,18 @@ describe('buildSnippet', () => {
     expect(buildSnippet(long, queryTerms('happy'), 80)).toContain('HAPPY')
   })
 
+  it('counts each query term once per line, and of lines covering as many takes the first', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `filler line number ${i} with nothing relevant`)
+    lines[5] = 'redis redis redis redis redis redis'
+    lines[12] = 'redis and its ttl, first of two such lines'
+    lines[18] = 'redis and its ttl, second of two such lines'
+    lines[24] = '缓存 过期 redis'
+    const snippet = buildSnippet(lines.join('\n'), queryTerms('Redis TTL'), 60)
+    expect(snippet.startsWith(lines[12])).toBe(true)
+    // Chinese terms are found as the index stores them (bigrams), beside the others.
+    expect(buildSnippet(lines.join('\n'), queryTerms('缓存过期 redis'), 60).startsWith(lines[24])).toBe(true)
+  })
+
   it('falls back to the start when no term is found', () => {
     const text = 'abc\n'.repeat(400)
     expect(buildSnippet(text, ['zzz'], 50).startsWith('abc')).toBe(true)

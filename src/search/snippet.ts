@@ -5,29 +5,41 @@
  * "happy" and "happiness" alike. The snippet is always an exact substring of the chunk,
  * with no added ellipses.
  */
-import { indexTokens, termRuns } from '../text/analyzer.js'
+import { eachIndexTerm, termRuns } from '../text/analyzer.js'
 import { splitLines } from '../text/lines.js'
 
-/** Distinct query terms found in a line (its terms as indexed; no offsets needed here). */
-function coverage(line: string, terms: ReadonlySet<string>): number {
-  const found = new Set<string>()
-  for (const t of indexTokens(line)) if (terms.has(t)) found.add(t)
-  return found.size
+/**
+ * The first line covering the most distinct query terms (its terms as indexed). Each term
+ * is numbered once and marked with the line that last found it, so a line costs one visit
+ * per word and nothing is built per line; once a line holds every query term no later line
+ * can cover more.
+ */
+function bestLine(lines: readonly string[], terms: ReadonlyMap<string, number>): number {
+  const seenOnLine = new Int32Array(terms.size).fill(-1)
+  let best = 0
+  let bestCoverage = -1
+  for (let i = 0; i < lines.length && bestCoverage < terms.size; i++) {
+    let coverage = 0
+    eachIndexTerm(lines[i] as string, (term) => {
+      const k = terms.get(term)
+      if (k !== undefined && seenOnLine[k] !== i) {
+        seenOnLine[k] = i
+        coverage++
+      }
+    })
+    if (coverage > bestCoverage) {
+      best = i
+      bestCoverage = coverage
+    }
+  }
+  return best
 }
 
 export function buildSnippet(text: string, queryTerms: readonly string[], maxChars: number): string {
   if (text.length <= maxChars) return text
   const terms = new Set(queryTerms)
   const lines = splitLines(text)
-  let best = 0
-  let bestCoverage = -1
-  lines.forEach((line, i) => {
-    const c = coverage(line, terms)
-    if (c > bestCoverage) {
-      best = i
-      bestCoverage = c
-    }
-  })
+  const best = bestLine(lines, new Map([...terms].map((t, k) => [t, k])))
   const first = lines[best] as string
   if (first.length >= maxChars) return windowAroundFirstHit(first, terms, maxChars)
   let lo = best

@@ -115,18 +115,23 @@ function eachRun(text: string, visit: (match: RegExpExecArray) => void): void {
   for (let match = runs.exec(normal); match !== null; match = runs.exec(normal)) visit(match)
 }
 
+/** Calls `visit` with each space-free term stored in FTS5 for `text`, in text order. */
+export function eachIndexTerm(text: string, visit: (term: string) => void): void {
+  eachRun(text, ([, cjk, word]) => {
+    if (word !== undefined) {
+      for (const w of wordTerms(word)) visit(w.term)
+    } else if (cjk !== undefined) {
+      const chars = Array.from(cjk)
+      if (chars.length > 1) for (const pair of bigrams(cjk)) visit(pair)
+      for (const ch of chars) visit(ch)
+    }
+  })
+}
+
 /** The space-free terms stored in FTS5 for `text`, in text order. */
 export function indexTokens(text: string): string[] {
   const out: string[] = []
-  eachRun(text, ([, cjk, word]) => {
-    if (word !== undefined) {
-      for (const w of wordTerms(word)) out.push(w.term)
-    } else if (cjk !== undefined) {
-      const chars = Array.from(cjk)
-      if (chars.length > 1) out.push(...bigrams(cjk))
-      out.push(...chars)
-    }
-  })
+  eachIndexTerm(text, (term) => out.push(term))
   return out
 }
 
