@@ -182,12 +182,13 @@ describe('PostgreSQL schema upgrade', () => {
         // Kept inline, and not sampled by ANALYZE (no query filters on them).
         const counted = await client.query<{ name: string; storage: string; stats: number }>(
           `SELECT attname AS name, attstorage AS storage, COALESCE(attstattarget, -1) AS stats FROM pg_attribute
-           WHERE attrelid = $1::regclass AND attname IN ('counts', 'hashes') ORDER BY attname`,
+           WHERE attrelid = $1::regclass AND attname IN ('terms', 'counts', 'hashes') ORDER BY attname`,
           [`${first.schema}.chunks`],
         )
         expect(counted.rows).toEqual([
           { name: 'counts', storage: 'm', stats: 0 },
           { name: 'hashes', storage: 'm', stats: 0 },
+          { name: 'terms', storage: 'm', stats: expect.any(Number) as number },
         ])
         const upgraded = await again.engine.openSpace({ kind: 'agent', id: 'main' })
         expect(await rank(upgraded)).toEqual(before)

@@ -45,8 +45,10 @@ const MIN_SERVER_VERSION = 150000
 const MIN_PGVECTOR = [0, 7] as const
 
 /**
- * Statistics only on the chunk columns queries filter or join on: ANALYZE sampled the texts
- * and counts no query filters on for a third of its time in a cold index. Altered only when
+ * The chunk columns scoring reads in every candidate compressed last (STORAGE MAIN: the
+ * texts, read for the winners only, go first), and statistics only on the columns queries
+ * filter or join on: ANALYZE sampled the texts and counts no query filters on for a third of
+ * its time in a cold index. Altered only when
  * not yet so (ALTER TABLE would lock out searches at every start); a table of an older
  * schema has no `hashes` (nor, before 6, `counts`) yet, and gets them here after the upgrade
  * adds them.
@@ -57,8 +59,9 @@ DO $$ BEGIN
     RETURN;
   END IF;
   IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass
-      AND attname IN ('counts', 'hashes') AND attstorage <> 'm') THEN
-    ALTER TABLE ${t.chunks} ALTER COLUMN counts SET STORAGE MAIN, ALTER COLUMN hashes SET STORAGE MAIN;
+      AND attname IN ('terms', 'counts', 'hashes') AND attstorage <> 'm') THEN
+    ALTER TABLE ${t.chunks} ALTER COLUMN terms SET STORAGE MAIN, ALTER COLUMN counts SET STORAGE MAIN,
+      ALTER COLUMN hashes SET STORAGE MAIN;
   END IF;
   -- (attstattarget is NULL for the default from PostgreSQL 17)
   IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass
@@ -148,9 +151,9 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   -- (rows before schema 7, or two terms of the row with one hash): by a scan
   hashes int4[],
   has_vector boolean NOT NULL DEFAULT false
--- a row is compressed or moved out of line only past a page, and counts last (STORAGE MAIN):
--- keyword scoring reads counts of hundreds of rows per search, and decompressing them each
--- time cost more than the rest of the search
+-- a row is compressed or moved out of line only past a page, and terms, counts and hashes
+-- last (STORAGE MAIN): keyword scoring reads them in hundreds of rows per search, and
+-- decompressing them each time cost more than the rest of the search
 ) WITH (toast_tuple_target = 8160);
 ${chunkColumnSettings(t)}
 CREATE INDEX IF NOT EXISTS chunks_by_path ON ${t.chunks} (index_id, path);
