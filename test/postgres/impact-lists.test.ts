@@ -67,8 +67,8 @@ describe('PostgreSQL impact lists', () => {
 
   /** Every posting of a listed term at or above its floor is listed, and `listed` counts the list. */
   async function expectListsWhole({ pool, t }: Setup) {
-    const terms = await pool.query<{ term: string; df: number; floor: number; listed: number }>(
-      `SELECT term, df, floor, listed FROM ${t.terms} WHERE floor IS NOT NULL`,
+    const terms = await pool.query<{ term: string; df: number; floor: number; listed: number; reference: number }>(
+      `SELECT term, df, floor, listed, reference FROM ${t.terms} WHERE floor IS NOT NULL`,
     )
     expect(terms.rows.length).toBeGreaterThan(0)
     const read = await pool.query<{ id: number; terms: string[]; counts: number[]; token_count: number }>(
@@ -81,11 +81,15 @@ describe('PostgreSQL impact lists', () => {
         c.terms.map((key, i) => [key.slice(key.indexOf(':') + 1), [c.counts[2 * i], c.counts[2 * i + 1]] as const]),
       ) as Record<string, readonly [number, number]>,
     }))
-    for (const { term, df, floor, listed } of terms.rows) {
+    const lengths = chunks.map((c) => c.token_count)
+    for (const { term, df, floor, listed, reference } of terms.rows) {
+      // Impacts against the index's average chunk length when the list was built.
+      expect(reference).toBeGreaterThanOrEqual(Math.min(...lengths))
+      expect(reference).toBeLessThanOrEqual(Math.max(...lengths))
       const rows = await pool.query<{ chunk_id: number }>(`SELECT chunk_id FROM ${t.postings} WHERE term = $1`, [term])
       const inList = rows.rows.map((r) => r.chunk_id)
       const due = chunks
-        .filter((c) => c.tf[term] && postingImpact(c.tf[term][0], c.tf[term][1], c.token_count) >= floor)
+        .filter((c) => c.tf[term] && postingImpact(c.tf[term][0], c.tf[term][1], c.token_count, reference) >= floor)
         .map((c) => c.id)
       expect(inList.length).toBe(listed)
       expect(inList).toEqual(expect.arrayContaining(due))

@@ -31,12 +31,12 @@ const LIST_COLUMNS = ['floor', 'listed']
 describe('PostgreSQL schema upgrade', () => {
   it.each([
     // [version, the chunk columns it did not have yet, the term columns]
-    [1, ['dated_ms', ...ENTRY_COLUMNS, 'hashes'], LIST_COLUMNS],
-    [2, [...ENTRY_COLUMNS, 'hashes'], LIST_COLUMNS],
-    [3, ['entry_hash', 'hashes'], LIST_COLUMNS],
-    [4, ['hashes'], LIST_COLUMNS],
-    [5, ['hashes'], []],
-    [6, ['hashes'], []],
+    [1, ['dated_ms', ...ENTRY_COLUMNS, 'hashes'], [...LIST_COLUMNS, 'reference']],
+    [2, [...ENTRY_COLUMNS, 'hashes'], [...LIST_COLUMNS, 'reference']],
+    [3, ['entry_hash', 'hashes'], [...LIST_COLUMNS, 'reference']],
+    [4, ['hashes'], [...LIST_COLUMNS, 'reference']],
+    [5, ['hashes'], ['reference']],
+    [6, ['hashes'], ['reference']],
   ])(
     'adds to a schema of version %i the columns it lacks and records the new version',
     async (version, missing, missingTerms) => {

@@ -41,14 +41,27 @@ export const LIST_KEEP = 256
 
 /** A chunk this write inserted: its id, term counts (body, headings) and length. */
 export type WrittenChunk = { id: number; counts: Map<string, [number, number]>; tokens: number }
-/** A term's counts after a write, for those with a list or a document frequency that calls for one. */
-export type TermState = { term: string; df: number; floor: number | null; listed: number }
+/**
+ * A term's counts after a write, for those with a list or a document frequency that calls for
+ * one; `reference`: the chunk length its list's impacts normalise against (null: before
+ * schema 7, IMPACT_REFERENCE_TOKENS).
+ */
+export type TermState = { term: string; df: number; floor: number | null; listed: number; reference: number | null }
 
-/** The impact of `posting`'s counts in SQL, as postingImpact computes it. */
-const impactSql = (body: string, heading: string, tokens: string) =>
+/** The impact of `posting`'s counts in SQL against chunks of `reference` terms, as postingImpact computes it. */
+const impactSql = (body: string, heading: string, tokens: string, reference: string) =>
   `((${body})::float8 + ${IMPACT_HEADING_WEIGHT}::float8 * (${heading})::float8) * 2.2::float8
    / ((${body})::float8 + ${IMPACT_HEADING_WEIGHT}::float8 * (${heading})::float8
-      + 1.2::float8 * (0.25::float8 + 0.75::float8 * (${tokens})::float8 / ${IMPACT_REFERENCE_TOKENS}::float8))`
+      + 1.2::float8 * (0.25::float8 + 0.75::float8 * (${tokens})::float8 / (${reference})::float8))`
+
+/**
+ * The chunk length a list built now normalises against: the index's average, as its
+ * candidates are ranked with (a fixed 250 against this corpus's 202 made the bound of
+ * postings not read too loose to stop at a million chunks: BENCHMARKS.md); the list keeps
+ * it (terms.reference) for the postings added to it later.
+ */
+const AVERAGE_TOKENS = `COALESCE((SELECT i.token_sum::float8 / NULLIF(i.chunk_rows, 0) FROM __INDEXES__ i WHERE i.id = $1),
+  ${IMPACT_REFERENCE_TOKENS}::float8)`
 
 /** A listed term's key in the chunks' terms (migrations.ts), and its hash. */
 const KEY = `$1::bigint::text || ':' || u.term`
@@ -65,11 +78,12 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
          INSERT INTO ${t.postings} (index_id, term, impact, chunk_id, body, heading, tokens)
          SELECT $1, u.term, x.impact, x.id, x.body, x.heading, x.tokens
          FROM unnest($2::text[], $4::int4[]) AS u(term, hash)
+         CROSS JOIN (SELECT ${AVERAGE_TOKENS.replace('__INDEXES__', t.indexes)} AS tokens) ref
          CROSS JOIN LATERAL (
            SELECT r.* FROM (
              SELECT s.*, rank() OVER (ORDER BY s.impact DESC) AS place FROM (
                SELECT c.id, n.body, n.heading, c.token_count AS tokens,
-                 ${impactSql('n.body', 'n.heading', 'c.token_count')} AS impact
+                 ${impactSql('n.body', 'n.heading', 'c.token_count', 'ref.tokens')} AS impact
                FROM ${t.chunks} c
                CROSS JOIN LATERAL (SELECT ${termSlot(KEY, HASH)} AS slot OFFSET 0) ks
                CROSS JOIN LATERAL (SELECT ${termAt(KEY, HASH, 'ks.slot')} AS at OFFSET 0) k
@@ -78,7 +92,8 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
                WHERE c.index_id = $1 AND c.terms && ARRAY[$1::text || ':' || u.term]) s) r
            WHERE r.place <= $3) x
          RETURNING term, impact)
-       UPDATE ${t.terms} AS t SET floor = s.lowest, listed = s.n
+       UPDATE ${t.terms} AS t SET floor = s.lowest, listed = s.n,
+         reference = (SELECT ${AVERAGE_TOKENS.replace('__INDEXES__', t.indexes)})
        FROM (SELECT term, MIN(impact) AS lowest, COUNT(*)::int AS n FROM ins GROUP BY term) s
        WHERE t.index_id = $1 AND t.term = s.term`,
       [indexId, terms, opts.keep, terms.map(termHash)],
@@ -105,15 +120,15 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
 
   /** Adds the written chunks' postings that reach their lists' floors; returns the lists' new sizes. */
   async function add(c: Client, indexId: number, states: readonly TermState[], written: readonly WrittenChunk[]) {
-    const floors = new Map(states.flatMap((s) => (s.floor === null ? [] : [[s.term, s.floor] as const])))
+    const listed = new Map(states.flatMap((s) => (s.floor === null ? [] : [[s.term, s] as const])))
     const rows = { terms: [] as string[], impacts: [] as number[], ids: [] as number[] }
     const counts = { body: [] as number[], heading: [] as number[], tokens: [] as number[] }
     for (const chunk of written) {
       for (const [term, [body, heading]] of chunk.counts) {
-        const floor = floors.get(term)
-        if (floor === undefined) continue
-        const impact = postingImpact(body, heading, chunk.tokens)
-        if (impact < floor) continue
+        const list = listed.get(term)
+        if (list === undefined) continue
+        const impact = postingImpact(body, heading, chunk.tokens, list.reference ?? IMPACT_REFERENCE_TOKENS)
+        if (impact < (list.floor as number)) continue
         rows.terms.push(term)
         rows.impacts.push(impact)
         rows.ids.push(chunk.id)

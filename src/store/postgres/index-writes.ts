@@ -100,7 +100,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
          INSERT INTO ${t.terms} AS t (index_id, term, df)
          SELECT $1, u.term, u.d FROM unnest($2::text[], $3::int[]) AS u(term, d)
          ON CONFLICT (index_id, term) DO UPDATE SET df = t.df + excluded.df
-         RETURNING t.term, t.df, t.floor, t.listed)
+         RETURNING t.term, t.df, t.floor, t.listed, t.reference)
        SELECT * FROM counted WHERE floor IS NOT NULL OR df >= $4`,
       [indexId, terms, terms.map((term) => deltas.get(term) ?? 0), lists.minDocFreq],
     )

@@ -10,15 +10,16 @@
  */
 import type { KeywordCandidate, KeywordQuery } from '../port.js'
 import type { Queryable, Tables } from './database.js'
-import { impactBound } from '../impact.js'
+import { IMPACT_REFERENCE_TOKENS, impactBound } from '../impact.js'
 import { filterSql, HEAD, textColumn, type Scope } from './read-sql.js'
 import type { NamedStatements } from './named-statements.js'
 
 type ListRow = KeywordCandidate & {
-  /** Postings read, the lowest impact among them, the list's floor (null: no list). */
+  /** Postings read, the lowest impact among them, the list's floor (null: no list) and reference. */
   read: number
   lowest: number | null
   floor: number | null
+  reference: number | null
   idf: number
   avgdl: number
   score: number | null
@@ -41,7 +42,7 @@ export async function listCandidates(
   // The posting index gives the list best first and the counts scores need; chunk rows are
   // read for the filters in score order (sorted before the join), until `limit` pass.
   const text = `WITH ix AS (SELECT ${scope.sql} AS id),
-     tm AS (SELECT d.df, d.floor FROM ${t.terms} d WHERE d.index_id = (SELECT id FROM ix) AND d.term = $2),
+     tm AS (SELECT d.df, d.floor, d.reference FROM ${t.terms} d WHERE d.index_id = (SELECT id FROM ix) AND d.term = $2),
      stats AS (
        SELECT i.chunk_rows::float8 AS n,
          CASE WHEN i.chunk_rows > 0 THEN i.token_sum::float8 / i.chunk_rows ELSE 1 END AS avgdl
@@ -57,7 +58,7 @@ export async function listCandidates(
        SELECT s.id, s.score FROM (SELECT top.id, top.score FROM top ORDER BY top.score DESC, top.id) s
        JOIN ${t.chunks} c ON c.id = s.id
        WHERE true${filters} ORDER BY s.score DESC, s.id LIMIT $5)
-     SELECT m.read, m.lowest, tm.floor, w.idf, w.avgdl, r.*
+     SELECT m.read, m.lowest, tm.floor, tm.reference, w.idf, w.avgdl, r.*
      FROM (SELECT COUNT(*)::int AS read, MIN(impact) AS lowest FROM top) m CROSS JOIN w CROSS JOIN tm
      LEFT JOIN LATERAL (
        SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"${textColumn(q)}, best.score
@@ -71,6 +72,7 @@ export async function listCandidates(
   if (!last) return null
   // Not read: postings below the lowest read, or, once the list is read to its end, below its floor.
   const unread = meta.read < read ? meta.floor : (meta.lowest ?? meta.floor)
-  if ((last.score as number) <= meta.idf * impactBound(unread, meta.avgdl, q.headingWeight)) return null
-  return found.map(({ read: _r, lowest: _l, floor: _f, idf: _i, avgdl: _a, score: _s, ...head }) => head)
+  const reference = meta.reference ?? IMPACT_REFERENCE_TOKENS
+  if ((last.score as number) <= meta.idf * impactBound(unread, meta.avgdl, q.headingWeight, reference)) return null
+  return found.map(({ read: _r, lowest: _l, floor: _f, reference: _t, idf: _i, avgdl: _a, score: _s, ...head }) => head)
 }

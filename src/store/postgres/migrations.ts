@@ -28,7 +28,7 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * `terms`) in place of `tf` (a jsonb of `{"term": [body, heading]}`: 5 of a row's 7 KB, and
  * 40 % of a cold index's database time went to writing those rows), converted in place, 7
  * `hashes` (NULL on the rows before it: their terms stay in text order, and are found by a
- * scan).
+ * scan) and terms.reference (impact lists against the index's average chunk length).
  */
 export const PG_SCHEMA_VERSION = 7
 /**
@@ -167,6 +167,8 @@ CREATE TABLE IF NOT EXISTS ${t.terms} (
   -- in postings (NULL: no list), listed of them
   floor double precision,
   listed int NOT NULL DEFAULT 0,
+  -- the chunk length the list's impacts normalise against (NULL: 250, lists before schema 7)
+  reference double precision,
   PRIMARY KEY (index_id, term)
 );
 -- A term's postings read best first (impact descending) from the index alone: the counts
@@ -291,7 +293,7 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
       // An index without lists is searched as before: every term reads its chunks (GIN).
       await client.query(
         `ALTER TABLE ${t.terms} ADD COLUMN IF NOT EXISTS floor double precision,
-           ADD COLUMN IF NOT EXISTS listed int NOT NULL DEFAULT 0`,
+           ADD COLUMN IF NOT EXISTS listed int NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS reference double precision`,
       )
       if (found < 6) await countsFromTf(client, t)
       await client.query(chunkColumnSettings(t))
