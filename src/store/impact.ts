@@ -13,9 +13,10 @@
 const K1 = 1.2
 const B = 0.75
 /**
- * Chunk length (analysed terms) impacts normalise against, as absolute scores do
- * (search/scores.ts REFERENCE_TOKENS). The closer to the corpus's average, the fewer
- * postings a read needs past the results; at or above it, impactBound is the impact itself.
+ * Chunk length (analysed terms) impacts normalise against when no list says otherwise, as
+ * absolute scores do (search/scores.ts REFERENCE_TOKENS): lists take the corpus's average
+ * when built, since the closer to it, the fewer postings a read needs past the results (at or
+ * above it, impactBound is the impact itself).
  */
 export const IMPACT_REFERENCE_TOKENS = 250
 /** Weight of heading occurrences in an impact: the one searches rank with (search/keyword-search.ts). */
@@ -29,7 +30,7 @@ const BOUND_MARGIN = 1e-9
 /**
  * Impact of a term found `body` times in a chunk's body and `heading` times in its headings
  * and path, in a chunk of `tokens` analysed terms, against chunks of `reference` terms
- * (default IMPACT_REFERENCE_TOKENS; SQLite's lists take the corpus's average when built):
+ * (default IMPACT_REFERENCE_TOKENS; both engines' lists take the corpus's average when built):
  * in (0, K1 + 1), higher is better.
  */
 export function postingImpact(
