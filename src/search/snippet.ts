@@ -37,9 +37,11 @@ function bestLine(lines: readonly string[], terms: ReadonlyMap<string, number>):
 
 export function buildSnippet(text: string, queryTerms: readonly string[], maxChars: number): string {
   if (text.length <= maxChars) return text
-  const terms = new Set(queryTerms)
+  // Each distinct query term numbered (bestLine marks them by number).
+  const terms = new Map<string, number>()
+  for (const term of queryTerms) if (!terms.has(term)) terms.set(term, terms.size)
   const lines = splitLines(text)
-  const best = bestLine(lines, new Map([...terms].map((t, k) => [t, k])))
+  const best = bestLine(lines, terms)
   const first = lines[best] as string
   if (first.length >= maxChars) return windowAroundFirstHit(first, terms, maxChars)
   let lo = best
@@ -54,7 +56,7 @@ export function buildSnippet(text: string, queryTerms: readonly string[], maxCha
 }
 
 /** `maxChars` code points of one long line, starting a little before the first term found. */
-function windowAroundFirstHit(line: string, terms: ReadonlySet<string>, maxChars: number): string {
+function windowAroundFirstHit(line: string, terms: ReadonlyMap<string, number>, maxChars: number): string {
   let offset = 0
   for (const run of termRuns(line)) {
     if (run.terms.some((t) => terms.has(t))) {

@@ -60,8 +60,9 @@ const impactSql = (body: string, heading: string, tokens: string, reference: str
  * postings not read too loose to stop at a million chunks: BENCHMARKS.md); the list keeps
  * it (terms.reference) for the postings added to it later.
  */
-const AVERAGE_TOKENS = `COALESCE((SELECT i.token_sum::float8 / NULLIF(i.chunk_rows, 0) FROM __INDEXES__ i WHERE i.id = $1),
-  ${IMPACT_REFERENCE_TOKENS}::float8)`
+const averageTokens = (indexes: string) =>
+  `COALESCE((SELECT i.token_sum::float8 / NULLIF(i.chunk_rows, 0) FROM ${indexes} i WHERE i.id = $1),
+    ${IMPACT_REFERENCE_TOKENS}::float8)`
 
 /** A listed term's key in the chunks' terms (migrations.ts), and its hash. */
 const KEY = `$1::bigint::text || ':' || u.term`
@@ -74,11 +75,11 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
     await c.query(`DELETE FROM ${t.postings} WHERE index_id = $1 AND term = ANY($2::text[])`, [indexId, terms])
     // rank() gives ties one rank: the list holds every posting as good as its last.
     await c.query(
-      `WITH ins AS (
+      `WITH ref AS (SELECT ${averageTokens(t.indexes)} AS tokens),
+       ins AS (
          INSERT INTO ${t.postings} (index_id, term, impact, chunk_id, body, heading, tokens)
          SELECT $1, u.term, x.impact, x.id, x.body, x.heading, x.tokens
-         FROM unnest($2::text[], $4::int4[]) AS u(term, hash)
-         CROSS JOIN (SELECT ${AVERAGE_TOKENS.replace('__INDEXES__', t.indexes)} AS tokens) ref
+         FROM unnest($2::text[], $4::int4[]) AS u(term, hash) CROSS JOIN ref
          CROSS JOIN LATERAL (
            SELECT r.* FROM (
              SELECT s.*, rank() OVER (ORDER BY s.impact DESC) AS place FROM (
@@ -92,9 +93,8 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
                WHERE c.index_id = $1 AND c.terms && ARRAY[$1::text || ':' || u.term]) s) r
            WHERE r.place <= $3) x
          RETURNING term, impact)
-       UPDATE ${t.terms} AS t SET floor = s.lowest, listed = s.n,
-         reference = (SELECT ${AVERAGE_TOKENS.replace('__INDEXES__', t.indexes)})
-       FROM (SELECT term, MIN(impact) AS lowest, COUNT(*)::int AS n FROM ins GROUP BY term) s
+       UPDATE ${t.terms} AS t SET floor = s.lowest, listed = s.n, reference = ref.tokens
+       FROM (SELECT term, MIN(impact) AS lowest, COUNT(*)::int AS n FROM ins GROUP BY term) s, ref
        WHERE t.index_id = $1 AND t.term = s.term`,
       [indexId, terms, opts.keep, terms.map(termHash)],
     )
@@ -139,7 +139,8 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
     }
     if (rows.ids.length === 0) return []
     const { rows: sizes } = await c.query<{ term: string; listed: number }>(
-      `WITH ins AS (
+      `WITH ref AS (SELECT ${averageTokens(t.indexes)} AS tokens),
+       ins AS (
          INSERT INTO ${t.postings} (index_id, term, impact, chunk_id, body, heading, tokens)
          SELECT $1, u.term, u.impact, u.id, u.body, u.heading, u.tokens
          FROM unnest($2::text[], $3::float8[], $4::bigint[], $5::int[], $6::int[], $7::int[])
