@@ -9,7 +9,9 @@
  *   scripts/with-node 24 npx tsx bench/keyword-pg-ab.ts --url postgres://… --files 2000 --rounds 3 \
  *     before=/path/to/worktree after=/path/to/other sqlite:after=/path/to/other
  *
- * The schema is built by the first build on the first run and kept (`kw_<files>x<notes>`).
+ * The schema is built by the first build on the first run and kept (`kw_<files>x<notes>`);
+ * with --own-schemas each build builds and keeps its own (`kw_<files>x<notes>_<label>`), for
+ * builds of different schema versions, and the time each took to index is printed.
  * Prints each build's medians over rounds of p50, p99 and req/s, its CPU ms per search (from
  * /proc) and, on PostgreSQL, the database's ms per search (pg_stat_statements, when the
  * server loads it), and how many queries' results differ from the first build's.
@@ -35,12 +37,15 @@ const { values, positionals } = parseArgs({
     duration: { type: 'string', default: '10' },
     url: { type: 'string', default: process.env.MNEMO_TEST_DATABASE_URL ?? '' },
     dir: { type: 'string', default: path.join(os.tmpdir(), 'mnemo-keyword-pg-ab') },
+    'own-schemas': { type: 'boolean', default: false },
   },
 })
 const onPostgres = positionals.some((p) => !p.startsWith('sqlite:'))
 if (onPostgres && !values.url) throw new Error('--url (or MNEMO_TEST_DATABASE_URL) names the PostgreSQL server')
 const tag = `${values.files}x${values.notes}`
-const schema = `kw_${tag}`
+/** The schema a build serves (one for all, unless --own-schemas). */
+const schemaOf = (label: string): string =>
+  values['own-schemas'] ? `kw_${tag}_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}` : `kw_${tag}`
 const workspace = path.join(values.dir, `workspace-${tag}`)
 if (!fs.existsSync(workspace)) writeCorpus(workspace, Number(values.files), Number(values.notes))
 const queries = makeQueries(500)
@@ -57,12 +62,12 @@ const tracked = db
   ? (await db.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements'")).rows.length > 0
   : false
 /** ms the database spent planning and running this schema's statements so far (0: not tracked). */
-async function dbMs(): Promise<number> {
+async function dbMs(label: string): Promise<number> {
   if (!db || !tracked) return 0
   const { rows } = await db.query<{ ms: number }>(
     `SELECT COALESCE(SUM(total_exec_time + total_plan_time), 0)::float8 AS ms FROM pg_stat_statements
      WHERE query LIKE $1`,
-    [`%"${schema}"%`],
+    [`%"${schemaOf(label)}"%`],
   )
   return rows[0]?.ms ?? 0
 }
@@ -74,12 +79,16 @@ async function start(label: string, root: string, sqlite: boolean) {
       MNEMO_WATCH: 'false',
       MNEMO_WORKSPACE: workspace,
       MNEMO_DATA_DIR: dataDir,
-      ...(!sqlite && { MNEMO_DATABASE_URL: values.url, MNEMO_DATABASE_SCHEMA: schema }),
+      ...(!sqlite && { MNEMO_DATABASE_URL: values.url, MNEMO_DATABASE_SCHEMA: schemaOf(label) }),
     },
     { main: path.join(root, 'dist/main.js') },
   )
   const client = createClient(server.baseUrl)
+  const indexing = performance.now()
   await client.indexAll()
+  process.stdout.write(
+    `${label}: indexed (or found indexed) in ${((performance.now() - indexing) / 1000).toFixed(1)} s\n`,
+  )
   for (const query of queries.slice(0, 200)) await client.request('POST', '/search', { query })
   const stop = async () => {
     client.close()
@@ -110,7 +119,7 @@ type Build = Awaited<ReturnType<typeof start>>
 async function round(b: Build, first: boolean) {
   const ms: number[] = []
   const cpu0 = cpuMs(b.pid)
-  const db0 = await dbMs()
+  const db0 = await dbMs(b.label)
   for (const query of queries) {
     let res = await b.client.request('POST', '/search', { query })
     // Shed by a loaded machine (503 OVERLOADED, retry after 2 s): asked again, not timed.
@@ -123,7 +132,7 @@ async function round(b: Build, first: boolean) {
     ms.push(res.ms)
   }
   b.samples.cpu.push((cpuMs(b.pid) - cpu0) / queries.length)
-  b.samples.db.push(((await dbMs()) - db0) / queries.length)
+  b.samples.db.push(((await dbMs(b.label)) - db0) / queries.length)
   b.samples.p50.push(percentile(ms, 50))
   b.samples.p99.push(percentile(ms, 99))
   const result = await autocannon({

@@ -4,7 +4,7 @@ import type { ChunkInput, FileRecord } from '../../src/domain/chunks.js'
 import { PG_SCHEMA_VERSION } from '../../src/store/postgres/migrations.js'
 import { databaseUrl, testPostgresEngine } from './pg-engine.js'
 import { termChunk } from '../helpers/term-chunk.js'
-import { termHash } from '../../src/store/postgres/term-hash.js'
+import { termCheck, termHash } from '../../src/store/postgres/term-hash.js'
 
 /** Chunk `i`: `alpha` i times in its body, `beta` in its heading when i is even. */
 function chunk(i: number): ChunkInput {
@@ -31,12 +31,13 @@ const LIST_COLUMNS = ['floor', 'listed']
 describe('PostgreSQL schema upgrade', () => {
   it.each([
     // [version, the chunk columns it did not have yet, the term columns]
-    [1, ['dated_ms', ...ENTRY_COLUMNS, 'hashes'], [...LIST_COLUMNS, 'reference']],
-    [2, [...ENTRY_COLUMNS, 'hashes'], [...LIST_COLUMNS, 'reference']],
-    [3, ['entry_hash', 'hashes'], [...LIST_COLUMNS, 'reference']],
-    [4, ['hashes'], [...LIST_COLUMNS, 'reference']],
-    [5, ['hashes'], ['reference']],
-    [6, ['hashes'], ['reference']],
+    [1, ['dated_ms', ...ENTRY_COLUMNS, 'hashes', 'checks'], [...LIST_COLUMNS, 'reference']],
+    [2, [...ENTRY_COLUMNS, 'hashes', 'checks'], [...LIST_COLUMNS, 'reference']],
+    [3, ['entry_hash', 'hashes', 'checks'], [...LIST_COLUMNS, 'reference']],
+    [4, ['hashes', 'checks'], [...LIST_COLUMNS, 'reference']],
+    [5, ['hashes', 'checks'], ['reference']],
+    [6, ['hashes', 'checks'], ['reference']],
+    [7, ['checks'], []],
   ])(
     'adds to a schema of version %i the columns it lacks and records the new version',
     async (version, missing, missingTerms) => {
@@ -73,7 +74,7 @@ describe('PostgreSQL schema upgrade', () => {
           expect(postings.rows[0]?.t).not.toBeNull()
           const recorded = await client.query(`SELECT version FROM ${first.schema}.schema_version`)
           expect(recorded.rows).toEqual([{ version: PG_SCHEMA_VERSION }])
-          expect(PG_SCHEMA_VERSION).toBe(7)
+          expect(PG_SCHEMA_VERSION).toBe(8)
         } finally {
           await again.dispose()
         }
@@ -83,13 +84,13 @@ describe('PostgreSQL schema upgrade', () => {
     },
   )
 
-  it('keeps terms in the order of their hashes, and ranks rows written before schema 7 (no hashes) alike', async () => {
+  it('keeps terms in the order of their hashes, and ranks rows written before schema 8 (no checks) and 7 (no hashes) alike', async () => {
     const first = await testPostgresEngine(null)
     const client = new pg.Client({ connectionString: databaseUrl() })
     await client.connect()
     try {
       const store = await first.engine.openSpace({ kind: 'agent', id: 'main' })
-      // `t7pfs` and `tovja` share a hash: chunk 6 holds both, the others `t7pfs` alone.
+      // `t7pfs` and `tovja` share a first hash: chunk 6 holds both, the others `t7pfs` alone.
       const chunks = Array.from({ length: 6 }, (_, i) => {
         const c = chunk(i + 1)
         const extra = i === 5 ? ['t7pfs', 'tovja'] : ['t7pfs']
@@ -100,7 +101,8 @@ describe('PostgreSQL schema upgrade', () => {
         )
       })
       await store.applyChanges({ replace: [{ record, chunks }] }, { between: async () => undefined })
-      // `alpha0` and `tovja` are in none of chunks 1–5: the hash search gives them some term's slot.
+      // `alpha0` and `tovja` are in none of chunks 1–5: the hash search gives them some term's
+      // slot, `tovja` the slot of `t7pfs`, whose first hash is the same and whose check is not.
       const queries = [
         ['alpha'],
         ['beta', 'zeta'],
@@ -115,19 +117,24 @@ describe('PostgreSQL schema upgrade', () => {
         for (const terms of queries) ranked.push(await store.candidates({ terms, limit: 4, headingWeight: 2 }))
         return ranked
       }
-      const stored = await client.query<{ terms: string[]; hashes: number[] | null }>(
-        `SELECT terms, hashes FROM ${first.schema}.chunks ORDER BY id`,
+      const stored = await client.query<{ terms: string[]; hashes: number[] | null; checks: number[] | null }>(
+        `SELECT terms, hashes, checks FROM ${first.schema}.chunks ORDER BY id`,
       )
       for (const [i, row] of stored.rows.entries()) {
         if (i === 5) {
-          expect(row.hashes).toBeNull()
+          expect([row.hashes, row.checks]).toEqual([null, null])
           continue
         }
+        const terms = row.terms.map((key) => key.slice(key.indexOf(':') + 1))
         const hashes = row.hashes ?? []
-        expect(hashes).toEqual(row.terms.map((key) => termHash(key.slice(key.indexOf(':') + 1))))
+        expect(hashes).toEqual(terms.map(termHash))
         expect(hashes).toEqual([...hashes].sort((a, b) => a - b))
+        expect(row.checks).toEqual(terms.map(termCheck))
       }
       const hashed = await rank()
+      // As schema 7 wrote them: no checks, the key at the slot compared instead.
+      await client.query(`UPDATE ${first.schema}.chunks SET checks = NULL`)
+      expect(await rank()).toEqual(hashed)
       // As schema 6 wrote them: no hashes, terms (here reversed) and their counts in another order.
       await client.query(
         `UPDATE ${first.schema}.chunks c SET hashes = NULL, terms = r.terms, counts = r.counts FROM (
@@ -141,7 +148,7 @@ describe('PostgreSQL schema upgrade', () => {
       // Shortest first (chunk i: i + 5 terms, 2 more in the heading when even): `alpha0`
       // counts nothing where `alpha`, whose slot it may be given, counts more in longer chunks.
       expect(hashed[5]?.map((hit) => hit.startLine)).toEqual([1, 3, 2, 5])
-      // `tovja` counts in chunk 6 alone, where it is, not where its hash twin `t7pfs` is.
+      // `tovja` counts in chunk 6 alone, where it is, not where its first-hash twin `t7pfs` is.
       expect(hashed[6]?.[0]?.startLine).toBe(6)
     } finally {
       await first.dispose()
@@ -171,7 +178,8 @@ describe('PostgreSQL schema upgrade', () => {
         `ALTER TABLE ${first.schema}.chunks ADD COLUMN tf jsonb;
          UPDATE ${first.schema}.chunks SET tf = (SELECT jsonb_object_agg(substr(k, strpos(k, ':') + 1),
            jsonb_build_array(counts[2 * at - 1], counts[2 * at])) FROM unnest(terms) WITH ORDINALITY AS u(k, at));
-         ALTER TABLE ${first.schema}.chunks DROP COLUMN counts, DROP COLUMN hashes, ALTER COLUMN tf SET NOT NULL;
+         ALTER TABLE ${first.schema}.chunks DROP COLUMN counts, DROP COLUMN hashes, DROP COLUMN checks,
+           ALTER COLUMN tf SET NOT NULL;
          UPDATE ${first.schema}.schema_version SET version = 5`,
       )
       const again = await testPostgresEngine(null, first.schema)
@@ -182,10 +190,11 @@ describe('PostgreSQL schema upgrade', () => {
         // Kept inline, and not sampled by ANALYZE (no query filters on them).
         const counted = await client.query<{ name: string; storage: string; stats: number }>(
           `SELECT attname AS name, attstorage AS storage, COALESCE(attstattarget, -1) AS stats FROM pg_attribute
-           WHERE attrelid = $1::regclass AND attname IN ('terms', 'counts', 'hashes') ORDER BY attname`,
+           WHERE attrelid = $1::regclass AND attname IN ('terms', 'counts', 'hashes', 'checks') ORDER BY attname`,
           [`${first.schema}.chunks`],
         )
         expect(counted.rows).toEqual([
+          { name: 'checks', storage: 'm', stats: 0 },
           { name: 'counts', storage: 'm', stats: 0 },
           { name: 'hashes', storage: 'm', stats: 0 },
           { name: 'terms', storage: 'm', stats: expect.any(Number) as number },

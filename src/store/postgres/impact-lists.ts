@@ -17,7 +17,7 @@
 import type { Client, Tables } from './database.js'
 import { IMPACT_HEADING_WEIGHT, IMPACT_REFERENCE_TOKENS, postingImpact } from '../impact.js'
 import { termAt, termSlot } from './read-sql.js'
-import { termHash } from './term-hash.js'
+import { termCheck, termHash } from './term-hash.js'
 
 export type ImpactListOptions = {
   /** Document frequency from which a term gets a list (default LIST_MIN_DOC_FREQ). */
@@ -64,9 +64,10 @@ const averageTokens = (indexes: string) =>
   `COALESCE((SELECT i.token_sum::float8 / NULLIF(i.chunk_rows, 0) FROM ${indexes} i WHERE i.id = $1),
     ${IMPACT_REFERENCE_TOKENS}::float8)`
 
-/** A listed term's key in the chunks' terms (migrations.ts), and its hash. */
+/** A listed term's key in the chunks' terms (migrations.ts), and its hashes. */
 const KEY = `$1::bigint::text || ':' || u.term`
 const HASH = 'u.hash'
+const CHECK = 'u.checked'
 
 export function createImpactLists(t: Tables, opts: ImpactListOptions) {
   /** (Re)builds the lists of `terms` from the chunks holding them. */
@@ -79,7 +80,7 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
        ins AS (
          INSERT INTO ${t.postings} (index_id, term, impact, chunk_id, body, heading, tokens)
          SELECT $1, u.term, x.impact, x.id, x.body, x.heading, x.tokens
-         FROM unnest($2::text[], $4::int4[]) AS u(term, hash) CROSS JOIN ref
+         FROM unnest($2::text[], $4::int4[], $5::int4[]) AS u(term, hash, checked) CROSS JOIN ref
          CROSS JOIN LATERAL (
            SELECT r.* FROM (
              SELECT s.*, rank() OVER (ORDER BY s.impact DESC) AS place FROM (
@@ -87,7 +88,7 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
                  ${impactSql('n.body', 'n.heading', 'c.token_count', 'ref.tokens')} AS impact
                FROM ${t.chunks} c
                CROSS JOIN LATERAL (SELECT ${termSlot(KEY, HASH)} AS slot OFFSET 0) ks
-               CROSS JOIN LATERAL (SELECT ${termAt(KEY, HASH, 'ks.slot')} AS at OFFSET 0) k
+               CROSS JOIN LATERAL (SELECT ${termAt(KEY, HASH, CHECK, 'ks.slot')} AS at OFFSET 0) k
                CROSS JOIN LATERAL (SELECT COALESCE(c.counts[2 * k.at - 1], 0) AS body,
                  COALESCE(c.counts[2 * k.at], 0) AS heading OFFSET 0) n
                WHERE c.index_id = $1 AND c.terms && ARRAY[$1::text || ':' || u.term]) s) r
@@ -96,7 +97,7 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
        UPDATE ${t.terms} AS t SET floor = s.lowest, listed = s.n, reference = ref.tokens
        FROM (SELECT term, MIN(impact) AS lowest, COUNT(*)::int AS n FROM ins GROUP BY term) s, ref
        WHERE t.index_id = $1 AND t.term = s.term`,
-      [indexId, terms, opts.keep, terms.map(termHash)],
+      [indexId, terms, opts.keep, terms.map(termHash), terms.map(termCheck)],
     )
   }
 

@@ -27,7 +27,7 @@ import { listCandidates } from './list-candidates.js'
 import { newestMatches } from './newest-matches.js'
 import type { NamedStatements } from './named-statements.js'
 import { filterSql, HEAD, termAt, termSlot, textColumn, type Scope } from './read-sql.js'
-import { termHash } from './term-hash.js'
+import { termCheck, termHash } from './term-hash.js'
 
 /**
  * `listKeep`: postings an impact list keeps (impact-lists.ts); a one-term query reads its
@@ -140,23 +140,29 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
       const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
       const filters = filterSql(q, params)
       const termParams = q.terms.map((term) => {
-        params.push(term, termHash(term))
+        params.push(term, termHash(term), termCheck(term))
         return {
-          key: `(SELECT id FROM ix)::text || ':' || $${params.length - 1}::text`,
-          hash: `$${params.length}::int4`,
+          key: `(SELECT id FROM ix)::text || ':' || $${params.length - 2}::text`,
+          hash: `$${params.length - 1}::int4`,
+          check: `$${params.length}::int4`,
         }
       })
       // Where each term's key is in the chunk's terms, and its counts in `counts` (migrations.ts).
       const counts = termParams.map((p, i) => `${termSlot(p.key, p.hash)} AS s${i}`).join(', ')
-      const at = termParams.map((p, i) => `${termAt(p.key, p.hash, `s.s${i}`)} AS t${i}`).join(', ')
+      const at = termParams.map((p, i) => `${termAt(p.key, p.hash, p.check, `s.s${i}`)} AS t${i}`).join(', ')
       const freqs = termParams
         .map(
           (_, i) =>
             `COALESCE(c.counts[2 * n.t${i} - 1], 0)::float8 + $3::float8 * COALESCE(c.counts[2 * n.t${i}], 0)::float8 AS f${i}`,
         )
         .join(', ')
+      // The length in float8: `0.75 * <int>` is numeric arithmetic, per row and term (16 % of
+      // a three-term statement), and the product is exact in either type, so the same scores.
       const score = termParams
-        .map((_, i) => `w.idf[${i + 1}] * (f.f${i} * 2.2) / (f.f${i} + 1.2 * (0.25 + 0.75 * c.token_count / w.avgdl))`)
+        .map(
+          (_, i) =>
+            `w.idf[${i + 1}] * (f.f${i} * 2.2) / (f.f${i} + 1.2 * (0.25 + 0.75 * c.token_count::float8 / w.avgdl))`,
+        )
         .join(' + ')
       const text = `WITH ix AS (SELECT ${scope.sql} AS id),
          stats AS (

@@ -12,7 +12,7 @@ import { diffChunks } from '../chunk-diff.js'
 import type { FileChanges } from '../port.js'
 import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
-import { termHash } from './term-hash.js'
+import { termCheck, termHash } from './term-hash.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
 
 type StoredChunk = {
@@ -38,20 +38,22 @@ export const termKey = (indexId: number, term: string): string => `${indexId}:${
 /**
  * A chunk's distinct terms as the text of its GIN keys (`<index id>:<term>`, space-separated),
  * its counts as the text of `counts` (`{body,heading,...}` in the keys' order) and the
- * terms' hashes as the text of `hashes`, in the order of the hashes (ties by term), so a
- * search finds a term by binary search (read-sql.ts termSlot); null when two of the terms
- * share a hash, and the row's terms are then found by a scan. Built in one pass by
+ * terms' hashes as the texts of `hashes` and `checks` (term-hash.ts), in the order of the
+ * first hashes (ties by term), so a search finds a term by binary search (read-sql.ts
+ * termSlot); both null when two of the terms share a first hash, and the row's terms are
+ * then found by a scan. Built in one pass by
  * concatenation: arrays of parts joined were most of a cold index's CPU time in this process.
  */
 function encodeCounts(
   indexId: number,
   counts: Map<string, [number, number]>,
-): { keys: string; counts: string; hashes: string | null } {
+): { keys: string; counts: string; hashes: string | null; checks: string | null } {
   const hashed = [...counts.keys()].map((term) => ({ term, hash: termHash(term) }))
   hashed.sort((a, b) => a.hash - b.hash || (a.term < b.term ? -1 : 1))
   let keys = ''
   let pairs = ''
   let hashes = ''
+  let checks = ''
   let unique = true
   for (let i = 0; i < hashed.length; i++) {
     const { term, hash } = hashed[i] as { term: string; hash: number }
@@ -60,13 +62,17 @@ function encodeCounts(
       keys += ' '
       pairs += ','
       hashes += ','
+      checks += ','
       if (hashed[i - 1]?.hash === hash) unique = false
     }
     keys += termKey(indexId, term)
     pairs += `${body},${heading}`
     hashes += hash
+    checks += termCheck(term)
   }
-  return { keys, counts: `{${pairs}}`, hashes: unique ? `{${hashes}}` : null }
+  return unique
+    ? { keys, counts: `{${pairs}}`, hashes: `{${hashes}}`, checks: `{${checks}}` }
+    : { keys, counts: `{${pairs}}`, hashes: null, checks: null }
 }
 
 /**
@@ -162,14 +168,14 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
     const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
       `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
-         body_terms, heading_terms, token_count, terms, counts, hashes, has_vector, dated_ms,
+         body_terms, heading_terms, token_count, terms, counts, hashes, checks, has_vector, dated_ms,
          entry_status, entry_observed, entry_key, entry_origin, entry_hash)
        SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.cn::int4[],
-         u.hs::int4[], u.hv, u.dm, u.es, u.eo, u.ek, u.eg, u.eh
+         u.hs::int4[], u.ck::int4[], u.hv, u.dm, u.es, u.eo, u.ek, u.eg, u.eh
        FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
          $12::text[], $13::text[], $14::bool[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::text[],
-         $20::text[], $21::text[])
-         AS u(s, e, tx, h, ch, bt, ht, tc, tm, cn, hv, dm, es, eo, ek, eg, eh, hs)
+         $20::text[], $21::text[], $22::text[])
+         AS u(s, e, tx, h, ch, bt, ht, tc, tm, cn, hv, dm, es, eo, ek, eg, eh, hs, ck)
        RETURNING id, start_line, end_line, content_hash`,
       [
         indexId,
@@ -193,6 +199,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
         chunks.map((x) => x.entry?.origin ?? null),
         chunks.map((x) => x.entryHash ?? null),
         encoded.map((e) => e.hashes),
+        encoded.map((e) => e.checks),
       ],
     )
     // Returned ids are tied to chunks by lines and content hash, not by start line: the pieces

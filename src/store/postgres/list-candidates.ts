@@ -39,6 +39,7 @@ export async function listCandidates(
 ): Promise<KeywordCandidate[] | null> {
   const params: unknown[] = [scope.param, q.terms[0], q.headingWeight, read, q.limit]
   const filters = filterSql(q, params)
+  // The length in float8, as index-reads.ts scores (numeric arithmetic per row otherwise).
   // The posting index gives the list best first and the counts scores need; chunk rows are
   // read for the filters in score order (sorted before the join), until `limit` pass.
   const text = `WITH ix AS (SELECT ${scope.sql} AS id),
@@ -49,7 +50,7 @@ export async function listCandidates(
        FROM ${t.indexes} i, ix WHERE i.id = ix.id),
      w AS (SELECT s.avgdl, GREATEST(ln((s.n - tm.df + 0.5) / (tm.df + 0.5)), 1e-6) AS idf FROM stats s, tm),
      top AS (
-       SELECT p.chunk_id AS id, p.impact, w.idf * (f.f * 2.2) / (f.f + 1.2 * (0.25 + 0.75 * p.tokens / w.avgdl)) AS score
+       SELECT p.chunk_id AS id, p.impact, w.idf * (f.f * 2.2) / (f.f + 1.2 * (0.25 + 0.75 * p.tokens::float8 / w.avgdl)) AS score
        FROM ${t.postings} p CROSS JOIN w
        CROSS JOIN LATERAL (SELECT p.body::float8 + $3::float8 * p.heading::float8 AS f OFFSET 0) f
        WHERE p.index_id = (SELECT id FROM ix) AND p.term = $2

@@ -12,7 +12,8 @@
  * body and heading counts of terms[i] at counts[2i - 1] and counts[2i] (kept uncompressed
  * in the row: scoring reads it for every candidate). A row written since schema 7 keeps its
  * terms in the order of their 32-bit hashes (`hashes`, term-hash.ts), so scoring finds a
- * term by binary search. Document frequencies and corpus size are kept as
+ * term by binary search, and since schema 8 a second hash of each (`checks`) that confirms
+ * it. Document frequencies and corpus size are kept as
  * counts (terms, indexes) in the transactions that change them.
  */
 import { ConfigError } from '../../shared/config-error.js'
@@ -28,17 +29,18 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * `terms`) in place of `tf` (a jsonb of `{"term": [body, heading]}`: 5 of a row's 7 KB, and
  * 40 % of a cold index's database time went to writing those rows), converted in place, 7
  * `hashes` (NULL on the rows before it: their terms stay in text order, and are found by a
- * scan) and terms.reference (impact lists against the index's average chunk length).
+ * scan) and terms.reference (impact lists against the index's average chunk length), 8
+ * `checks` (NULL on the rows before it: their terms' keys are compared instead).
  */
-export const PG_SCHEMA_VERSION = 7
+export const PG_SCHEMA_VERSION = 8
 /**
  * What the chunk rows of an index hold, in the index identity: a different one makes the
  * first sync rebuild the index. Schema 6 changed only how the same counts are stored, and
  * converts them in place, so indexes of schema 5 stay as they are; 6 is schema 7's terms in
  * hash order: an index written before is rebuilt once in the background, and searched as it
- * is meanwhile.
+ * is meanwhile; 7 is schema 8's checks, rebuilt the same way.
  */
-export const PG_CHUNKS_VERSION = 6
+export const PG_CHUNKS_VERSION = 7
 /** PostgreSQL 15 and later. */
 const MIN_SERVER_VERSION = 150000
 /** pgvector 0.7 and later (HNSW with cosine distance, iterative scans from 0.8). */
@@ -50,27 +52,28 @@ const MIN_PGVECTOR = [0, 7] as const
  * filter or join on: ANALYZE sampled the texts and counts no query filters on for a third of
  * its time in a cold index. Altered only when
  * not yet so (ALTER TABLE would lock out searches at every start); a table of an older
- * schema has no `hashes` (nor, before 6, `counts`) yet, and gets them here after the upgrade
- * adds them.
+ * schema has no `hashes` or `checks` (nor, before 6, `counts`) yet, and gets them here after
+ * the upgrade adds them.
  */
 const chunkColumnSettings = (t: Tables) => `
 DO $$ BEGIN
-  IF (SELECT COUNT(*) FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass AND attname IN ('counts', 'hashes')) < 2 THEN
+  IF (SELECT COUNT(*) FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass AND attname IN ('counts', 'hashes', 'checks')) < 3 THEN
     RETURN;
   END IF;
   IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass
-      AND attname IN ('terms', 'counts', 'hashes') AND attstorage <> 'm') THEN
+      AND attname IN ('terms', 'counts', 'hashes', 'checks') AND attstorage <> 'm') THEN
     ALTER TABLE ${t.chunks} ALTER COLUMN terms SET STORAGE MAIN, ALTER COLUMN counts SET STORAGE MAIN,
-      ALTER COLUMN hashes SET STORAGE MAIN;
+      ALTER COLUMN hashes SET STORAGE MAIN, ALTER COLUMN checks SET STORAGE MAIN;
   END IF;
   -- (attstattarget is NULL for the default from PostgreSQL 17)
   IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass
-      AND attname IN ('text', 'headings', 'body_terms', 'heading_terms', 'content_hash', 'counts', 'hashes')
+      AND attname IN ('text', 'headings', 'body_terms', 'heading_terms', 'content_hash', 'counts', 'hashes',
+        'checks')
       AND COALESCE(attstattarget, -1) <> 0) THEN
     ALTER TABLE ${t.chunks} ALTER COLUMN text SET STATISTICS 0, ALTER COLUMN headings SET STATISTICS 0,
       ALTER COLUMN body_terms SET STATISTICS 0, ALTER COLUMN heading_terms SET STATISTICS 0,
       ALTER COLUMN content_hash SET STATISTICS 0, ALTER COLUMN counts SET STATISTICS 0,
-      ALTER COLUMN hashes SET STATISTICS 0;
+      ALTER COLUMN hashes SET STATISTICS 0, ALTER COLUMN checks SET STATISTICS 0;
   END IF;
 END $$;`
 
@@ -150,10 +153,13 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   -- terms[i]'s 32-bit hash (term-hash.ts), ascending: a term is found by binary search; NULL
   -- (rows before schema 7, or two terms of the row with one hash): by a scan
   hashes int4[],
+  -- terms[i]'s second hash (term-hash.ts termCheck): with hashes[i], it tells the term found
+  -- there without comparing its text; NULL on rows before schema 8 (the key is compared)
+  checks int4[],
   has_vector boolean NOT NULL DEFAULT false
--- a row is compressed or moved out of line only past a page, and terms, counts and hashes
--- last (STORAGE MAIN): keyword scoring reads them in hundreds of rows per search, and
--- decompressing them each time cost more than the rest of the search
+-- a row is compressed or moved out of line only past a page, and terms, counts, hashes and
+-- checks last (STORAGE MAIN): keyword scoring reads them in hundreds of rows per search,
+-- and decompressing them each time cost more than the rest of the search
 ) WITH (toast_tuple_target = 8160);
 ${chunkColumnSettings(t)}
 CREATE INDEX IF NOT EXISTS chunks_by_path ON ${t.chunks} (index_id, path);
@@ -288,7 +294,8 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
         `ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS dated_ms bigint,
            ADD COLUMN IF NOT EXISTS entry_status text, ADD COLUMN IF NOT EXISTS entry_observed text,
            ADD COLUMN IF NOT EXISTS entry_key text, ADD COLUMN IF NOT EXISTS entry_origin text,
-           ADD COLUMN IF NOT EXISTS entry_hash text, ADD COLUMN IF NOT EXISTS hashes int4[]`,
+           ADD COLUMN IF NOT EXISTS entry_hash text, ADD COLUMN IF NOT EXISTS hashes int4[],
+           ADD COLUMN IF NOT EXISTS checks int4[]`,
       )
       // An index without lists is searched as before: every term reads its chunks (GIN).
       await client.query(

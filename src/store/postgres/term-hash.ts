@@ -1,8 +1,15 @@
 /**
- * A term's 32-bit hash for the `hashes` of a PostgreSQL chunk row (pure): FNV-1a over its
- * UTF-16 code units, as a signed int4. Only mnemo computes it (a write for the row's terms,
- * a search for its query terms), so it needs no twin in SQL. A hash only points at a slot:
- * the term there is compared before its counts are read (read-sql.ts termAt).
+ * Two 32-bit hashes of a term for a PostgreSQL chunk row (pure), over its UTF-16 code units,
+ * as signed int4: `termHash` (FNV-1a) orders the row's terms (`hashes`) for a binary search,
+ * and `termCheck` (a multiply-xorshift hash finished with MurmurHash3's mixer) is kept beside
+ * it (`checks`) to confirm the term found there. Only mnemo computes them (a write for the
+ * row's terms, a search for its query terms), so they need no twin in SQL.
+ *
+ * A search trusts the pair (read-sql.ts termAt): two terms share both hashes with a chance of
+ * about 2⁻⁶⁴, so a lookup mistakes another term of a 200-term row for the query's about once
+ * in 10¹⁷; even then only the engine's pick of candidates changes, not a score, since search/
+ * scores each candidate again from its stored terms. Comparing the text key instead cost 15 %
+ * of a multi-term search's database time (walking the row's text array to the slot).
  */
 export function termHash(term: string): number {
   let h = 0x811c9dc5
@@ -10,5 +17,19 @@ export function termHash(term: string): number {
     h ^= term.charCodeAt(i)
     h = Math.imul(h, 0x01000193)
   }
+  return h | 0
+}
+
+export function termCheck(term: string): number {
+  let h = 0x9747b28c
+  for (let i = 0; i < term.length; i++) {
+    h = Math.imul(h ^ term.charCodeAt(i), 0x5bd1e995)
+    h ^= h >>> 15
+  }
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
   return h | 0
 }
