@@ -33,6 +33,15 @@ describe('createNamedStatements', () => {
     expect(calls[2]?.name).not.toBe(calls[0]?.name)
   })
 
+  it('gives a text the same name after more texts than it remembers', async () => {
+    const { db, calls } = connection()
+    const statements = createNamedStatements(silent)
+    for (let i = 0; i <= 1000; i++) await statements.query(db, `SELECT ${i}`, [])
+    await statements.query(db, 'SELECT 0', [])
+    expect(calls.at(-1)?.name).toBe(calls[0]?.name)
+    expect(new Set(calls.map((c) => c.name)).size).toBe(1001)
+  })
+
   it.each(['42P05', '26000'])(
     'answers unnamed when the session is shared (%s), and names nothing afterwards',
     async (code) => {
