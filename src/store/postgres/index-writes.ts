@@ -41,8 +41,8 @@ export const termKey = (indexId: number, term: string): string => `${indexId}:${
  * terms' hashes as the texts of `hashes` and `checks` (term-hash.ts), in the order of the
  * first hashes (ties by term), so a search finds a term by binary search (read-sql.ts
  * termSlot); both null when two of the terms share a first hash, and the row's terms are
- * then found by a scan. Built in one pass by
- * concatenation: arrays of parts joined were most of a cold index's CPU time in this process.
+ * then found by a scan. Built in one pass by concatenation: arrays of parts joined were most
+ * of a cold index's CPU time in this process.
  */
 function encodeCounts(
   indexId: number,

@@ -13,8 +13,8 @@
  * in the row: scoring reads it for every candidate). A row written since schema 7 keeps its
  * terms in the order of their 32-bit hashes (`hashes`, term-hash.ts), so scoring finds a
  * term by binary search, and since schema 8 a second hash of each (`checks`) that confirms
- * it. Document frequencies and corpus size are kept as
- * counts (terms, indexes) in the transactions that change them.
+ * it. Document frequencies and corpus size are kept as counts (terms, indexes) in the
+ * transactions that change them.
  */
 import { ConfigError } from '../../shared/config-error.js'
 import type { Logger } from '../../shared/logger.js'
