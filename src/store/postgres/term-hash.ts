@@ -6,10 +6,10 @@
  * row's terms, a search for its query terms), so they need no twin in SQL.
  *
  * A search trusts the pair (read-sql.ts termAt): two terms share both hashes with a chance of
- * about 2⁻⁶⁴, so a lookup mistakes another term of a 200-term row for the query's about once
+ * about 2⁻⁶⁴, so a lookup mistakes another term of a 200-term row for the query's at most once
  * in 10¹⁷; even then only the engine's pick of candidates changes, not a score, since search/
- * scores each candidate again from its stored terms. Comparing the text key instead cost 15 %
- * of a multi-term search's database time (walking the row's text array to the slot).
+ * scores each candidate again from its stored terms. Comparing the text key instead cost about
+ * 10 % of a three-term candidate statement (walking the row's text array to the slot).
  */
 export function termHash(term: string): number {
   let h = 0x811c9dc5
