@@ -177,8 +177,9 @@ export const envSchema = z
     MNEMO_SEARCH_WORKERS: envVar(int(0, 64).default(2)).describe(
       'Worker threads that run searches on read-only connections, checkpoint the indexes and chunk new files for indexing (0: all on the main thread)',
     ),
-    // A quantised copy costs 1 byte per dimension and chunk in each search worker; below
-    // 10,000 chunks sqlite-vec's exact scan takes a few ms anyway (BENCHMARKS.md, issue 35).
+    // A quantised copy costs 1 byte per dimension and chunk, split over the search workers
+    // (each holds the shards it scans); below 10,000 chunks sqlite-vec's exact scan takes a
+    // few ms anyway (BENCHMARKS.md, issue 35).
     MNEMO_SEARCH_QUANTIZED_FROM: envVar(int(0, 1_000_000_000).default(10_000)).describe(
       'Chunks from which a vector search without filters and with a sparse query vector (the hash provider) pre-selects by int8 copies of the vectors in memory, then scores exactly (0: never)',
     ),

@@ -117,4 +117,33 @@ describe('quantised vectors', () => {
     expect(q.candidates(query, 2)).toEqual([1, 2])
     expect(index.reads()).toBe(2)
   })
+
+  it('holds the shards it was asked for, and reads again once for a shard it lacks', () => {
+    const index = fakeIndex(4)
+    for (let id = 1; id <= 8; id++) index.change(id, vec({ 0: 9 - id, 1: 1 }))
+    const q = createQuantizedVectors(index.source, 1)
+    const query = vec({ 0: 1 })
+    // Shards 0 and 2 hold ids 2, 4, 6, 8.
+    expect(q.candidates(query, 3, [0, 2])).toEqual([2, 4, 6])
+    index.change(9, vec({ 0: 9 }))
+    index.change(10, vec({ 0: 9 }))
+    expect(q.candidates(query, 3, [0, 2])).toEqual([10, 2, 4])
+    expect(index.reads()).toBe(1)
+    expect(q.candidates(query, 3, [1, 3])).toEqual([9, 1, 3])
+    expect(index.reads()).toBe(2)
+    expect(q.candidates(query, 4)).toEqual([9, 10, 1, 2])
+    expect(q.candidates(query, 3, [0, 2])).toEqual([10, 2, 4])
+    expect(index.reads()).toBe(2)
+  })
+
+  it('leaves the vectors of shards it does not hold out of the copy', () => {
+    const index = fakeIndex(4)
+    for (let id = 1; id <= 8; id++) index.change(id, vec({ 0: 1 }))
+    // 2 of 8 chunks are in shard 1: with a minimum of 8, that share stands for 8 chunks.
+    const q = createQuantizedVectors(index.source, 8)
+    expect(q.candidates(vec({ 0: 1 }), 8, [1])).toEqual([1, 5])
+    index.change(1, null)
+    // One of shard 1's chunks left: it stands for 4, below the minimum, so the caller scans.
+    expect(q.candidates(vec({ 0: 1 }), 8, [1])).toBeNull()
+  })
 })

@@ -8,9 +8,14 @@
  * float vectors. Dense query vectors (model embeddings) gain nothing from it: they keep the
  * vec0 scan (null).
  *
+ * It holds the shards its searches asked for: each read thread is asked for the same ones
+ * (read-threads.ts pins a split search's parts), so two threads hold half the vectors each
+ * instead of all of them twice (256 MB saved at a million chunks).
+ *
  * Loaded at the first search that may use it, then kept current from vector_changes
  * (vector-schema.ts) whenever the index changed; read again whole when it fell behind the
- * log, or when a quarter of its rows are of deleted chunks.
+ * log, when a quarter of its rows are of deleted chunks, or when a search asks for a shard
+ * it does not hold.
  */
 import { createCodeRows, type CodeRows } from './code-rows.js'
 import { sparseQuery } from './int8-codes.js'
@@ -20,6 +25,12 @@ import { sparseQuery } from './int8-codes.js'
  * float scan (its cost grows with them; 64 of 256 reads a quarter of every row's codes).
  */
 const SPARSE_MAX_FRACTION = 0.25
+/**
+ * Room made for more rows than the held shards' share of the chunks when the copy is read
+ * (× that share): chunk ids go to shards in turn, so the shares differ by a row or two, and
+ * a copy one row short would grow (code-rows.ts GROWTH) at once.
+ */
+const CAPACITY_SLACK = 1.02
 
 export type QuantizedSource = {
   /** Of the index's vector layout. */
@@ -43,6 +54,8 @@ export type QuantizedSource = {
 export function createQuantizedVectors(src: QuantizedSource, minVectors: number) {
   const allShards = Array.from({ length: src.shards }, (_, i) => i)
   let rows: CodeRows | null = null
+  /** Shards in the copy: every shard a search asked for so far, ascending. */
+  let held: number[] = []
   /** Last change applied (vector_changes.seq), and the index generation it was read at. */
   let cursor = 0
   let seenGeneration: number | null = null
@@ -57,23 +70,26 @@ export function createQuantizedVectors(src: QuantizedSource, minVectors: number)
     return counted.chunks >= minVectors
   }
 
-  /** Reads every vector, in rows sized once for the index. */
+  /** Reads every vector of the held shards, in rows sized once for them. */
   function loadAll(maxSeq: number): CodeRows {
-    const fresh = createCodeRows(src.dims, src.shards, src.chunks())
+    const share = (src.chunks() * held.length) / src.shards
+    const fresh = createCodeRows(src.dims, src.shards, held, Math.ceil(share * CAPACITY_SLACK) + 1)
     // Changes committed after the bounds were read are applied again next time: put is idempotent.
     cursor = maxSeq
     src.eachVector((id, embedding) => fresh.put(id, embedding))
     return fresh
   }
 
-  /** Brings the copy up to the index's current state. */
-  function refresh(): CodeRows {
+  /** Brings the copy up to the index's current state, holding at least the shards `asked`. */
+  function refresh(asked: readonly number[]): CodeRows {
     const generation = src.generation()
-    if (rows && generation === seenGeneration) return rows
+    const missing = asked.filter((s) => !held.includes(s))
+    if (rows && missing.length === 0 && generation === seenGeneration) return rows
+    held = [...held, ...missing].sort((a, b) => a - b)
     seenGeneration = generation
     const { min, max } = src.changes.bounds()
     const behind = max === null || max < cursor || (min !== null && min > cursor + 1)
-    if (!rows || behind || rows.dead() * 4 > rows.live()) return (rows = loadAll(max ?? 0))
+    if (!rows || missing.length > 0 || behind || rows.dead() * 4 > rows.live()) return (rows = loadAll(max ?? 0))
     for (const { seq, id } of src.changes.after(cursor)) {
       const embedding = src.vectorOf(id)
       if (embedding) rows.put(id, embedding)
@@ -93,8 +109,11 @@ export function createQuantizedVectors(src: QuantizedSource, minVectors: number)
       if (minVectors <= 0) return null
       const query = sparseQuery(vector, SPARSE_MAX_FRACTION)
       if (!query || !bigEnough()) return null
-      const current = refresh()
-      return current.live() < minVectors ? null : current.top(query, n, shards ?? allShards)
+      const asked = shards ?? allShards
+      const current = refresh(asked)
+      // An index that shrank below the minimum is scanned again; the held shards' rows stand
+      // for their share of it (chunk ids go to shards in turn).
+      return current.live() * src.shards < minVectors * held.length ? null : current.top(query, n, asked)
     },
     /** Chunks found without a vector when scored (deleted since the copy was read). */
     forget(ids: readonly number[]): void {

@@ -61,4 +61,18 @@ describe('fair queue', () => {
     expect(q.has('a')).toBe(true)
     expect(drain(q)).toEqual(['b1', 'a1', 'a2'])
   })
+
+  it('takes the oldest item a taker accepts, passing over what it does not, which keeps its turn', () => {
+    const q = createFairQueue<string>()
+    q.push('a', 'a1:x')
+    q.push('a', 'a2:y')
+    q.push('b', 'b1:x')
+    q.push('c', 'c1:y')
+    const y = (item: string) => item.endsWith(':y')
+    expect(q.take(y)).toBe('a2:y')
+    expect(q.take(y)).toBe('c1:y')
+    expect(q.take(y)).toBeUndefined()
+    // `a` had its turn, `b` did not: b's item comes first.
+    expect(drain(q)).toEqual(['b1:x', 'a1:x'])
+  })
 })

@@ -28,15 +28,23 @@ export function createFairQueue<T>() {
     putBack(key: string, item: T): void {
       queueOf(key).unshift(item)
     },
-    /** The next item in turn, or undefined when no key has work. */
-    take(): T | undefined {
-      const key = order.shift()
-      if (key === undefined) return undefined
-      const q = queues.get(key) as T[]
-      const item = q.shift()
-      if (q.length > 0) order.push(key)
-      else queues.delete(key)
-      return item
+    /**
+     * The next item in turn that `accept` takes (the oldest such of the first key holding
+     * one; keys passed over keep their turn), or undefined when there is none.
+     */
+    take(accept: (item: T) => boolean = () => true): T | undefined {
+      for (let turn = 0; turn < order.length; turn++) {
+        const key = order[turn] as string
+        const q = queues.get(key) as T[]
+        const at = q.findIndex(accept)
+        if (at < 0) continue
+        const [item] = q.splice(at, 1)
+        order.splice(turn, 1)
+        if (q.length > 0) order.push(key)
+        else queues.delete(key)
+        return item
+      }
+      return undefined
     },
     /** The item `take()` would return next, left in place. */
     peek: (): T | undefined => {

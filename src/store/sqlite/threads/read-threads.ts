@@ -9,7 +9,9 @@
  * flight waits behind its own, never every other agent behind it (issue 16). A worker that
  * dies is replaced; while none is alive, or when a worker cannot open an index, calls run on
  * the main thread's own store (logged), so a broken pool degrades to slower searches, never
- * to failed ones.
+ * to failed ones. A vector search is split by shard over the workers, and each part always
+ * goes to the same worker: a worker's quantised copy of the vectors then holds only its
+ * shards (quantized-vectors.ts), half of them each instead of all twice.
  *
  * The workers also checkpoint the indexes' write-ahead logs (checkpoint) and run the jobs
  * their entry registers (run: preparing files' rows for the indexers), off the main thread;
@@ -60,6 +62,8 @@ type Pending = {
   reject: (e: unknown) => void
   /** Background work (a preparation for an indexer): it gives way to searches. */
   background?: { queuedAt: number }
+  /** The worker (its place among the live ones) this call goes to, while there are that many. */
+  pin?: number
 }
 type Slot = { worker: Worker; pending: Map<number, Pending>; startedAt: number; background: number }
 
@@ -222,18 +226,32 @@ export function createReadThreads(deps: ReadThreadsDeps) {
         for (let p = backgroundQueue.take(); p; p = backgroundQueue.take()) runLocal(p)
         return
       }
-      const slot = slots.reduce((best, s) =>
-        s.pending.size < best.pending.size || (s.pending.size === best.pending.size && s.background < best.background)
-          ? s
-          : best,
-      )
-      if (slot.pending.size >= IN_FLIGHT_PER_WORKER) return
+      const open = slots
+        .filter((s) => s.pending.size < IN_FLIGHT_PER_WORKER)
+        .sort((a, b) => a.pending.size - b.pending.size || a.background - b.background)
+      const best = open[0]
+      if (!best) return
       const overdue = backgroundOverdue()
-      const target = overdue || !queue.has() ? backgroundTarget(slot, overdue) : undefined
-      const p = target ? backgroundQueue.take() : queue.take()
-      if (!p) return
-      post(target ?? slot, p)
+      const target = overdue || !queue.has() ? backgroundTarget(best, overdue) : undefined
+      const background = target && backgroundQueue.take()
+      if (target && background) {
+        post(target, background)
+        continue
+      }
+      const taken = takeSearch(open)
+      if (!taken) return
+      post(taken.slot, taken.p)
     }
+  }
+
+  /** The next queued call in turn for the least busy of `open` workers it may go to (pin). */
+  function takeSearch(open: Slot[]): { slot: Slot; p: Pending } | undefined {
+    for (const slot of open) {
+      const at = slots.indexOf(slot)
+      const p = queue.take((c) => c.pin === undefined || c.pin === at || c.pin >= slots.length)
+      if (p) return { slot, p }
+    }
+    return undefined
   }
 
   /**
@@ -261,7 +279,12 @@ export function createReadThreads(deps: ReadThreadsDeps) {
     return oldest?.background !== undefined && performance.now() - oldest.background.queuedAt >= maxWait
   }
 
-  async function call<T>(msg: Call, local: () => T | Promise<T>, background = false): Promise<T> {
+  /** `background`: work that gives way to searches; `pin`: the worker it goes to (Pending). */
+  async function call<T>(
+    msg: Call,
+    local: () => T | Promise<T>,
+    { background = false, pin }: { background?: boolean; pin?: number } = {},
+  ): Promise<T> {
     for (let gate = gates.get(msg.dbPath); gate; gate = gates.get(msg.dbPath)) await gate.promise
     if (slots.length === 0) {
       if (!warnedNoWorker) deps.log.warn('no search worker alive: searching on the main thread')
@@ -269,7 +292,13 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       return local()
     }
     return new Promise<T>((resolve, reject) => {
-      const p: Pending = { msg, local, resolve: resolve as (v: unknown) => void, reject }
+      const p: Pending = {
+        msg,
+        local,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        ...(pin !== undefined && { pin }),
+      }
       if (background) backgroundQueue.push(msg.dbPath, { ...p, background: { queuedAt: performance.now() } })
       else queue.push(msg.dbPath, p)
       dispatch()
@@ -297,7 +326,8 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       keyword: (req) => call({ op: 'keyword', dbPath, req }, () => fallback.keyword(req)),
       async vector(req) {
         // Exact KNN is a full scan: split it by shard over the live workers so they scan in
-        // parallel, then keep the nearest `limit` of their answers.
+        // parallel, then keep the nearest `limit` of their answers. Part g always goes to the
+        // g-th worker, which then holds only those shards' codes (quantized-vectors.ts).
         const shards = deps.shards()
         const groups = Math.min(slots.length, shards)
         if (groups <= 1) return call({ op: 'vector', dbPath, req }, () => fallback.vector(req))
@@ -305,8 +335,8 @@ export function createReadThreads(deps: ReadThreadsDeps) {
           Array.from({ length: shards }, (_, s) => s).filter((s) => s % groups === g),
         )
         const answers = await Promise.all(
-          parts.map((shards) =>
-            call({ op: 'vector', dbPath, req: { ...req, shards } }, () => fallback.vector({ ...req, shards })),
+          parts.map((shards, pin) =>
+            call({ op: 'vector', dbPath, req: { ...req, shards } }, () => fallback.vector({ ...req, shards }), { pin }),
           ),
         )
         return answers
@@ -347,7 +377,7 @@ export function createReadThreads(deps: ReadThreadsDeps) {
     run: <T>(queue: string, job: string, args: unknown[], local: () => Promise<T>, background: boolean) =>
       background && !deps.searchesQuiet()
         ? local()
-        : call<T>({ op: 'job', dbPath: queue, job, args }, local, background),
+        : call<T>({ op: 'job', dbPath: queue, job, args }, local, { background }),
     liveWorkers: () => slots.length,
     async close(): Promise<void> {
       closing = true
