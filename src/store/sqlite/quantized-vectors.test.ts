@@ -30,9 +30,9 @@ function fakeIndex(shards = 2) {
     shards,
     generation: () => generation,
     chunks: () => vectors.size,
-    eachVector(fn) {
+    eachVector(of, fn) {
       reads++
-      for (const [id, v] of vectors) fn(id, blob(v))
+      for (const [id, v] of vectors) if (of.includes(id % shards)) fn(id, blob(v))
     },
     vectorOf: (id) => {
       const v = vectors.get(id)
@@ -142,6 +142,8 @@ describe('quantised vectors', () => {
     // 2 of 8 chunks are in shard 1: with a minimum of 8, that share stands for 8 chunks.
     const q = createQuantizedVectors(index.source, 8)
     expect(q.candidates(vec({ 0: 1 }), 8, [1])).toEqual([1, 5])
+    // Chunks of other shards come through the change log too, and stay out.
+    for (const id of [10, 11, 12]) index.change(id, vec({ 0: 1 }))
     index.change(1, null)
     // One of shard 1's chunks left: it stands for 4, below the minimum, so the caller scans.
     expect(q.candidates(vec({ 0: 1 }), 8, [1])).toBeNull()

@@ -40,8 +40,8 @@ export type QuantizedSource = {
   generation(): number
   /** Chunks in the index: the copy is made only for indexes of at least `minVectors`. */
   chunks(): number
-  /** Every stored vector, one at a time. */
-  eachVector(fn: (id: number, embedding: Buffer) => void): void
+  /** Every stored vector of the given shards, one at a time. */
+  eachVector(of: readonly number[], fn: (id: number, embedding: Buffer) => void): void
   /** A stored vector by chunk id (undefined: none). */
   vectorOf(id: number): Buffer | undefined
   /** The change log's bounds and rows (vector-repo.ts). */
@@ -76,7 +76,7 @@ export function createQuantizedVectors(src: QuantizedSource, minVectors: number)
     const fresh = createCodeRows(src.dims, src.shards, held, Math.ceil(share * CAPACITY_SLACK) + 1)
     // Changes committed after the bounds were read are applied again next time: put is idempotent.
     cursor = maxSeq
-    src.eachVector((id, embedding) => fresh.put(id, embedding))
+    src.eachVector(held, (id, embedding) => fresh.put(id, embedding))
     return fresh
   }
 

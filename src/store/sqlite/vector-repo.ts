@@ -52,7 +52,7 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
     all: db.prepare<[], { id: number; embedding: Buffer }>(`SELECT ${key} AS id, embedding FROM ${table}`),
   }
   // Beside vec0 (layouts with floatCopy, vector-schema.ts): the floats by id, and the change log.
-  const copy = vec0 && cfg.floatCopy ? createFloatCopy(db) : null
+  const copy = vec0 && cfg.floatCopy ? createFloatCopy(db, cfg.shards) : null
   const knnStatements = new Map<string, ReturnType<Db['prepare']>>()
 
   /** A chunk is superseded (the partial index chunks_superseded answers at once). */
@@ -177,12 +177,15 @@ export function createVectorRepo(db: Db, cfg: VectorConfig) {
   }
 }
 
-/** chunk_vectors and vector_changes beside a vec0 table (vector-schema.ts). */
-function createFloatCopy(db: Db) {
+/** chunk_vectors and vector_changes beside a vec0 table (vector-schema.ts) of `shards` shards. */
+function createFloatCopy(db: Db, shards: number) {
   const st = {
     insert: db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
     delete: db.prepare('DELETE FROM chunk_vectors WHERE chunk_id = ?'),
-    all: db.prepare<[], { id: number; embedding: Buffer }>('SELECT chunk_id AS id, embedding FROM chunk_vectors'),
+    // Shard = chunk id modulo shards (shardOf); the other shards' blobs are never read into JS.
+    of: db.prepare<[number, string], { id: number; embedding: Buffer }>(
+      'SELECT chunk_id AS id, embedding FROM chunk_vectors WHERE chunk_id % ? IN (SELECT value FROM json_each(?))',
+    ),
     vector: db.prepare<[number], Buffer>('SELECT embedding FROM chunk_vectors WHERE chunk_id = ?').pluck(),
     distance: db
       .prepare<[Buffer, number], number>(
@@ -211,8 +214,9 @@ function createFloatCopy(db: Db) {
       st.delete.run(id)
       record(id)
     },
-    eachVector: (fn: (id: number, embedding: Buffer) => void): void => {
-      for (const row of st.all.iterate()) fn(row.id, row.embedding)
+    /** Every stored vector of the given shards, one at a time. */
+    eachVector: (of: readonly number[], fn: (id: number, embedding: Buffer) => void): void => {
+      for (const row of st.of.iterate(shards, JSON.stringify(of))) fn(row.id, row.embedding)
     },
     vectorOf: (id: number): Buffer | undefined => st.vector.get(id),
     /**
