@@ -169,7 +169,9 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       }
       const shortLived = Date.now() - slot.startedAt < MIN_WORKER_LIFETIME_MS
       deps.log.error({ code, replaced: !shortLived, live: slots.length }, 'search worker exited')
-      if (!shortLived) slots.push(start())
+      // In the dead one's place: the vector parts pinned to that place go to the new worker,
+      // whose copy then holds the same shards (the others' copies stay as they are).
+      if (!shortLived) slots.splice(index >= 0 ? index : slots.length, 0, start())
       // Reads are idempotent: what the dead worker had not answered is asked again elsewhere,
       // first in its queue. A close needs no answer from a worker that is gone.
       for (const p of slot.pending.values()) {
