@@ -294,6 +294,39 @@ describe('searches in worker threads', () => {
     }
   })
 
+  it('send each part of a split vector search to the same worker every time, so each holds only its shards', async () => {
+    const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
+    const pool = poolOf({ size: 2, maxConnections: 1, shards: () => 4 })
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
+    const post = Worker.prototype.postMessage
+    const partsOf = new Map<Worker, Set<string>>()
+    Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
+      post.call(this, msg)
+      const m = msg as { op?: string; req?: { shards?: number[] } }
+      if (m.op !== 'vector') return
+      const seen = partsOf.get(this) ?? new Set<string>()
+      seen.add(JSON.stringify(m.req?.shards))
+      partsOf.set(this, seen)
+    }
+    try {
+      const reader = pool.forIndex(store.dbPath, createReaderOps(store))
+      const vector = new Float32Array(256).fill(1 / 16)
+      const keyword = { terms: queryTerms('redis cache staging'), limit: 5, filters: {} }
+      // Keyword calls in between keep one worker or the other busy when a part comes.
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          i % 3 === 0 ? reader.keyword(keyword) : reader.vector({ vector, limit: 5, filters: {} }),
+        ),
+      )
+      expect([...partsOf.values()].map((parts) => [...parts]).sort()).toEqual([['[0,2]'], ['[1,3]']])
+    } finally {
+      Worker.prototype.postMessage = post
+      await pool.close()
+      store.close()
+    }
+  })
+
   it('give background preparations to every worker while no search comes', async () => {
     const pool = poolOf({ size: 2, maxConnections: 1 })
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
