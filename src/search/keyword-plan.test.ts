@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isNoise, planKeywordQuery } from './keyword-plan.js'
+import { isNoise, planKeywordQuery, samePlan } from './keyword-plan.js'
 
 const stats = (...pairs: [string, number][]) => pairs.map(([term, docFreq]) => ({ term, docFreq }))
 const N = 10_000
@@ -57,5 +57,30 @@ describe('planKeywordQuery', () => {
       kind: 'noise',
       noise: stats(['memory', 9000], ['model', 6000]),
     })
+  })
+})
+
+describe('samePlan', () => {
+  const ranked = (selective: string[], common: string[] = []) => ({
+    kind: 'ranked' as const,
+    selective,
+    common: common.map((term) => ({ term, docFreq: 1 })),
+  })
+  it.each([
+    ['the same terms, the same order', ranked(['a', 'b'], ['c']), ranked(['a', 'b'], ['c']), true],
+    [
+      'common terms of other frequencies',
+      ranked(['a'], ['c']),
+      { ...ranked(['a']), common: [{ term: 'c', docFreq: 9 }] },
+      true,
+    ],
+    ['selective terms in another order (summed in another order)', ranked(['a', 'b']), ranked(['b', 'a']), false],
+    ['a term moved to the common ones', ranked(['a', 'b']), ranked(['a'], ['b']), false],
+    ['common terms in another order', ranked(['a'], ['b', 'c']), ranked(['a'], ['c', 'b']), false],
+    ['a noise plan', ranked(['a']), { kind: 'noise' as const, noise: [{ term: 'a', docFreq: 1 }] }, false],
+    ['two empty plans', { kind: 'empty' as const }, { kind: 'empty' as const }, false],
+  ])('%s: %j', (_, a, b, same) => {
+    expect(samePlan(a, b)).toBe(same)
+    expect(samePlan(b, a)).toBe(same)
   })
 })

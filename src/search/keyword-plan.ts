@@ -46,3 +46,19 @@ export function planKeywordQuery(stats: readonly TermStat[], rows: number, posti
   }
   return { kind: 'ranked', selective, common }
 }
+
+/**
+ * Whether two plans rank with the same terms in the same order (the order FTS5 and
+ * PostgreSQL add their scores in) and leave the same terms to re-scoring.
+ */
+export function samePlan(a: KeywordPlan, b: KeywordPlan): boolean {
+  if (a.kind !== 'ranked' || b.kind !== 'ranked') return false
+  const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((t, i) => t === y[i])
+  return (
+    same(a.selective, b.selective) &&
+    same(
+      a.common.map((c) => c.term),
+      b.common.map((c) => c.term),
+    )
+  )
+}

@@ -7,9 +7,10 @@
  */
 import type { ChunkFilters } from '../domain/chunks.js'
 import type { KeywordHit } from '../store/index-reader.js'
-import type { CorpusStats, KeywordCandidate, KeywordIndex } from '../store/port.js'
+import type { CorpusStats, KeywordCandidate, KeywordIndex, KeywordQuery, KeywordStats } from '../store/port.js'
 import { countTerm } from '../text/term-count.js'
-import { planKeywordQuery, type TermStat } from './keyword-plan.js'
+import { createDocFreqMemo } from './doc-freq-memo.js'
+import { planKeywordQuery, samePlan, type KeywordPlan, type TermStat } from './keyword-plan.js'
 import { matchShare, termMatch, termWeight, textScoreOf } from './scores.js'
 
 /**
@@ -39,6 +40,9 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   const headingWeight = deps.headingWeight ?? HEADING_WEIGHT
   const postingBudget = deps.postingBudget ?? POSTING_BUDGET
 
+  // Plans before the statistics are read where reading them is a round trip of its own.
+  const memo = store.candidatesWithStats ? createDocFreqMemo() : null
+
   /** Scores each candidate on every query term, from the terms stored with it. */
   function score(
     rows: KeywordCandidate[],
@@ -58,6 +62,12 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
     })
   }
 
+  function planOf(terms: readonly string[], corpus: KeywordStats): KeywordPlan {
+    // While a big file is staged, document frequencies count chunks no search can see, and
+    // a plan from them could rank with a term only invisible chunks hold: rank exactly.
+    return planKeywordQuery(termStats(terms, corpus), corpus.rows, corpus.partial ? Infinity : postingBudget)
+  }
+
   /**
    * The best `limit` chunks for the analysed query terms, best first. FTS5 picks the
    * candidates (BM25 over the selective terms); every candidate is then scored on all terms.
@@ -71,38 +81,72 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
     texts = false,
   ): Promise<KeywordHit[]> {
     if (terms.length === 0) return []
-    const corpus = await store.keywordStats(terms)
-    const stats = terms.map((term, i) => ({ term, docFreq: corpus.docFreqs[i] as number }))
-    // While a big file is staged, document frequencies count chunks no search can see, and
-    // a plan from them could rank with a term only invisible chunks hold: rank exactly.
-    const plan = planKeywordQuery(stats, corpus.rows, corpus.partial ? Infinity : postingBudget)
-    const base = { headingWeight, ...filters, limit, texts }
+    const query: Query = { terms, names, base: { headingWeight, ...filters, limit, texts } }
+    const guessed = await searchGuessed(query)
+    if (guessed.hits) return guessed.hits
+    const corpus = guessed.corpus ?? (await store.keywordStats(terms))
+    memo?.remember(terms, corpus)
+    const plan = planOf(terms, corpus)
     switch (plan.kind) {
       case 'empty':
         return []
       case 'noise': {
         // No term tells chunks apart: the newest matches, ranked by their scores.
-        const rows = await store.newestMatches({ ...base, terms: plan.noise.map((n) => n.term) })
-        return best(score(rows, corpus, stats, names), limit)
+        const rows = await store.newestMatches({ ...query.base, terms: plan.noise.map((n) => n.term) })
+        return best(score(rows, corpus, termStats(terms, corpus), names), limit)
       }
-      case 'ranked': {
-        // The candidates are already several times the results wanted (search-service.ts),
-        // so re-scoring them needs no extra headroom.
-        const rows = await store.candidates({ ...base, terms: plan.selective })
-        if (rows.length < limit && plan.common.length > 0) {
-          // Too few rows hold a selective term: fill up with rows holding only common terms.
-          const seen = new Set(rows.map((r) => r.id))
-          const common = plan.common.map((c) => c.term)
-          const more = await store.newestMatches({ ...base, terms: common })
-          rows.push(...more.filter((r) => !seen.has(r.id)))
-        }
-        return best(score(rows, corpus, stats, names), limit)
-      }
+      case 'ranked':
+        return ranked(query, plan, await store.candidates({ ...query.base, terms: plan.selective }), corpus)
     }
+  }
+
+  /**
+   * The search planned from the statistics its terms had when last read, with the
+   * candidates and fresh statistics in one round trip: its hits when the fresh statistics
+   * give the same plan (so the same hits as planning from them first), else those statistics.
+   */
+  async function searchGuessed(query: Query): Promise<{ hits?: KeywordHit[]; corpus?: KeywordStats }> {
+    const guess = memo?.guess(query.terms)
+    if (!memo || !guess || !store.candidatesWithStats) return {}
+    const plan = planOf(query.terms, guess)
+    if (plan.kind !== 'ranked') return {}
+    const read = await store.candidatesWithStats({ ...query.base, terms: plan.selective }, query.terms)
+    memo.remember(query.terms, read.stats)
+    if (!samePlan(planOf(query.terms, read.stats), plan)) return { corpus: read.stats }
+    return { hits: await ranked(query, plan, read.rows, read.stats) }
+  }
+
+  /** Ranked candidates scored on every term, filled up first when too few hold a selective term. */
+  async function ranked(
+    query: Query,
+    plan: Extract<KeywordPlan, { kind: 'ranked' }>,
+    rows: KeywordCandidate[],
+    corpus: KeywordStats,
+  ): Promise<KeywordHit[]> {
+    const limit = query.base.limit
+    // The candidates are already several times the results wanted (search-service.ts),
+    // so re-scoring them needs no extra headroom.
+    if (rows.length < limit && plan.common.length > 0) {
+      // Too few rows hold a selective term: fill up with rows holding only common terms.
+      const seen = new Set(rows.map((r) => r.id))
+      const common = plan.common.map((c) => c.term)
+      const more = await store.newestMatches({ ...query.base, terms: common })
+      rows.push(...more.filter((r) => !seen.has(r.id)))
+    }
+    return best(score(rows, corpus, termStats(query.terms, corpus), query.names), limit)
   }
 
   return { search }
 }
+
+type Query = {
+  terms: readonly string[]
+  names: readonly boolean[]
+  base: Omit<KeywordQuery, 'terms'>
+}
+
+const termStats = (terms: readonly string[], corpus: KeywordStats): TermStat[] =>
+  terms.map((term, i) => ({ term, docFreq: corpus.docFreqs[i] as number }))
 
 function best(hits: KeywordHit[], limit: number): KeywordHit[] {
   return hits.sort((a, b) => b.textScore - a.textScore || a.id - b.id).slice(0, limit)

@@ -114,7 +114,15 @@ export interface KeywordIndex {
    * PostgreSQL where three queries took a connection each.
    */
   keywordStats(terms: readonly string[]): MaybePromise<KeywordStats>
+  /**
+   * candidates(q) and keywordStats(statsOf) in one round trip, for an engine where each is a
+   * round trip of its own (PostgreSQL): search/ plans the query with statistics it read
+   * before (search/doc-freq-memo.ts) and keeps the candidates when these give the same plan.
+   */
+  candidatesWithStats?(q: KeywordQuery, statsOf: readonly string[]): Promise<CandidatesWithStats>
 }
+
+export type CandidatesWithStats = { rows: KeywordCandidate[]; stats: KeywordStats }
 
 /** What a search reads from one index. */
 /** Builds the searches of one index over its reads: the search pipeline's, given to engines. */

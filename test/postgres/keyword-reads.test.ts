@@ -103,4 +103,27 @@ describe('PostgreSQL keyword reads', () => {
     const texts = await ops.texts(plain.map((h) => h.id))
     expect(withTexts.map((h) => h.text)).toEqual(plain.map((h) => texts.get(h.id)))
   })
+
+  it('reads the candidates and the statistics of every query term in one statement, as read apart', async () => {
+    const under = await testPostgresEngine(null)
+    cleanup.push(() => under.dispose())
+    const store = await under.engine.openSpace({ kind: 'agent', id: 'main' })
+    await store.applyChanges({ replace: [file('memory/a.md', 0, 30), file('notes/b.md', 30, 30)] }, STEPS)
+    const statsOf = ['alpha', 'beta', 'w7', 'absent']
+    const cases: KeywordQuery[] = [
+      { terms: ['alpha', 'w7'], limit: 5, headingWeight: 2 },
+      { terms: ['alpha', 'w7'], limit: 5, headingWeight: 2, pathPrefix: 'notes/', texts: true },
+      { terms: ['alpha'], limit: 3, headingWeight: 2 },
+      // No candidate passes the filter: the statistics come all the same.
+      { terms: ['alpha', 'w7'], limit: 5, headingWeight: 2, pathPrefix: 'nowhere/' },
+      { terms: ['absent'], limit: 5, headingWeight: 2 },
+    ]
+    for (const q of cases) {
+      const together = await store.candidatesWithStats!(q, statsOf)
+      expect(together.rows, JSON.stringify(q)).toEqual(await store.candidates(q))
+      expect(together.stats, JSON.stringify(q)).toEqual(await store.keywordStats(statsOf))
+    }
+    expect((await store.candidatesWithStats!(cases[0]!, statsOf)).rows.length).toBe(5)
+    expect((await store.keywordStats(statsOf)).docFreqs).toEqual([20, 60, 1, 0])
+  })
 })

@@ -16,6 +16,7 @@ import type {
   KeywordCandidate,
   KeywordQuery,
   KeywordStats,
+  CandidatesWithStats,
   Neighbour,
   SourceCounts,
 } from '../port.js'
@@ -46,6 +47,112 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
    */
   const keysOf = (scope: Scope, termsParam: number) =>
     `ARRAY(SELECT ${scope.sql} || ':' || x FROM unnest((SELECT $${termsParam}::text[])) AS x)`
+
+  /** Chunk rows and each term's document frequency (0 when absent) in the index `indexId` (SQL). */
+  const statsSql = (indexId: string, termsParam: number) => `SELECT i.chunk_rows AS rows, ARRAY(
+      SELECT COALESCE(d.df, 0) FROM unnest((SELECT $${termsParam}::text[])) WITH ORDINALITY AS u(term, ord)
+      LEFT JOIN ${t.terms} d ON d.index_id = i.id AND d.term = u.term ORDER BY u.ord) AS dfs
+    FROM ${t.indexes} i WHERE i.id = ${indexId}`
+
+  /**
+   * Document frequencies and chunk rows in one statement (port.ts keywordStats). The terms are read
+   * through a subquery, so the planner cannot size a plan to each query's term count and
+   * keeps one generic plan per connection instead of planning every search (0.24 ms,
+   * more than the 0.15 ms the statement runs).
+   */
+  async function keywordStats(scope: Scope, terms: readonly string[]): Promise<KeywordStats> {
+    const { rows } = await statements.query<{ rows: number; dfs: number[] }>(db, statsSql(scope.sql, 2), [
+      scope.param,
+      terms,
+    ])
+    const row = rows[0]
+    return { rows: row?.rows ?? 0, docFreqs: row?.dfs ?? terms.map(() => 0), partial: false }
+  }
+
+  /**
+   * The best `limit` chunks by BM25 over the query terms (FTS5's formula), best first. Each
+   * chunk's score is one expression over its counts of the query terms (each looked up
+   * once in `counts`, no grouping); the heads and terms of the `limit` winners are fetched
+   * afterwards.
+   */
+  async function candidates(scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> {
+    if (q.terms.length === 0) return []
+    if (q.terms.length === 1 && listKeep > 0) {
+      const listed = await listCandidates(db, statements, t, scope, q, listRead(q.limit, listKeep))
+      if (listed) return listed
+    }
+    const { text, params } = rankedStatement(scope, q)
+    // Named: the server keeps its plan per connection (planning cost about as much as a small read).
+    return (await statements.query<KeywordCandidate>(db, text, params)).rows
+  }
+
+  /**
+   * candidates()'s ranking statement; with `statsOf`, every row also carries keywordStats()
+   * of those terms, and a query without candidates still returns one row, of them alone.
+   */
+  function rankedStatement(scope: Scope, q: KeywordQuery, statsOf?: readonly string[]) {
+    const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
+    const filters = filterSql(q, params)
+    const termParams = q.terms.map((term) => {
+      params.push(term, termHash(term), termCheck(term))
+      return {
+        key: `(SELECT id FROM ix)::text || ':' || $${params.length - 2}::text`,
+        hash: `$${params.length - 1}::int4`,
+        check: `$${params.length}::int4`,
+      }
+    })
+    // Where each term's key is in the chunk's terms, and its counts in `counts` (migrations.ts).
+    const counts = termParams.map((p, i) => `${termSlot(p.key, p.hash)} AS s${i}`).join(', ')
+    const at = termParams.map((p, i) => `${termAt(p.key, p.hash, p.check, `s.s${i}`)} AS t${i}`).join(', ')
+    const freqs = termParams
+      .map(
+        (_, i) =>
+          `COALESCE(c.counts[2 * n.t${i} - 1], 0)::float8 + $3::float8 * COALESCE(c.counts[2 * n.t${i}], 0)::float8 AS f${i}`,
+      )
+      .join(', ')
+    // The length in float8: `0.75 * <int>` is numeric arithmetic, per row and term (16 % of
+    // a three-term statement), and the product is exact in either type, so the same scores.
+    const score = termParams
+      .map(
+        (_, i) =>
+          `w.idf[${i + 1}] * (f.f${i} * 2.2) / (f.f${i} + 1.2 * (0.25 + 0.75 * c.token_count::float8 / w.avgdl))`,
+      )
+      .join(' + ')
+    const text = `WITH ix AS (SELECT ${scope.sql} AS id),
+       stats AS (
+         SELECT i.chunk_rows::float8 AS n,
+           CASE WHEN i.chunk_rows > 0 THEN i.token_sum::float8 / i.chunk_rows ELSE 1 END AS avgdl
+         FROM ${t.indexes} i, ix WHERE i.id = ix.id),
+       w AS (
+         SELECT s.avgdl, array_agg(GREATEST(ln((s.n - COALESCE(d.df, 0) + 0.5) / (COALESCE(d.df, 0) + 0.5)), 1e-6)
+           ORDER BY u.ord) AS idf
+         FROM stats s CROSS JOIN unnest((SELECT $2::text[])) WITH ORDINALITY AS u(term, ord)
+         LEFT JOIN ${t.terms} d ON d.index_id = (SELECT id FROM ix) AND d.term = u.term
+         GROUP BY s.avgdl),
+       best AS (
+         SELECT c.id, ${score} AS score
+         FROM ${t.chunks} c CROSS JOIN w
+         CROSS JOIN LATERAL (SELECT ${counts} OFFSET 0) s
+         CROSS JOIN LATERAL (SELECT ${at} OFFSET 0) n
+         CROSS JOIN LATERAL (SELECT ${freqs} OFFSET 0) f
+         WHERE c.index_id = (SELECT id FROM ix) AND c.terms && ${keysOf(scope, 2)}${filters}
+         ORDER BY score DESC, c.id LIMIT (SELECT $4::int))`
+    const winners = `SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"${textColumn(q)}`
+    if (!statsOf) {
+      return {
+        text: `${text} ${winners} FROM best JOIN ${t.chunks} c ON c.id = best.id ORDER BY best.score DESC, c.id`,
+        params,
+      }
+    }
+    params.push(statsOf)
+    return {
+      text: `${text}, asked AS (${statsSql('(SELECT id FROM ix)', params.length)})
+        SELECT a.rows AS "statRows", a.dfs AS "statDfs", r.* FROM asked a LEFT JOIN LATERAL (
+          ${winners}, best.score FROM best JOIN ${t.chunks} c ON c.id = best.id) r ON true
+        ORDER BY r.score DESC, r.id`,
+      params,
+    }
+  }
 
   return {
     listFiles: async (scope: Scope): Promise<FileRecord[]> =>
@@ -107,87 +214,34 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
           [scope.param],
         )
       )?.n ?? 0,
+    keywordStats,
+    candidates,
     /**
-     * Document frequencies and chunk rows in one statement (port.ts keywordStats). The terms are read
-     * through a subquery, so the planner cannot size a plan to each query's term count and
-     * keeps one generic plan per connection instead of planning every search (0.24 ms,
-     * more than the 0.15 ms the statement runs).
+     * candidates() with keywordStats() of `statsOf` read in the same statement (port.ts):
+     * one round trip instead of two. A one-term query's list statement reads no statistics:
+     * they are read after it.
      */
-    keywordStats: async (scope: Scope, terms: readonly string[]): Promise<KeywordStats> => {
-      const { rows } = await statements.query<{ rows: number; dfs: number[] }>(
-        db,
-        `SELECT i.chunk_rows AS rows, ARRAY(
-           SELECT COALESCE(d.df, 0) FROM unnest((SELECT $2::text[])) WITH ORDINALITY AS u(term, ord)
-           LEFT JOIN ${t.terms} d ON d.index_id = i.id AND d.term = u.term ORDER BY u.ord) AS dfs
-         FROM ${t.indexes} i WHERE i.id = ${scope.sql}`,
-        [scope.param, terms],
-      )
-      const row = rows[0]
-      return { rows: row?.rows ?? 0, docFreqs: row?.dfs ?? terms.map(() => 0), partial: false }
-    },
-    /**
-     * The best `limit` chunks by BM25 over the query terms (FTS5's formula), best first. Each
-     * chunk's score is one expression over its counts of the query terms (each looked up
-     * once in `counts`, no grouping); the heads and terms of the `limit` winners are fetched
-     * afterwards.
-     */
-    candidates: async (scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> => {
-      if (q.terms.length === 0) return []
+    candidatesWithStats: async (
+      scope: Scope,
+      q: KeywordQuery,
+      statsOf: readonly string[],
+    ): Promise<CandidatesWithStats> => {
       if (q.terms.length === 1 && listKeep > 0) {
-        const listed = await listCandidates(db, statements, t, scope, q, listRead(q.limit, listKeep))
-        if (listed) return listed
+        return { rows: await candidates(scope, q), stats: await keywordStats(scope, statsOf) }
       }
-      const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
-      const filters = filterSql(q, params)
-      const termParams = q.terms.map((term) => {
-        params.push(term, termHash(term), termCheck(term))
-        return {
-          key: `(SELECT id FROM ix)::text || ':' || $${params.length - 2}::text`,
-          hash: `$${params.length - 1}::int4`,
-          check: `$${params.length}::int4`,
-        }
-      })
-      // Where each term's key is in the chunk's terms, and its counts in `counts` (migrations.ts).
-      const counts = termParams.map((p, i) => `${termSlot(p.key, p.hash)} AS s${i}`).join(', ')
-      const at = termParams.map((p, i) => `${termAt(p.key, p.hash, p.check, `s.s${i}`)} AS t${i}`).join(', ')
-      const freqs = termParams
-        .map(
-          (_, i) =>
-            `COALESCE(c.counts[2 * n.t${i} - 1], 0)::float8 + $3::float8 * COALESCE(c.counts[2 * n.t${i}], 0)::float8 AS f${i}`,
-        )
-        .join(', ')
-      // The length in float8: `0.75 * <int>` is numeric arithmetic, per row and term (16 % of
-      // a three-term statement), and the product is exact in either type, so the same scores.
-      const score = termParams
-        .map(
-          (_, i) =>
-            `w.idf[${i + 1}] * (f.f${i} * 2.2) / (f.f${i} + 1.2 * (0.25 + 0.75 * c.token_count::float8 / w.avgdl))`,
-        )
-        .join(' + ')
-      const text = `WITH ix AS (SELECT ${scope.sql} AS id),
-         stats AS (
-           SELECT i.chunk_rows::float8 AS n,
-             CASE WHEN i.chunk_rows > 0 THEN i.token_sum::float8 / i.chunk_rows ELSE 1 END AS avgdl
-           FROM ${t.indexes} i, ix WHERE i.id = ix.id),
-         w AS (
-           SELECT s.avgdl, array_agg(GREATEST(ln((s.n - COALESCE(d.df, 0) + 0.5) / (COALESCE(d.df, 0) + 0.5)), 1e-6)
-             ORDER BY u.ord) AS idf
-           FROM stats s CROSS JOIN unnest((SELECT $2::text[])) WITH ORDINALITY AS u(term, ord)
-           LEFT JOIN ${t.terms} d ON d.index_id = (SELECT id FROM ix) AND d.term = u.term
-           GROUP BY s.avgdl),
-         best AS (
-           SELECT c.id, ${score} AS score
-           FROM ${t.chunks} c CROSS JOIN w
-           CROSS JOIN LATERAL (SELECT ${counts} OFFSET 0) s
-           CROSS JOIN LATERAL (SELECT ${at} OFFSET 0) n
-           CROSS JOIN LATERAL (SELECT ${freqs} OFFSET 0) f
-           WHERE c.index_id = (SELECT id FROM ix) AND c.terms && ${keysOf(scope, 2)}${filters}
-           ORDER BY score DESC, c.id LIMIT (SELECT $4::int))
-         SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"${textColumn(q)}
-         FROM best JOIN ${t.chunks} c ON c.id = best.id ORDER BY best.score DESC, c.id`
-      // Named: the server keeps its plan per connection (planning cost about as much as a small read).
-      const { rows } = await statements.query<KeywordCandidate>(db, text, params)
-      return rows
+      const { text, params } = rankedStatement(scope, q, statsOf)
+      const { rows } = await statements.query<KeywordCandidate & StatsColumns>(db, text, params)
+      const first = rows[0]
+      const stats = {
+        rows: first?.statRows ?? 0,
+        docFreqs: first?.statDfs ?? statsOf.map(() => 0),
+        partial: false,
+      }
+      // Without candidates, the one row left by the outer join carries only the statistics.
+      return {
+        rows: rows.filter((r) => r.id !== null).map(({ statRows: _r, statDfs: _d, score: _s, ...row }) => row),
+        stats,
+      }
     },
     /** Up to `limit` of the most recently written chunks holding any term, unranked. */
     newestMatches: (scope: Scope, q: KeywordQuery) => newestMatches(db, statements, t, scope, q),
@@ -223,3 +277,6 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
 }
 
 export type IndexReads = ReturnType<typeof createIndexReads>
+
+/** The statistics a ranked statement asked for them carries on every row (rankedStatement), and the score it sorts by. */
+type StatsColumns = { statRows: number; statDfs: number[]; score: number | null }

@@ -324,6 +324,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     candidates: (q) => guard.retrying(() => reads.candidates(live, q)),
     newestMatches: (q) => guard.retrying(() => reads.newestMatches(live, q)),
     keywordStats: (terms) => guard.retrying(() => reads.keywordStats(live, terms)),
+    candidatesWithStats: (q, terms) => guard.retrying(() => reads.candidatesWithStats(live, q, terms)),
     nearest,
     chunkTexts: (ids) => guard.retrying(() => reads.chunkTexts(ids)),
     close: () => {
