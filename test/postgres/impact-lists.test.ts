@@ -103,7 +103,13 @@ describe('PostgreSQL impact lists', () => {
     for (const terms of [['alpha'], ['beta'], ['alpha', 'beta'], ['filler']]) {
       for (let limit = 1; limit <= 12; limit++) {
         const q = { terms, limit, headingWeight: 2, ...extra }
-        expect(await store.candidates(q)).toEqual(await scan.candidates(scope, q))
+        const scanned = await scan.candidates(scope, q)
+        expect(await store.candidates(q)).toEqual(scanned)
+        // Read with the statistics of every query term in the same statement: the same rows.
+        const statsOf = [...terms, 'absent']
+        const together = await store.candidatesWithStats!(q, statsOf)
+        expect(together.rows).toEqual(scanned)
+        expect(together.stats).toEqual(await store.keywordStats(statsOf))
       }
     }
   }
@@ -119,7 +125,9 @@ describe('PostgreSQL impact lists', () => {
     const q = { terms: ['alpha'], limit: 2, headingWeight: 2 }
     const listed = await listCandidates(pool, statements, t, scope, q, 8)
     expect(listed).not.toBeNull()
-    expect(listed).toEqual(await scan.candidates(scope, q))
+    expect(listed).toEqual({ rows: await scan.candidates(scope, q) })
+    const withStats = await listCandidates(pool, statements, t, scope, q, 8, ['alpha', 'beta'])
+    expect(withStats).toEqual({ rows: listed!.rows, stats: await store.keywordStats(['alpha', 'beta']) })
   })
 
   it('takes deleted and replaced chunks out of the lists', async () => {

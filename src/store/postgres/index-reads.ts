@@ -27,7 +27,7 @@ import { listCandidates } from './list-candidates.js'
 import { newestMatches } from './newest-matches.js'
 import type { NamedStatements } from './named-statements.js'
 import { filterSql, HEAD, type Scope } from './read-sql.js'
-import { rankedStatement, statsSql, type StatsColumns } from './ranked-statement.js'
+import { rankedStatement, statsOfRow, statsSql, type StatsColumns } from './ranked-statement.js'
 
 /**
  * `listKeep`: postings an impact list keeps (impact-lists.ts); a one-term query reads its
@@ -61,7 +61,7 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
     if (q.terms.length === 0) return []
     if (q.terms.length === 1 && listKeep > 0) {
       const listed = await listCandidates(db, statements, t, scope, q, listRead(q.limit, listKeep))
-      if (listed) return listed
+      if (listed) return listed.rows
     }
     const { text, params } = rankedStatement(t, scope, q)
     // Named: the server keeps its plan per connection (planning cost about as much as a small read).
@@ -141,20 +141,20 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
       statsOf: readonly string[],
     ): Promise<CandidatesWithStats> => {
       if (q.terms.length === 1 && listKeep > 0) {
-        return { rows: await candidates(scope, q), stats: await keywordStats(scope, statsOf) }
+        const listed = await listCandidates(db, statements, t, scope, q, listRead(q.limit, listKeep), statsOf)
+        if (listed?.stats) return { rows: listed.rows, stats: listed.stats }
       }
       const { text, params } = rankedStatement(t, scope, q, statsOf)
-      const { rows } = await statements.query<KeywordCandidate & StatsColumns>(db, text, params)
-      const first = rows[0]
-      const stats = {
-        rows: first?.statRows ?? 0,
-        docFreqs: first?.statDfs ?? statsOf.map(() => 0),
-        partial: false,
-      }
+      const { rows } = await statements.query<KeywordCandidate & StatsColumns & { score: number | null }>(
+        db,
+        text,
+        params,
+      )
       // Without candidates, the one row left by the outer join carries only the statistics.
+      const found = rows.filter((r) => r.id !== null)
       return {
-        rows: rows.filter((r) => r.id !== null).map(({ statRows: _r, statDfs: _d, score: _s, ...row }) => row),
-        stats,
+        rows: found.map(({ statRows: _n, statDfs: _d, score: _s, ...row }) => row),
+        stats: statsOfRow(rows[0], statsOf),
       }
     },
     /** Up to `limit` of the most recently written chunks holding any term, unranked. */

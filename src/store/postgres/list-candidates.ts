@@ -8,26 +8,29 @@
  * A common term then costs a few hundred postings read from an index, not every chunk
  * holding it.
  */
-import type { KeywordCandidate, KeywordQuery } from '../port.js'
+import type { KeywordCandidate, KeywordQuery, KeywordStats } from '../port.js'
 import type { Queryable, Tables } from './database.js'
 import { IMPACT_REFERENCE_TOKENS, impactBound } from '../impact.js'
 import { filterSql, HEAD, textColumn, type Scope } from './read-sql.js'
+import { statsOfRow, statsSql, type StatsColumns } from './ranked-statement.js'
 import type { NamedStatements } from './named-statements.js'
 
-type ListRow = KeywordCandidate & {
-  /** Postings read, the lowest impact among them, the list's floor (null: no list) and reference. */
-  read: number
-  lowest: number | null
-  floor: number | null
-  reference: number | null
-  idf: number
-  avgdl: number
-  score: number | null
-}
+type ListRow = KeywordCandidate &
+  Partial<StatsColumns> & {
+    /** Postings read, the lowest impact among them, the list's floor (null: no list) and reference. */
+    read: number
+    lowest: number | null
+    floor: number | null
+    reference: number | null
+    idf: number
+    avgdl: number
+    score: number | null
+  }
 
 /**
  * The `q.limit` best candidates of the one term `q.terms[0]` from its list, reading at most
- * `read` postings; null when the list cannot tell them.
+ * `read` postings, with keywordStats() of `statsOf` read in the same statement when asked
+ * (port.ts candidatesWithStats); null when the list cannot tell them.
  */
 export async function listCandidates(
   db: Queryable,
@@ -36,9 +39,12 @@ export async function listCandidates(
   scope: Scope,
   q: KeywordQuery,
   read: number,
-): Promise<KeywordCandidate[] | null> {
+  statsOf?: readonly string[],
+): Promise<{ rows: KeywordCandidate[]; stats?: KeywordStats } | null> {
   const params: unknown[] = [scope.param, q.terms[0], q.headingWeight, read, q.limit]
   const filters = filterSql(q, params)
+  if (statsOf) params.push(statsOf)
+  const asked = statsOf ? `, asked AS (${statsSql(t, '(SELECT id FROM ix)', params.length)})` : ''
   // The length in float8, as index-reads.ts scores (numeric arithmetic per row otherwise).
   // The posting index gives the list best first and the counts scores need; chunk rows are
   // read for the filters in score order (sorted before the join), until `limit` pass.
@@ -58,9 +64,9 @@ export async function listCandidates(
      best AS (
        SELECT s.id, s.score FROM (SELECT top.id, top.score FROM top ORDER BY top.score DESC, top.id) s
        JOIN ${t.chunks} c ON c.id = s.id
-       WHERE true${filters} ORDER BY s.score DESC, s.id LIMIT $5)
-     SELECT m.read, m.lowest, tm.floor, tm.reference, w.idf, w.avgdl, r.*
-     FROM (SELECT COUNT(*)::int AS read, MIN(impact) AS lowest FROM top) m CROSS JOIN w CROSS JOIN tm
+       WHERE true${filters} ORDER BY s.score DESC, s.id LIMIT $5)${asked}
+     SELECT m.read, m.lowest, tm.floor, tm.reference, w.idf, w.avgdl${asked ? ', a.rows AS "statRows", a.dfs AS "statDfs"' : ''}, r.*
+     FROM (SELECT COUNT(*)::int AS read, MIN(impact) AS lowest FROM top) m CROSS JOIN w CROSS JOIN tm${asked ? ' CROSS JOIN asked a' : ''}
      LEFT JOIN LATERAL (
        SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"${textColumn(q)}, best.score
        FROM best JOIN ${t.chunks} c ON c.id = best.id) r ON true
@@ -75,5 +81,19 @@ export async function listCandidates(
   const unread = meta.read < read ? meta.floor : (meta.lowest ?? meta.floor)
   const reference = meta.reference ?? IMPACT_REFERENCE_TOKENS
   if ((last.score as number) <= meta.idf * impactBound(unread, meta.avgdl, q.headingWeight, reference)) return null
-  return found.map(({ read: _r, lowest: _l, floor: _f, reference: _t, idf: _i, avgdl: _a, score: _s, ...head }) => head)
+  const candidates = found.map(
+    ({
+      read: _r,
+      lowest: _l,
+      floor: _f,
+      reference: _t,
+      idf: _i,
+      avgdl: _a,
+      score: _s,
+      statRows: _n,
+      statDfs: _d,
+      ...head
+    }) => head,
+  )
+  return { rows: candidates, ...(statsOf && { stats: statsOfRow(meta, statsOf) }) }
 }

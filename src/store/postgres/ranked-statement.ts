@@ -4,7 +4,7 @@
  * clamped to 1e-6, the heading column weighted) from each chunk's term counts, so both
  * engines hand search/ the same candidates.
  */
-import type { KeywordQuery } from '../port.js'
+import type { KeywordQuery, KeywordStats } from '../port.js'
 import type { Tables } from './database.js'
 import { filterSql, HEAD, termAt, termSlot, textColumn, type Scope } from './read-sql.js'
 import { termCheck, termHash } from './term-hash.js'
@@ -25,8 +25,15 @@ export const statsSql = (t: Tables, indexId: string, termsParam: number) => `SEL
     LEFT JOIN ${t.terms} d ON d.index_id = i.id AND d.term = u.term ORDER BY u.ord) AS dfs
   FROM ${t.indexes} i WHERE i.id = ${indexId}`
 
-/** What every row of a ranked statement with `statsOf` carries beside the candidate's columns. */
-export type StatsColumns = { statRows: number; statDfs: number[]; score: number | null }
+/** What every row of a statement asked for `statsOf` carries beside the candidate's columns. */
+export type StatsColumns = { statRows: number; statDfs: number[] }
+
+/** keywordStats() of `statsOf` from a row carrying them (none: the index is gone). */
+export const statsOfRow = (row: Partial<StatsColumns> | undefined, statsOf: readonly string[]): KeywordStats => ({
+  rows: row?.statRows ?? 0,
+  docFreqs: row?.statDfs ?? statsOf.map(() => 0),
+  partial: false,
+})
 
 /**
  * The ranking statement of a keyword read (index-reads.ts candidates): the best `q.limit`
