@@ -67,7 +67,12 @@ describe('keyword search planning', () => {
     const calls: string[] = []
     // The SQLite store's reads, as an engine that reads candidates and statistics together would.
     const together: KeywordIndex = {
-      candidates: (q) => (calls.push(`candidates ${q.terms.join(' ')}`), store.candidates(q)),
+      candidates: (q) => {
+        calls.push(`candidates ${q.terms.join(' ')}`)
+        // Planned from statistics just read: the engine is told the terms' frequencies.
+        expect(q.docFreqs).toEqual(store.keywordStats(q.terms).docFreqs)
+        return store.candidates(q)
+      },
       newestMatches: (q) => store.newestMatches(q),
       keywordStats: (terms) => (calls.push('stats'), store.keywordStats(terms)),
       candidatesWithStats: async (q, statsOf) => {

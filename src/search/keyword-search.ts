@@ -96,7 +96,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
         return best(score(rows, corpus, termStats(terms, corpus), names), limit)
       }
       case 'ranked':
-        return ranked(query, plan, await store.candidates({ ...query.base, terms: plan.selective }), corpus)
+        return ranked(query, plan, await store.candidates(rankedQuery(query, plan, corpus)), corpus)
     }
   }
 
@@ -110,7 +110,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
     if (!memo || !guess || !store.candidatesWithStats) return {}
     const plan = planOf(query.terms, guess)
     if (plan.kind !== 'ranked') return {}
-    const read = await store.candidatesWithStats({ ...query.base, terms: plan.selective }, query.terms)
+    const read = await store.candidatesWithStats(rankedQuery(query, plan, guess), query.terms)
     memo.remember(query.terms, read.stats)
     if (!samePlan(planOf(query.terms, read.stats), plan)) return { corpus: read.stats }
     return { hits: await ranked(query, plan, read.rows, read.stats) }
@@ -143,6 +143,12 @@ type Query = {
   terms: readonly string[]
   names: readonly boolean[]
   base: Omit<KeywordQuery, 'terms'>
+}
+
+/** The engine's query for a ranked plan: its selective terms, with their document frequencies. */
+function rankedQuery(query: Query, plan: Extract<KeywordPlan, { kind: 'ranked' }>, corpus: KeywordStats): KeywordQuery {
+  const docFreqs = new Map(query.terms.map((term, i) => [term, corpus.docFreqs[i] ?? 0]))
+  return { ...query.base, terms: plan.selective, docFreqs: plan.selective.map((term) => docFreqs.get(term) ?? 0) }
 }
 
 const termStats = (terms: readonly string[], corpus: KeywordStats): TermStat[] =>

@@ -74,6 +74,12 @@ export type KeywordQuery = ChunkFilters & {
    * it still needs afterwards (search/index-reader.ts).
    */
   texts?: boolean | undefined
+  /**
+   * Each term's document frequency as the query was planned with, when known: an engine may
+   * pick how it reads by them (PostgreSQL reads a term's impact list only when the term is
+   * in enough chunks to have one), never what it returns.
+   */
+  docFreqs?: readonly number[] | undefined
 }
 
 /** A keyword candidate: its head and its analysed terms, which search/ scores. */

@@ -130,6 +130,35 @@ describe('PostgreSQL impact lists', () => {
     expect(withStats).toEqual({ rows: listed!.rows, stats: await store.keywordStats(['alpha', 'beta']) })
   })
 
+  it('reads a one-term query’s list only when the term is in enough chunks to have one, with the same candidates', async () => {
+    const setup = await setUp()
+    const { store, pool, t, scope, scan } = setup
+    for (let f = 0; f < 6; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, STEPS)
+    const asked: string[] = []
+    const counting = {
+      query: ((text: unknown, values?: unknown) => {
+        asked.push(typeof text === 'string' ? text : (text as { text: string }).text)
+        return pool.query(text as string, values as unknown[])
+      }) as typeof pool.query,
+    }
+    const reads = createIndexReads(counting, t, statements, LISTS)
+    const listReads = () => asked.splice(0).filter((text) => text.includes(t.postings)).length
+    const q = { terms: ['alpha'], limit: 2, headingWeight: 2 }
+    const [df] = (await store.keywordStats(['alpha'])).docFreqs as [number]
+    expect(df).toBeGreaterThanOrEqual(LISTS.minDocFreq)
+    const scanned = await scan.candidates(scope, q)
+    for (const [docFreqs, lists] of [
+      [undefined, 1],
+      [[df], 1],
+      [[LISTS.minDocFreq - 1], 0],
+    ] as const) {
+      expect(await reads.candidates(scope, { ...q, docFreqs }), JSON.stringify(docFreqs)).toEqual(scanned)
+      expect(listReads(), JSON.stringify(docFreqs)).toBe(lists)
+      expect((await reads.candidatesWithStats(scope, { ...q, docFreqs }, ['alpha'])).rows).toEqual(scanned)
+      expect(listReads(), JSON.stringify(docFreqs)).toBe(lists)
+    }
+  })
+
   it('takes deleted and replaced chunks out of the lists', async () => {
     const setup = await setUp()
     const { store } = setup

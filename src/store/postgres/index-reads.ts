@@ -23,6 +23,7 @@ import { toFileRecord, type FileRow } from '../file-row.js'
 import type { Queryable, Tables } from './database.js'
 import { vectorLiteral } from './index-writes.js'
 import { listRead } from '../impact.js'
+import type { ImpactListOptions } from './impact-lists.js'
 import { listCandidates } from './list-candidates.js'
 import { newestMatches } from './newest-matches.js'
 import type { NamedStatements } from './named-statements.js'
@@ -30,10 +31,22 @@ import { filterSql, HEAD, type Scope } from './read-sql.js'
 import { rankedStatement, statsOfRow, statsSql, type StatsColumns } from './ranked-statement.js'
 
 /**
- * `listKeep`: postings an impact list keeps (impact-lists.ts); a one-term query reads its
- * term's list before it scans every chunk holding the term (list-candidates.ts; 0: never).
+ * `lists`: the impact lists the index keeps (impact-lists.ts); a one-term query of a term in
+ * enough chunks to have one reads its list before it scans every chunk holding the term
+ * (list-candidates.ts; none: never).
  */
-export function createIndexReads(db: Queryable, t: Tables, statements: NamedStatements, listKeep = 0) {
+export function createIndexReads(db: Queryable, t: Tables, statements: NamedStatements, lists?: ImpactListOptions) {
+  /**
+   * Postings to read from the list of a one-term query's term, or 0 when it has none to read:
+   * by its document frequency as the plan saw it (KeywordQuery.docFreqs), a term below the
+   * lists' threshold has none, and asking costs a statement (4 in 10 searches of the
+   * benchmark's one-term plans).
+   */
+  const listToRead = (q: KeywordQuery): number =>
+    lists && q.terms.length === 1 && (q.docFreqs?.[0] ?? Infinity) >= lists.minDocFreq
+      ? listRead(q.limit, lists.keep)
+      : 0
+
   const one = async <R extends object>(sql: string, params: unknown[]): Promise<R | undefined> =>
     (await db.query<R>(sql, params)).rows[0]
 
@@ -59,8 +72,9 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
    */
   async function candidates(scope: Scope, q: KeywordQuery): Promise<KeywordCandidate[]> {
     if (q.terms.length === 0) return []
-    if (q.terms.length === 1 && listKeep > 0) {
-      const listed = await listCandidates(db, statements, t, scope, q, listRead(q.limit, listKeep))
+    const read = listToRead(q)
+    if (read > 0) {
+      const listed = await listCandidates(db, statements, t, scope, q, read)
       if (listed) return listed.rows
     }
     const { text, params } = rankedStatement(t, scope, q)
@@ -140,8 +154,9 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
       q: KeywordQuery,
       statsOf: readonly string[],
     ): Promise<CandidatesWithStats> => {
-      if (q.terms.length === 1 && listKeep > 0) {
-        const listed = await listCandidates(db, statements, t, scope, q, listRead(q.limit, listKeep), statsOf)
+      const read = listToRead(q)
+      if (read > 0) {
+        const listed = await listCandidates(db, statements, t, scope, q, read, statsOf)
         if (listed?.stats) return { rows: listed.rows, stats: listed.stats }
       }
       const { text, params } = rankedStatement(t, scope, q, statsOf)

@@ -79,7 +79,7 @@ export type PgSpaceDeps = {
 export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   const { pool, t, schema, guard } = deps
   const space = spaceName(deps.key)
-  const reads = createIndexReads(pool, t, deps.statements, deps.impactLists.keep)
+  const reads = createIndexReads(pool, t, deps.statements, deps.impactLists)
   const writes = createIndexWrites(t, createImpactLists(t, deps.impactLists))
   const live = liveScope(t, space)
   let liveDims = deps.liveDims
