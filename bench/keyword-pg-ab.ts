@@ -14,7 +14,8 @@
  * builds of different schema versions, and the time each took to index is printed.
  * Prints each build's medians over rounds of p50, p99 and req/s, its CPU ms per search (from
  * /proc) and, on PostgreSQL, the database's ms per search (pg_stat_statements, when the
- * server loads it), and how many queries' results differ from the first build's.
+ * server loads it) and the CPU ms its processes spent per search (when it runs on this
+ * machine), and how many queries' results differ from the first build's.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -54,6 +55,32 @@ const queries = makeQueries(500)
 function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/**
+ * CPU ms so far of each process of a PostgreSQL server on this machine, by pid: what the
+ * database spends on a search beyond its statements (the protocol, waking for each round
+ * trip), which pg_stat_statements does not count. Empty when the server runs elsewhere.
+ */
+function postgresCpu(): Map<number, number> {
+  const out = new Map<number, number>()
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        out.set(Number(entry), cpuMs(Number(entry)))
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out
+}
+
+/** CPU ms the server's processes spent since `before` (a backend started meanwhile counts from 0). */
+function postgresCpuSince(before: Map<number, number>): number {
+  let ms = 0
+  for (const [pid, now] of postgresCpu()) ms += now - (before.get(pid) ?? 0)
+  return ms
 }
 
 const db = onPostgres ? new pg.Client({ connectionString: values.url }) : null
@@ -100,6 +127,7 @@ async function start(label: string, root: string, sqlite: boolean) {
     rps: [] as number[],
     cpu: [] as number[],
     db: [] as number[],
+    server: [] as number[],
   }
   return {
     label,
@@ -120,6 +148,7 @@ async function round(b: Build, first: boolean) {
   const ms: number[] = []
   const cpu0 = cpuMs(b.pid)
   const db0 = await dbMs(b.label)
+  const server0 = postgresCpu()
   for (const query of queries) {
     let res = await b.client.request('POST', '/search', { query })
     // Shed by a loaded machine (503 OVERLOADED, retry after 2 s): asked again, not timed.
@@ -133,6 +162,7 @@ async function round(b: Build, first: boolean) {
   }
   b.samples.cpu.push((cpuMs(b.pid) - cpu0) / queries.length)
   b.samples.db.push(((await dbMs(b.label)) - db0) / queries.length)
+  b.samples.server.push(postgresCpuSince(server0) / queries.length)
   b.samples.p50.push(percentile(ms, 50))
   b.samples.p99.push(percentile(ms, 99))
   const result = await autocannon({
@@ -164,10 +194,11 @@ for (const b of builds) {
   const differing = [...b.answers].filter(([query, answer]) => first.answers.get(query) !== answer).length
   const f = (xs: number[], digits = 2) =>
     `${median(xs).toFixed(digits)} (${xs.map((x) => x.toFixed(digits)).join(' ')})`
-  const { p50, p99, rps, cpu, db: dbTimes } = b.samples
+  const { p50, p99, rps, cpu, db: dbTimes, server } = b.samples
   process.stdout.write(
     `${b.label}: p50 ${f(p50)} ms, p99 ${f(p99)} ms, 16 clients ${f(rps, 0)} req/s (${b.refused} not 2xx), ` +
-      `service CPU ${f(cpu)} ms/search, database ${f(dbTimes)} ms/search, results differing from ${first.label}: ${differing}\n`,
+      `service CPU ${f(cpu)} ms/search, database ${f(dbTimes)} ms/search (its processes' CPU ${f(server)}), ` +
+      `results differing from ${first.label}: ${differing}\n`,
   )
 }
 await db?.end()

@@ -20,6 +20,8 @@ export type KeywordPlan =
   /** No term occurs anywhere. */
   | { kind: 'empty' }
 
+export type RankedPlan = Extract<KeywordPlan, { kind: 'ranked' }>
+
 /** True when FTS5's IDF for the term is clamped to 1e-6 (document frequency ≥ N/2). */
 export function isNoise(docFreq: number, rows: number): boolean {
   return docFreq + 0.5 >= rows - docFreq + 0.5

@@ -7,10 +7,10 @@
  */
 import type { ChunkFilters } from '../domain/chunks.js'
 import type { KeywordHit } from '../store/index-reader.js'
-import type { CorpusStats, KeywordCandidate, KeywordIndex, KeywordQuery, KeywordStats } from '../store/port.js'
+import type { KeywordCandidate, KeywordIndex, KeywordQuery, KeywordStats } from '../store/port.js'
 import { countTerm } from '../text/term-count.js'
 import { createDocFreqMemo } from './doc-freq-memo.js'
-import { planKeywordQuery, samePlan, type KeywordPlan, type TermStat } from './keyword-plan.js'
+import { planKeywordQuery, samePlan, type KeywordPlan, type RankedPlan, type TermStat } from './keyword-plan.js'
 import { matchShare, termMatch, termWeight, textScoreOf } from './scores.js'
 
 /**
@@ -46,10 +46,11 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   /** Scores each candidate on every query term, from the terms stored with it. */
   function score(
     rows: KeywordCandidate[],
-    corpus: CorpusStats,
-    stats: readonly TermStat[],
+    corpus: KeywordStats,
+    terms: readonly string[],
     names: readonly boolean[],
   ): KeywordHit[] {
+    const stats = termStats(terms, corpus)
     const corpusRows = corpus.rows
     const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
     return rows.map((row) => {
@@ -93,7 +94,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
       case 'noise': {
         // No term tells chunks apart: the newest matches, ranked by their scores.
         const rows = await store.newestMatches({ ...query.base, terms: plan.noise.map((n) => n.term) })
-        return best(score(rows, corpus, termStats(terms, corpus), names), limit)
+        return best(score(rows, corpus, terms, names), limit)
       }
       case 'ranked':
         return ranked(query, plan, await store.candidates(rankedQuery(query, plan, corpus)), corpus)
@@ -119,7 +120,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   /** Ranked candidates scored on every term, filled up first when too few hold a selective term. */
   async function ranked(
     query: Query,
-    plan: Extract<KeywordPlan, { kind: 'ranked' }>,
+    plan: RankedPlan,
     rows: KeywordCandidate[],
     corpus: KeywordStats,
   ): Promise<KeywordHit[]> {
@@ -133,7 +134,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
       const more = await store.newestMatches({ ...query.base, terms: common })
       rows.push(...more.filter((r) => !seen.has(r.id)))
     }
-    return best(score(rows, corpus, termStats(query.terms, corpus), query.names), limit)
+    return best(score(rows, corpus, query.terms, query.names), limit)
   }
 
   return { search }
@@ -146,7 +147,7 @@ type Query = {
 }
 
 /** The engine's query for a ranked plan: its selective terms, with their document frequencies. */
-function rankedQuery(query: Query, plan: Extract<KeywordPlan, { kind: 'ranked' }>, corpus: KeywordStats): KeywordQuery {
+function rankedQuery(query: Query, plan: RankedPlan, corpus: KeywordStats): KeywordQuery {
   const docFreqs = new Map(query.terms.map((term, i) => [term, corpus.docFreqs[i] ?? 0]))
   return { ...query.base, terms: plan.selective, docFreqs: plan.selective.map((term) => docFreqs.get(term) ?? 0) }
 }

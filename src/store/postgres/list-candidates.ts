@@ -44,7 +44,7 @@ export async function listCandidates(
   const params: unknown[] = [scope.param, q.terms[0], q.headingWeight, read, q.limit]
   const filters = filterSql(q, params)
   if (statsOf) params.push(statsOf)
-  const asked = statsOf ? `, asked AS (${statsSql(t, '(SELECT id FROM ix)', params.length)})` : ''
+  const asked = statsOf ? `, asked AS MATERIALIZED (${statsSql(t, '(SELECT id FROM ix)', params.length)})` : ''
   // The length in float8, as index-reads.ts scores (numeric arithmetic per row otherwise).
   // The posting index gives the list best first and the counts scores need; chunk rows are
   // read for the filters in score order (sorted before the join), until `limit` pass.

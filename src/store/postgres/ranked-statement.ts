@@ -97,7 +97,7 @@ export function rankedStatement(t: Tables, scope: Scope, q: KeywordQuery, statsO
   }
   params.push(statsOf)
   return {
-    text: `${text}, asked AS (${statsSql(t, '(SELECT id FROM ix)', params.length)})
+    text: `${text}, asked AS MATERIALIZED (${statsSql(t, '(SELECT id FROM ix)', params.length)})
       SELECT a.rows AS "statRows", a.dfs AS "statDfs", r.* FROM asked a LEFT JOIN LATERAL (
         ${winners}, best.score FROM best JOIN ${t.chunks} c ON c.id = best.id) r ON true
       ORDER BY r.score DESC, r.id`,
