@@ -39,8 +39,8 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
   /**
    * Postings to read from the list of a one-term query's term, or 0 when it has none to read:
    * by its document frequency as the plan saw it (KeywordQuery.docFreqs), a term below the
-   * lists' threshold has none, and asking costs a statement (4 in 10 searches of the
-   * benchmark's one-term plans).
+   * lists' threshold has none, and asking cost a statement in 4 of 10 of the benchmark's
+   * searches.
    */
   const listToRead = (q: KeywordQuery): number =>
     lists && q.terms.length === 1 && (q.docFreqs?.[0] ?? Infinity) >= lists.minDocFreq
@@ -146,8 +146,7 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
     candidates,
     /**
      * candidates() with keywordStats() of `statsOf` read in the same statement (port.ts):
-     * one round trip instead of two. A one-term query's list statement reads no statistics:
-     * they are read after it.
+     * one round trip instead of two, whether the impact list or the ranking statement answers.
      */
     candidatesWithStats: async (
       scope: Scope,
