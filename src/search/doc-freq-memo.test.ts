@@ -20,12 +20,18 @@ describe('document frequencies remembered', () => {
     expect(memo.guess(['a'])).toBeUndefined()
   })
 
-  it('forgets the term read longest ago first', () => {
+  it('forgets the term used longest ago first', () => {
     const memo = createDocFreqMemo(2)
     memo.remember(['a', 'b'], read(10, 1, 2))
     memo.remember(['a'], read(10, 1))
     memo.remember(['c'], read(10, 3))
     expect(memo.guess(['b'])).toBeUndefined()
     expect(memo.guess(['a', 'c'])).toEqual(read(10, 1, 3))
+    // A guess uses its terms too: c, then a, so b pushes c out.
+    memo.guess(['c'])
+    memo.guess(['a'])
+    memo.remember(['b'], read(10, 2))
+    expect(memo.guess(['c'])).toBeUndefined()
+    expect(memo.guess(['a', 'b'])).toEqual(read(10, 1, 2))
   })
 })
