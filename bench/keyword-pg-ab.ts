@@ -76,7 +76,7 @@ function postgresCpu(): Map<number, number> {
   return out
 }
 
-/** CPU ms the server's processes spent since `before` (a backend started meanwhile counts from 0). */
+/** CPU ms the server's processes spent since `before` (one started meanwhile counts from 0, one that ended is lost). */
 function postgresCpuSince(before: Map<number, number>): number {
   let ms = 0
   for (const [pid, now] of postgresCpu()) ms += now - (before.get(pid) ?? 0)
