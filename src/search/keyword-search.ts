@@ -112,8 +112,9 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
     const plan = planOf(query.terms, guess)
     if (plan.kind !== 'ranked') return {}
     const read = await store.candidatesWithStats(rankedQuery(query, plan, guess), query.terms)
-    memo.remember(query.terms, read.stats)
+    // Statistics that change the plan are remembered by the search planned again from them.
     if (!samePlan(planOf(query.terms, read.stats), plan)) return { corpus: read.stats }
+    memo.remember(query.terms, read.stats)
     return { hits: await ranked(query, plan, read.rows, read.stats) }
   }
 

@@ -57,12 +57,8 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
    * more than the 0.15 ms the statement runs).
    */
   async function keywordStats(scope: Scope, terms: readonly string[]): Promise<KeywordStats> {
-    const { rows } = await statements.query<{ rows: number; dfs: number[] }>(db, statsSql(t, scope.sql, 2), [
-      scope.param,
-      terms,
-    ])
-    const row = rows[0]
-    return { rows: row?.rows ?? 0, docFreqs: row?.dfs ?? terms.map(() => 0), partial: false }
+    const { rows } = await statements.query<StatsColumns>(db, statsSql(t, scope.sql, 2), [scope.param, terms])
+    return statsOfRow(rows[0], terms)
   }
 
   /**

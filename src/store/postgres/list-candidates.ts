@@ -65,7 +65,7 @@ export async function listCandidates(
        SELECT s.id, s.score FROM (SELECT top.id, top.score FROM top ORDER BY top.score DESC, top.id) s
        JOIN ${t.chunks} c ON c.id = s.id
        WHERE true${filters} ORDER BY s.score DESC, s.id LIMIT $5)${asked}
-     SELECT m.read, m.lowest, tm.floor, tm.reference, w.idf, w.avgdl${asked ? ', a.rows AS "statRows", a.dfs AS "statDfs"' : ''}, r.*
+     SELECT m.read, m.lowest, tm.floor, tm.reference, w.idf, w.avgdl${asked ? ', a."statRows", a."statDfs"' : ''}, r.*
      FROM (SELECT COUNT(*)::int AS read, MIN(impact) AS lowest FROM top) m CROSS JOIN w CROSS JOIN tm${asked ? ' CROSS JOIN asked a' : ''}
      LEFT JOIN LATERAL (
        SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"${textColumn(q)}, best.score

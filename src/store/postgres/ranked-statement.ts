@@ -19,13 +19,16 @@ import { termCheck, termHash } from './term-hash.js'
 const keysOf = (scope: Scope, termsParam: number) =>
   `ARRAY(SELECT ${scope.sql} || ':' || x FROM unnest((SELECT $${termsParam}::text[])) AS x)`
 
-/** Chunk rows and each term's document frequency (0 when absent) in the index `indexId` (SQL). */
-export const statsSql = (t: Tables, indexId: string, termsParam: number) => `SELECT i.chunk_rows AS rows, ARRAY(
+/**
+ * Chunk rows and each term's document frequency (0 when absent) in the index `indexId`
+ * (SQL), as StatsColumns.
+ */
+export const statsSql = (t: Tables, indexId: string, termsParam: number) => `SELECT i.chunk_rows AS "statRows", ARRAY(
     SELECT COALESCE(d.df, 0) FROM unnest((SELECT $${termsParam}::text[])) WITH ORDINALITY AS u(term, ord)
-    LEFT JOIN ${t.terms} d ON d.index_id = i.id AND d.term = u.term ORDER BY u.ord) AS dfs
+    LEFT JOIN ${t.terms} d ON d.index_id = i.id AND d.term = u.term ORDER BY u.ord) AS "statDfs"
   FROM ${t.indexes} i WHERE i.id = ${indexId}`
 
-/** What every row of a statement asked for `statsOf` carries beside the candidate's columns. */
+/** The columns of statsSql, which every row of a statement asked for `statsOf` carries beside the candidate's. */
 export type StatsColumns = { statRows: number; statDfs: number[] }
 
 /** keywordStats() of `statsOf` from a row carrying them (none: the index is gone). */
@@ -98,7 +101,7 @@ export function rankedStatement(t: Tables, scope: Scope, q: KeywordQuery, statsO
   params.push(statsOf)
   return {
     text: `${text}, asked AS MATERIALIZED (${statsSql(t, '(SELECT id FROM ix)', params.length)})
-      SELECT a.rows AS "statRows", a.dfs AS "statDfs", r.* FROM asked a LEFT JOIN LATERAL (
+      SELECT a."statRows", a."statDfs", r.* FROM asked a LEFT JOIN LATERAL (
         ${winners}, best.score FROM best JOIN ${t.chunks} c ON c.id = best.id) r ON true
       ORDER BY r.score DESC, r.id`,
     params,
