@@ -42,6 +42,53 @@ describe('memory reclaimer', () => {
     expect(collect).toHaveBeenCalledTimes(1)
   })
 
+  it('gives back what the work left elsewhere after big work, once no pass runs, and not at a periodic look', () => {
+    vi.useFakeTimers()
+    const order: string[] = []
+    let heap = 50 * MB
+    const r = createMemoryReclaimer({
+      minBytes: 4 * MB,
+      idleMs: 100,
+      collect: () => order.push('collect'),
+      afterWork: () => order.push('afterWork'),
+      heapUsed: () => heap,
+      utilization: () => 0.01,
+      log: pino({ level: 'silent' }),
+    })
+    r.start()
+    // The periodic look collects garbage, and does not renew threads.
+    heap = 120 * MB
+    vi.advanceTimersByTime(10_000)
+    expect(order).toEqual(['collect'])
+    const release = r.hold()
+    r.worked(8 * MB)
+    vi.advanceTimersByTime(1000)
+    expect(order).toEqual(['collect'])
+    release()
+    vi.advanceTimersByTime(100)
+    expect(order).toEqual(['collect', 'collect', 'afterWork'])
+    r.close()
+  })
+
+  it('keeps reclaiming when what runs after big work throws', () => {
+    vi.useFakeTimers()
+    const collect = vi.fn()
+    const r = createMemoryReclaimer({
+      minBytes: 1,
+      idleMs: 100,
+      collect,
+      afterWork: () => {
+        throw new Error('no thread to renew')
+      },
+      log: pino({ level: 'silent' }),
+    })
+    r.worked(10)
+    vi.advanceTimersByTime(100)
+    r.worked(10)
+    vi.advanceTimersByTime(100)
+    expect(collect).toHaveBeenCalledTimes(2)
+  })
+
   it.each([
     [{ running: 0, utilization: 0.01, heapUsed: 100 * MB, baseline: 40 * MB }, true],
     [{ running: 1, utilization: 0.01, heapUsed: 100 * MB, baseline: 40 * MB }, false],

@@ -9,6 +9,11 @@
  * caught by a look every 10 s: once the service is quiet (its event loop busy under 5 % of
  * the last period) and the heap has grown by 32 MiB since the last collection, one runs.
  *
+ * After a burst of big work, `afterWork` runs too: what the work left outside this heap (the
+ * read threads that prepared the files, store/sqlite/threads/read-threads.ts renew) is given
+ * back the same way, at the same quiet moment. The periodic look does not run it: renewing
+ * a thread costs its caches, worth paying only after work that big.
+ *
  * A full collection pauses the process (about 20–60 ms for a heap of a few hundred MB), so
  * it only runs after big work, once no indexing pass has been running for `idleMs`, or when
  * the service is quiet anyway.
@@ -45,6 +50,17 @@ function exposeGc(): (() => void) | null {
   }
 }
 
+/** Event-loop utilization (share of the time spent working) since the previous call. */
+function utilizationSinceLastCall(): () => number {
+  let last = performance.eventLoopUtilization()
+  return () => {
+    const now = performance.eventLoopUtilization()
+    const since = performance.eventLoopUtilization(now, last)
+    last = now
+    return since.utilization
+  }
+}
+
 export function createMemoryReclaimer(opts: {
   /** Bytes of work after which a collection is due (default 4 MiB). */
   minBytes?: number
@@ -55,6 +71,8 @@ export function createMemoryReclaimer(opts: {
   /** Heap in use, in bytes, and event-loop utilization since the last look (tests pin them). */
   heapUsed?: () => number
   utilization?: () => number
+  /** Runs after the collection that follows big work (the engine's releaseMemory). */
+  afterWork?: () => void
   log: Logger
 }) {
   const minBytes = opts.minBytes ?? 4 * 1024 * 1024
@@ -65,21 +83,13 @@ export function createMemoryReclaimer(opts: {
   let timer: NodeJS.Timeout | null = null
   let looking: NodeJS.Timeout | null = null
   const heapUsed = opts.heapUsed ?? (() => process.memoryUsage().heapUsed)
-  let lastElu = performance.eventLoopUtilization()
-  const utilization =
-    opts.utilization ??
-    (() => {
-      const now = performance.eventLoopUtilization()
-      const since = performance.eventLoopUtilization(now, lastElu)
-      lastElu = now
-      return since.utilization
-    })
+  const utilization = opts.utilization ?? utilizationSinceLastCall()
   /** Heap in use after the last collection (or at start). */
   let baseline = heapUsed()
 
   function schedule(): void {
     if (timer) clearTimeout(timer)
-    timer = setTimeout(collect, idleMs)
+    timer = setTimeout(afterBigWork, idleMs)
     timer.unref()
   }
 
@@ -98,6 +108,16 @@ export function createMemoryReclaimer(opts: {
       'memory reclaimed',
     )
     pending = 0
+  }
+
+  function afterBigWork(): void {
+    collect()
+    if (running > 0) return
+    try {
+      opts.afterWork?.()
+    } catch (err) {
+      opts.log.warn({ err }, 'giving back memory after indexing work failed')
+    }
   }
 
   function look(): void {

@@ -381,6 +381,12 @@ export interface StorageEngine<S extends SpaceStore = SpaceStore> {
    * database restart); returns the unsubscribe. An engine in this process's files never is.
    */
   onRecovered(listener: () => void): () => void
+  /**
+   * Gives back what big indexing work left in the engine's own threads, once that work is
+   * over (shared/memory-reclaimer.ts): SQLite renews the read threads that prepared files.
+   * Optional: PostgreSQL's work happens in the database.
+   */
+  releaseMemory?(): void
   /** Stops the engine's threads or connections (every space is closed). */
   close(): Promise<void>
 }

@@ -113,7 +113,10 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
       : createRerankProvider(config.rerank, config.embedding.allowDownload, overrides)
 
   // 2. What every space shares, and what watches the process.
-  const reclaimer = createMemoryReclaimer({ log: log.child({ module: 'memory' }) })
+  const reclaimer = createMemoryReclaimer({
+    log: log.child({ module: 'memory' }),
+    afterWork: () => engine.releaseMemory?.(),
+  })
   const eventSettings = { ...EVENT_DEFAULTS, ...overrides.events }
   const eventBus = createEventBus({ replay: eventSettings.replay, ...now })
   const admission = createAdmission(config.admission, { pressureProbe: overrides.pressureProbe })

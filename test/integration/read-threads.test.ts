@@ -9,6 +9,7 @@ import { createReaderOps } from '../../src/search/index-reader.js'
 import type { IndexReader } from '../../src/store/index-reader.js'
 import { createReadThreads, type ReadThreadsDeps } from '../../src/store/sqlite/threads/read-threads.js'
 import { createIndexStore } from '../../src/store/sqlite/index-store.js'
+import { loadSqliteVec } from '../../src/store/sqlite/sqlite-vec.js'
 import { queryTerms } from '../../src/text/analyzer.js'
 import { useTestApp } from '../helpers/build-test-app.js'
 
@@ -320,6 +321,73 @@ describe('searches in worker threads', () => {
         ),
       )
       expect([...partsOf.values()].map((parts) => [...parts]).sort()).toEqual([['[0,2]'], ['[1,3]']])
+    } finally {
+      Worker.prototype.postMessage = post
+      await pool.close()
+      store.close()
+    }
+  })
+
+  it('renew the workers that prepared files: the old one answers what it was given and ends, the new one takes its place', async () => {
+    const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0', MNEMO_EMBED_PROVIDER: 'hash' } })
+    const dbPath = path.join(t.ws.dataDir, 'index.sqlite')
+    const store = createIndexStore({ dbPath, loadVectorExtension: loadSqliteVec })
+    const fallback = createReaderOps(store)
+    const pool = poolOf({ size: 2, maxConnections: 1, shards: () => 4 })
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
+    const post = Worker.prototype.postMessage
+    const given: { worker: Worker; op: string; shards?: string }[] = []
+    Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
+      post.call(this, msg)
+      const m = msg as { op: string; req?: { shards?: number[] } }
+      given.push({ worker: this, op: m.op, ...(m.req?.shards && { shards: JSON.stringify(m.req.shards) }) })
+    }
+    try {
+      const reader = pool.forIndex(store.dbPath, fallback)
+      const keyword = { terms: queryTerms('redis cache staging'), limit: 5, filters: {} }
+      const vector = { vector: new Float32Array(256).fill(1 / 16), limit: 5, filters: {} }
+      const expected = { keyword: await fallback.keyword(keyword), vector: await fallback.vector(vector) }
+      expect(expected.keyword.length).toBeGreaterThan(0)
+      expect(expected.vector.length).toBeGreaterThan(0)
+      expect(await reader.vector(vector)).toEqual(expected.vector)
+      const partsBefore = given.filter((g) => g.op === 'vector')
+      expect(pool.renew()).toBe(0)
+
+      const input = inputOf('memory/2026-05-03.md', bigDay(200), { mtimeMs: 1_000, indexedAtMs: 2_000, readSeq: 4 })
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      const prepared = pool.prepare('q', input, chunking, () => Promise.reject(new Error('prepared here')), false)
+      const preparer = given.find((g) => g.op === 'job')!.worker
+      const ended = new Promise<number>((resolve) => preparer.once('exit', resolve))
+      // Renewed while the preparation runs: only the worker that ran a job is replaced.
+      expect(pool.renew()).toBe(1)
+      expect(await prepared).toEqual(await prepareText(input, chunking, NEVER_YIELD))
+      await ended
+      // Answered by the worker it was given to, not given again to another.
+      expect(given.filter((g) => g.op === 'job')).toHaveLength(1)
+      expect(pool.liveWorkers()).toBe(2)
+      expect(pool.renew()).toBe(0)
+
+      // The new worker answers in the old one's place, and takes the same vector parts.
+      const since = given.length
+      expect(await reader.keyword(keyword)).toEqual(expected.keyword)
+      expect(await reader.vector(vector)).toEqual(expected.vector)
+      const after = given.slice(since)
+      expect(after.some((g) => g.worker === preparer)).toBe(false)
+      const partOf = (calls: typeof given, shards: string) => calls.find((g) => g.shards === shards)!.worker
+      const stayed = partsBefore.find((g) => g.worker !== preparer)!.shards!
+      const moved = partsBefore.find((g) => g.worker === preparer)!.shards!
+      expect(
+        partOf(
+          after.filter((g) => g.op === 'vector'),
+          stayed,
+        ),
+      ).toBe(partOf(partsBefore, stayed))
+      expect(
+        partOf(
+          after.filter((g) => g.op === 'vector'),
+          moved,
+        ),
+      ).not.toBe(preparer)
     } finally {
       Worker.prototype.postMessage = post
       await pool.close()

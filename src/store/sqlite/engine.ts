@@ -130,6 +130,9 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
         maxEntries,
         ...(now && { now }),
       }),
+    releaseMemory: () => {
+      threads?.renew()
+    },
     close: async () => {
       await threads?.close()
     },

@@ -15,7 +15,8 @@
  *
  * The workers also checkpoint the indexes' write-ahead logs (checkpoint) and run the jobs
  * their entry registers (run: preparing files' rows for the indexers), off the main thread;
- * jobs run in the background give way to searches.
+ * jobs run in the background give way to searches. After big indexing work, renew replaces
+ * the workers that ran jobs, so what preparing left in their heaps goes back to the system.
  *
  * forIndex(dbPath) is the reader of one index file. Its suspend() closes every worker's
  * connection to that file before a rebuild swap replaces it, holding that file's new calls
@@ -65,7 +66,16 @@ type Pending = {
   /** The worker (its place among the live ones) this call goes to, while there are that many. */
   pin?: number
 }
-type Slot = { worker: Worker; pending: Map<number, Pending>; startedAt: number; background: number }
+type Slot = {
+  worker: Worker
+  pending: Map<number, Pending>
+  startedAt: number
+  background: number
+  /** Jobs given to it since it started (renew replaces the workers that ran any). */
+  jobs: number
+  /** Replaced (renew): it answers what it was given, then ends; it is given nothing more. */
+  retiring: boolean
+}
 
 /**
  * Starts the thread entry. Under tsx (dev, tests) an entry is TypeScript, so the worker
@@ -111,6 +121,8 @@ export type ReadThreadsDeps = {
 
 export function createReadThreads(deps: ReadThreadsDeps) {
   const slots: Slot[] = []
+  /** Workers renew replaced, answering what they were given before they end. */
+  const retired = new Set<Slot>()
   let nextId = 0
   let closing = false
   let warnedNoWorker = false
@@ -135,6 +147,8 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       pending: new Map(),
       startedAt: Date.now(),
       background: 0,
+      jobs: 0,
+      retiring: false,
     }
     slot.worker.on('message', (msg: WorkerReply | WorkerReady) => {
       if ('ready' in msg) return
@@ -154,10 +168,12 @@ export function createReadThreads(deps: ReadThreadsDeps) {
         }
         runLocal(call)
       } else call.reject(toError(msg))
+      if (slot.retiring && slot.pending.size === 0) void slot.worker.terminate()
       dispatch()
     })
     slot.worker.on('error', (err) => deps.log.error({ err }, 'search worker failed'))
     slot.worker.on('exit', (code) => {
+      retired.delete(slot)
       const index = slots.indexOf(slot)
       if (index >= 0) slots.splice(index, 1)
       if (closing) {
@@ -167,11 +183,13 @@ export function createReadThreads(deps: ReadThreadsDeps) {
         }
         return
       }
-      const shortLived = Date.now() - slot.startedAt < MIN_WORKER_LIFETIME_MS
-      deps.log.error({ code, replaced: !shortLived, live: slots.length }, 'search worker exited')
-      // In the dead one's place: the vector parts pinned to that place go to the new worker,
-      // whose copy then holds the same shards (the others' copies stay as they are).
-      if (!shortLived) slots.splice(index >= 0 ? index : slots.length, 0, start())
+      if (!slot.retiring) {
+        const shortLived = Date.now() - slot.startedAt < MIN_WORKER_LIFETIME_MS
+        deps.log.error({ code, replaced: !shortLived, live: slots.length }, 'search worker exited')
+        // In the dead one's place: the vector parts pinned to that place go to the new worker,
+        // whose copy then holds the same shards (the others' copies stay as they are).
+        if (!shortLived) slots.splice(index >= 0 ? index : slots.length, 0, start())
+      }
       // Reads are idempotent: what the dead worker had not answered is asked again elsewhere,
       // first in its queue. A close needs no answer from a worker that is gone.
       for (const p of slot.pending.values()) {
@@ -199,6 +217,7 @@ export function createReadThreads(deps: ReadThreadsDeps) {
     const id = ++nextId
     slot.pending.set(id, p)
     if (p.background) slot.background++
+    if (p.msg.op === 'job') slot.jobs++
     inFlight.set(p.msg.dbPath, (inFlight.get(p.msg.dbPath) ?? 0) + 1)
     slot.worker.postMessage({ ...p.msg, id })
   }
@@ -380,13 +399,36 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       background && !deps.searchesQuiet()
         ? local()
         : call<T>({ op: 'job', dbPath: queue, job, args }, local, { background }),
+    /**
+     * Replaces every worker that ran jobs since it started with a new one, in its place (the
+     * vector parts pinned there go to the new one). Preparing a first sync's files leaves a
+     * worker's heap and malloc arena at their peak, which V8 and glibc keep for as long as the
+     * thread lives (BENCHMARKS.md, "the read threads renewed after big indexing work"); a
+     * worker that ends gives all of it back. The old one answers the calls it was given, then
+     * ends; new calls go to the new one, which opens its connections, and reads its quantised
+     * copy of the vectors, again on first use. Returns how many were replaced.
+     */
+    renew(): number {
+      if (closing) return 0
+      let renewed = 0
+      slots.forEach((slot, at) => {
+        if (slot.jobs === 0) return
+        slots[at] = start()
+        slot.retiring = true
+        retired.add(slot)
+        if (slot.pending.size === 0) void slot.worker.terminate()
+        renewed++
+      })
+      if (renewed > 0) deps.log.debug({ renewed }, 'search workers renewed after indexing work')
+      return renewed
+    },
     liveWorkers: () => slots.length,
     async close(): Promise<void> {
       closing = true
       for (const q of [queue, backgroundQueue]) {
         for (let p = q.take(); p; p = q.take()) p.reject(new Error('the search pool is closed'))
       }
-      await Promise.all(slots.map((s) => s.worker.terminate()))
+      await Promise.all([...slots, ...retired].map((s) => s.worker.terminate()))
     },
   }
 }
