@@ -395,6 +395,37 @@ describe('searches in worker threads', () => {
     }
   })
 
+  it('close the file on a renewed worker still answering, before a rebuild swap', async () => {
+    const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
+    const pool = poolOf({ size: 1, maxConnections: 1 })
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
+    const post = Worker.prototype.postMessage
+    const given: { worker: Worker; op: string }[] = []
+    Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
+      post.call(this, msg)
+      given.push({ worker: this, op: (msg as { op: string }).op })
+    }
+    try {
+      const reader = pool.forIndex(store.dbPath, createReaderOps(store))
+      await reader.keyword({ terms: queryTerms('redis cache'), limit: 5, filters: {} })
+      const old = given[0]!.worker
+      const input = inputOf('memory/2026-05-04.md', bigDay(300))
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      const prepared = pool.prepare('q', input, chunking, () => Promise.reject(new Error('prepared here')), false)
+      expect(pool.renew()).toBe(1)
+      // The old worker still prepares, with the index open: the swap's suspend closes it there too.
+      await reader.suspend()
+      expect(given.filter((g) => g.op === 'close').map((g) => g.worker)).toContain(old)
+      reader.resume()
+      await prepared
+    } finally {
+      Worker.prototype.postMessage = post
+      await pool.close()
+      store.close()
+    }
+  })
+
   it('give background preparations to every worker while no search comes', async () => {
     const pool = poolOf({ size: 2, maxConnections: 1 })
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after

@@ -335,10 +335,13 @@ export function createReadThreads(deps: ReadThreadsDeps) {
   const direct = (slot: Slot, msg: Call): Promise<unknown> =>
     new Promise((resolve, reject) => post(slot, { msg, local: () => null, resolve, reject }))
 
-  /** Closes every worker's connection to `dbPath` once the calls for it are answered. */
+  /**
+   * Closes every worker's connection to `dbPath` once the calls for it are answered, a
+   * replaced one's too: before a rebuild swap, no connection may stay on the old file.
+   */
   async function closeEverywhere(dbPath: string): Promise<void> {
     await drained(dbPath)
-    await Promise.all(slots.map((slot) => direct(slot, { op: 'close', dbPath })))
+    await Promise.all([...slots, ...retired].map((slot) => direct(slot, { op: 'close', dbPath })))
   }
 
   /** The reader of one index file; `fallback` answers on the main thread when no worker can. */
