@@ -9,10 +9,10 @@
  * caught by a look every 10 s: once the service is quiet (its event loop busy under 5 % of
  * the last period) and the heap has grown by 32 MiB since the last collection, one runs.
  *
- * After a burst of big work, `afterWork` runs too: what the work left outside this heap (the
- * read threads that prepared the files, store/sqlite/threads/read-threads.ts renew) is given
- * back the same way, at the same quiet moment. The periodic look does not run it: renewing
- * a thread costs its caches, worth paying only after work that big.
+ * What big work left outside this heap (the read threads that prepared the files,
+ * store/sqlite/threads/read-threads.ts renew) is given back by `afterWork`, as soon as the
+ * last pass of that work ends: before searches come, which would fill the threads' caches
+ * again only to lose them. It runs once per `minBytes` of work, never at a periodic look.
  *
  * A full collection pauses the process (about 20–60 ms for a heap of a few hundred MB), so
  * it only runs after big work, once no indexing pass has been running for `idleMs`, or when
@@ -71,7 +71,7 @@ export function createMemoryReclaimer(opts: {
   /** Heap in use, in bytes, and event-loop utilization since the last look (tests pin them). */
   heapUsed?: () => number
   utilization?: () => number
-  /** Runs after the collection that follows big work (the engine's releaseMemory). */
+  /** Runs when the last pass of big work ends (the engine's releaseMemory). */
   afterWork?: () => void
   log: Logger
 }) {
@@ -89,7 +89,7 @@ export function createMemoryReclaimer(opts: {
 
   function schedule(): void {
     if (timer) clearTimeout(timer)
-    timer = setTimeout(afterBigWork, idleMs)
+    timer = setTimeout(collect, idleMs)
     timer.unref()
   }
 
@@ -110,9 +110,10 @@ export function createMemoryReclaimer(opts: {
     pending = 0
   }
 
-  function afterBigWork(): void {
-    collect()
-    if (running > 0) return
+  /** Work since afterWork last ran, in bytes. */
+  let unreleased = 0
+  function releaseElsewhere(): void {
+    unreleased = 0
     try {
       opts.afterWork?.()
     } catch (err) {
@@ -129,6 +130,7 @@ export function createMemoryReclaimer(opts: {
     /** Reports `bytes` of transient work (file text read and indexed). */
     worked(bytes: number): void {
       pending += bytes
+      unreleased += bytes
       if (pending >= minBytes) schedule()
     },
     /** Marks work in progress (an indexing pass); call the returned function when it ends. */
@@ -139,7 +141,9 @@ export function createMemoryReclaimer(opts: {
         if (released) return
         released = true
         running--
-        if (running === 0 && pending >= minBytes) schedule()
+        if (running > 0) return
+        if (unreleased >= minBytes) releaseElsewhere()
+        if (pending >= minBytes) schedule()
       }
     },
     /** Starts the periodic look at the heap. */

@@ -73,6 +73,8 @@ type Slot = {
   background: number
   /** Jobs given to it since it started (renew replaces the workers that ran any). */
   jobs: number
+  /** Vector searches given to it since it started (renew keeps such a worker: see there). */
+  vectors: number
   /** Replaced (renew): it answers what it was given, then ends; it is given nothing more. */
   retiring: boolean
 }
@@ -148,6 +150,7 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       startedAt: Date.now(),
       background: 0,
       jobs: 0,
+      vectors: 0,
       retiring: false,
     }
     slot.worker.on('message', (msg: WorkerReply | WorkerReady) => {
@@ -218,6 +221,7 @@ export function createReadThreads(deps: ReadThreadsDeps) {
     slot.pending.set(id, p)
     if (p.background) slot.background++
     if (p.msg.op === 'job') slot.jobs++
+    if (p.msg.op === 'vector') slot.vectors++
     inFlight.set(p.msg.dbPath, (inFlight.get(p.msg.dbPath) ?? 0) + 1)
     slot.worker.postMessage({ ...p.msg, id })
   }
@@ -406,16 +410,18 @@ export function createReadThreads(deps: ReadThreadsDeps) {
      * Replaces every worker that ran jobs since it started with a new one, in its place (the
      * vector parts pinned there go to the new one). Preparing a first sync's files leaves a
      * worker's heap and malloc arena at their peak, which V8 and glibc keep for as long as the
-     * thread lives (BENCHMARKS.md, "the read threads renewed after big indexing work"); a
-     * worker that ends gives all of it back. The old one answers the calls it was given, then
-     * ends; new calls go to the new one, which opens its connections, and reads its quantised
-     * copy of the vectors, again on first use. Returns how many were replaced.
+     * thread lives (BENCHMARKS.md, "read threads renewed after big indexing work"); a worker
+     * that ends gives all of it back. The old one answers the calls it was given, then ends;
+     * new calls go to the new one, which opens its connections on first use. A worker that
+     * has answered a vector search is kept: its quantised copy of the vectors (122 MB at a
+     * million chunks) would be read again, and held twice meanwhile.
+     * Returns how many were replaced.
      */
     renew(): number {
       if (closing) return 0
       let renewed = 0
       slots.forEach((slot, at) => {
-        if (slot.jobs === 0) return
+        if (slot.jobs === 0 || slot.vectors > 0) return
         slots[at] = start()
         slot.retiring = true
         retired.add(slot)
