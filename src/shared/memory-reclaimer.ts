@@ -27,6 +27,15 @@ import type { Logger } from './logger.js'
 const CHECK_MS = 10_000
 /** Heap growth since the last collection that is worth one once the service is quiet, in bytes. */
 const HEAP_GROWTH_BYTES = 32 * 1024 * 1024
+/** Runs `fn`; what it throws is logged, so the reclaimer goes on. */
+function runLogged(fn: (() => void) | undefined, log: Logger): void {
+  try {
+    fn?.()
+  } catch (err) {
+    log.warn({ err }, 'giving back memory after indexing work failed')
+  }
+}
+
 /** Event-loop utilization (share of the last period spent working) below which the service is quiet. */
 const QUIET_UTILIZATION = 0.05
 
@@ -112,14 +121,6 @@ export function createMemoryReclaimer(opts: {
 
   /** Work since afterWork last ran, in bytes. */
   let unreleased = 0
-  function releaseElsewhere(): void {
-    unreleased = 0
-    try {
-      opts.afterWork?.()
-    } catch (err) {
-      opts.log.warn({ err }, 'giving back memory after indexing work failed')
-    }
-  }
 
   function look(): void {
     if (timer) return
@@ -142,7 +143,10 @@ export function createMemoryReclaimer(opts: {
         released = true
         running--
         if (running > 0) return
-        if (unreleased >= minBytes) releaseElsewhere()
+        if (unreleased >= minBytes) {
+          unreleased = 0
+          runLogged(opts.afterWork, opts.log)
+        }
         if (pending >= minBytes) schedule()
       }
     },
