@@ -27,15 +27,6 @@ import type { Logger } from './logger.js'
 const CHECK_MS = 10_000
 /** Heap growth since the last collection that is worth one once the service is quiet, in bytes. */
 const HEAP_GROWTH_BYTES = 32 * 1024 * 1024
-/** Runs `fn`; what it throws is logged, so the reclaimer goes on. */
-function runLogged(fn: (() => void) | undefined, log: Logger): void {
-  try {
-    fn?.()
-  } catch (err) {
-    log.warn({ err }, 'giving back memory after indexing work failed')
-  }
-}
-
 /** Event-loop utilization (share of the last period spent working) below which the service is quiet. */
 const QUIET_UTILIZATION = 0.05
 
@@ -56,6 +47,15 @@ function exposeGc(): (() => void) | null {
     return typeof gc === 'function' ? (gc as () => void) : null
   } catch {
     return null
+  }
+}
+
+/** Runs `fn`; what it throws is logged, so the reclaimer goes on. */
+function runLogged(fn: (() => void) | undefined, log: Logger): void {
+  try {
+    fn?.()
+  } catch (err) {
+    log.warn({ err }, 'giving back memory after indexing work failed')
   }
 }
 
@@ -88,6 +88,8 @@ export function createMemoryReclaimer(opts: {
   const idleMs = opts.idleMs ?? 5000
   let gc: (() => void) | null | undefined = opts.collect
   let pending = 0
+  /** Work since afterWork last ran, in bytes. */
+  let unreleased = 0
   let running = 0
   let timer: NodeJS.Timeout | null = null
   let looking: NodeJS.Timeout | null = null
@@ -118,9 +120,6 @@ export function createMemoryReclaimer(opts: {
     )
     pending = 0
   }
-
-  /** Work since afterWork last ran, in bytes. */
-  let unreleased = 0
 
   function look(): void {
     if (timer) return
