@@ -58,6 +58,18 @@ const poolOf = (opts: Pick<ReadThreadsDeps, 'size' | 'maxConnections'> & Partial
   return Object.assign(pool, { prepare })
 }
 
+/** Records every message the main thread posts to a worker, with the worker, until `restore()`. */
+const recordPosts = () => {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back by restore
+  const post = Worker.prototype.postMessage
+  const given: { worker: Worker; op: string }[] = []
+  Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
+    post.call(this, msg)
+    given.push({ worker: this, op: (msg as { op: string }).op })
+  }
+  return { given, restore: () => void (Worker.prototype.postMessage = post) }
+}
+
 describe('searches in worker threads', () => {
   it('answer exactly as searches on the main thread do', async () => {
     const pooled = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '2' } })
@@ -334,13 +346,7 @@ describe('searches in worker threads', () => {
     const store = createIndexStore({ dbPath, loadVectorExtension: loadSqliteVec })
     const fallback = createReaderOps(store)
     const pool = poolOf({ size: 2, maxConnections: 1, shards: () => 4 })
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
-    const post = Worker.prototype.postMessage
-    const given: { worker: Worker; op: string }[] = []
-    Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
-      post.call(this, msg)
-      given.push({ worker: this, op: (msg as { op: string }).op })
-    }
+    const { given, restore } = recordPosts()
     try {
       const reader = pool.forIndex(store.dbPath, fallback)
       const keyword = { terms: queryTerms('redis cache staging'), limit: 5, filters: {} }
@@ -377,7 +383,7 @@ describe('searches in worker threads', () => {
       await pool.prepare('q', input, chunking, () => Promise.reject(new Error('prepared here')), false)
       expect(pool.renew()).toBe(0)
     } finally {
-      Worker.prototype.postMessage = post
+      restore()
       await pool.close()
       store.close()
     }
@@ -387,13 +393,7 @@ describe('searches in worker threads', () => {
     const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
     const pool = poolOf({ size: 1, maxConnections: 1 })
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on its worker, put back after
-    const post = Worker.prototype.postMessage
-    const given: { worker: Worker; op: string }[] = []
-    Worker.prototype.postMessage = function (this: Worker, msg: unknown) {
-      post.call(this, msg)
-      given.push({ worker: this, op: (msg as { op: string }).op })
-    }
+    const { given, restore } = recordPosts()
     try {
       const reader = pool.forIndex(store.dbPath, createReaderOps(store))
       await reader.keyword({ terms: queryTerms('redis cache'), limit: 5, filters: {} })
@@ -408,7 +408,7 @@ describe('searches in worker threads', () => {
       reader.resume()
       await prepared
     } finally {
-      Worker.prototype.postMessage = post
+      restore()
       await pool.close()
       store.close()
     }
