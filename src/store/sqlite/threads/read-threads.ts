@@ -22,13 +22,12 @@
  * connection to that file before a rebuild swap replaces it, holding that file's new calls
  * until resume(); its close() releases the workers' connections when the agent is closed.
  */
-import { Worker } from 'node:worker_threads'
-import { ERROR_CODES, appError, type ErrorCode } from '../../../shared/errors.js'
 import type { Logger } from '../../../shared/logger.js'
 import type { IndexReader, ReaderOps } from '../../index-reader.js'
 import { checkpointWal } from '../wal-checkpoint.js'
 import { createFairQueue } from './fair-queue.js'
 import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './thread-protocol.js'
+import { spawnWorker, toError, type Call, type Pending, type Slot } from './worker-slot.js'
 
 /** A worker that dies sooner than this after starting is not replaced again (ms). */
 const MIN_WORKER_LIFETIME_MS = 5000
@@ -53,48 +52,6 @@ const BACKGROUND_MAX_WAIT_MS = 25
 
 /** The calls that answer a search. */
 const SEARCHES: ReadonlySet<WorkerRequest['op']> = new Set(['keyword', 'vector', 'texts'])
-
-/** A request before the pool numbers it (Omit distributed over the union). */
-type Call = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never
-type Pending = {
-  msg: Call
-  local: () => unknown
-  resolve: (v: unknown) => void
-  reject: (e: unknown) => void
-  /** Background work (a preparation for an indexer): it gives way to searches. */
-  background?: { queuedAt: number }
-  /** The worker (its place among the live ones) this call goes to, while there are that many. */
-  pin?: number
-}
-type Slot = {
-  worker: Worker
-  pending: Map<number, Pending>
-  startedAt: number
-  background: number
-  /** Jobs given to it since it started (renew replaces the workers that ran any). */
-  jobs: number
-  /** Vector searches given to it since it started (renew keeps such a worker: see there). */
-  vectors: number
-  /** Replaced (renew): it answers what it was given, then ends; it is given nothing more. */
-  retiring: boolean
-}
-
-/**
- * Starts the thread entry. Under tsx (dev, tests) an entry is TypeScript, so the worker
- * first registers tsx's loader; the built service runs plain JS.
- */
-function spawnWorker(data: WorkerData, entry: URL): Worker {
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData: data })
-  // Resolved here, not in the worker: eval'd code resolves packages from the cwd.
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'))
-  const boot = `import(${tsx}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}) })`
-  return new Worker(boot, { eval: true, workerData: data })
-}
-
-function toError(reply: Extract<WorkerReply, { ok: false }>): Error {
-  if (reply.code && reply.code in ERROR_CODES) return appError(reply.code as ErrorCode, reply.message)
-  return new Error(reply.message)
-}
 
 export type ReadThreadsDeps = {
   size: number
@@ -123,7 +80,7 @@ export type ReadThreadsDeps = {
 
 export function createReadThreads(deps: ReadThreadsDeps) {
   const slots: Slot[] = []
-  /** Workers renew replaced, answering what they were given before they end. */
+  /** Workers renew replaced: each answers what it was given, then ends; it is given nothing more. */
   const retired = new Set<Slot>()
   let nextId = 0
   let closing = false
@@ -151,7 +108,6 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       background: 0,
       jobs: 0,
       vectors: 0,
-      retiring: false,
     }
     slot.worker.on('message', (msg: WorkerReply | WorkerReady) => {
       if ('ready' in msg) return
@@ -171,12 +127,12 @@ export function createReadThreads(deps: ReadThreadsDeps) {
         }
         runLocal(call)
       } else call.reject(toError(msg))
-      if (slot.retiring && slot.pending.size === 0) void slot.worker.terminate()
+      if (retired.has(slot) && slot.pending.size === 0) void slot.worker.terminate()
       dispatch()
     })
     slot.worker.on('error', (err) => deps.log.error({ err }, 'search worker failed'))
     slot.worker.on('exit', (code) => {
-      retired.delete(slot)
+      const replaced = retired.delete(slot)
       const index = slots.indexOf(slot)
       if (index >= 0) slots.splice(index, 1)
       if (closing) {
@@ -186,7 +142,7 @@ export function createReadThreads(deps: ReadThreadsDeps) {
         }
         return
       }
-      if (!slot.retiring) {
+      if (!replaced) {
         const shortLived = Date.now() - slot.startedAt < MIN_WORKER_LIFETIME_MS
         deps.log.error({ code, replaced: !shortLived, live: slots.length }, 'search worker exited')
         // In the dead one's place: the vector parts pinned to that place go to the new worker,
@@ -423,7 +379,6 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       slots.forEach((slot, at) => {
         if (slot.jobs === 0 || slot.vectors > 0) return
         slots[at] = start()
-        slot.retiring = true
         retired.add(slot)
         if (slot.pending.size === 0) void slot.worker.terminate()
         renewed++
