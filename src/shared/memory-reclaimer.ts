@@ -2,8 +2,8 @@
  * Gives memory back after a burst of big work. V8 collects garbage when JavaScript
  * allocates, so after an 8 MB file is indexed an idle service keeps its heap at the peak
  * (about +200 MB) for as long as nothing else happens. Once `minBytes` of file text have
- * been processed, a full collection runs `idleMs` after the last of them, and V8 then
- * returns the emptied pages to the system.
+ * been processed, a full collection runs `idleMs` after the last of them, one that compacts
+ * the heap and returns the emptied pages to the system.
  *
  * Garbage left by other bursts (a flood of refused uploads, a batch of huge searches) is
  * caught by a look every 10 s: once the service is quiet (its event loop busy under 5 % of
@@ -38,13 +38,24 @@ export function isCollectionDue(s: { running: number; utilization: number; heapU
   return s.running === 0 && s.utilization < QUIET_UTILIZATION && s.heapUsed - s.baseline >= HEAP_GROWTH_BYTES
 }
 
-/** Runs V8's full garbage collection, or null where it cannot be reached. */
+/** Options of V8's exposed `gc` (its gc extension, Node 22 and 24). */
+type GcOptions = { type: 'major'; execution: 'sync'; flavor: 'last-resort' }
+
+/**
+ * Runs V8's memory-reducing full collection, or null where it cannot be reached. A plain
+ * `gc()` frees objects but leaves the heap's pages committed, half-empty pages included
+ * (a fragmented heap of 175 MB with 46 MB live stays at 175 MB); the "last-resort" flavor is
+ * the collection V8 runs near its heap limit: it compacts and returns the emptied pages to
+ * the system (175 → 48 MB), at about twice a plain collection's pause.
+ */
 function exposeGc(): (() => void) | null {
   // The same way jest's leak detector reaches it: the flag exposes `gc` to new contexts.
   try {
     v8.setFlagsFromString('--expose-gc')
     const gc = vm.runInNewContext('gc') as unknown
-    return typeof gc === 'function' ? (gc as () => void) : null
+    if (typeof gc !== 'function') return null
+    const options: GcOptions = { type: 'major', execution: 'sync', flavor: 'last-resort' }
+    return () => (gc as (o: GcOptions) => void)(options)
   } catch {
     return null
   }
