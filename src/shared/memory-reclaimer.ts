@@ -46,7 +46,7 @@ type GcOptions = { type: 'major'; execution: 'sync'; flavor: 'last-resort' }
  * `gc()` frees objects but leaves the heap's pages committed, half-empty pages included
  * (a fragmented heap of 175 MB with 46 MB live stays at 175 MB); the "last-resort" flavor is
  * the collection V8 runs near its heap limit: it compacts and returns the emptied pages to
- * the system (175 → 48 MB), at about twice a plain collection's pause.
+ * the system (175 → 48 MB), at a longer pause (above).
  */
 function exposeGc(): (() => void) | null {
   // The same way jest's leak detector reaches it: the flag exposes `gc` to new contexts.
