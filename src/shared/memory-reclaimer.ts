@@ -70,6 +70,26 @@ function runLogged(fn: (() => void) | undefined, log: Logger): void {
   }
 }
 
+/** Runs `gc` and says what it gave: heap freed, heap pages returned to the system, pause. */
+function timedCollection(gc: () => void, heapUsed: () => number) {
+  const mb = (bytes: number) => Math.round(bytes / 1048576)
+  const started = performance.now()
+  const before = heapUsed()
+  const committed = process.memoryUsage().heapTotal
+  gc()
+  const after = heapUsed()
+  return {
+    heapUsed: after,
+    logged: {
+      freedMb: mb(before - after),
+      // After big work, most of what the collection gives back: V8's own collections had
+      // often freed the objects already, and kept their pages.
+      returnedMb: mb(committed - process.memoryUsage().heapTotal),
+      durationMs: Math.round(performance.now() - started),
+    },
+  }
+}
+
 /** Event-loop utilization (share of the time spent working) since the previous call. */
 function utilizationSinceLastCall(): () => number {
   let last = performance.eventLoopUtilization()
@@ -120,15 +140,9 @@ export function createMemoryReclaimer(opts: {
     if (running > 0) return
     gc ??= exposeGc()
     if (!gc) return
-    const started = performance.now()
-    const before = heapUsed()
-    gc()
-    baseline = heapUsed()
-    const freedMb = Math.round((before - baseline) / 1048576)
-    opts.log.debug(
-      { freedMb, durationMs: Math.round(performance.now() - started), workBytes: pending },
-      'memory reclaimed',
-    )
+    const done = timedCollection(gc, heapUsed)
+    baseline = done.heapUsed
+    opts.log.debug({ ...done.logged, workBytes: pending }, 'memory reclaimed')
     pending = 0
   }
 
