@@ -83,13 +83,25 @@ async function statFile(
   }
 }
 
-/** Walks `relDir` under `root` depth-first in name order, calling `onFile` for files and links. */
+/**
+ * Files a scan stats at once: each await costs a turn of the event loop, which background
+ * work may take a slice of, and a folder of thousands of files was that many turns one by one.
+ */
+const STATS_AT_ONCE = 16
+
+/**
+ * Walks `relDir` under `root` depth-first in name order, calling `onFile` for files and
+ * links, up to STATS_AT_ONCE of one folder at a time (in order: the calls themselves keep
+ * the order). Stops with `signal`'s reason once it aborts.
+ */
 async function walk(
   root: string,
   relDir: string,
   onFile: (rel: string, viaLink: boolean) => Promise<void>,
   onUnreadable: OnUnreadable,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
+  signal?.throwIfAborted()
   let entries: Dirent[]
   try {
     entries = await fs.readdir(path.join(root, relDir), { withFileTypes: true })
@@ -99,12 +111,24 @@ async function walk(
     throw err
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  let stats: Promise<void>[] = []
+  const settle = async () => {
+    await Promise.all(stats)
+    stats = []
+    signal?.throwIfAborted()
+  }
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue
     const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`
-    if (entry.isDirectory()) await walk(root, rel, onFile, onUnreadable)
-    else if (entry.isFile() || entry.isSymbolicLink()) await onFile(rel, entry.isSymbolicLink())
+    if (entry.isDirectory()) {
+      await settle()
+      await walk(root, rel, onFile, onUnreadable, signal)
+    } else if (entry.isFile() || entry.isSymbolicLink()) {
+      stats.push(onFile(rel, entry.isSymbolicLink()))
+      if (stats.length >= STATS_AT_ONCE) await settle()
+    }
   }
+  await settle()
 }
 
 /** `dir` with the real path of the folder it names now. */
@@ -125,14 +149,26 @@ async function workspaceRoot(roots: SourceRoots): Promise<Root> {
   }
 }
 
-export async function scanSources(roots: SourceRoots, onUnreadable: OnUnreadable): Promise<ScannedFile[]> {
+/**
+ * Every source file, in scan order (the workspace's scan roots, then the sessions folder;
+ * each walked depth-first in name order). Stops with `signal`'s reason once it aborts.
+ */
+export async function scanSources(
+  roots: SourceRoots,
+  onUnreadable: OnUnreadable,
+  signal?: AbortSignal,
+): Promise<ScannedFile[]> {
   await roots.checkWorkspace?.()
   const workspace = await workspaceRoot(roots)
-  const found = new Map<string, ScannedFile>()
+  // A file's place is taken when its stat begins (null until it ends), so stats that end
+  // out of order still list files in scan order.
+  const found = new Map<string, ScannedFile | null>()
   const add = async (root: Root, rel: string, inner: string, source: Source, viaLink: boolean) => {
     if (found.has(rel)) return
+    found.set(rel, null)
     const file = await statFile(root, rel, path.join(root.dir, ...inner.split('/')), source, viaLink, onUnreadable)
     if (file) found.set(rel, file)
+    else found.delete(rel)
   }
   const memoryFile = (rel: string, viaLink: boolean) =>
     roots.paths.isSource(rel) ? add(workspace, rel, rel, 'memory', viaLink) : Promise.resolve()
@@ -149,7 +185,7 @@ export async function scanSources(roots: SourceRoots, onUnreadable: OnUnreadable
       }
       throw err
     }
-    if (st.isDirectory()) await walk(roots.workspace, start, memoryFile, onUnreadable)
+    if (st.isDirectory()) await walk(roots.workspace, start, memoryFile, onUnreadable, signal)
     else if (st.isFile() || st.isSymbolicLink()) await memoryFile(start, st.isSymbolicLink())
   }
   const sessions =
@@ -167,9 +203,10 @@ export async function scanSources(roots: SourceRoots, onUnreadable: OnUnreadable
         if (roots.paths.classify(rel).kind === 'sessions') await add(sessions, rel, inner, 'sessions', viaLink)
       },
       (inner, err) => onUnreadable(`${SESSIONS_PREFIX}/${inner}`, err),
+      signal,
     )
   }
-  return [...found.values()]
+  return [...found.values()].filter((file) => file !== null)
 }
 
 /**

@@ -103,6 +103,7 @@ function indexerOf(
       },
     },
     foreground: createForeground(),
+    indexing: createForeground(),
     vectorizer: () => vectorizer,
     roots: { workspace: dir, sessions: null, paths: createMemoryPaths({ extraPaths: [] }) },
     prepareCache: createPrepareCache({ chunks: 100, termChars: 100_000, files: 10, fileChars: 100_000 }),
@@ -378,5 +379,45 @@ describe('the end of a sync pass', () => {
     log.push('answered')
     await indexer.compacted()
     expect(log).toEqual(['write 1', 'write 1', 'remove 0', 'answered', 'compact'])
+  })
+})
+
+describe("the live index's compaction", () => {
+  it('takes no step while index passes or writes are in progress, and each once they end', async () => {
+    const dir = workspace(1)
+    const log: string[] = []
+    const gate = Promise.withResolvers<void>()
+    // Index work in progress as the compaction sees it: busy until the test opens the gate.
+    const indexing = {
+      enter: () => {
+        log.push('pass begins')
+        return () => void log.push('pass ends')
+      },
+      whenIdle: (ms: number) => {
+        log.push(`waits up to ${ms} ms`)
+        return gate.promise
+      },
+    }
+    const store: SpaceWriter = {
+      ...slowStore().store,
+      overlapsWrites: false,
+      applyChanges: async () => undefined,
+      compact: async (steps) => {
+        for (let i = 0; i < 2; i++) {
+          await steps.between()
+          log.push(`step ${i}`)
+        }
+      },
+    }
+    const indexer = indexerOf(dir, store, [], null, undefined, { indexing })
+    await indexer.sync({ full: true, reason: 'test' })
+    await waitFor(() => log.includes('waits up to 100 ms'))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(log.filter((line) => line.startsWith('step'))).toEqual([])
+    expect(log[0]).toBe('pass begins')
+    expect(log).toContain('pass ends')
+    gate.resolve()
+    await indexer.compacted()
+    expect(log.slice(-4)).toEqual(['waits up to 100 ms', 'step 0', 'waits up to 100 ms', 'step 1'])
   })
 })

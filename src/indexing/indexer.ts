@@ -21,7 +21,7 @@ import type { BegunRead } from './pass-read.js'
 import { startPass, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
 import type { SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
-import { createPassPace } from './pass-pace.js'
+import { createIndexUpkeep } from './index-upkeep.js'
 
 type Pass = ReturnType<typeof startPass>
 
@@ -33,6 +33,12 @@ export type IndexerDeps = {
   readSeq: ReadSequence
   /** Searches in progress, which background passes give way to. */
   foreground: Pick<Foreground, 'whenIdle' | 'quietFor'>
+  /**
+   * Index passes and writes in progress in every space: each pass (a sync, a rebuild's, a
+   * write's own) marks itself here, as writes do (space-writes.ts), and the index's upkeep
+   * (index-upkeep.ts) gives way to them.
+   */
+  indexing: Pick<Foreground, 'enter' | 'whenIdle'>
   /** The vectorizer now (null while no embedding provider is bound), asked at each use. */
   vectorizer: () => Pick<Vectorizer, 'vectorize'> | null
   roots: SourceRoots
@@ -70,38 +76,13 @@ export function createIndexer(deps: IndexerDeps) {
     announce: deps.announce,
   }
 
-  /** The live index's compaction running now, one at a time (compactLater). */
-  let compacting: Promise<void> | null = null
-  const stopping = new AbortController()
-
-  /**
-   * Lets the live index reorganise what syncs wrote (SQLite merges its FTS5 segments,
-   * fts-compaction.ts) after the sync answered, never inside it: merging a big index takes
-   * seconds (a million chunks; 0.4 s of a 10,001-chunk cold start), which no first sync,
-   * `/ready` or write should wait for, and a write's own pass never compacts. Background
-   * work: its steps give way to searches, and stop() ends it between two.
-   */
-  function compactLater(): void {
-    if (compacting || stopping.signal.aborted || !deps.live.compact) return
-    const { steps } = createPassPace({
-      foreground: deps.foreground,
-      turns: deps.turns,
-      background: true,
-      store: deps.live,
-      signal: stopping.signal,
-    })
-    compacting = (async () => {
-      // The sync's caller has its answer first: nothing is merged in the turn it resolves in.
-      await steps.between()
-      await deps.live.compact?.(steps)
-    })()
-      .catch((err: unknown) => {
-        if (!stopping.signal.aborted) deps.log.warn({ err }, 'compacting the index failed; a later sync tries again')
-      })
-      .finally(() => {
-        compacting = null
-      })
-  }
+  const upkeep = createIndexUpkeep({
+    live: deps.live,
+    foreground: deps.foreground,
+    indexing: deps.indexing,
+    turns: deps.turns,
+    log: deps.log,
+  })
 
   /** Scans every source and syncs the index with it. */
   async function sync(opts: SyncOptions): Promise<SyncResult> {
@@ -110,11 +91,12 @@ export function createIndexer(deps: IndexerDeps) {
     const pass = startPass(ctx, opts, base, into ? () => [into] : deps.targets, opts.urgent ? 'waited' : 'background')
     running.add(pass.progress)
     const release = deps.reclaimer?.hold()
+    const exit = deps.indexing.enter()
     try {
       // Files missing from the scan are gone as of this moment: a file created and indexed
       // after it carries a newer read and is not deleted.
       const scanSeq = await deps.readSeq.next()
-      const scanned = await scanSources(deps.roots, pass.unreadable)
+      const scanned = await scanSources(deps.roots, pass.unreadable, opts.signal)
       pass.result.scanned = scanned.length
       pass.progress.files(scanned.length)
       const known = new Map((await base.listFiles()).map((f) => [f.path, f]))
@@ -126,7 +108,7 @@ export function createIndexer(deps: IndexerDeps) {
         const result = await pass.finish(true)
         // A rebuild's new index is compacted before it is swapped in; the live one afterwards.
         if (into) await pass.compact()
-        else compactLater()
+        else upkeep.later()
         return result
       } catch (err) {
         // A volume out of room refuses new chunks (507), and the pass stops there. The files
@@ -144,6 +126,7 @@ export function createIndexer(deps: IndexerDeps) {
     } finally {
       await pass.settle()
       running.delete(pass.progress)
+      exit()
       release?.()
     }
   }
@@ -187,6 +170,7 @@ export function createIndexer(deps: IndexerDeps) {
   async function syncPaths(paths: readonly string[], reason: string): Promise<SyncResult> {
     const pass = startPass(ctx, { full: false, reason }, deps.live, deps.targets, 'write')
     const release = deps.reclaimer?.hold()
+    const exit = deps.indexing.enter()
     try {
       for (const rel of new Set(paths)) {
         const readSeq = await deps.readSeq.next()
@@ -199,6 +183,7 @@ export function createIndexer(deps: IndexerDeps) {
       return await pass.finish(false)
     } finally {
       await pass.settle()
+      exit()
       release?.()
     }
   }
@@ -213,15 +198,10 @@ export function createIndexer(deps: IndexerDeps) {
     sync,
     syncPaths,
     progress,
-    /** Ends a compaction in progress between two of its steps (the space closes). */
-    async stop(): Promise<void> {
-      stopping.abort()
-      await compacting
-    },
-    /** Resolves once no compaction runs (tests). */
-    compacted: async (): Promise<void> => {
-      await compacting
-    },
+    /** Ends the index's upkeep in progress between two of its steps (the space closes). */
+    stop: upkeep.stop,
+    /** Resolves once the index's upkeep is over (tests). */
+    compacted: upkeep.done,
   }
 }
 

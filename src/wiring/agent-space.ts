@@ -170,6 +170,7 @@ async function wireIndexing({ shared, root, log, store, memoryPaths, roots, even
     targets: targets.all,
     readSeq: await store.readSequence(),
     foreground: shared.foreground,
+    indexing: shared.indexing,
     roots,
     prepareCache: shared.prepareCache,
     prepareElsewhere: shared.preparerFor?.(store),

@@ -131,6 +131,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     reclaimer,
     turns: createTurns(),
     foreground,
+    indexing: createForeground(),
     readerFor: (store) => engine.readerFor(store),
     preparerFor: (store) => preparerOf(engine.offThreadFor(store)),
     watcherFactory: overrides.watcherFactory ?? watchSources,

@@ -45,8 +45,18 @@ export function wireWrites(
   syncTrigger: Pick<SyncTrigger, 'drain'>,
 ) {
   const { config } = shared
-  // A file's write holds its lock in this process, then across processes sharing the index.
-  const locks = createKeyedMutex({ around: (rel, fn) => store.withPathLock(rel, fn) })
+  // A file's write holds its lock in this process, then across processes sharing the index;
+  // while it does, the indexes' upkeep gives way to it (indexer.ts).
+  const locks = createKeyedMutex({
+    around: async (rel, fn) => {
+      const exit = shared.indexing.enter()
+      try {
+        return await store.withPathLock(rel, fn)
+      } finally {
+        exit()
+      }
+    },
+  })
   const pathIndex = createPathIndexQueue({
     index: async (rel) => {
       const result = await indexer.syncPaths([rel], 'write')
