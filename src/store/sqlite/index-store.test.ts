@@ -44,6 +44,42 @@ describe('a read-only index store', () => {
   })
 })
 
+describe("an index's chunk count", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
+  const dbPath = path.join(dir, 'index.sqlite')
+  const writer = createIndexStore({ dbPath })
+  const reader = createIndexStore({ dbPath, readonly: true })
+  const direct = new Database(dbPath, { readonly: true })
+  afterAll(() => {
+    direct.close()
+    reader.close()
+    writer.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  const counted = () => (direct.prepare('SELECT COUNT(*) AS n FROM chunks').get() as { n: number }).n
+
+  it('is the number of chunks stored, through files added, shrunk and deleted', async () => {
+    expect(reader.corpusStats().rows).toBe(0)
+    const steps: [string, string | null][] = [
+      ['memory/a.md', '## one\nwalrus tusk\n\n## two\nwalrus snow\n\n## three\npenguin'],
+      ['memory/b.md', '## four\npenguin walrus'],
+      ['memory/a.md', '## one\nwalrus only'],
+      ['memory/b.md', null],
+    ]
+    const seen: number[] = []
+    for (const [i, [rel, text]] of steps.entries()) {
+      if (text === null) writer.transaction((r) => r.deleteFile(rel, i + 1))
+      else {
+        const file = await prepared(rel, text, i + 1)
+        writer.transaction((r) => r.replaceFile(file.record, file.chunks))
+      }
+      seen.push(reader.corpusStats().rows)
+      expect(reader.corpusStats().rows).toBe(counted())
+    }
+    expect(seen).toEqual([3, 4, 2, 1])
+  })
+})
+
 describe('replacing a file', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
   const writer = createIndexStore({ dbPath: path.join(dir, 'index.sqlite') })

@@ -12,6 +12,7 @@
  * sees every file whole, its old chunks or its new ones, at no cost the rest of the time.
  */
 import type { ChunkHead } from '../../domain/chunks.js'
+import { AVERAGES_SQL, parseAverages } from './fts5-bm25.js'
 import { ftsMatch } from './fts-match.js'
 import type { KeywordQuery } from '../port.js'
 import type { Db } from './database.js'
@@ -96,7 +97,11 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
   )
   /** Whether a chunk is superseded (the partial index chunks_superseded answers at once). */
   const anySuperseded = (): boolean => superseded.get() !== undefined
-  const corpus = db.prepare<[], { rows: number }>('SELECT COUNT(*) AS rows FROM chunks')
+  // FTS5 keeps its row count in its averages record, one row to read (0.05 ms); COUNT(*) read
+  // the whole table (15 ms at a million chunks with its pages cached, 84 ms without), in the
+  // first search after every commit on each search thread. The counts are the same: a
+  // chunk's FTS5 row is inserted and deleted with it (chunk-rows.ts).
+  const averages = db.prepare<[], { block: Uint8Array }>(AVERAGES_SQL)
   const listedIn = (read: () => KeywordRow[] | null) => db.transaction(read)()
 
   return {
@@ -153,8 +158,11 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
     partial,
     /** Chunks containing `term` (0 when unknown). */
     docFreq: (term: string): number => docFreq.get(term)?.doc ?? 0,
-    /** Chunk count and total term count: BM25's N and the numerator of avgdl. */
-    corpus: () => corpus.get() ?? { rows: 0 },
+    /** Chunk count: BM25's N. */
+    corpus: () => {
+      const block = averages.get()?.block
+      return { rows: block ? parseAverages(block).rows : 0 }
+    },
   }
 }
 
