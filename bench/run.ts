@@ -125,6 +125,17 @@ try {
       ['cold index (server-side)', (k) => `${fmt(k.coldIndexServerMs)} ms`, '≤ 5000 ms'],
       ['cold index throughput', (k) => `${fmt(k.chunksPerSec)} chunks/s`, ''],
       ['impact lists built after it (background)', (k) => `${fmt(k.impactListsMs)} ms`, ''],
+      ['re-scan of the unchanged workspace right after it', (k) => `${fmt(k.afterIndex.rescanMs)} ms`, ''],
+      [
+        'write p50 / max right after it',
+        (k) => `${fmt(k.afterIndex.writeP50Ms)} / ${fmt(k.afterIndex.writeMaxMs)} ms`,
+        '',
+      ],
+      [
+        'search for the word just written, p50 / max, right after it',
+        (k) => `${fmt(k.afterIndex.searchP50Ms)} / ${fmt(k.afterIndex.searchMaxMs)} ms`,
+        '',
+      ],
       ['keyword /search p50, 1 client', (k) => `${fmt(k.searchP50Ms)} ms`, '≤ 3 ms'],
       ['keyword /search p99, 1 client', (k) => `${fmt(k.searchP99Ms)} ms`, '≤ 10 ms'],
       [

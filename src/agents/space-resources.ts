@@ -83,7 +83,7 @@ export type SharedResources = {
   /** One indexing slice per turn of the event loop, across every space (shared/async.ts). */
   turns: Turns
   foreground: Foreground
-  /** Index passes and writes in progress in every space, which the indexes' upkeep gives way to (indexer.ts). */
+  /** Index passes and writes in progress in every space, which the indexes' upkeep gives way to (index-upkeep.ts). */
   indexing: Foreground
   /** The reader searches use for a space's index (the shared worker pool, or the index itself). */
   readerFor: (store: SpaceStore) => IndexReader

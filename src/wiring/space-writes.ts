@@ -46,7 +46,7 @@ export function wireWrites(
 ) {
   const { config } = shared
   // A file's write holds its lock in this process, then across processes sharing the index;
-  // while it does, the indexes' upkeep gives way to it (indexer.ts).
+  // while it does, the indexes' upkeep gives way to it (index-upkeep.ts).
   const locks = createKeyedMutex({
     around: async (rel, fn) => {
       const exit = shared.indexing.enter()
