@@ -7,6 +7,7 @@ import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import type { Db } from './database.js'
 import { ID_FLOOR_KEY } from './schema.js'
 import { entryValues } from './entry-columns.js'
+import type { TermDocs } from './term-docs.js'
 import type { VectorRepo } from './vector-repo.js'
 
 /** A chunk row by id, with its number of analysed terms (what deleting it costs). */
@@ -23,7 +24,8 @@ const toStaging = (r: { path: string; gen: number; published: number }): Staging
   published: r.published === 1,
 })
 
-export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boolean) {
+/** `termDocs`: the common terms' counts the writer keeps (none on a read-only connection). */
+export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boolean, termDocs: TermDocs | null) {
   const stmt = {
     // The next id past both the newest chunk and the impact lists' floor (schema.ts ID_FLOOR_KEY).
     insertChunk: db.prepare(
@@ -89,10 +91,12 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
         }
         out.push(Number(lastInsertRowid))
       }
+      termDocs?.inserted(chunks)
       return out
     },
     /** Deletes chunks, with their FTS5 rows and vectors. */
     remove(chunks: readonly ChunkRef[]): void {
+      termDocs?.removing(chunks.map((c) => c.id))
       vectors.deleteIds(chunks.map((c) => c.id))
       for (const { id } of chunks) {
         stmt.deleteFtsRow.run(id)

@@ -11,6 +11,7 @@ import type { EntryLocation, EntryQuery } from '../port.js'
 import { toFileRecord, type FileRow } from '../file-row.js'
 import { createChunkRows, type ChunkRef } from './chunk-rows.js'
 import type { Db } from './database.js'
+import type { TermDocs } from './term-docs.js'
 import type { VectorRepo } from './vector-repo.js'
 
 /** A chunk row as replaceFile compares it. */
@@ -24,9 +25,10 @@ export type ReplacePlan = { added: ChunkInput[]; removed: ChunkRef[] }
 /**
  * @param storeVectors false while the index's vector layout differs from the configured
  *   one: chunks are still written (keyword search stays current) but not their vectors.
+ * @param termDocs the common terms' counts the writer keeps (term-docs.ts); null when reading.
  */
-export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: boolean) {
-  const rows = createChunkRows(db, vectors, storeVectors)
+export function createChunksRepo(db: Db, vectors: VectorRepo, storeVectors: boolean, termDocs: TermDocs | null) {
+  const rows = createChunkRows(db, vectors, storeVectors, termDocs)
   const stmt = {
     listFiles: db.prepare<[], FileRow>('SELECT * FROM files ORDER BY path'),
     getFile: db.prepare<[string], FileRow>('SELECT * FROM files WHERE path = ?'),

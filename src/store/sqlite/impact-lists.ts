@@ -24,6 +24,7 @@ import type { Db } from './database.js'
 import { AVERAGES_SQL, fts5AvgTokens, parseAverages } from './fts5-bm25.js'
 import { ID_FLOOR_KEY } from './schema.js'
 import { createImpactRows, type ChunkTerms, type TermRow } from './impact-rows.js'
+import type { TermDocs } from './term-docs.js'
 import { createTopImpacts, type Posting, type TopImpacts } from './top-impacts.js'
 
 export type ImpactListOptions = {
@@ -61,7 +62,8 @@ const VOCAB_STEP = 4
 /** Lists written in one transaction (256 rows each, about 1 µs a row). */
 const WRITE_STEP = 8
 
-export function createImpactLists(db: Db, opts: ImpactListOptions) {
+/** `termDocs`: where the writer keeps the document counts of the terms that get lists. */
+export function createImpactLists(db: Db, opts: ImpactListOptions, termDocs: Pick<TermDocs, 'keep' | 'size'>) {
   const rows = createImpactRows(db)
   const averages = db.prepare<[], { block: Uint8Array }>(AVERAGES_SQL)
 
@@ -101,10 +103,16 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
     reserve(write, upto)
     const lists = new Map<string, TopImpacts>()
     for (let after = ''; ;) {
-      const slice = rows.vocab.all(after, VOCAB_STEP)
-      for (const { term, doc } of slice) {
-        if (doc >= opts.minDocFreq) lists.set(term, createTopImpacts(opts.keep, { floor: 0, postings: [] }))
-      }
+      // Counted inside a write transaction: no chunk can change between the count and its keeping.
+      let slice: { term: string; doc: number }[] = []
+      write(() => {
+        slice = rows.vocab.all(after, VOCAB_STEP)
+        for (const { term, doc } of slice) {
+          if (doc < opts.minDocFreq) continue
+          lists.set(term, createTopImpacts(opts.keep, { floor: 0, postings: [] }))
+          termDocs.keep(term, doc)
+        }
+      })
       if (slice.length < VOCAB_STEP) break
       after = (slice.at(-1) as { term: string }).term
       await pause()
@@ -190,8 +198,11 @@ export function createImpactLists(db: Db, opts: ImpactListOptions) {
       const chunks = stats.rows
       if (chunks < opts.minRows) return
       const built = Number(rows.meta(BUILT_ROWS_KEY) ?? 0)
+      // Lists built before the writer kept their terms' counts (schema version 9) are built
+      // again, which counts them.
+      const uncounted = termDocs.size() === 0 && rows.terms.all().length > 0
       // Impacts against the corpus's average length: the closer, the tighter impactBound.
-      if (built === 0 || chunks >= 2 * built || 2 * chunks <= built)
+      if (built === 0 || chunks >= 2 * built || 2 * chunks <= built || uncounted)
         await build(write, steps, chunks, fts5AvgTokens(stats))
       else await extend(write, steps)
     },

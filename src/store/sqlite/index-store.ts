@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { createTermDocs } from './term-docs.js'
 import { createChunksRepo, type ChunksRepo } from './chunks-repo.js'
 import { openReader, openWriter, wantedVectors, type IndexStoreOptions, type Opened } from './open-index.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
@@ -74,6 +75,8 @@ function bind(opened: Opened, generation: () => number, { quantizedFrom, lists, 
   const { vectors } = opened
   const heads = (ids: number[]) => reads.chunkHeads(ids)
   const { floatCopy } = vectorRepo
+  // Kept by the writer only; readers read the counts it keeps (search-repo.ts).
+  const termDocs = readonly ? null : createTermDocs(opened.db)
   const chunks = () => reads.corpus().rows
   const quantized =
     vectors && floatCopy && quantizedFrom > 0
@@ -89,10 +92,10 @@ function bind(opened: Opened, generation: () => number, { quantizedFrom, lists, 
   const dataVersion = opened.db.prepare<[], number>('PRAGMA data_version').pluck()
   return {
     ...opened,
-    repo: createChunksRepo(opened.db, vectorRepo, opened.storesVectors),
+    repo: createChunksRepo(opened.db, vectorRepo, opened.storesVectors, termDocs),
     reads,
     // Read-only connections only read the lists.
-    lists: readonly ? null : createImpactLists(opened.db, lists),
+    lists: termDocs && createImpactLists(opened.db, lists, termDocs),
     vectorIndex,
     dataVersion: (): number => dataVersion.get() as number,
   }

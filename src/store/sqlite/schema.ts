@@ -19,7 +19,8 @@
  * invisible, so searches check visibility only while it has rows.
  *
  * impact_terms and impact_postings hold the impact lists of common terms (impact-lists.ts),
- * kept up to date in the background, never by the writes themselves.
+ * kept up to date in the background, never by the writes themselves. term_docs holds those
+ * terms' document counts, which the writes do keep exact (term-docs.ts).
  */
 import type { Db } from './database.js'
 
@@ -27,9 +28,12 @@ import type { Db } from './database.js'
  * 6: chunks.dated_ms (and the vectors' dated_ms) for time-range searches. 7: the chunk's
  * entry (entry_status, entry_observed, entry_key, entry_origin), in chunks and the vectors
  * (entry-columns.ts). 8: chunks.entry_hash (duplicates) and lookups by hash and key. 9: the
- * impact lists (impact_terms, impact_postings), added to a version 8 index as it opens.
+ * impact lists (impact_terms, impact_postings), added to a version 8 index as it opens. 10:
+ * the common terms' document counts (term_docs), added to a version 8 or 9 index as it
+ * opens; an older version opening a version 10 index rebuilds it, so no write ever leaves
+ * a kept count behind.
  */
-export const SCHEMA_VERSION = 9
+export const SCHEMA_VERSION = 10
 
 /**
  * meta key: the highest chunk id an impact list covers (impact-lists.ts). A new chunk gets
@@ -39,7 +43,7 @@ export const SCHEMA_VERSION = 9
 export const ID_FLOOR_KEY = 'chunk_id_floor'
 
 /** Older versions this one only adds tables to: they are upgraded in place, not rebuilt. */
-const UPGRADABLE = new Set([8])
+const UPGRADABLE = new Set([8, 9])
 
 /**
  * The schema version in an index's identity (StorageEngine.schemaVersion): a new one makes
@@ -152,6 +156,12 @@ CREATE TABLE IF NOT EXISTS impact_postings (
   impact REAL NOT NULL,
   chunk_id INTEGER NOT NULL,
   PRIMARY KEY (term, impact DESC, chunk_id)
+) STRICT, WITHOUT ROWID;
+
+-- A common term's document count, as chunks_vocab counts it, kept exact by every write (term-docs.ts).
+CREATE TABLE IF NOT EXISTS term_docs (
+  term TEXT PRIMARY KEY,
+  doc INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
 `
 

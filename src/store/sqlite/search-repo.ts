@@ -91,7 +91,11 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
   const staging = db.prepare<[], { one: number }>('SELECT 1 AS one FROM staging LIMIT 1')
   /** Whether some chunk may be invisible now: a staged change is under way. */
   const partial = (): boolean => staging.get() !== undefined
-  const docFreq = db.prepare<[string], { doc: number }>('SELECT doc FROM chunks_vocab WHERE term = ?')
+  // A common term's count as the writer keeps it (term-docs.ts), else as FTS5 counts it.
+  const docFreqOf = db.prepare<[{ term: string }], { doc: number | null }>(
+    'SELECT COALESCE((SELECT doc FROM term_docs WHERE term = @term), (SELECT doc FROM chunks_vocab WHERE term = @term)) AS doc',
+  )
+  const docFreq = (term: string): number => docFreqOf.get({ term })?.doc ?? 0
   const superseded = db.prepare<[], { one: number }>(
     "SELECT 1 AS one FROM chunks WHERE entry_status = 'superseded' LIMIT 1",
   )
@@ -130,7 +134,7 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
       // chunks than were asked for: asked again, for every match.
       const fetch = 2 * q.limit + 8
       let rows = ranked.current.all({ ...params, fetch })
-      if (rows.length < q.limit && q.terms.reduce((n, t) => n + (docFreq.get(t)?.doc ?? 0), 0) > fetch) {
+      if (rows.length < q.limit && q.terms.reduce((n, t) => n + docFreq(t), 0) > fetch) {
         rows = ranked.current.all({ ...params, fetch: -1 })
       }
       return rows.map(withEntry)
@@ -157,7 +161,7 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
      */
     partial,
     /** Chunks containing `term` (0 when unknown). */
-    docFreq: (term: string): number => docFreq.get(term)?.doc ?? 0,
+    docFreq,
     /** Chunk count: BM25's N. */
     corpus: () => {
       const block = averages.get()?.block
