@@ -2,8 +2,10 @@
  * What clients meet right after a big cold index, while the index's background upkeep runs
  * (SQLite merges its FTS5 segments and builds its impact lists, for minutes at a million
  * chunks): a re-scan of the unchanged workspace (a restart's first sync, or the watcher's),
- * writes of a short note, and a search for the word each write brought.
+ * writes of a short note, a search for the word each write brought, and one of common words
+ * (the benchmark's worst case, whose statistics each write changes).
  */
+import { makeCommonQueries } from './corpus.js'
 import type { createClient } from './http-client.js'
 import { median } from './stats.js'
 
@@ -19,12 +21,17 @@ export type AfterIndex = {
   /** A search for the word the write before it brought (it must find it). */
   searchP50Ms: number
   searchMaxMs: number
+  /** Then a search of common words. */
+  commonP50Ms: number
+  commonMaxMs: number
 }
 
 /** The writes and searches first (a re-scan may outlast the upkeep), then the re-scan. */
 export async function probeAfterIndex(client: ReturnType<typeof createClient>): Promise<AfterIndex> {
   const writesMs: number[] = []
   const searchesMs: number[] = []
+  const commonMs: number[] = []
+  const common = makeCommonQueries(WRITES)
   for (let i = 0; i < WRITES; i++) {
     const word = `probeword${i}x`
     const written = await client.request('PUT', PROBE_FILE, { content: `probe note ${word}` })
@@ -35,6 +42,9 @@ export async function probeAfterIndex(client: ReturnType<typeof createClient>): 
       throw new Error(`a search did not find what the write before it brought: ${found.status} ${found.body}`)
     }
     searchesMs.push(found.ms)
+    const commonFound = await client.request('POST', '/search', { query: common[i] })
+    if (commonFound.status !== 200) throw new Error(`a search failed: ${commonFound.status} ${commonFound.body}`)
+    commonMs.push(commonFound.ms)
     await new Promise((resolve) => setTimeout(resolve, WRITE_GAP_MS))
   }
   const removed = await client.request('DELETE', PROBE_FILE)
@@ -46,5 +56,7 @@ export async function probeAfterIndex(client: ReturnType<typeof createClient>): 
     writeMaxMs: Math.max(...writesMs),
     searchP50Ms: median(searchesMs),
     searchMaxMs: Math.max(...searchesMs),
+    commonP50Ms: median(commonMs),
+    commonMaxMs: Math.max(...commonMs),
   }
 }

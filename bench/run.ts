@@ -136,6 +136,11 @@ try {
         (k) => `${fmt(k.afterIndex.searchP50Ms)} / ${fmt(k.afterIndex.searchMaxMs)} ms`,
         '',
       ],
+      [
+        'common-word search after each of those writes, p50 / max',
+        (k) => `${fmt(k.afterIndex.commonP50Ms)} / ${fmt(k.afterIndex.commonMaxMs)} ms`,
+        '',
+      ],
       ['keyword /search p50, 1 client', (k) => `${fmt(k.searchP50Ms)} ms`, '≤ 3 ms'],
       ['keyword /search p99, 1 client', (k) => `${fmt(k.searchP99Ms)} ms`, '≤ 10 ms'],
       [
