@@ -11,6 +11,7 @@ import type { FileChanges, SpaceWriter } from '../store/port.js'
 import { createIndexer, type IndexerDeps } from './indexer.js'
 import { createPrepareCache, type PrepareElsewhere } from './prepare-file.js'
 import type { Vectorizer, VectorizeResult } from './vectorizer.js'
+import { createWriteTargets } from './write-targets.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -95,7 +96,7 @@ function indexerOf(
   let seq = 0
   return createIndexer({
     live: store,
-    targets: () => [store],
+    targets: createWriteTargets(store),
     readSeq: {
       next: () => {
         log.push('read')

@@ -19,6 +19,8 @@ import type { PrepareCache, PrepareElsewhere } from './prepare-file.js'
 import type { ReadSequence } from '../store/port.js'
 import type { BegunRead } from './pass-read.js'
 import { startPass, type IndexTarget, type PassContext, type SyncOptions } from './sync-pass.js'
+import type { PassTargets } from './pass-batch.js'
+import { onlyInto } from './write-targets.js'
 import type { SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
 import { createIndexUpkeep } from './index-upkeep.js'
@@ -28,8 +30,8 @@ type Pass = ReturnType<typeof startPass>
 export type IndexerDeps = {
   /** The index searches read: what syncs compare files with unless told otherwise. */
   live: IndexTarget
-  /** Every index a change is written to, looked up at each commit. */
-  targets: () => readonly IndexTarget[]
+  /** Every index a change is written to, looked up at each commit (write-targets.ts). */
+  targets: PassTargets
   readSeq: ReadSequence
   /** Searches in progress, which background passes give way to. */
   foreground: Pick<Foreground, 'whenIdle' | 'quietFor'>
@@ -88,7 +90,7 @@ export function createIndexer(deps: IndexerDeps) {
   async function sync(opts: SyncOptions): Promise<SyncResult> {
     const base = opts.into ?? deps.live
     const into = opts.into
-    const pass = startPass(ctx, opts, base, into ? () => [into] : deps.targets, opts.urgent ? 'waited' : 'background')
+    const pass = startPass(ctx, opts, base, into ? onlyInto(into) : deps.targets, opts.urgent ? 'waited' : 'background')
     running.add(pass.progress)
     const release = deps.reclaimer?.hold()
     const exit = deps.indexing.enter()

@@ -10,9 +10,31 @@ import type { IndexChange } from '../events/space-events.js'
 import type { FileChanges, SpaceWriter, StepOptions } from '../store/port.js'
 import type { PreparedFile } from './prepare-file.js'
 
+/** The indexes a pass writes to (write-targets.ts): a rebuild may join or leave meanwhile. */
+export type PassTargets = {
+  /** The indexes now. */
+  all: () => readonly SpaceWriter[]
+  /**
+   * Marks a write to the indexes `all()` gives next as in flight until the returned release:
+   * a rebuild's swap waits for none to be, so a change never reaches the old live index and
+   * misses the new one (nor meets the new one closed).
+   */
+  hold: () => () => void
+}
+
+/** Runs `fn` on each index of one set of them, held until it is done (PassTargets.hold). */
+export async function forEachTarget(targets: PassTargets, fn: (target: SpaceWriter) => Promise<void>): Promise<void> {
+  const release = targets.hold()
+  try {
+    for (const target of targets.all()) await fn(target)
+  } finally {
+    release()
+  }
+}
+
 export type PassBatchDeps = {
-  /** The indexes the pass writes to, asked at each write (a rebuild may join meanwhile). */
-  writeTo: () => readonly SpaceWriter[]
+  /** The indexes the pass writes to, asked at each write. */
+  targets: PassTargets
   steps: StepOptions
   /** Embeds a batch's chunks (pass-vectors.ts). */
   embed: (files: PreparedFile[]) => Promise<void>
@@ -28,9 +50,8 @@ export function createPassBatch(deps: PassBatchDeps) {
   let chunks = 0
   let writing: Promise<void> = Promise.resolve()
 
-  const writeAll = async (changes: FileChanges) => {
-    for (const target of deps.writeTo()) await target.applyChanges(changes, deps.steps)
-  }
+  const writeAll = (changes: FileChanges) =>
+    forEachTarget(deps.targets, (target) => target.applyChanges(changes, deps.steps))
 
   async function commit(): Promise<void> {
     if (writes.length === 0 && touches.length === 0) return
@@ -41,7 +62,7 @@ export function createPassBatch(deps: PassBatchDeps) {
     touches = []
     chunks = 0
     // Vectors are only worth paying for when some index stores them.
-    if (deps.writeTo().some((target) => target.storesVectors())) await deps.embed(w)
+    if (deps.targets.all().some((target) => target.storesVectors())) await deps.embed(w)
     await writing
     const write = writeAll({ replace: w, touch: t }).then(() => {
       for (const { record: r, chunks } of w) {

@@ -31,7 +31,11 @@ function rebuilderWith(deps: Partial<RebuilderDeps> & Pick<RebuilderDeps, 'live'
   const targets = new Set<unknown>()
   const rebuilder = createRebuilder({
     indexer: { sync: async () => emptySyncResult(true, 'test') },
-    targets: { add: (t) => void targets.add(t), remove: (t) => void targets.delete(t) },
+    targets: {
+      add: (t) => void targets.add(t),
+      remove: (t) => void targets.delete(t),
+      writes: { idle: () => true, whenIdle: async () => undefined },
+    },
     identity: () => 'settings-1',
     readers: { suspend: async () => undefined, resume: () => undefined },
     foreground: createForeground(),

@@ -24,7 +24,7 @@ export type RebuildStage = 'built' | 'swapping'
 export type RebuilderDeps = {
   live: Pick<SpaceStore, 'beginRebuild'>
   indexer: Pick<Indexer, 'sync'>
-  targets: Pick<WriteTargets, 'add' | 'remove'>
+  targets: Pick<WriteTargets, 'add' | 'remove' | 'writes'>
   /**
    * The settings the new index is built with (index-identity.ts), read when it is begun
    * with the vector layout of the same moment and written into it when it is complete.
@@ -67,6 +67,7 @@ export function createRebuilder(deps: RebuilderDeps) {
         signal,
         readers: deps.readers,
         detach: () => deps.targets.remove(next),
+        writes: deps.targets.writes,
         onSwitch: onStage && (() => onStage('swapping')),
       })
       return {

@@ -239,6 +239,13 @@ export type RebuildCommit = {
   readers: { suspend(): Promise<void>; resume(): void }
   /** Called at the switch, when no change is in flight: the rebuild stops being a write target. */
   detach: () => void
+  /**
+   * Changes being written to the live index and this one (indexing/write-targets.ts): a
+   * SQLite swap waits until none is, or one would reach the old live index and miss the new
+   * one. PostgreSQL's need not: a write names the index it writes (the live one as of its
+   * transaction, or this one by id), and both take the same change again harmlessly.
+   */
+  writes: { idle(): boolean; whenIdle(): Promise<void> }
   /** Test hook awaited just before the switch. */
   onSwitch?: (() => Promise<void>) | undefined
 }

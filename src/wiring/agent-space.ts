@@ -167,7 +167,7 @@ async function wireIndexing({ shared, root, log, store, memoryPaths, roots, even
   const targets = createWriteTargets(store)
   const indexer = createIndexer({
     live: store,
-    targets: targets.all,
+    targets,
     readSeq: await store.readSequence(),
     foreground: shared.foreground,
     indexing: shared.indexing,

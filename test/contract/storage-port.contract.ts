@@ -422,6 +422,7 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
         signal: new AbortController().signal,
         readers: { suspend: async () => undefined, resume: () => undefined },
         detach: () => (detached = true),
+        writes: { idle: () => true, whenIdle: async () => undefined },
       })
       expect(detached).toBe(true)
       expect(await candidatePaths(store, 'legacy')).toEqual([])

@@ -58,6 +58,7 @@ describe('a rebuild on one replica', () => {
         signal: new AbortController().signal,
         readers: { suspend: async () => undefined, resume: () => undefined },
         detach: () => undefined,
+        writes: { idle: () => true, whenIdle: async () => undefined },
       })
       for (const store of [onA, onB]) {
         const rows = await store.candidates({ terms: indexTokens('harbourmaster'), limit: 5, headingWeight: 2 })

@@ -77,17 +77,18 @@ export function createSqliteSpace(opts: SqliteSpaceOptions): SqliteSpace {
       },
       /**
        * Swaps the new index in once neither index is in the middle of a change: a big file
-       * is written in many transactions (staged-changes.ts), and a swap must not cut one
-       * off. The check and the swap run in one synchronous step after the readers let go.
+       * is written in many transactions (staged-changes.ts), a change goes to both indexes
+       * one after the other (`writes`), and a swap must not cut either off. The check and
+       * the swap run in one synchronous step after the readers let go.
        */
-      async commit({ signal, readers, detach, onSwitch }): Promise<void> {
+      async commit({ signal, readers, detach, writes, onSwitch }): Promise<void> {
         for (;;) {
-          await Promise.all([store.settled(), temp.settled()])
+          await Promise.all([store.settled(), temp.settled(), writes.whenIdle()])
           signal.throwIfAborted()
           await readers.suspend()
           try {
             await onSwitch?.()
-            if (store.isSettled() && temp.isSettled()) {
+            if (writes.idle() && store.isSettled() && temp.isSettled()) {
               detach()
               done = true
               store.replaceWith(temp)
