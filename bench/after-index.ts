@@ -2,8 +2,9 @@
  * What clients meet right after a big cold index, while the index's background upkeep runs
  * (SQLite merges its FTS5 segments and builds its impact lists, for minutes at a million
  * chunks): a re-scan of the unchanged workspace (a restart's first sync, or the watcher's),
- * writes of a short note, a search for the word each write brought, and one of common words
- * (the benchmark's worst case, whose statistics each write changes).
+ * searches of common words with no write between them (the benchmark's worst case, whose
+ * statistics only writes change), writes of a short note, a search for the word each write
+ * brought, and one of common words (whose statistics the write before it changed).
  */
 import { makeCommonQueries } from './corpus.js'
 import type { createClient } from './http-client.js'
@@ -24,14 +25,30 @@ export type AfterIndex = {
   /** Then a search of common words. */
   commonP50Ms: number
   commonMaxMs: number
+  /** Searches of common words before the writes, one every WRITE_GAP_MS. */
+  quietCommonP50Ms: number
+  quietCommonMaxMs: number
 }
 
-/** The writes and searches first (a re-scan may outlast the upkeep), then the re-scan. */
+/** Times a search of each of `queries`, one every WRITE_GAP_MS. */
+async function searchesOf(client: ReturnType<typeof createClient>, queries: readonly string[]): Promise<number[]> {
+  const ms: number[] = []
+  for (const query of queries) {
+    const found = await client.request('POST', '/search', { query })
+    if (found.status !== 200) throw new Error(`a search failed: ${found.status} ${found.body}`)
+    ms.push(found.ms)
+    await new Promise((resolve) => setTimeout(resolve, WRITE_GAP_MS))
+  }
+  return ms
+}
+
+/** The searches and writes first (a re-scan may outlast the upkeep), then the re-scan. */
 export async function probeAfterIndex(client: ReturnType<typeof createClient>): Promise<AfterIndex> {
   const writesMs: number[] = []
   const searchesMs: number[] = []
   const commonMs: number[] = []
-  const common = makeCommonQueries(WRITES)
+  const common = makeCommonQueries(2 * WRITES)
+  const quietMs = await searchesOf(client, common.slice(WRITES))
   for (let i = 0; i < WRITES; i++) {
     const word = `probeword${i}x`
     const written = await client.request('PUT', PROBE_FILE, { content: `probe note ${word}` })
@@ -58,5 +75,7 @@ export async function probeAfterIndex(client: ReturnType<typeof createClient>): 
     searchMaxMs: Math.max(...searchesMs),
     commonP50Ms: median(commonMs),
     commonMaxMs: Math.max(...commonMs),
+    quietCommonP50Ms: median(quietMs),
+    quietCommonMaxMs: Math.max(...quietMs),
   }
 }

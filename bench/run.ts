@@ -125,6 +125,11 @@ try {
       ['cold index (server-side)', (k) => `${fmt(k.coldIndexServerMs)} ms`, '≤ 5000 ms'],
       ['cold index throughput', (k) => `${fmt(k.chunksPerSec)} chunks/s`, ''],
       ['impact lists built after it (background)', (k) => `${fmt(k.impactListsMs)} ms`, ''],
+      [
+        'common-word search right after it, no write before, p50 / max',
+        (k) => `${fmt(k.afterIndex.quietCommonP50Ms)} / ${fmt(k.afterIndex.quietCommonMaxMs)} ms`,
+        '',
+      ],
       ['re-scan of the unchanged workspace right after it', (k) => `${fmt(k.afterIndex.rescanMs)} ms`, ''],
       [
         'write p50 / max right after it',

@@ -5,7 +5,7 @@
  */
 import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import type { Db } from './database.js'
-import { ID_FLOOR_KEY } from './schema.js'
+import { CHUNKS_VERSION_KEY, ID_FLOOR_KEY } from './schema.js'
 import { entryValues } from './entry-columns.js'
 import type { TermDocs } from './term-docs.js'
 import type { VectorRepo } from './vector-repo.js'
@@ -17,6 +17,9 @@ export type ChunkRef = { id: number; tokenCount: number }
 export type StagingRow = { path: string; gen: number; published: boolean }
 
 const REF = 'id, token_count AS tokenCount'
+/** Run once by each insert and delete of chunk rows (schema.ts CHUNKS_VERSION_KEY). */
+const RAISE_CHUNKS_VERSION = `INSERT INTO meta (key, value) VALUES ('${CHUNKS_VERSION_KEY}', '1')
+  ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`
 
 const toStaging = (r: { path: string; gen: number; published: number }): StagingRow => ({
   path: r.path,
@@ -42,6 +45,7 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
        SELECT 'delete', id, body_terms, heading_terms FROM chunks WHERE id = ?`,
     ),
     deleteChunk: db.prepare('DELETE FROM chunks WHERE id = ?'),
+    contentChanged: db.prepare(RAISE_CHUNKS_VERSION),
     markDead: db.prepare('UPDATE chunks SET dead = ? WHERE id = ?'),
     unmarkDead: db.prepare('UPDATE chunks SET dead = NULL WHERE id = ? AND dead = ?'),
     idsOfPath: db.prepare<[string], ChunkRef>(`SELECT ${REF} FROM chunks WHERE path = ? ORDER BY id`),
@@ -92,6 +96,7 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
         out.push(Number(lastInsertRowid))
       }
       termDocs?.inserted(chunks)
+      if (chunks.length > 0) stmt.contentChanged.run()
       return out
     },
     /** Deletes chunks, with their FTS5 rows and vectors. */
@@ -102,6 +107,7 @@ export function createChunkRows(db: Db, vectors: VectorRepo, storeVectors: boole
         stmt.deleteFtsRow.run(id)
         stmt.deleteChunk.run(id)
       }
+      if (chunks.length > 0) stmt.contentChanged.run()
     },
     /** Marks chunks as leaving at generation `gen` (they stay visible until the file reaches it). */
     markDead(chunks: readonly ChunkRef[], gen: number): void {

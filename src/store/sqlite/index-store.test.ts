@@ -7,6 +7,7 @@ import { prepareFile } from '../../indexing/prepare-file.js'
 import { queryTerms } from '../../text/analyzer.js'
 import { createIndexStore } from './index-store.js'
 import { checkpointWal } from './wal-checkpoint.js'
+import { CHUNKS_VERSION_KEY } from './schema.js'
 
 const CHUNKING = { maxTokens: 60, overlapTokens: 10 }
 const slicer = { maybeYield: async () => undefined }
@@ -77,6 +78,51 @@ describe("an index's chunk count", () => {
       expect(reader.corpusStats().rows).toBe(counted())
     }
     expect(seen).toEqual([3, 4, 2, 1])
+  })
+})
+
+describe("an index's chunks version", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-index-store-'))
+  const dbPath = path.join(dir, 'index.sqlite')
+  const writer = createIndexStore({ dbPath })
+  const direct = new Database(dbPath, { readonly: true })
+  afterAll(() => {
+    direct.close()
+    writer.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  const version = () =>
+    Number(
+      (
+        direct.prepare(`SELECT value FROM meta WHERE key = '${CHUNKS_VERSION_KEY}'`).get() as
+          { value: string } | undefined
+      )?.value ?? 0,
+    )
+  const dataVersion = () => direct.pragma('data_version', { simple: true }) as number
+
+  it('moves with every write of chunk rows, and not with the commits of the upkeep', async () => {
+    const steps = { between: async () => undefined }
+    const seen = [version()]
+    const a = await prepared('memory/a.md', '## one\nwalrus tusk\n\n## two\nwalrus snow')
+    await writer.applyChanges({ replace: [a] }, steps)
+    seen.push(version())
+    const b = await prepared('memory/b.md', '## three\npenguin walrus', 2)
+    await writer.applyChanges({ replace: [b] }, steps)
+    seen.push(version())
+
+    const before = dataVersion()
+    // The FTS5 merge after a sync: all of the index was written since the last one.
+    await writer.compact(steps)
+    expect(dataVersion()).not.toBe(before)
+    seen.push(version())
+
+    await writer.applyChanges({ remove: [{ path: 'memory/a.md', readSeq: 3 }] }, steps)
+    seen.push(version())
+    expect(seen[0]).toBe(0)
+    expect(seen[1]).toBeGreaterThan(seen[0] as number)
+    expect(seen[2]).toBeGreaterThan(seen[1] as number)
+    expect(seen[3]).toBe(seen[2])
+    expect(seen[4]).toBeGreaterThan(seen[3] as number)
   })
 })
 

@@ -3,9 +3,9 @@
  * connection, so the connection can be replaced (the rebuild swap, replaceWith) without
  * re-wiring them. The writer store (one per process) creates the schema and runs write
  * transactions; read-only stores serve the search workers. Term statistics (document
- * frequencies, corpus size) are cached per index generation (term-stats.ts): the writer
- * starts a new one with each transaction or swap, a reader whenever SQLite's data_version
- * shows another connection committed.
+ * frequencies, corpus size) are cached while the chunks stay as they are (term-stats.ts),
+ * looked at again with each new generation: the writer starts one with each transaction or
+ * swap, a reader whenever SQLite's data_version shows another connection committed.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -117,8 +117,11 @@ export function createIndexStore(opts: IndexStoreOptions) {
     state.db.transaction(() => state.repo.setFtsOptions(options))()
   if (opts.scratch) setFtsOptions(SCRATCH_FTS)
   let open = true
+  /** Connections this store was bound to: a swap's new index numbers its chunk writes anew. */
+  let binds = 1
   const stats = createTermStats({
     generation,
+    contentVersion: () => `${binds}:${state.reads.chunksVersion()}`,
     docFreq: (term) => state.reads.docFreq(term),
     rows: () => state.reads.corpus().rows,
     partial: () => state.reads.partial(),
@@ -287,7 +290,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
       }),
     pendingVectors: (limit: number) => state.repo.pendingVectors(limit),
     pendingVectorCount: () => state.repo.pendingVectorCount(),
-    /** Term statistics (document frequencies from the FTS5 vocabulary), cached per generation. */
+    /** Term statistics (document frequencies from the FTS5 vocabulary), cached while the chunks stay (term-stats.ts). */
     corpusStats: stats.corpusStats,
     keywordStats: stats.keywordStats,
     /**
@@ -316,6 +319,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
         // Reopens whichever index the file now holds: the new one, or the old one when the
         // rename failed.
         state = bind(openWriter(opts), generation, binding)
+        binds++
         commits++
         fs.close(oldFile, () => undefined)
       }

@@ -42,6 +42,14 @@ export const SCHEMA_VERSION = 10
  */
 export const ID_FLOOR_KEY = 'chunk_id_floor'
 
+/**
+ * meta key: a number that grows with every write of chunk rows (inserted or deleted, with
+ * their FTS5 rows: chunk-rows.ts), the only writes that change term statistics. Readers
+ * keep their statistics while it stays (term-stats.ts), through the commits of the index's
+ * upkeep. Absent: 0.
+ */
+export const CHUNKS_VERSION_KEY = 'chunks_version'
+
 /** Older versions this one only adds tables to: they are upgraded in place, not rebuilt. */
 const UPGRADABLE = new Set([8, 9])
 

@@ -17,6 +17,7 @@ import { ftsMatch } from './fts-match.js'
 import type { KeywordQuery } from '../port.js'
 import type { Db } from './database.js'
 import { ENTRY_SELECT, SUPERSEDED } from './entry-columns.js'
+import { CHUNKS_VERSION_KEY } from './schema.js'
 import type { ListCandidates } from './list-candidates.js'
 import { FILTERS, toParams, VISIBLE, withEntry, type KeywordRow, type Params, type Stored } from './keyword-sql.js'
 
@@ -107,6 +108,7 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
   // chunk's FTS5 row is inserted and deleted with it (chunk-rows.ts).
   const averages = db.prepare<[], { block: Uint8Array }>(AVERAGES_SQL)
   const listedIn = (read: () => KeywordRow[] | null) => db.transaction(read)()
+  const chunksVersion = db.prepare<[], string>(`SELECT value FROM meta WHERE key = '${CHUNKS_VERSION_KEY}'`).pluck()
 
   return {
     /**
@@ -162,6 +164,8 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
     partial,
     /** Chunks containing `term` (0 when unknown). */
     docFreq,
+    /** Grows with every write of chunk rows (schema.ts CHUNKS_VERSION_KEY). */
+    chunksVersion: (): number => Number(chunksVersion.get() ?? 0),
     /** Chunk count: BM25's N. */
     corpus: () => {
       const block = averages.get()?.block

@@ -1,7 +1,10 @@
 /**
  * The statistics a keyword query is planned and scored with (port.ts KeywordStats),
- * remembered per index generation: document frequencies from the FTS5 vocabulary and the
- * chunk count cost a read each, and every search of an unchanged index asks the same.
+ * remembered while the index's chunks stay as they are: document frequencies from the FTS5
+ * vocabulary and the chunk count cost a read each (a common term's count walks its postings,
+ * 50 ms for one in half of a million chunks), and every search of an unchanged index asks
+ * the same. Commits that change no chunk row (the index's upkeep: FTS5 merges, impact lists,
+ * for minutes after a big sync) keep them.
  */
 import type { CorpusStats, KeywordStats } from '../port.js'
 
@@ -11,6 +14,11 @@ const DOC_FREQ_CACHE_SIZE = 50_000
 export type TermStatsReads = {
   /** Changes whenever the index may have (a commit, a swap, another connection's commit). */
   generation(): number
+  /**
+   * Changes whenever chunk rows were written (schema.ts CHUNKS_VERSION_KEY) or the index
+   * was swapped; asked only when the generation changed.
+   */
+  contentVersion(): string
   docFreq(term: string): number
   rows(): number
   /** Whether a change is half written (a big file staged over many transactions). */
@@ -18,15 +26,19 @@ export type TermStatsReads = {
 }
 
 export function createTermStats(reads: TermStatsReads) {
-  let cachedGeneration = -1
+  let seenGeneration = -1
+  let cachedContent: string | null = null
   let corpus: CorpusStats | null = null
   const docFreqs = new Map<string, number>()
 
-  /** Empties the caches when the index changed since they were filled. */
+  /** Empties the caches when the index's chunks changed since they were filled. */
   function fresh(): void {
-    const current = reads.generation()
-    if (current === cachedGeneration) return
-    cachedGeneration = current
+    const generation = reads.generation()
+    if (generation === seenGeneration) return
+    seenGeneration = generation
+    const content = reads.contentVersion()
+    if (content === cachedContent) return
+    cachedContent = content
     corpus = null
     docFreqs.clear()
   }
@@ -51,7 +63,7 @@ export function createTermStats(reads: TermStatsReads) {
   }
 
   return {
-    /** The term's document frequency in the current generation. */
+    /** The term's document frequency in the index as it is now. */
     docFreqOf: (term: string): number => docFreqsOf([term])[0] as number,
     corpusStats,
     keywordStats: (terms: readonly string[]): KeywordStats => ({
