@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { columnCounts, countTerm } from './term-count.js'
+import { columnCounts, countTerm, createTermCounter } from './term-count.js'
 
 describe('countTerm', () => {
   it.each([
@@ -47,5 +47,45 @@ describe('columnCounts', () => {
     ],
   ])('counts %j and %j', (body, heading, wanted, counts) => {
     expect([...columnCounts(body, heading, wanted)]).toEqual(counts)
+  })
+})
+
+describe('a term counter', () => {
+  /** What the counter hands over for one chunk, as [term, [body, heading]]. */
+  const counted = (terms: string[], body: string, heading: string, bucket?: (hash: number) => number) => {
+    const out: [string, [number, number]][] = []
+    createTermCounter(terms, bucket).count(body, heading, (t, b, h) => out.push([terms[t] as string, [b, h]]))
+    return out
+  }
+  const cases: [string, string[], string, string][] = [
+    ['every column and repeats', ['a', 'b', 'c'], 'a b a', 'b c'],
+    ['terms that are prefixes of others', ['qwen', 'max', 'qwen_max'], 'qwen qwen_max max qwenx', 'maxi qwen'],
+    ['terms not in the set', ['walru'], 'walru tusk walrus', 'walru'],
+    ['empty strings', ['a'], '', ''],
+    ['empty terms between spaces', ['a'], ' a  a ', ''],
+    ['Chinese pairs and characters', ['模型', '型', '升级'], '模型 型升 升级 模 型', '模型'],
+    ['a term outside the Basic Multilingual Plane', ['𠮷野', '野'], '𠮷野 野 𠮷', '野'],
+  ]
+
+  it.each(cases)('counts as columnCounts does: %s', (_, terms, body, heading) => {
+    const wanted = new Set(terms)
+    expect(counted(terms, body, heading)).toEqual([...columnCounts(body, heading, (t) => wanted.has(t))])
+  })
+
+  it.each(cases)('counts the same when every hash collides: %s', (_, terms, body, heading) => {
+    expect(counted(terms, body, heading, () => 0)).toEqual(counted(terms, body, heading))
+  })
+
+  it('starts each chunk from nothing', () => {
+    const terms = ['a', 'b']
+    const counter = createTermCounter(terms)
+    const seen: string[] = []
+    for (const [body, heading] of [
+      ['a a b', 'b'],
+      ['b', ''],
+      ['', 'a'],
+    ])
+      counter.count(body as string, heading as string, (t, b, h) => seen.push(`${terms[t]}:${b},${h}`))
+    expect(seen).toEqual(['a:2,0', 'b:1,1', 'b:1,0', 'a:0,1'])
   })
 })
