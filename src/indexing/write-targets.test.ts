@@ -3,8 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { FileRecord } from '../domain/chunks.js'
-import { createReaderOps } from '../search/index-reader.js'
-import { createSqliteEngine } from '../store/sqlite/engine.js'
+import { keywordSqliteEngine } from '../../test/helpers/sqlite-engine.js'
 import { termChunk } from '../../test/helpers/term-chunk.js'
 import { createPassBatch } from './pass-batch.js'
 import { createWriteTargets } from './write-targets.js'
@@ -17,15 +16,7 @@ afterEach(() => {
 function openSpace() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-targets-'))
   dirs.push(dir)
-  const engine = createSqliteEngine({
-    readOps: createReaderOps,
-    dataDir: dir,
-    mainDbPath: path.join(dir, 'index.sqlite'),
-    mainAgent: 'main',
-    vectors: () => null,
-    loadVectorExtension: () => undefined,
-  })
-  return engine.openSpace({ kind: 'agent', id: 'main' })
+  return keywordSqliteEngine(dir).openSpace({ kind: 'agent', id: 'main' })
 }
 
 const record = (p: string, readSeq: number): FileRecord => ({

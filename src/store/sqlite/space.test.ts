@@ -2,10 +2,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSqliteEngine } from './engine.js'
 import { createIndexStore } from './index-store.js'
 import { createSqliteSpace, rebuildPath } from './space.js'
-import { createReaderOps } from '../../search/index-reader.js'
+import { keywordSqliteEngine } from '../../../test/helpers/sqlite-engine.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -36,14 +35,7 @@ describe('a SQLite space', () => {
   it('deletes the temp file of a rebuild that was cut off when the space opens again', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-space-'))
     dirs.push(dir)
-    const engine = createSqliteEngine({
-      readOps: createReaderOps,
-      dataDir: dir,
-      mainDbPath: path.join(dir, 'index.sqlite'),
-      mainAgent: 'main',
-      vectors: () => null,
-      loadVectorExtension: () => undefined,
-    })
+    const engine = keywordSqliteEngine(dir)
     const first = engine.openSpace({ kind: 'agent', id: 'main' })
     await first.beginRebuild()
     await first.close()
