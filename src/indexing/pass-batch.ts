@@ -23,7 +23,7 @@ export type PassTargets = {
 }
 
 /** Runs `fn` on each index of one set of them, held until it is done (PassTargets.hold). */
-export async function forEachTarget(targets: PassTargets, fn: (target: SpaceWriter) => Promise<void>): Promise<void> {
+async function forEachTarget(targets: PassTargets, fn: (target: SpaceWriter) => Promise<void>): Promise<void> {
   const release = targets.hold()
   try {
     for (const target of targets.all()) await fn(target)

@@ -15,7 +15,7 @@ import type { Logger } from '../shared/logger.js'
 import type { MemoryReclaimer } from '../shared/memory-reclaimer.js'
 import type { ReadSequence, SpaceWriter } from '../store/port.js'
 import type { ScannedFile } from './file-scanner.js'
-import { createPassBatch, forEachTarget, type PassTargets } from './pass-batch.js'
+import { createPassBatch, type PassTargets } from './pass-batch.js'
 import { createPassPace } from './pass-pace.js'
 import { createPassRead, type BegunRead, type Gone } from './pass-read.js'
 import { createPassVectors } from './pass-vectors.js'
@@ -174,11 +174,10 @@ export function startPass(
 
   /** Waits for a write still in flight when the pass failed before its finish. */
   const settle = () => batch.written().catch(() => undefined)
-  /**
-   * Lets each index the pass wrote to reorganise what it wrote (SpaceWriter.compact), at the
-   * pass's pace; held like a write, so a rebuild's swap does not close one mid-way.
-   */
-  const compact = () => forEachTarget(targets, async (target) => target.compact?.(steps))
+  /** Lets each index the pass wrote to reorganise what it wrote (SpaceWriter.compact), at the pass's pace. */
+  async function compact(): Promise<void> {
+    for (const target of targets.all()) await target.compact?.(steps)
+  }
   const { begin, unreadable } = reader
   return {
     result,
