@@ -23,7 +23,7 @@ import { postingImpact } from '../impact.js'
 import type { Db } from './database.js'
 import { AVERAGES_SQL, fts5AvgTokens, parseAverages } from './fts5-bm25.js'
 import { ID_FLOOR_KEY } from './schema.js'
-import { createImpactRows, type ChunkTerms, type TermRow } from './impact-rows.js'
+import { createImpactRows, type ChunkTerms, type ImpactRows, type TermRow } from './impact-rows.js'
 import type { TermDocs } from './term-docs.js'
 import { createTopImpacts, type Posting, type TopImpacts } from './top-impacts.js'
 
@@ -34,6 +34,8 @@ export type ImpactListOptions = {
   keep: number
   /** Chunks from which an index has lists at all. */
   minRows: number
+  /** Longest stretch of reading the vocabulary in one step, in ms (default VOCAB_SLICE_MS; 0: a term a step). */
+  vocabSliceMs?: number
 }
 
 /**
@@ -58,12 +60,31 @@ export const BUILT_ROWS_KEY = 'impact_built_rows'
  */
 const SCAN_STEP = 64
 /**
- * Vocabulary terms read in one step: FTS5 counts each one's rows, 0.1 µs a row (a term in
- * half of a million chunks holds the loop for 50 ms on its own).
+ * Longest stretch of reading the vocabulary in one step, in ms: FTS5 counts each term's rows
+ * as it is read, 0.1 µs a row, so most terms cost nothing and a term in half of a million
+ * chunks 50 ms on its own. A step ends after the term that crosses it (a step of four
+ * terms could take four such).
  */
-const VOCAB_STEP = 4
+const VOCAB_SLICE_MS = 3
 /** Lists written in one transaction (256 rows each, about 1 µs a row). */
 const WRITE_STEP = 8
+
+/** A vocabulary term and the number of chunks holding it. */
+type VocabTerm = { term: string; doc: number }
+
+/**
+ * Reads the vocabulary's terms after `after` with their document counts for up to
+ * `sliceMs` (at least one term); `last`: none is left after them.
+ */
+function readVocab(rows: ImpactRows, after: string, sliceMs: number): { terms: VocabTerm[]; last: boolean } {
+  const terms: VocabTerm[] = []
+  const started = performance.now()
+  for (const row of rows.vocab.iterate(after)) {
+    terms.push(row)
+    if (performance.now() - started >= sliceMs) return { terms, last: false }
+  }
+  return { terms, last: true }
+}
 
 /** `termDocs`: where the writer keeps the document counts of the terms that get lists. */
 export function createImpactLists(db: Db, opts: ImpactListOptions, termDocs: Pick<TermDocs, 'keep' | 'size'>) {
@@ -107,17 +128,17 @@ export function createImpactLists(db: Db, opts: ImpactListOptions, termDocs: Pic
     const lists = new Map<string, TopImpacts>()
     for (let after = ''; ;) {
       // Counted inside a write transaction: no chunk can change between the count and its keeping.
-      let slice: { term: string; doc: number }[] = []
+      let step: { terms: VocabTerm[]; last: boolean } = { terms: [], last: true }
       write(() => {
-        slice = rows.vocab.all(after, VOCAB_STEP)
-        for (const { term, doc } of slice) {
+        step = readVocab(rows, after, opts.vocabSliceMs ?? VOCAB_SLICE_MS)
+        for (const { term, doc } of step.terms) {
           if (doc < opts.minDocFreq) continue
           lists.set(term, createTopImpacts(opts.keep, { floor: 0, postings: [] }))
           termDocs.keep(term, doc)
         }
       })
-      if (slice.length < VOCAB_STEP) break
-      after = (slice.at(-1) as { term: string }).term
+      if (step.last) break
+      after = (step.terms.at(-1) as { term: string }).term
       await pause()
     }
     await scan(

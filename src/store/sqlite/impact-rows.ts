@@ -18,8 +18,9 @@ export function createImpactRows(db: Db) {
     setMeta: db.prepare<[string, string]>(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
     ),
-    vocab: db.prepare<[string, number], { term: string; doc: number }>(
-      'SELECT term, doc FROM chunks_vocab WHERE term > ? ORDER BY term LIMIT ?',
+    // FTS5's vocabulary is read in term order as it is stored: no sort, each row counted as it is read.
+    vocab: db.prepare<[string], { term: string; doc: number }>(
+      'SELECT term, doc FROM chunks_vocab WHERE term > ? ORDER BY term',
     ),
     chunks: db.prepare<[number, number, number], ChunkTerms>(
       `SELECT id, token_count AS tokens, body_terms AS body, heading_terms AS heading FROM chunks

@@ -13,7 +13,8 @@ import { createListCandidates } from './list-candidates.js'
 
 const CHUNKING = { maxTokens: 800, overlapTokens: 0 }
 const slicer = { maybeYield: async () => undefined }
-const LISTS = { minDocFreq: 30, keep: 6, minRows: 60 }
+// A term of the vocabulary a step: the builds take many steps, as a big index's do.
+const LISTS = { minDocFreq: 30, keep: 6, minRows: 60, vocabSliceMs: 0 }
 const [WALRUS] = queryTerms('walrus') as [string]
 const steps = { between: async () => undefined }
 
