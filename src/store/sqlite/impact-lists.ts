@@ -62,8 +62,8 @@ const SCAN_STEP = 64
 /**
  * Longest stretch of reading the vocabulary in one step, in ms: FTS5 counts each term's rows
  * as it is read, 0.1 µs a row, so most terms cost nothing and a term in half of a million
- * chunks 50 ms on its own. A step ends after the term that crosses it (a step of four
- * terms could take four such).
+ * chunks 50 ms on its own. A step ends after the term that crosses it, so one such term at
+ * most stretches it (a fixed four terms a step could hold four).
  */
 const VOCAB_SLICE_MS = 3
 /** Lists written in one transaction (256 rows each, about 1 µs a row). */
