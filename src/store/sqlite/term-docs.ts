@@ -8,10 +8,11 @@
  * A term is kept from the write transaction that counted it from FTS5 (impact-lists.ts), so
  * its count is exact at every commit from then on: every chunk row and its FTS5 row are
  * inserted and deleted together (chunk-rows.ts), and each one adjusts the counts of the kept
- * terms it holds, split as FTS5 splits them (text/term-count.ts). Counts are never dropped:
- * a term that became rare again costs the writes that hold it one update each.
+ * terms it holds, split as FTS5 splits them (text/term-count.ts createTermCounter: one
+ * hashed pass over each chunk's terms). Counts are never dropped: a term that became rare
+ * again costs the writes that hold it one update each.
  */
-import { columnCounts } from '../../text/term-count.js'
+import { createTermCounter } from '../../text/term-count.js'
 import type { Db } from './database.js'
 
 export function createTermDocs(db: Db) {
@@ -27,11 +28,20 @@ export function createTermDocs(db: Db) {
   }
   /** The kept terms. A term added in a transaction that rolled back has no row: its updates change nothing. */
   const kept = new Set(stmt.all.all().map((row) => row.term))
-  const isKept = (term: string) => kept.has(term)
+  /** The kept terms and their counter, made again after keep() added one. */
+  let counting: { terms: string[]; counter: ReturnType<typeof createTermCounter> } | null = null
 
   /** Adds `sign` to the count of each kept term of a chunk (once, whatever its occurrences). */
   function tally(deltas: Map<string, number>, body: string, heading: string, sign: 1 | -1): void {
-    for (const term of columnCounts(body, heading, isKept).keys()) deltas.set(term, (deltas.get(term) ?? 0) + sign)
+    if (!counting) {
+      const terms = [...kept]
+      counting = { terms, counter: createTermCounter(terms) }
+    }
+    const { terms } = counting
+    counting.counter.count(body, heading, (t) => {
+      const term = terms[t] as string
+      deltas.set(term, (deltas.get(term) ?? 0) + sign)
+    })
   }
   function apply(deltas: Map<string, number>): void {
     for (const [term, delta] of deltas) if (delta !== 0) stmt.add.run(delta, term)
@@ -44,6 +54,7 @@ export function createTermDocs(db: Db) {
     keep(term: string, doc: number): void {
       stmt.put.run(term, doc)
       kept.add(term)
+      counting = null
     },
     /** Counts chunks just inserted (with their FTS5 rows). */
     inserted(chunks: readonly { bodyTerms: string; headingTerms: string }[]): void {
