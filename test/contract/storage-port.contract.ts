@@ -115,6 +115,15 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(await store.counts()).toEqual([{ source: 'memory', files: 1, chunks: 1 }])
     })
 
+    it('stores texts and terms as given, whatever quoting or array syntax they hold', async () => {
+      const { store } = await space()
+      const texts = ['say "hi" \\ {a,b} NULL', 'NULL', 'back\\slash "quote" null,']
+      await store.applyChanges({ replace: [file('memory/q.md', 1, texts)] }, STEPS)
+      const rows = await store.candidates({ terms: [term('null')], limit: 10, headingWeight: 2 })
+      expect(rows.map((r) => r.bodyTerms).sort()).toEqual(texts.map((t) => indexTokens(t).join(' ')).sort())
+      expect([...(await store.chunkTexts(rows.map((r) => r.id))).values()].sort()).toEqual([...texts].sort())
+    })
+
     it('drops a change from a read older than the one it holds, for writes and deletions alike', async () => {
       const { store } = await space()
       await store.applyChanges({ replace: [file('memory/a.md', 5, ['newer text'])] }, STEPS)

@@ -18,6 +18,7 @@ import type { Client, Tables } from './database.js'
 import { IMPACT_HEADING_WEIGHT, IMPACT_REFERENCE_TOKENS, postingImpact } from '../impact.js'
 import { termAt, termSlot } from './read-sql.js'
 import { termCheck, termHash } from './term-hash.js'
+import type { ChunkTerms, WriteTerms } from './write-terms.js'
 
 export type ImpactListOptions = {
   /** Document frequency from which a term gets a list (default LIST_MIN_DOC_FREQ). */
@@ -39,8 +40,8 @@ export const LIST_MIN_DOC_FREQ = 1000
  */
 export const LIST_KEEP = 256
 
-/** A chunk this write inserted: its id, term counts (body, headings) and length. */
-export type WrittenChunk = { id: number; counts: Map<string, [number, number]>; tokens: number }
+/** A chunk this write inserted: its id, terms with their counts (body, headings), and length. */
+export type WrittenChunk = { id: number; terms: ChunkTerms; tokens: number }
 /**
  * A term's counts after a write, for those with a list or a document frequency that calls for
  * one; `reference`: the chunk length its list's impacts normalise against (null: before
@@ -119,18 +120,30 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
     )
   }
 
-  /** Adds the written chunks' postings that reach their lists' floors; returns the lists' new sizes. */
-  async function add(c: Client, indexId: number, states: readonly TermState[], written: readonly WrittenChunk[]) {
-    const listed = new Map(states.flatMap((s) => (s.floor === null ? [] : [[s.term, s] as const])))
+  /**
+   * Adds the written chunks' postings that reach their lists' floors (`terms`: the write's,
+   * which the chunks' slots are of); returns the lists' new sizes.
+   */
+  async function add(
+    c: Client,
+    indexId: number,
+    states: readonly TermState[],
+    terms: WriteTerms,
+    written: readonly WrittenChunk[],
+  ) {
+    const listed = new Map(states.flatMap((s) => (s.floor === null ? [] : [[terms.slotOf(s.term), s] as const])))
     const rows = { terms: [] as string[], impacts: [] as number[], ids: [] as number[] }
     const counts = { body: [] as number[], heading: [] as number[], tokens: [] as number[] }
     for (const chunk of written) {
-      for (const [term, [body, heading]] of chunk.counts) {
-        const list = listed.get(term)
+      const { slots, body: bodies, heading: headings } = chunk.terms
+      for (let i = 0; i < slots.length; i++) {
+        const list = listed.get(slots[i] as number)
         if (list === undefined) continue
+        const body = bodies[i] as number
+        const heading = headings[i] as number
         const impact = postingImpact(body, heading, chunk.tokens, list.reference ?? IMPACT_REFERENCE_TOKENS)
         if (impact < (list.floor as number)) continue
-        rows.terms.push(term)
+        rows.terms.push(list.term)
         rows.impacts.push(impact)
         rows.ids.push(chunk.id)
         counts.body.push(body)
@@ -163,13 +176,20 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
      * have a list or should): adds its chunks' postings, builds the lists now due, and cuts
      * back those grown too long.
      */
-    async update(c: Client, indexId: number, states: readonly TermState[], written: readonly WrittenChunk[]) {
+    async update(
+      c: Client,
+      indexId: number,
+      states: readonly TermState[],
+      terms: WriteTerms,
+      written: readonly WrittenChunk[],
+    ) {
       const due = states.filter((s) => s.df >= opts.minDocFreq && (s.floor === null || s.listed < opts.keep / 4))
       const rebuilt = new Set(due.map((s) => s.term))
       const sizes = await add(
         c,
         indexId,
         states.filter((s) => !rebuilt.has(s.term)),
+        terms,
         written,
       )
       await build(c, indexId, [...rebuilt])

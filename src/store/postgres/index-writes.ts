@@ -7,12 +7,13 @@
  */
 import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import { isZeroVector } from '../../domain/vectors.js'
-import { columnCounts } from '../../text/term-count.js'
 import { diffChunks } from '../chunk-diff.js'
 import type { FileChanges } from '../port.js'
 import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
-import { termCheck, termHash } from './term-hash.js'
+import type { ChunkTerms } from './write-terms.js'
+import { boolArray, intArray, textArray } from './array-literal.js'
+import { createWriteTerms, type WriteTerms } from './write-terms.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
 
 type StoredChunk = {
@@ -32,54 +33,42 @@ type StoredChunk = {
 /** A vector as pgvector's text input. */
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(',')}]`
 
-/** The index-scoped term keys the GIN index holds: `<index id>:<term>`. */
-export const termKey = (indexId: number, term: string): string => `${indexId}:${term}`
+/**
+ * What one apply changes in the index's counts: each term's document frequency (`terms`),
+ * rows, tokens, and the chunks it inserted (for the impact lists).
+ */
+type Tally = { terms: WriteTerms; rows: number; tokens: number; written: WrittenChunk[] }
 
 /**
- * A chunk's distinct terms as the text of its GIN keys (`<index id>:<term>`, space-separated),
- * its counts as the text of `counts` (`{body,heading,...}` in the keys' order) and the
- * terms' hashes as the texts of `hashes` and `checks` (term-hash.ts), in the order of the
- * first hashes (ties by term), so a search finds a term by binary search (read-sql.ts
- * termSlot); both null when two of the terms share a first hash, and the row's terms are
- * then found by a scan. Built in one pass by concatenation: arrays of parts joined were most
- * of a cold index's CPU time in this process.
+ * The columns of chunk rows derived from their terms, for one INSERT: each row's GIN keys
+ * (`<index id>:<term>`, space-separated) one text each, and the counts, hashes and checks of
+ * all rows as flat integer arrays the statement slices at `offsets` (a row's counts are
+ * `{body,heading,...}` in its keys' order); `unique` false: the row keeps no hashes and its
+ * terms are found by a scan (read-sql.ts termSlot).
  */
-function encodeCounts(
-  indexId: number,
-  counts: Map<string, [number, number]>,
-): { keys: string; counts: string; hashes: string | null; checks: string | null } {
-  const hashed = [...counts.keys()].map((term) => ({ term, hash: termHash(term) }))
-  hashed.sort((a, b) => a.hash - b.hash || (a.term < b.term ? -1 : 1))
-  let keys = ''
-  let pairs = ''
-  let hashes = ''
-  let checks = ''
-  let unique = true
-  for (let i = 0; i < hashed.length; i++) {
-    const { term, hash } = hashed[i] as { term: string; hash: number }
-    const [body, heading] = counts.get(term) as [number, number]
-    if (i > 0) {
-      keys += ' '
-      pairs += ','
-      hashes += ','
-      checks += ','
-      if (hashed[i - 1]?.hash === hash) unique = false
+function termColumns(indexId: number, terms: WriteTerms, rows: readonly ChunkTerms[]) {
+  const prefix = `${indexId}:`
+  const keys: string[] = []
+  const counts: number[] = []
+  const hashes: number[] = []
+  const checks: number[] = []
+  const offsets: number[] = []
+  const sizes: number[] = []
+  for (const row of rows) {
+    offsets.push(hashes.length)
+    sizes.push(row.slots.length)
+    let key = ''
+    for (let i = 0; i < row.slots.length; i++) {
+      const s = row.slots[i] as number
+      key += (i > 0 ? ' ' : '') + prefix + (terms.terms[s] as string)
+      counts.push(row.body[i] as number, row.heading[i] as number)
+      hashes.push(terms.hashes[s] as number)
+      checks.push(terms.checks[s] as number)
     }
-    keys += termKey(indexId, term)
-    pairs += `${body},${heading}`
-    hashes += hash
-    checks += termCheck(term)
+    keys.push(key)
   }
-  return unique
-    ? { keys, counts: `{${pairs}}`, hashes: `{${hashes}}`, checks: `{${checks}}` }
-    : { keys, counts: `{${pairs}}`, hashes: null, checks: null }
+  return { keys, counts, hashes, checks, offsets, sizes, unique: rows.map((r) => r.unique) }
 }
-
-/**
- * What one apply changes in the index's counts: per-term document frequencies, rows, tokens,
- * and the chunks it inserted (for the impact lists).
- */
-type Tally = { deltas: Map<string, number>; rows: number; tokens: number; written: WrittenChunk[] }
 
 const termOfKey = (key: string): string => key.slice(key.indexOf(':') + 1)
 
@@ -95,12 +84,16 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
   }
 
   /**
-   * Adds `delta` to each term's document frequency; drops terms no chunk holds any more.
-   * Returns the states of the terms that have an impact list or are frequent enough for one.
+   * Adds each term's change in document frequency (`terms.deltas`: every term the write
+   * touched, in term order so concurrent writes lock them in one order); drops terms no chunk
+   * holds any more. Returns the states of the terms that have an impact list or are frequent
+   * enough for one.
    */
-  async function countTerms(c: Client, indexId: number, deltas: Map<string, number>): Promise<TermState[]> {
-    const terms = [...deltas.keys()].sort()
-    if (terms.length === 0) return []
+  async function countTerms(c: Client, indexId: number, terms: WriteTerms): Promise<TermState[]> {
+    const slots = terms.terms
+      .map((_, s) => s)
+      .sort((a, b) => ((terms.terms[a] as string) < (terms.terms[b] as string) ? -1 : 1))
+    if (slots.length === 0) return []
     const { rows: states } = await c.query<TermState>(
       `WITH counted AS (
          INSERT INTO ${t.terms} AS t (index_id, term, df)
@@ -108,13 +101,18 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
          ON CONFLICT (index_id, term) DO UPDATE SET df = t.df + excluded.df
          RETURNING t.term, t.df, t.floor, t.listed, t.reference)
        SELECT * FROM counted WHERE floor IS NOT NULL OR df >= $4`,
-      [indexId, terms, terms.map((term) => deltas.get(term) ?? 0), lists.minDocFreq],
+      [
+        indexId,
+        textArray(slots.map((s) => terms.terms[s] as string)),
+        intArray(slots.map((s) => terms.deltas[s] as number)),
+        lists.minDocFreq,
+      ],
     )
-    const dropped = terms.filter((term) => (deltas.get(term) ?? 0) < 0)
+    const dropped = slots.filter((s) => (terms.deltas[s] as number) < 0).map((s) => terms.terms[s] as string)
     if (dropped.length > 0) {
       await c.query(`DELETE FROM ${t.terms} WHERE index_id = $1 AND term = ANY($2::text[]) AND df <= 0`, [
         indexId,
-        dropped,
+        textArray(dropped),
       ])
     }
     return states
@@ -122,7 +120,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
 
   /** Writes a tally into the index's term and corpus counts. */
   async function settle(c: Client, indexId: number, tally: Tally): Promise<void> {
-    await lists.update(c, indexId, await countTerms(c, indexId, tally.deltas), tally.written)
+    await lists.update(c, indexId, await countTerms(c, indexId, tally.terms), tally.terms, tally.written)
     if (tally.rows === 0 && tally.tokens === 0) return
     await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows + $2, token_sum = token_sum + $3 WHERE id = $1`, [
       indexId,
@@ -136,12 +134,9 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
     if (stored.length === 0) return
     const ids = stored.map((s) => s.id)
     await lists.remove(c, ids)
-    await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [ids])
+    await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [intArray(ids)])
     for (const s of stored) {
-      for (const key of s.terms) {
-        const term = termOfKey(key)
-        tally.deltas.set(term, (tally.deltas.get(term) ?? 0) - 1)
-      }
+      tally.terms.remove(s.terms.map(termOfKey))
       tally.rows--
       tally.tokens -= s.token_count
     }
@@ -158,48 +153,52 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
   ): Promise<void> {
     if (chunks.length === 0) return
     const counted = chunks.map((chunk) => {
-      const counts = columnCounts(chunk.bodyTerms, chunk.headingTerms)
-      for (const term of counts.keys()) tally.deltas.set(term, (tally.deltas.get(term) ?? 0) + 1)
       tally.rows++
       tally.tokens += chunk.tokenCount
-      return counts
+      return tally.terms.insert(chunk.bodyTerms, chunk.headingTerms)
     })
-    const encoded = counted.map((counts) => encodeCounts(indexId, counts))
+    const cols = termColumns(indexId, tally.terms, counted)
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
     const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
       `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
          body_terms, heading_terms, token_count, terms, counts, hashes, checks, has_vector, dated_ms,
          entry_status, entry_observed, entry_key, entry_origin, entry_hash)
-       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '), u.cn::int4[],
-         u.hs::int4[], u.ck::int4[], u.hv, u.dm, u.es, u.eo, u.ek, u.eg, u.eh
+       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '),
+         ($13::int4[])[2 * u.o + 1 : 2 * (u.o + u.n)],
+         CASE WHEN u.uq THEN ($14::int4[])[u.o + 1 : u.o + u.n] END,
+         CASE WHEN u.uq THEN ($15::int4[])[u.o + 1 : u.o + u.n] END,
+         u.hv, u.dm, u.es, u.eo, u.ek, u.eg, u.eh
        FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
-         $12::text[], $13::text[], $14::bool[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::text[],
-         $20::text[], $21::text[], $22::text[])
-         AS u(s, e, tx, h, ch, bt, ht, tc, tm, cn, hv, dm, es, eo, ek, eg, eh, hs, ck)
+         $12::text[], $16::int[], $17::int[], $18::bool[], $19::bool[], $20::bigint[], $21::text[], $22::text[],
+         $23::text[], $24::text[], $25::text[])
+         AS u(s, e, tx, h, ch, bt, ht, tc, tm, o, n, uq, hv, dm, es, eo, ek, eg, eh)
        RETURNING id, start_line, end_line, content_hash`,
       [
         indexId,
         file.path,
         file.source,
-        chunks.map((x) => x.startLine),
-        chunks.map((x) => x.endLine),
-        chunks.map((x) => x.text),
-        chunks.map((x) => x.headings),
-        chunks.map((x) => x.contentHash),
-        chunks.map((x) => x.bodyTerms),
-        chunks.map((x) => x.headingTerms),
-        chunks.map((x) => x.tokenCount),
-        encoded.map((e) => e.keys),
-        encoded.map((e) => e.counts),
-        chunks.map(withVector),
-        chunks.map((x) => x.datedMs),
-        chunks.map((x) => x.entry?.status ?? null),
-        chunks.map((x) => x.entry?.observed ?? null),
-        chunks.map((x) => x.entry?.key ?? null),
-        chunks.map((x) => x.entry?.origin ?? null),
-        chunks.map((x) => x.entryHash ?? null),
-        encoded.map((e) => e.hashes),
-        encoded.map((e) => e.checks),
+        intArray(chunks.map((x) => x.startLine)),
+        intArray(chunks.map((x) => x.endLine)),
+        textArray(chunks.map((x) => x.text)),
+        textArray(chunks.map((x) => x.headings)),
+        textArray(chunks.map((x) => x.contentHash)),
+        textArray(chunks.map((x) => x.bodyTerms)),
+        textArray(chunks.map((x) => x.headingTerms)),
+        intArray(chunks.map((x) => x.tokenCount)),
+        textArray(cols.keys),
+        intArray(cols.counts),
+        intArray(cols.hashes),
+        intArray(cols.checks),
+        intArray(cols.offsets),
+        intArray(cols.sizes),
+        boolArray(cols.unique),
+        boolArray(chunks.map(withVector)),
+        intArray(chunks.map((x) => x.datedMs)),
+        textArray(chunks.map((x) => x.entry?.status ?? null)),
+        textArray(chunks.map((x) => x.entry?.observed ?? null)),
+        textArray(chunks.map((x) => x.entry?.key ?? null)),
+        textArray(chunks.map((x) => x.entry?.origin ?? null)),
+        textArray(chunks.map((x) => x.entryHash ?? null)),
       ],
     )
     // Returned ids are tied to chunks by lines and content hash, not by start line: the pieces
@@ -216,11 +215,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
       chunks.map((x) => [x, ids.get(`${x.startLine}:${x.endLine}:${x.contentHash}`)?.pop() as number]),
     )
     chunks.forEach((x, i) => {
-      tally.written.push({
-        id: idOf.get(x) as number,
-        counts: counted[i] as Map<string, [number, number]>,
-        tokens: x.tokenCount,
-      })
+      tally.written.push({ id: idOf.get(x) as number, terms: counted[i] as ChunkTerms, tokens: x.tokenCount })
     })
     if (dims === null) return
     const vectors = chunks.filter((x) => withVector(x) && !isZeroVector(x.vector as Float32Array))
@@ -279,7 +274,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
    * rows inserted.
    */
   async function apply(c: Client, indexId: number, changes: FileChanges, dims: number | null): Promise<number> {
-    const tally: Tally = { deltas: new Map(), rows: 0, tokens: 0, written: [] }
+    const tally: Tally = { terms: createWriteTerms(), rows: 0, tokens: 0, written: [] }
     let inserted = 0
     for (const { record, chunks } of changes.replace ?? []) {
       if ((await newestRead(c, indexId, record.path)) > record.readSeq) continue

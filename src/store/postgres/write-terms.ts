@@ -1,0 +1,147 @@
+/**
+ * The terms of one write's chunks (pure). Each distinct term of the write gets a slot and is
+ * hashed once (term-hash.ts); each chunk's counts are kept by slot, in the order its row
+ * stores its terms in (index-writes.ts: by termHash, so a search finds a term by binary
+ * search). A chunk's term strings are read in one pass over their characters, hashing each
+ * term as it goes (termHash is that same FNV-1a), so a term already seen makes no string:
+ * splitting them into a map per chunk, and hashing every term of every chunk, were about a
+ * third of a cold index's CPU time in this process (BENCHMARKS.md).
+ */
+import { termCheck, termHash } from './term-hash.js'
+
+/** A chunk's distinct terms as slots of its write, in its row's order, with their counts. */
+export type ChunkTerms = {
+  slots: Int32Array
+  body: Int32Array
+  heading: Int32Array
+  /** No two of its terms share a termHash: the row keeps its hashes for a binary search. */
+  unique: boolean
+}
+
+const FNV_OFFSET = 0x811c9dc5
+const FNV_PRIME = 0x01000193
+const SPACE = 32
+/** Up to this many slots, a slot sorts with its hash as one exact float64 (2^32 × 2^21 = 2^53). */
+const PACKED_SLOTS = 2 ** 21
+
+/**
+ * `found` slots in their row's order: by signed termHash, as a search's binary search compares
+ * int4s, then by slot (rows with a hash twice are scanned, so their order is free); each slot
+ * packed with its hash into one float64 when slots stay below `packed` (0: compared instead).
+ */
+function rowOrder(found: readonly number[], hashes: readonly number[], packed: number): Int32Array {
+  const slots = Int32Array.from(found)
+  if (packed === 0) return slots.sort((a, b) => (hashes[a] as number) - (hashes[b] as number) || a - b)
+  const keys = new Float64Array(found.length)
+  for (let i = 0; i < found.length; i++) {
+    const s = found[i] as number
+    keys[i] = ((hashes[s] as number) + 2 ** 31) * packed + s
+  }
+  keys.sort()
+  for (let i = 0; i < keys.length; i++) slots[i] = (keys[i] as number) % packed
+  return slots
+}
+
+const doubled = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {
+  const b = new Int32Array(a.length * 2)
+  b.set(a)
+  return b
+}
+
+/** `packedSlots`: how many slots sort packed with their hash (tests lower it to reach the other sort). */
+export function createWriteTerms(packedSlots = PACKED_SLOTS) {
+  const terms: string[] = []
+  /** termHash (FNV-1a, signed) and termCheck of each slot's term. */
+  const hashes: number[] = []
+  const checks: number[] = []
+  /** How many more (or fewer) chunks hold each slot's term after this write. */
+  const deltas: number[] = []
+  /** The first slot of each hash, and the next slot of the same hash (-1: none). */
+  const firstOf = new Map<number, number>()
+  const nextOf: number[] = []
+  /** The chunk at hand's count of each slot's term in its body (2 × slot) and its headings (2 × slot + 1). */
+  let counts = new Int32Array(2048)
+  /** Slots counted in the chunk at hand, in the order first found. */
+  const found: number[] = []
+
+  function add(term: string, hash: number): number {
+    const slot = terms.length
+    terms.push(term)
+    hashes.push(hash)
+    checks.push(termCheck(term))
+    deltas.push(0)
+    nextOf.push(firstOf.get(hash) ?? -1)
+    firstOf.set(hash, slot)
+    if (2 * slot >= counts.length) counts = doubled(counts)
+    return slot
+  }
+
+  /** The slot of the term `text[start, end)` whose termHash is `hash`, added if new. */
+  function slotIn(text: string, start: number, end: number, hash: number): number {
+    for (let s = firstOf.get(hash) ?? -1; s >= 0; s = nextOf[s] as number) {
+      const term = terms[s] as string
+      if (term.length === end - start && text.startsWith(term, start)) return s
+    }
+    return add(text.slice(start, end), hash)
+  }
+
+  /** Counts the terms of one term string into the body's (0) or the headings' (1) counts. */
+  function countIn(text: string, column: 0 | 1): void {
+    let start = 0
+    let hash = FNV_OFFSET
+    for (let i = 0; i <= text.length; i++) {
+      const code = i < text.length ? text.charCodeAt(i) : SPACE
+      if (code !== SPACE) {
+        hash = Math.imul(hash ^ code, FNV_PRIME)
+        continue
+      }
+      if (i > start) {
+        const s = slotIn(text, start, i, hash | 0)
+        if (counts[2 * s] === 0 && counts[2 * s + 1] === 0) found.push(s)
+        counts[2 * s + column] = (counts[2 * s + column] as number) + 1
+      }
+      start = i + 1
+      hash = FNV_OFFSET
+    }
+  }
+
+  /** The slot of `term`, added if new. */
+  const slotOf = (term: string): number => slotIn(term, 0, term.length, termHash(term))
+
+  return {
+    /** The write's distinct terms so far, by slot. */
+    terms: terms as readonly string[],
+    hashes: hashes as readonly number[],
+    checks: checks as readonly number[],
+    deltas: deltas as readonly number[],
+    slotOf,
+    /** Counts a chunk inserted by the write (its body's and headings' term strings): each of its terms is in one more chunk. */
+    insert(bodyTerms: string, headingTerms: string): ChunkTerms {
+      countIn(bodyTerms, 0)
+      countIn(headingTerms, 1)
+      const slots = rowOrder(found, hashes, terms.length <= packedSlots ? packedSlots : 0)
+      const row = { body: new Int32Array(slots.length), heading: new Int32Array(slots.length) }
+      let unique = true
+      for (let i = 0; i < slots.length; i++) {
+        const s = slots[i] as number
+        row.body[i] = counts[2 * s] as number
+        row.heading[i] = counts[2 * s + 1] as number
+        counts[2 * s] = 0
+        counts[2 * s + 1] = 0
+        deltas[s] = (deltas[s] as number) + 1
+        if (i > 0 && hashes[s] === hashes[slots[i - 1] as number]) unique = false
+      }
+      found.length = 0
+      return { slots, ...row, unique }
+    },
+    /** Counts a chunk deleted by the write (its distinct terms): each is in one fewer chunk. */
+    remove(chunkTerms: Iterable<string>): void {
+      for (const term of chunkTerms) {
+        const s = slotOf(term)
+        deltas[s] = (deltas[s] as number) - 1
+      }
+    },
+  }
+}
+
+export type WriteTerms = ReturnType<typeof createWriteTerms>
