@@ -25,14 +25,10 @@ export function textArray(values: readonly (string | null)[]): string {
 }
 
 /** An integer array literal (`int4[]`, `int8[]`); null elements are NULL. */
-export function intArray(values: ArrayLike<number | null>): string {
-  let out = '{'
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as number | null
-    if (i > 0) out += ','
-    out += v === null ? 'NULL' : String(v)
-  }
-  return `${out}}`
+export function intArray(values: readonly (number | null)[] | Int32Array): string {
+  // join() writes the numbers natively, but writes null as nothing.
+  if (values instanceof Int32Array || !values.includes(null)) return `{${values.join(',')}}`
+  return `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`
 }
 
 /** A `bool[]` literal. */
