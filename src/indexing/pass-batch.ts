@@ -2,7 +2,8 @@
  * A sync pass's batch (sync-pass.ts): the files it prepared and the unchanged ones whose
  * stat it refreshes, written in one transaction per index, with their vectors first when
  * some index stores them. When the store overlaps writes (SpaceWriter.overlapsWrites) or
- * files are prepared elsewhere, a batch is written while the pass prepares the next one; its
+ * files are prepared elsewhere, a batch is written while the pass prepares the next one,
+ * and staged (SpaceWriter.stage) while the one before it is still being written; its
  * failure is thrown by the next commit or by `written()`.
  */
 import type { FileRecord } from '../domain/chunks.js'
@@ -63,8 +64,10 @@ export function createPassBatch(deps: PassBatchDeps) {
     chunks = 0
     // Vectors are only worth paying for when some index stores them.
     if (deps.targets.all().some((target) => target.storesVectors())) await deps.embed(w)
+    const changes: FileChanges = { replace: w, touch: t }
+    for (const target of deps.targets.all()) target.stage?.(changes)
     await writing
-    const write = writeAll({ replace: w, touch: t }).then(() => {
+    const write = writeAll(changes).then(() => {
       for (const { record: r, chunks } of w) {
         deps.announce?.({
           kind: 'indexed',

@@ -206,6 +206,12 @@ export interface SpaceWriter {
    * flight, and they land in order.
    */
   readonly overlapsWrites?: boolean
+  /**
+   * Work on `changes` that needs no index (PostgreSQL encodes their rows), done ahead of
+   * applyChanges of the same object, which otherwise does it itself: a sync pass stages a
+   * batch while the store writes the last one.
+   */
+  stage?(changes: FileChanges): void
 }
 
 /** Numbers file reads in the order they start (indexing/read-sequence.ts). */

@@ -115,6 +115,23 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(await store.counts()).toEqual([{ source: 'memory', files: 1, chunks: 1 }])
     })
 
+    it('writes only the changed chunks of a file read again, and counts their terms in and out', async () => {
+      const { store } = await space()
+      await store.applyChanges(
+        { replace: [file('memory/a.md', 1, ['redis cache notes', 'second line', 'third line'])] },
+        STEPS,
+      )
+      await store.applyChanges(
+        { replace: [file('memory/a.md', 2, ['redis cache notes', 'postgres line postgres', 'third line'])] },
+        STEPS,
+      )
+      const stats = await store.keywordStats([term('redis'), term('second'), term('postgres'), term('line')])
+      expect(stats).toMatchObject({ rows: 3, docFreqs: [1, 0, 1, 2] })
+      const [hit] = await store.candidates({ terms: [term('postgres')], limit: 10, headingWeight: 2 })
+      expect(hit?.bodyTerms).toBe(indexTokens('postgres line postgres').join(' '))
+      expect(await candidatePaths(store, 'second')).toEqual([])
+    })
+
     it('stores texts and terms as given, whatever quoting or array syntax they hold', async () => {
       const { store } = await space()
       const texts = ['say "hi" \\ {a,b} NULL', 'NULL', 'back\\slash "quote" null,']

@@ -70,6 +70,31 @@ const KEY = `$1::bigint::text || ':' || u.term`
 const HASH = 'u.hash'
 const CHECK = 'u.checked'
 
+/** The postings of `written` (chunks' terms by slot of `terms`) that reach their lists' floors. */
+function listedPostings(states: readonly TermState[], terms: WriteTerms, written: readonly WrittenChunk[]) {
+  const listed = new Map(states.flatMap((s) => (s.floor === null ? [] : [[terms.slotOf(s.term), s] as const])))
+  const rows = { terms: [] as string[], impacts: [] as number[], ids: [] as number[] }
+  const counts = { body: [] as number[], heading: [] as number[], tokens: [] as number[] }
+  for (const chunk of written) {
+    const { slots, body: bodies, heading: headings } = chunk.terms
+    for (let i = 0; i < slots.length; i++) {
+      const list = listed.get(slots[i] as number)
+      if (list === undefined) continue
+      const body = bodies[i] as number
+      const heading = headings[i] as number
+      const impact = postingImpact(body, heading, chunk.tokens, list.reference ?? IMPACT_REFERENCE_TOKENS)
+      if (impact < (list.floor as number)) continue
+      rows.terms.push(list.term)
+      rows.impacts.push(impact)
+      rows.ids.push(chunk.id)
+      counts.body.push(body)
+      counts.heading.push(heading)
+      counts.tokens.push(chunk.tokens)
+    }
+  }
+  return { rows, counts }
+}
+
 export function createImpactLists(t: Tables, opts: ImpactListOptions) {
   /** (Re)builds the lists of `terms` from the chunks holding them. */
   async function build(c: Client, indexId: number, terms: readonly string[]): Promise<void> {
@@ -131,26 +156,7 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
     terms: WriteTerms,
     written: readonly WrittenChunk[],
   ) {
-    const listed = new Map(states.flatMap((s) => (s.floor === null ? [] : [[terms.slotOf(s.term), s] as const])))
-    const rows = { terms: [] as string[], impacts: [] as number[], ids: [] as number[] }
-    const counts = { body: [] as number[], heading: [] as number[], tokens: [] as number[] }
-    for (const chunk of written) {
-      const { slots, body: bodies, heading: headings } = chunk.terms
-      for (let i = 0; i < slots.length; i++) {
-        const list = listed.get(slots[i] as number)
-        if (list === undefined) continue
-        const body = bodies[i] as number
-        const heading = headings[i] as number
-        const impact = postingImpact(body, heading, chunk.tokens, list.reference ?? IMPACT_REFERENCE_TOKENS)
-        if (impact < (list.floor as number)) continue
-        rows.terms.push(list.term)
-        rows.impacts.push(impact)
-        rows.ids.push(chunk.id)
-        counts.body.push(body)
-        counts.heading.push(heading)
-        counts.tokens.push(chunk.tokens)
-      }
-    }
+    const { rows, counts } = listedPostings(states, terms, written)
     if (rows.ids.length === 0) return []
     const { rows: sizes } = await c.query<{ term: string; listed: number }>(
       `WITH ref AS (SELECT ${averageTokens(t.indexes)} AS tokens),

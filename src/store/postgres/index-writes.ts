@@ -8,12 +8,13 @@
 import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import { isZeroVector } from '../../domain/vectors.js'
 import { diffChunks } from '../chunk-diff.js'
-import type { FileChanges } from '../port.js'
+import type { FileChanges, FileRows } from '../port.js'
 import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
 import type { ChunkTerms } from './write-terms.js'
 import { boolArray, intArray, textArray } from './array-literal.js'
-import { createWriteTerms, type WriteTerms } from './write-terms.js'
+import { createTermDeltas, createWriteTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
+import { chunkColumns } from './chunk-columns.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
 
 type StoredChunk = {
@@ -34,41 +35,47 @@ type StoredChunk = {
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(',')}]`
 
 /**
- * What one apply changes in the index's counts: each term's document frequency (`terms`),
- * rows, tokens, and the chunks it inserted (for the impact lists).
+ * What one apply changes in the index's counts: each term's document frequency (`deltas`, by
+ * slot of `terms`), rows, tokens, and the chunks it inserted (for the impact lists).
  */
-type Tally = { terms: WriteTerms; rows: number; tokens: number; written: WrittenChunk[] }
+type Tally = { terms: WriteTerms; deltas: TermDeltas; rows: number; tokens: number; written: WrittenChunk[] }
+
+/** A file's chunks encoded ahead (stage): their terms, and the INSERT's literals for all of them. */
+type StagedFile = { rows: ChunkTerms[]; columns: string[] }
+/** A batch's files encoded ahead, with the terms their slots are of. */
+type Staged = { terms: WriteTerms; files: Map<FileRows, StagedFile> }
+
+/** Counts the terms of each chunk `changes` replaces and builds their INSERT's literals. */
+function encode(changes: FileChanges): Staged {
+  const terms = createWriteTerms()
+  const files = new Map<FileRows, StagedFile>()
+  for (const file of changes.replace ?? []) {
+    const rows = file.chunks.map((x) => terms.count(x.bodyTerms, x.headingTerms))
+    files.set(file, { rows, columns: chunkColumns(file.chunks, rows, terms) })
+  }
+  return { terms, files }
+}
 
 /**
- * The columns of chunk rows derived from their terms, for one INSERT: each row's GIN keys
- * (`<index id>:<term>`, space-separated) one text each, and the counts, hashes and checks of
- * all rows as flat integer arrays the statement slices at `offsets` (a row's counts are
- * `{body,heading,...}` in its keys' order); `unique` false: the row keeps no hashes and its
- * terms are found by a scan (read-sql.ts termSlot).
+ * A chunk INSERT of the rows chunk-columns.ts encodes ($4 to $24), with the index ($1), the
+ * file's path and source ($2, $3), whether each row has a vector ($25), and the index's prefix
+ * of a term's key ($26: `<index id>:`).
  */
-function termColumns(indexId: number, terms: WriteTerms, rows: readonly ChunkTerms[]) {
-  const prefix = `${indexId}:`
-  const keys: string[] = []
-  const counts: number[] = []
-  const hashes: number[] = []
-  const checks: number[] = []
-  const offsets: number[] = []
-  const sizes: number[] = []
-  for (const row of rows) {
-    offsets.push(hashes.length)
-    sizes.push(row.slots.length)
-    let key = ''
-    for (let i = 0; i < row.slots.length; i++) {
-      const s = row.slots[i] as number
-      key += (i > 0 ? ' ' : '') + prefix + (terms.terms[s] as string)
-      counts.push(row.body[i] as number, row.heading[i] as number)
-      hashes.push(terms.hashes[s] as number)
-      checks.push(terms.checks[s] as number)
-    }
-    keys.push(key)
-  }
-  return { keys, counts, hashes, checks, offsets, sizes, unique: rows.map((r) => r.unique) }
-}
+const insertSql = (t: Tables) =>
+  `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
+     body_terms, heading_terms, token_count, terms, counts, hashes, checks, has_vector, dated_ms,
+     entry_status, entry_observed, entry_key, entry_origin, entry_hash)
+   SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc,
+     CASE WHEN u.tm = '' THEN '{}'::text[] ELSE string_to_array($26::text || replace(u.tm, ' ', ' ' || $26::text), ' ') END,
+     ($13::int4[])[2 * u.o + 1 : 2 * (u.o + u.n)],
+     CASE WHEN u.uq THEN ($14::int4[])[u.o + 1 : u.o + u.n] END,
+     CASE WHEN u.uq THEN ($15::int4[])[u.o + 1 : u.o + u.n] END,
+     u.hv, u.dm, u.es, u.eo, u.ek, u.eg, u.eh
+   FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
+     $12::text[], $16::int[], $17::int[], $18::bool[], $25::bool[], $19::bigint[], $20::text[], $21::text[],
+     $22::text[], $23::text[], $24::text[])
+     AS u(s, e, tx, h, ch, bt, ht, tc, tm, o, n, uq, hv, dm, es, eo, ek, eg, eh)
+   RETURNING id, start_line, end_line, content_hash`
 
 const termOfKey = (key: string): string => key.slice(key.indexOf(':') + 1)
 
@@ -89,11 +96,9 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
    * holds any more. Returns the states of the terms that have an impact list or are frequent
    * enough for one.
    */
-  async function countTerms(c: Client, indexId: number, terms: WriteTerms): Promise<TermState[]> {
-    const slots = terms.terms
-      .map((_, s) => s)
-      .sort((a, b) => ((terms.terms[a] as string) < (terms.terms[b] as string) ? -1 : 1))
-    if (slots.length === 0) return []
+  async function countTerms(c: Client, indexId: number, tally: Tally): Promise<TermState[]> {
+    const { terms, deltas } = tally.deltas.byTerm()
+    if (terms.length === 0) return []
     const { rows: states } = await c.query<TermState>(
       `WITH counted AS (
          INSERT INTO ${t.terms} AS t (index_id, term, df)
@@ -101,14 +106,9 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
          ON CONFLICT (index_id, term) DO UPDATE SET df = t.df + excluded.df
          RETURNING t.term, t.df, t.floor, t.listed, t.reference)
        SELECT * FROM counted WHERE floor IS NOT NULL OR df >= $4`,
-      [
-        indexId,
-        textArray(slots.map((s) => terms.terms[s] as string)),
-        intArray(slots.map((s) => terms.deltas[s] as number)),
-        lists.minDocFreq,
-      ],
+      [indexId, textArray(terms), intArray(deltas), lists.minDocFreq],
     )
-    const dropped = slots.filter((s) => (terms.deltas[s] as number) < 0).map((s) => terms.terms[s] as string)
+    const dropped = terms.filter((_, i) => (deltas[i] as number) < 0)
     if (dropped.length > 0) {
       await c.query(`DELETE FROM ${t.terms} WHERE index_id = $1 AND term = ANY($2::text[]) AND df <= 0`, [
         indexId,
@@ -120,7 +120,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
 
   /** Writes a tally into the index's term and corpus counts. */
   async function settle(c: Client, indexId: number, tally: Tally): Promise<void> {
-    await lists.update(c, indexId, await countTerms(c, indexId, tally.terms), tally.terms, tally.written)
+    await lists.update(c, indexId, await countTerms(c, indexId, tally), tally.terms, tally.written)
     if (tally.rows === 0 && tally.tokens === 0) return
     await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows + $2, token_sum = token_sum + $3 WHERE id = $1`, [
       indexId,
@@ -136,70 +136,40 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
     await lists.remove(c, ids)
     await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [intArray(ids)])
     for (const s of stored) {
-      tally.terms.remove(s.terms.map(termOfKey))
+      tally.deltas.removed(s.terms.map(termOfKey))
       tally.rows--
       tally.tokens -= s.token_count
     }
   }
 
-  /** Inserts chunks (and the vectors they carry, when the index stores `dims`-sized ones). */
+  /**
+   * Inserts `added`, the chunks of `file` that need rows (and the vectors they carry, when the
+   * index stores `dims`-sized ones), from the file's encoding: as it is when every chunk needs
+   * a row, else encoded again for those that do.
+   */
   async function insertChunks(
     c: Client,
     indexId: number,
-    file: FileRecord,
-    chunks: readonly ChunkInput[],
+    file: FileRows,
+    added: readonly ChunkInput[],
     dims: number | null,
     tally: Tally,
+    encoded: StagedFile,
   ): Promise<void> {
-    if (chunks.length === 0) return
-    const counted = chunks.map((chunk) => {
+    if (added.length === 0) return
+    const all = added.length === file.chunks.length
+    const rowOf = all ? null : new Map(file.chunks.map((x, i) => [x, encoded.rows[i] as ChunkTerms]))
+    const counted = rowOf ? added.map((x) => rowOf.get(x) as ChunkTerms) : encoded.rows
+    const columns = rowOf ? chunkColumns(added, counted, tally.terms) : encoded.columns
+    for (let i = 0; i < added.length; i++) {
+      tally.deltas.inserted(counted[i] as ChunkTerms)
       tally.rows++
-      tally.tokens += chunk.tokenCount
-      return tally.terms.insert(chunk.bodyTerms, chunk.headingTerms)
-    })
-    const cols = termColumns(indexId, tally.terms, counted)
+      tally.tokens += (added[i] as ChunkInput).tokenCount
+    }
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
     const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
-      `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
-         body_terms, heading_terms, token_count, terms, counts, hashes, checks, has_vector, dated_ms,
-         entry_status, entry_observed, entry_key, entry_origin, entry_hash)
-       SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc, string_to_array(u.tm, ' '),
-         ($13::int4[])[2 * u.o + 1 : 2 * (u.o + u.n)],
-         CASE WHEN u.uq THEN ($14::int4[])[u.o + 1 : u.o + u.n] END,
-         CASE WHEN u.uq THEN ($15::int4[])[u.o + 1 : u.o + u.n] END,
-         u.hv, u.dm, u.es, u.eo, u.ek, u.eg, u.eh
-       FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
-         $12::text[], $16::int[], $17::int[], $18::bool[], $19::bool[], $20::bigint[], $21::text[], $22::text[],
-         $23::text[], $24::text[], $25::text[])
-         AS u(s, e, tx, h, ch, bt, ht, tc, tm, o, n, uq, hv, dm, es, eo, ek, eg, eh)
-       RETURNING id, start_line, end_line, content_hash`,
-      [
-        indexId,
-        file.path,
-        file.source,
-        intArray(chunks.map((x) => x.startLine)),
-        intArray(chunks.map((x) => x.endLine)),
-        textArray(chunks.map((x) => x.text)),
-        textArray(chunks.map((x) => x.headings)),
-        textArray(chunks.map((x) => x.contentHash)),
-        textArray(chunks.map((x) => x.bodyTerms)),
-        textArray(chunks.map((x) => x.headingTerms)),
-        intArray(chunks.map((x) => x.tokenCount)),
-        textArray(cols.keys),
-        intArray(cols.counts),
-        intArray(cols.hashes),
-        intArray(cols.checks),
-        intArray(cols.offsets),
-        intArray(cols.sizes),
-        boolArray(cols.unique),
-        boolArray(chunks.map(withVector)),
-        intArray(chunks.map((x) => x.datedMs)),
-        textArray(chunks.map((x) => x.entry?.status ?? null)),
-        textArray(chunks.map((x) => x.entry?.observed ?? null)),
-        textArray(chunks.map((x) => x.entry?.key ?? null)),
-        textArray(chunks.map((x) => x.entry?.origin ?? null)),
-        textArray(chunks.map((x) => x.entryHash ?? null)),
-      ],
+      insertSql(t),
+      [indexId, file.record.path, file.record.source, ...columns, boolArray(added.map(withVector)), `${indexId}:`],
     )
     // Returned ids are tied to chunks by lines and content hash, not by start line: the pieces
     // of a long line share it (a duplicate chunk_id failed the whole write). Rows equal in all
@@ -212,21 +182,21 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
       else ids.set(key, [r.id])
     }
     const idOf = new Map(
-      chunks.map((x) => [x, ids.get(`${x.startLine}:${x.endLine}:${x.contentHash}`)?.pop() as number]),
+      added.map((x) => [x, ids.get(`${x.startLine}:${x.endLine}:${x.contentHash}`)?.pop() as number]),
     )
-    chunks.forEach((x, i) => {
+    added.forEach((x, i) => {
       tally.written.push({ id: idOf.get(x) as number, terms: counted[i] as ChunkTerms, tokens: x.tokenCount })
     })
     if (dims === null) return
-    const vectors = chunks.filter((x) => withVector(x) && !isZeroVector(x.vector as Float32Array))
+    const vectors = added.filter((x) => withVector(x) && !isZeroVector(x.vector as Float32Array))
     if (vectors.length > 0) {
       await c.query(
         `INSERT INTO ${t.vectors(dims)} (chunk_id, index_id, path, source, embedding)
          SELECT u.id, $1, $2, $3, u.v::vector FROM unnest($4::bigint[], $5::text[]) AS u(id, v)`,
         [
           indexId,
-          file.path,
-          file.source,
+          file.record.path,
+          file.record.source,
           vectors.map((x) => idOf.get(x)),
           vectors.map((x) => vectorLiteral(x.vector as Float32Array)),
         ],
@@ -268,15 +238,30 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
       )
     ).rows
 
+  const staged = new WeakMap<FileChanges, Staged>()
+
+  /**
+   * The rows of `changes` encoded, kept for apply: no index's id or rows are needed, so a sync
+   * pass encodes its next batch while the database writes the last one (SpaceWriter.stage),
+   * and every index the batch goes to takes the same encoding.
+   */
+  function stage(changes: FileChanges): Staged {
+    const done = staged.get(changes) ?? encode(changes)
+    staged.set(changes, done)
+    return done
+  }
+
   /**
    * Writes `changes` into the index `indexId`; `dims`: the size of the vectors it stores, if
    * any. The term and corpus counts are settled once for all the files; returns the chunk
    * rows inserted.
    */
   async function apply(c: Client, indexId: number, changes: FileChanges, dims: number | null): Promise<number> {
-    const tally: Tally = { terms: createWriteTerms(), rows: 0, tokens: 0, written: [] }
+    const { terms, files } = stage(changes)
+    const tally: Tally = { terms, deltas: createTermDeltas(terms), rows: 0, tokens: 0, written: [] }
     let inserted = 0
-    for (const { record, chunks } of changes.replace ?? []) {
+    for (const file of changes.replace ?? []) {
+      const { record, chunks } = file
       if ((await newestRead(c, indexId, record.path)) > record.readSeq) continue
       const { added, removed } = diffChunks(
         await storedChunks(c, indexId, record.path),
@@ -293,7 +278,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
         chunks,
       )
       await removeChunks(c, removed, tally)
-      await insertChunks(c, indexId, record, added, dims, tally)
+      await insertChunks(c, indexId, file, added, dims, tally, files.get(file) as StagedFile)
       inserted += added.length
       await upsertFile(c, indexId, record)
     }
@@ -319,5 +304,5 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
     return inserted
   }
 
-  return { apply }
+  return { stage, apply }
 }

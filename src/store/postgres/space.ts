@@ -192,6 +192,9 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
       pendingVectorCount: () => guard.retrying(() => reads.pendingVectorCount(scope)),
       batchChunks: PG_BATCH_CHUNKS,
       overlapsWrites: true,
+      stage: (changes) => {
+        writes.stage(changes)
+      },
     }
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { columnCounts } from '../../text/term-count.js'
 import { termCheck, termHash } from './term-hash.js'
-import { createWriteTerms, type ChunkTerms } from './write-terms.js'
+import { createTermDeltas, createWriteTerms, type ChunkTerms } from './write-terms.js'
 
 /** A chunk's terms back as [term, body, heading], in row order. */
 const rows = (w: ReturnType<typeof createWriteTerms>, c: ChunkTerms) =>
@@ -25,31 +25,32 @@ describe('createWriteTerms', () => {
     ['joined identifiers', 'api-key api key user@host.io user host io', 'api-key'],
   ])('%s: the counts of columnCounts, in signed termHash order', (_name, body, heading) => {
     const w = createWriteTerms()
-    expect(rows(w, w.insert(body, heading))).toEqual(expected(body, heading))
+    expect(rows(w, w.count(body, heading))).toEqual(expected(body, heading))
   })
 
   it('hashes each distinct term once, as termHash and termCheck do', () => {
     const w = createWriteTerms()
-    w.insert('one two three two', 'four')
-    w.insert('three five', 'one')
+    w.count('one two three two', 'four')
+    w.count('three five', 'one')
     expect([...w.terms]).toEqual(['one', 'two', 'three', 'four', 'five'])
     expect([...w.hashes]).toEqual(w.terms.map(termHash))
     expect([...w.checks]).toEqual(w.terms.map(termCheck))
   })
 
-  it('counts chunks holding a term, not its occurrences, and counts deletions out', () => {
+  it('counts chunks holding a term, not its occurrences, and counts deletions out, in term order', () => {
     const w = createWriteTerms()
-    w.insert('a a a b', 'c')
-    w.insert('a', 'a')
-    w.remove(['b', 'd'])
-    const delta = (term: string) => w.deltas[w.slotOf(term)]
-    expect([delta('a'), delta('b'), delta('c'), delta('d')]).toEqual([2, 0, 1, -1])
+    const d = createTermDeltas(w)
+    d.inserted(w.count('a a a b', 'c'))
+    w.count('e', '') // counted, never inserted: not touched
+    d.inserted(w.count('a', 'a'))
+    d.removed(['b', 'd'])
+    expect(d.byTerm()).toEqual({ terms: ['a', 'b', 'c', 'd'], deltas: [2, 0, 1, -1] })
   })
 
   it('tells a row with two terms of one hash apart, and still counts both', () => {
     expect(termHash('costarring')).toBe(termHash('liquid'))
     const w = createWriteTerms()
-    const both = w.insert('costarring liquid liquid', '')
+    const both = w.count('costarring liquid liquid', '')
     expect(both.unique).toBe(false)
     expect(new Map(rows(w, both).map(([t, b]) => [t, b]))).toEqual(
       new Map([
@@ -57,13 +58,13 @@ describe('createWriteTerms', () => {
         ['liquid', 2],
       ]),
     )
-    expect(w.insert('liquid other', '').unique).toBe(true)
+    expect(w.count('liquid other', '').unique).toBe(true)
     expect(w.slotOf('liquid')).not.toBe(w.slotOf('costarring'))
   })
 
   it('orders rows the same past the slots that sort packed with their hash', () => {
     const body = Array.from({ length: 40 }, (_, i) => `t${i}`).join(' ')
     const w = createWriteTerms(8)
-    expect(rows(w, w.insert(body, 't3 t39'))).toEqual(expected(body, 't3 t39'))
+    expect(rows(w, w.count(body, 't3 t39'))).toEqual(expected(body, 't3 t39'))
   })
 })

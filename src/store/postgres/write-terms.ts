@@ -1,7 +1,7 @@
 /**
- * The terms of one write's chunks (pure). Each distinct term of the write gets a slot and is
- * hashed once (term-hash.ts); each chunk's counts are kept by slot, in the order its row
- * stores its terms in (index-writes.ts: by termHash, so a search finds a term by binary
+ * The terms of one batch's chunks (pure). Each distinct term gets a slot and is hashed once
+ * (term-hash.ts); each chunk's counts are kept by slot, in the order its row stores its
+ * terms in (index-writes.ts: by termHash, so a search finds a term by binary
  * search). A chunk's term strings are read in one pass over their characters, hashing each
  * term as it goes (termHash is that same FNV-1a), so a term already seen makes no string:
  * splitting them into a map per chunk, and hashing every term of every chunk, were about a
@@ -54,8 +54,6 @@ export function createWriteTerms(packedSlots = PACKED_SLOTS) {
   /** termHash (FNV-1a, signed) and termCheck of each slot's term. */
   const hashes: number[] = []
   const checks: number[] = []
-  /** How many more (or fewer) chunks hold each slot's term after this write. */
-  const deltas: number[] = []
   /** The first slot of each hash, and the next slot of the same hash (-1: none). */
   const firstOf = new Map<number, number>()
   const nextOf: number[] = []
@@ -69,7 +67,6 @@ export function createWriteTerms(packedSlots = PACKED_SLOTS) {
     terms.push(term)
     hashes.push(hash)
     checks.push(termCheck(term))
-    deltas.push(0)
     nextOf.push(firstOf.get(hash) ?? -1)
     firstOf.set(hash, slot)
     if (2 * slot >= counts.length) counts = doubled(counts)
@@ -113,10 +110,9 @@ export function createWriteTerms(packedSlots = PACKED_SLOTS) {
     terms: terms as readonly string[],
     hashes: hashes as readonly number[],
     checks: checks as readonly number[],
-    deltas: deltas as readonly number[],
     slotOf,
-    /** Counts a chunk inserted by the write (its body's and headings' term strings): each of its terms is in one more chunk. */
-    insert(bodyTerms: string, headingTerms: string): ChunkTerms {
+    /** A chunk's terms and their counts, from its body's and its headings' term strings. */
+    count(bodyTerms: string, headingTerms: string): ChunkTerms {
       countIn(bodyTerms, 0)
       countIn(headingTerms, 1)
       const slots = rowOrder(found, hashes, terms.length <= packedSlots ? packedSlots : 0)
@@ -128,20 +124,42 @@ export function createWriteTerms(packedSlots = PACKED_SLOTS) {
         row.heading[i] = counts[2 * s + 1] as number
         counts[2 * s] = 0
         counts[2 * s + 1] = 0
-        deltas[s] = (deltas[s] as number) + 1
         if (i > 0 && hashes[s] === hashes[slots[i - 1] as number]) unique = false
       }
       found.length = 0
       return { slots, ...row, unique }
     },
-    /** Counts a chunk deleted by the write (its distinct terms): each is in one fewer chunk. */
-    remove(chunkTerms: Iterable<string>): void {
-      for (const term of chunkTerms) {
-        const s = slotOf(term)
-        deltas[s] = (deltas[s] as number) - 1
-      }
-    },
   }
 }
 
 export type WriteTerms = ReturnType<typeof createWriteTerms>
+
+/** How many more (or fewer) chunks hold each term after one write, by slot of `terms`. */
+export function createTermDeltas(terms: WriteTerms) {
+  const deltas: number[] = []
+  /** Slots in the order first touched. */
+  const touched: number[] = []
+  const add = (slot: number, by: number) => {
+    if (deltas[slot] === undefined) {
+      touched.push(slot)
+      deltas[slot] = 0
+    }
+    deltas[slot] += by
+  }
+  return {
+    /** A chunk inserted: each of its terms is in one more chunk. */
+    inserted(row: ChunkTerms): void {
+      for (const slot of row.slots) add(slot, 1)
+    },
+    /** A chunk deleted (its distinct terms): each is in one fewer chunk. */
+    removed(chunkTerms: Iterable<string>): void {
+      for (const term of chunkTerms) add(terms.slotOf(term), -1)
+    },
+    /** The terms touched, in term order (so concurrent writes lock them in one order), with their changes. */
+    byTerm(): { terms: string[]; deltas: number[] } {
+      const slots = [...touched].sort((a, b) => ((terms.terms[a] as string) < (terms.terms[b] as string) ? -1 : 1))
+      return { terms: slots.map((s) => terms.terms[s] as string), deltas: slots.map((s) => deltas[s] as number) }
+    },
+  }
+}
+export type TermDeltas = ReturnType<typeof createTermDeltas>
