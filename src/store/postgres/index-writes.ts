@@ -11,10 +11,9 @@ import { diffChunks } from '../chunk-diff.js'
 import type { FileChanges, FileRows } from '../port.js'
 import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
-import type { ChunkTerms } from './write-terms.js'
 import { boolArray, intArray, textArray } from './array-literal.js'
-import { createTermDeltas, createWriteTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
 import { chunkColumns } from './chunk-columns.js'
+import { createTermDeltas, createWriteTerms, type ChunkTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
 
 type StoredChunk = {
@@ -91,7 +90,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
   }
 
   /**
-   * Adds each term's change in document frequency (`terms.deltas`: every term the write
+   * Adds each term's change in document frequency (`tally.deltas`: every term the write
    * touched, in term order so concurrent writes lock them in one order); drops terms no chunk
    * holds any more. Returns the states of the terms that have an impact list or are frequent
    * enough for one.

@@ -1,12 +1,13 @@
 /**
  * The terms of one batch's chunks (pure). Each distinct term gets a slot and is hashed once
- * (term-hash.ts); each chunk's counts are kept by slot, in the order its row stores its
- * terms in (index-writes.ts: by termHash, so a search finds a term by binary
- * search). A chunk's term strings are read in one pass over their characters, hashing each
- * term as it goes (termHash is that same FNV-1a), so a term already seen makes no string:
- * splitting them into a map per chunk, and hashing every term of every chunk, were about a
- * third of a cold index's CPU time in this process (BENCHMARKS.md).
+ * (term-hash.ts); each chunk's counts are kept by slot, in the order its row stores its terms
+ * in (by termHash, so a search finds a term by binary search). A chunk's term strings are
+ * read in one pass over their characters, each term hashed as it goes (forEachHashedTerm:
+ * termHash is that same FNV-1a), so a term already seen makes no string. Splitting them into
+ * a map per chunk, and hashing every term of every chunk, were about a third of a cold
+ * index's CPU time in this process (BENCHMARKS.md).
  */
+import { forEachHashedTerm } from '../../text/term-count.js'
 import { termCheck, termHash } from './term-hash.js'
 
 /** A chunk's distinct terms as slots of its write, in its row's order, with their counts. */
@@ -18,9 +19,6 @@ export type ChunkTerms = {
   unique: boolean
 }
 
-const FNV_OFFSET = 0x811c9dc5
-const FNV_PRIME = 0x01000193
-const SPACE = 32
 /** Up to this many slots, a slot sorts with its hash as one exact float64 (2^32 × 2^21 = 2^53). */
 const PACKED_SLOTS = 2 ** 21
 
@@ -84,22 +82,11 @@ export function createWriteTerms(packedSlots = PACKED_SLOTS) {
 
   /** Counts the terms of one term string into the body's (0) or the headings' (1) counts. */
   function countIn(text: string, column: 0 | 1): void {
-    let start = 0
-    let hash = FNV_OFFSET
-    for (let i = 0; i <= text.length; i++) {
-      const code = i < text.length ? text.charCodeAt(i) : SPACE
-      if (code !== SPACE) {
-        hash = Math.imul(hash ^ code, FNV_PRIME)
-        continue
-      }
-      if (i > start) {
-        const s = slotIn(text, start, i, hash | 0)
-        if (counts[2 * s] === 0 && counts[2 * s + 1] === 0) found.push(s)
-        counts[2 * s + column] = (counts[2 * s + column] as number) + 1
-      }
-      start = i + 1
-      hash = FNV_OFFSET
-    }
+    forEachHashedTerm(text, (start, end, hash) => {
+      const s = slotIn(text, start, end, hash | 0)
+      if (counts[2 * s] === 0 && counts[2 * s + 1] === 0) found.push(s)
+      counts[2 * s + column] = (counts[2 * s + column] as number) + 1
+    })
   }
 
   /** The slot of `term`, added if new. */
