@@ -17,7 +17,10 @@ import { median } from './stats.js'
 export type KeywordBenchOptions = {
   tmp: string
   engine: BenchEngine
+  /** Passes of each search measurement, on the last index. */
   runs: number
+  /** Cold indexes (the last is searched): fewer than `runs` where one takes tens of minutes. */
+  indexRuns: number
   durationSec: number
   files: number
   notesPerFile: number
@@ -34,7 +37,7 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
   const index = { wallMs: [] as number[], serverMs: [] as number[], chunks: 0, listsMs: 0 }
   let afterIndex: AfterIndex | null = null
   let dataDir = ''
-  for (let run = 0; run < opts.runs; run++) {
+  for (let run = 0; run < opts.indexRuns; run++) {
     dataDir = path.join(opts.tmp, `data-${run}`)
     const server = await startServer({ MNEMO_WORKSPACE: workspace, ...opts.engine.env(dataDir) })
     const client = createClient(server.baseUrl)
@@ -44,17 +47,17 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
     index.serverMs.push(status.lastSync.durationMs)
     index.chunks = status.chunks
     const indexedAt = Date.now()
-    if (run === opts.runs - 1) afterIndex = await probeAfterIndex(client)
+    if (run === opts.indexRuns - 1) afterIndex = await probeAfterIndex(client)
     if (opts.engine.name === 'sqlite') {
       await waitForImpactLists(dataDir, status.chunks)
       index.listsMs = Date.now() - indexedAt
     }
     client.close()
     await server.stop()
-    if (run < opts.runs - 1) await opts.engine.drop(dataDir)
+    if (run < opts.indexRuns - 1) await opts.engine.drop(dataDir)
   }
 
-  if (!afterIndex) throw new Error('no cold index ran (--runs 0)')
+  if (!afterIndex) throw new Error('no cold index ran (--runs or --index-runs 0)')
 
   const server = await startServer({ MNEMO_WORKSPACE: workspace, ...opts.engine.env(dataDir) })
   const client = createClient(server.baseUrl)
