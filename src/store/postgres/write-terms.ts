@@ -10,7 +10,7 @@
 import { forEachHashedTerm } from '../../text/term-count.js'
 import { termCheck, termHash } from './term-hash.js'
 
-/** A chunk's distinct terms as slots of its write, in its row's order, with their counts. */
+/** A chunk's distinct terms as slots of its batch's WriteTerms, in its row's order, with their counts. */
 export type ChunkTerms = {
   slots: Int32Array
   body: Int32Array
