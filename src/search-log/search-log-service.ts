@@ -7,7 +7,7 @@
  * agent and user; any other request id is 404 SEARCH_NOT_FOUND, whether it exists or not.
  */
 import { appError } from '../shared/errors.js'
-import type { SearchLogQuery, SearchLogRecord } from '../store/port.js'
+import type { SearchLogQuery, SearchLogRecord } from '../store/search-log-port.js'
 import type { SearchRecorder } from './search-recorder.js'
 
 /** The caller as the routes know it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../shared/logger.js'
-import type { SearchLog, SearchLogEntry } from '../store/port.js'
+import type { SearchLog, SearchLogEntry } from '../store/search-log-port.js'
 import { createSearchRecorder } from './search-recorder.js'
 
 const silent = createLogger({ level: 'silent' })

@@ -7,7 +7,7 @@
  * count per agent (prune, at start and every PRUNE_MS).
  */
 import type { Logger } from '../shared/logger.js'
-import type { SearchLog, SearchLogEntry, SearchLogQuery, SearchLogRecord } from '../store/port.js'
+import type { SearchLog, SearchLogEntry, SearchLogQuery, SearchLogRecord } from '../store/search-log-port.js'
 
 /** How long an entry waits for its batch, in ms. */
 const FLUSH_MS = 500

@@ -1,5 +1,8 @@
 /** Small async helpers: keeping the event loop responsive during long synchronous work. */
 
+/** A value, or a promise of it: what a port answers at once (SQLite) or later (PostgreSQL). */
+export type MaybePromise<T> = T | Promise<T>
+
 /** Resolves on the next turn of the event loop, after pending I/O callbacks. */
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))

@@ -5,11 +5,11 @@
  * callers always await. Ranking (BM25 scores, merge, rerank) is not here: engines return
  * candidates and the statistics search/ needs to score them.
  */
+import type { MaybePromise } from '../shared/async.js'
 import type { Logger } from '../shared/logger.js'
 import type { IndexReader, OffThread, ReaderOps } from './index-reader.js'
+import type { SearchLog } from './search-log-port.js'
 import type { ChunkFilters, ChunkHead, ChunkInput, FileRecord, PendingChunk, Source } from '../domain/chunks.js'
-
-export type MaybePromise<T> = T | Promise<T>
 
 /**
  * Where vectors live: sqlite-vec's vec0 tables, float32 blobs searched by an exact scan
@@ -299,59 +299,6 @@ export interface SpaceStore extends SpaceWriter, SpaceReads {
 }
 
 export type EngineHealth = { ok: boolean; error?: string }
-
-/** One search as the search log keeps it (SPEC §12). */
-export type SearchLogEntry = {
-  requestId: string
-  atMs: number
-  agent: string
-  /** The user the search acted for; null: none. */
-  user: string | null
-  query: string
-  mode: string
-  /** Results returned. */
-  results: number
-  /** The best result's score, or the best one minScore cut; null when nothing matched. */
-  bestScore: number | null
-  /** Nothing returned although chunks matched: all below minScore. */
-  abstained: boolean
-  latencyMs: number
-  /** The stages that fell back (vector, rerank, expand). */
-  degraded: string[]
-}
-
-/** A logged search with what an agent said of its results (POST /feedback), if anything. */
-export type SearchLogRecord = SearchLogEntry & {
-  feedback: { useful: boolean; note: string | null; atMs: number } | null
-}
-
-/** Which logged searches: `user` null is those made for no user, absent any user. */
-export type SearchLogQuery = {
-  agent?: string
-  user?: string | null
-  sinceMs?: number
-  noResults?: boolean
-  limit: number
-}
-
-/** The search log, shared by every replica of the engine (bounded by prune()). */
-export interface SearchLog {
-  append(entries: readonly SearchLogEntry[]): MaybePromise<void>
-  /** Newest first. */
-  list(q: SearchLogQuery): MaybePromise<SearchLogRecord[]>
-  /** Records feedback on the searches of a request made by that agent and user; false: none. */
-  feedback(f: {
-    requestId: string
-    agent: string
-    user: string | null
-    useful: boolean
-    note: string | null
-    atMs: number
-  }): MaybePromise<boolean>
-  /** Deletes searches older than `beforeMs`, and each agent's beyond its newest `maxPerAgent`; answers how many. */
-  prune(opts: { beforeMs: number; maxPerAgent: number }): MaybePromise<number>
-  close(): MaybePromise<void>
-}
 
 /** Where indexes live: SQLite files in MNEMO_DATA_DIR, or one PostgreSQL database. */
 export interface StorageEngine<S extends SpaceStore = SpaceStore> {

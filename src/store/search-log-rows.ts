@@ -3,7 +3,7 @@
  * store/sqlite/search-log.ts, PostgreSQL's store/postgres/search-log.ts): reading one, and
  * the WHERE clause of a query.
  */
-import type { SearchLogEntry, SearchLogQuery, SearchLogRecord } from './port.js'
+import type { SearchLogEntry, SearchLogQuery, SearchLogRecord } from './search-log-port.js'
 
 export type SearchRow = {
   request_id: string

@@ -5,7 +5,7 @@
  * helped; a log whose writes fail never fails a search; MNEMO_SEARCH_LOG=off keeps none.
  */
 import { describe, expect, it } from 'vitest'
-import type { SearchLog } from '../../src/store/port.js'
+import type { SearchLog } from '../../src/store/search-log-port.js'
 import { useAgentsApp, type AgentsApp } from '../helpers/agents-app.js'
 import type { LoggedSearch } from '../helpers/api-types.js'
 

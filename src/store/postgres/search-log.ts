@@ -2,7 +2,7 @@
  * The search log (store/port.ts SearchLog) as one table of the schema, shared by every
  * replica: a search answered by any of them is listed by all.
  */
-import type { SearchLog } from '../port.js'
+import type { SearchLog } from '../search-log-port.js'
 import { INSERT_COLUMN_TYPES, INSERT_COLUMNS, insertValues, recordOf, whereOf } from '../search-log-rows.js'
 import type { Pool, Tables } from './database.js'
 

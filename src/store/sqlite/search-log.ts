@@ -2,7 +2,7 @@
  * The search log (store/port.ts SearchLog) in its own SQLite file next to the indexes, so
  * it outlives index rebuilds and swaps, and no index's writer waits for it.
  */
-import type { SearchLog, SearchLogEntry } from '../port.js'
+import type { SearchLog, SearchLogEntry } from '../search-log-port.js'
 import { INSERT_COLUMNS, insertValues, recordOf, whereOf, type SearchRow } from '../search-log-rows.js'
 import { openDatabase, type Db } from './database.js'
 import { yieldToEventLoop } from '../../shared/async.js'
