@@ -44,8 +44,11 @@ const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
 const SPACE = 32
 
-/** FNV-1a over the UTF-16 code units of `term`, as 32 bits: what createTermCounter finds terms by. */
-function fnv1a(term: string): number {
+/**
+ * FNV-1a over the UTF-16 code units of `term`, as unsigned 32 bits: what createTermCounter
+ * finds terms by, and PostgreSQL's rows order their terms by (store/postgres/term-hash.ts).
+ */
+export function fnv1a(term: string): number {
   let hash = FNV_OFFSET
   for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), FNV_PRIME)
   return hash >>> 0

@@ -11,14 +11,10 @@
  * scores each candidate again from its stored terms. Comparing the text key instead cost about
  * 10 % of a three-term candidate statement (walking the row's text array to the slot).
  */
-export function termHash(term: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < term.length; i++) {
-    h ^= term.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return h | 0
-}
+import { fnv1a } from '../../text/term-count.js'
+
+/** text/term-count.ts's FNV-1a, signed: the same hash write-terms.ts computes in its one-pass scan. */
+export const termHash = (term: string): number => fnv1a(term) | 0
 
 export function termCheck(term: string): number {
   let h = 0x9747b28c
