@@ -33,7 +33,7 @@ export type ChunkInput = {
   headings: string
   /** SHA-256 of the text the chunk is embedded from (the embedding cache key). */
   contentHash: string
-  /** Analysed terms of the chunk text, space-separated (text/analyzer.ts). */
+  /** Analysed terms of the chunk text, space-separated, a newline between lines (text/line-terms.ts). */
   bodyTerms: string
   /** Analysed terms of the enclosing headings and the file path. */
   headingTerms: string

@@ -4,6 +4,7 @@
  * headings and the file path, so `2026-02-16` or a section title finds the chunk).
  */
 import { indexTokens } from '../text/analyzer.js'
+import { lineTermString } from '../text/line-terms.js'
 import { createLru } from '../shared/lru.js'
 import { countLines } from '../text/lines.js'
 import type { ChunkInput, FileRecord, Source } from '../domain/chunks.js'
@@ -145,12 +146,12 @@ export async function prepareText(
     let analysed = terms?.get(key)
     if (!analysed) {
       pathTerms ??= indexTokens(pathContext(input.rel))
-      const body = indexTokens(piece.text)
+      const body = lineTermString(piece.text)
       const context = [...indexTokens(piece.headings.join('\n')), ...pathTerms]
       analysed = {
-        bodyTerms: body.join(' '),
+        bodyTerms: body.terms,
         headingTerms: context.join(' '),
-        tokenCount: body.length + context.length,
+        tokenCount: body.count + context.length,
       }
       terms?.set(key, analysed)
     }

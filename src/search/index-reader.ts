@@ -15,7 +15,9 @@ export function createReaderOps(store: SpaceReads): ReaderOps {
     async keyword(req: KeywordRequest) {
       const n = req.texts ?? 0
       // An engine that read texts with the candidates (PostgreSQL) leaves none to read here.
-      const hits = await keyword.search(req.terms, req.limit, req.filters, req.names, n > 0)
+      const found = await keyword.search(req.terms, req.limit, req.filters, req.names, n > 0)
+      // Body terms go with texts only: past the n-th, a hit without its text is sent without them.
+      const hits = found.map((h, i) => (i < n || h.text !== undefined ? h : { ...h, bodyTerms: undefined }))
       const missing = hits.slice(0, n).filter((h) => h.text === undefined)
       if (missing.length === 0) return hits
       const texts = await store.chunkTexts(missing.map((h) => h.id))

@@ -43,12 +43,16 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   // Plans before the statistics are read where reading them is a round trip of its own.
   const memo = store.candidatesWithStats ? createDocFreqMemo() : null
 
-  /** Scores each candidate on every query term, from the terms stored with it. */
+  /**
+   * Scores each candidate on every query term, from the terms stored with it; `withTerms`:
+   * hits keep their body terms (KeywordHit.bodyTerms).
+   */
   function score(
     rows: KeywordCandidate[],
     corpus: KeywordStats,
     terms: readonly string[],
     names: readonly boolean[],
+    withTerms: boolean,
   ): KeywordHit[] {
     const stats = termStats(terms, corpus)
     const corpusRows = corpus.rows
@@ -59,7 +63,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
         const freq = countTerm(row.bodyTerms, term) + headingWeight * countTerm(row.headingTerms, term)
         return termMatch(freq, row.tokenCount)
       })
-      return withoutTerms(row, textScoreOf(matchShare(idfs, tfs)))
+      return toHit(row, textScoreOf(matchShare(idfs, tfs)), withTerms)
     })
   }
 
@@ -72,7 +76,8 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   /**
    * The best `limit` chunks for the analysed query terms, best first. FTS5 picks the
    * candidates (BM25 over the selective terms); every candidate is then scored on all terms.
-   * `texts`: hits keep the raw texts the engine read with the candidates (KeywordQuery.texts).
+   * `texts`: hits keep the raw texts the engine read with the candidates (KeywordQuery.texts)
+   * and their body terms.
    */
   async function search(
     terms: readonly string[],
@@ -94,7 +99,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
       case 'noise': {
         // No term tells chunks apart: the newest matches, ranked by their scores.
         const rows = await store.newestMatches({ ...query.base, terms: plan.noise.map((n) => n.term) })
-        return best(score(rows, corpus, terms, names), limit)
+        return best(score(rows, corpus, terms, names, texts), limit)
       }
       case 'ranked':
         return ranked(query, plan, await store.candidates(rankedQuery(query, plan, corpus)), corpus)
@@ -135,7 +140,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
       const more = await store.newestMatches({ ...query.base, terms: common })
       rows.push(...more.filter((r) => !seen.has(r.id)))
     }
-    return best(score(rows, corpus, query.terms, query.names), limit)
+    return best(score(rows, corpus, query.terms, query.names, query.base.texts === true), limit)
   }
 
   return { search }
@@ -160,7 +165,7 @@ function best(hits: KeywordHit[], limit: number): KeywordHit[] {
   return hits.sort((a, b) => b.textScore - a.textScore || a.id - b.id).slice(0, limit)
 }
 
-function withoutTerms(row: KeywordCandidate, textScore: number): KeywordHit {
+function toHit(row: KeywordCandidate, textScore: number, withTerms: boolean): KeywordHit {
   return {
     id: row.id,
     path: row.path,
@@ -172,6 +177,7 @@ function withoutTerms(row: KeywordCandidate, textScore: number): KeywordHit {
     entry: row.entry,
     textScore,
     ...(row.text !== undefined && { text: row.text }),
+    ...(withTerms && { bodyTerms: row.bodyTerms }),
   }
 }
 

@@ -45,6 +45,9 @@ function toHit(hit: Candidate, snippet: string): SearchHit {
   }
 }
 
+/** Chunk texts by id, and the body terms by line (text/line-terms.ts) of those a search has. */
+export type HitTexts = { texts: ReadonlyMap<number, string>; bodyTerms: ReadonlyMap<number, string> }
+
 /**
  * The results for `top`, in order, until the token budget is spent; snippets show
  * `terms`. A hit whose text is missing (its chunk replaced by a sync between the two reads)
@@ -52,7 +55,7 @@ function toHit(hit: Candidate, snippet: string): SearchHit {
  */
 export async function buildResults(
   top: readonly Candidate[],
-  texts: ReadonlyMap<number, string>,
+  { texts, bodyTerms }: HitTexts,
   terms: readonly string[],
   budgets: ResultBudgets,
   slicer: Pick<ReturnType<typeof createSlicer>, 'maybeYield'>,
@@ -67,7 +70,7 @@ export async function buildResults(
     await slicer.maybeYield()
     let built = ''
     if (snippets.exhausted()) snippets.skip()
-    else built = snippets.fit(buildSnippet(text, terms, budgets.snippetMaxChars))
+    else built = snippets.fit(buildSnippet(text, terms, budgets.snippetMaxChars, bodyTerms.get(hit.id)))
     const snippet = tokens.fit(built, results.length === 0)
     if (snippet === null) break
     results.push(toHit(hit, snippet))

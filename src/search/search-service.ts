@@ -99,13 +99,20 @@ type RankContext = { req: SearchRequest; plan: SearchPlan; report: Report; allTa
 /** Each index's hits of one side, in the order of the plan's targets; null: the side did not run there. */
 type Lists = { keyword: (KeywordHit[] | null)[]; vector: (VectorHit[] | null)[] }
 
-/** The texts keyword hits brought with them (keywordLists), by global id. */
-function textsWithHits(keyword: Lists['keyword']): Map<number, string> {
-  const texts = new Map<number, string>()
+/**
+ * The texts keyword hits brought with them (keywordLists), unless `read` were read for all
+ * of them already (rerank), and the body terms the hits brought, by global id.
+ */
+function textsWithHits(keyword: Lists['keyword'], read: Map<number, string> | null) {
+  const texts = read ?? new Map<number, string>()
+  const bodyTerms = new Map<number, string>()
   keyword.forEach((hits, index) => {
-    for (const hit of hits ?? []) if (hit.text !== undefined) texts.set(globalChunkId(hit.id, index), hit.text)
+    for (const hit of hits ?? []) {
+      if (hit.text !== undefined && !read) texts.set(globalChunkId(hit.id, index), hit.text)
+      if (hit.bodyTerms !== undefined) bodyTerms.set(globalChunkId(hit.id, index), hit.bodyTerms)
+    }
   })
-  return texts
+  return { texts, bodyTerms }
 }
 
 export function createSearchService(deps: SearchServiceDeps) {
@@ -295,7 +302,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     const { found, lists, mode } = await candidateLists(plan, req, report)
     const reranked = await rerank(merge(plan, lists), ctx)
     const ranked = decay(reranked.ranked, req)
-    const texts = reranked.texts ?? textsWithHits(found.keyword)
+    const { texts, bodyTerms } = textsWithHits(found.keyword, reranked.texts)
     const passing = ranked.filter((h) => h.score >= plan.minScore)
     const slicer = createSlicer(SLICE_MS)
     const top = await pick(passing, texts, ctx, slicer)
@@ -305,7 +312,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       snippetMaxChars: settings.snippetMaxChars,
       maxTokens: req.maxTokens,
     }
-    const built = await buildResults(top, texts, terms, budgets, slicer)
+    const built = await buildResults(top, { texts, bodyTerms }, terms, budgets, slicer)
     report.timings.total = elapsed(started)
     return {
       results: built.results,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { queryTerms } from '../text/analyzer.js'
+import { indexTokens, queryTerms } from '../text/analyzer.js'
+import { lineTermString } from '../text/line-terms.js'
 import { buildSnippet } from './snippet.js'
 
 describe('buildSnippet', () => {
@@ -50,5 +51,60 @@ describe('buildSnippet', () => {
   it('falls back to the start when no term is found', () => {
     const text = 'abc\n'.repeat(400)
     expect(buildSnippet(text, ['zzz'], 50).startsWith('abc')).toBe(true)
+  })
+
+  describe('from the body terms by line a search read with the text', () => {
+    const WORDS = ['Redis', 'redis', 'TTL', 'happy', 'happiness', 'Café', 'cafe', 'qwen-max', 'getUserName', 'ｆｕｌｌ']
+    const MORE = ['缓存过期', '模型升级', 'the', 'and', 'filler', 'nothing', 'line', '2026-02-16', 'naïve', '—']
+    /** A deterministic text of `n` lines drawn from both lists (some lines blank, some CRLF). */
+    const textOf = (seed: number, n: number) =>
+      Array.from({ length: n }, (_, i) => {
+        const k = (seed * 31 + i * 17) % 23
+        if (k === 0) return ''
+        const words = Array.from({ length: 3 + (k % 9) }, (_, j) => {
+          const pick = (seed + i * 7 + j * 13) % 29
+          return pick < WORDS.length ? WORDS[pick] : MORE[pick % MORE.length]
+        })
+        return words.join(' ') + (k % 5 === 0 ? '\r' : '')
+      }).join('\n')
+    const QUERIES = [
+      'Redis TTL',
+      'happiness at the cafe',
+      '缓存过期 redis',
+      'qwen max user name',
+      'full naive 2026-02-16',
+    ]
+
+    it('picks the line analysing the text picks, for every text and query', () => {
+      let compared = 0
+      for (let seed = 1; seed <= 60; seed++) {
+        const text = textOf(seed, 4 + (seed % 30))
+        const { terms } = lineTermString(text)
+        for (const q of QUERIES) {
+          for (const max of [80, 200]) {
+            expect(buildSnippet(text, queryTerms(q), max, terms)).toBe(buildSnippet(text, queryTerms(q), max))
+            compared++
+          }
+        }
+      }
+      expect(compared).toBe(600)
+    })
+
+    it('takes the line the body terms name', () => {
+      const lines = ['redis here', 'nothing', 'nothing either', 'no mention']
+      const text = lines.map((l) => l.repeat(8)).join('\n')
+      // Terms that put "redi" on the third line alone: the snippet starts there, not at line 1.
+      const byLine = ['x', 'y', 'redi', 'z'].join('\n')
+      expect(buildSnippet(text, ['redi'], 100, byLine).startsWith('nothing either')).toBe(true)
+      expect(buildSnippet(text, ['redi'], 100).startsWith('redis here')).toBe(true)
+    })
+
+    it('analyses the text when its terms are not by line (a row written before)', () => {
+      const lines = Array.from({ length: 20 }, (_, i) => `filler line number ${i}`)
+      lines[12] = 'the redis cache ttl'
+      const text = lines.join('\n')
+      const spaced = indexTokens(text).join(' ')
+      expect(buildSnippet(text, queryTerms('Redis TTL'), 60, spaced).startsWith('the redis cache ttl')).toBe(true)
+    })
   })
 })

@@ -2,10 +2,13 @@
  * Snippet selection (pure): the chunk text when it fits, otherwise the window of whole
  * lines, at most `maxChars` long, that starts at the line covering the most query terms.
  * Lines are analysed like the index (stemmed, folded), so the analysed query terms find
- * "happy" and "happiness" alike. The snippet is always an exact substring of the chunk,
- * with no added ellipses.
+ * "happy" and "happiness" alike; a chunk's body terms by line, where the search read them,
+ * are those analyses already (text/line-terms.ts), and are looked up instead of analysing
+ * the text again. The snippet is always an exact substring of the chunk, with no added
+ * ellipses.
  */
 import { eachIndexTerm, termRuns } from '../text/analyzer.js'
+import { termsPerLine } from '../text/line-terms.js'
 import { splitLines } from '../text/lines.js'
 
 /**
@@ -35,13 +38,30 @@ function bestLine(lines: readonly string[], terms: ReadonlyMap<string, number>):
   return best
 }
 
-export function buildSnippet(text: string, queryTerms: readonly string[], maxChars: number): string {
+/** The first line holding the most terms, from each line's count of them. */
+function firstMost(coverage: Int32Array): number {
+  let best = 0
+  for (let i = 1; i < coverage.length; i++) if ((coverage[i] as number) > (coverage[best] as number)) best = i
+  return best
+}
+
+/**
+ * `text`'s snippet for the analysed `queryTerms`; `bodyTerms`: the chunk's body terms, which
+ * are used when they are by line for this text (an older row's are not).
+ */
+export function buildSnippet(
+  text: string,
+  queryTerms: readonly string[],
+  maxChars: number,
+  bodyTerms?: string,
+): string {
   if (text.length <= maxChars) return text
   // Each distinct query term numbered (bestLine marks them by number).
   const terms = new Map<string, number>()
   for (const term of queryTerms) if (!terms.has(term)) terms.set(term, terms.size)
   const lines = splitLines(text)
-  const best = bestLine(lines, terms)
+  const coverage = bodyTerms === undefined ? null : termsPerLine(bodyTerms, lines.length, terms.keys())
+  const best = coverage ? firstMost(coverage) : bestLine(lines, terms)
   const first = lines[best] as string
   if (first.length >= maxChars) return windowAroundFirstHit(first, terms, maxChars)
   let lo = best

@@ -31,7 +31,15 @@ export type VectorRequest = {
   shards?: number[] | undefined
 }
 
-export type KeywordHit = ChunkHead & { textScore: number; text?: string | undefined }
+export type KeywordHit = ChunkHead & {
+  textScore: number
+  text?: string | undefined
+  /**
+   * Its body terms by line (text/line-terms.ts), beside its text: the snippet finds the line
+   * to show from them instead of analysing the text again (search/snippet.ts).
+   */
+  bodyTerms?: string | undefined
+}
 export type VectorHit = ChunkHead & { vectorScore: number }
 
 /** The searches of one index, wherever they run. */

@@ -84,7 +84,7 @@ export type KeywordQuery = ChunkFilters & {
 
 /** A keyword candidate: its head and its analysed terms, which search/ scores. */
 export type KeywordCandidate = ChunkHead & {
-  /** The chunk's body terms, space-separated. */
+  /** The chunk's body terms: space-separated, a newline between lines (text/line-terms.ts). */
   bodyTerms: string
   /** The terms of its headings and file path, space-separated. */
   headingTerms: string

@@ -9,6 +9,10 @@ describe('countTerm', () => {
     ['模型 型升 升级 模 型', '型', 1],
     ['', 'a', 0],
     ['abc', 'abc', 1],
+    // A newline ends a line's terms (line-terms.ts) and separates terms as a space does.
+    ['a b\na\n\nc a', 'a', 3],
+    ['qwen_max\nqwen\nmax', 'qwen', 1],
+    ['max\n', 'max', 1],
   ])('counts %j in %j', (terms, term, n) => {
     expect(countTerm(terms, term)).toBe(n)
   })
@@ -63,6 +67,7 @@ describe('a term counter', () => {
     ['terms not in the set', ['walru'], 'walru tusk walrus', 'walru'],
     ['empty strings', ['a'], '', ''],
     ['empty terms between spaces', ['a'], ' a  a ', ''],
+    ['terms by line', ['a', 'b', 'ab'], 'a b\nab\n\nb a\n', 'b'],
     ['Chinese pairs and characters', ['模型', '型', '升级'], '模型 型升 升级 模 型', '模型'],
     ['a term outside the Basic Multilingual Plane', ['𠮷野', '野'], '𠮷野 野 𠮷', '野'],
   ]

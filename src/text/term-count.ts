@@ -1,16 +1,25 @@
 /**
- * Counting a term in a chunk's analysed terms (pure): the space-separated strings the
- * analyzer emits and FTS5 indexes (store/sqlite/schema.ts), which search re-scores
- * candidates from and SQLite's impact lists rank them from.
+ * Counting a term in a chunk's analysed terms (pure): the strings the analyzer emits and
+ * FTS5 indexes (store/sqlite/schema.ts), which search re-scores candidates from and SQLite's
+ * impact lists rank them from. Terms are separated by a space, or by a newline where a line
+ * of the text ends (line-terms.ts); both separate terms alike here and in FTS5.
  */
 
-/** Occurrences of `term` as a whole term in a space-separated term string. */
+const SPACE = 32
+const NEWLINE = 10
+const isSeparator = (code: number): boolean => code === SPACE || code === NEWLINE
+
+/** Occurrences of `term` as a whole term in a term string. */
 export function countTerm(terms: string, term: string): number {
   let count = 0
   let at = terms.indexOf(term)
   while (at >= 0) {
     const end = at + term.length
-    if ((at === 0 || terms.charCodeAt(at - 1) === 32) && (end === terms.length || terms.charCodeAt(end) === 32)) count++
+    if (
+      (at === 0 || isSeparator(terms.charCodeAt(at - 1))) &&
+      (end === terms.length || isSeparator(terms.charCodeAt(end)))
+    )
+      count++
     at = terms.indexOf(term, end)
   }
   return count
@@ -18,7 +27,7 @@ export function countTerm(terms: string, term: string): number {
 
 /**
  * Each term's occurrences in a chunk's body and in its headings and path, as [body, heading],
- * from the two space-separated term strings; `wanted` keeps only the terms it accepts.
+ * from the two term strings; `wanted` keeps only the terms it accepts.
  */
 export function columnCounts(
   body: string,
@@ -28,8 +37,9 @@ export function columnCounts(
   const counts = new Map<string, [number, number]>()
   const add = (terms: string, column: 0 | 1) => {
     if (terms === '') return
-    for (const term of terms.split(' ')) {
-      if (!wanted(term)) continue
+    for (const term of terms.split(/[ \n]/)) {
+      // An empty line, or two separators in a row, holds no term (FTS5 finds none there).
+      if (term === '' || !wanted(term)) continue
       let c = counts.get(term)
       if (!c) counts.set(term, (c = [0, 0]))
       c[column]++
@@ -42,7 +52,6 @@ export function columnCounts(
 
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
-const SPACE = 32
 
 /**
  * FNV-1a over the UTF-16 code units of `term`, as unsigned 32 bits: what createTermCounter
@@ -55,7 +64,7 @@ export function fnv1a(term: string): number {
 }
 
 /**
- * Calls `take` with the bounds of each term of a space-separated term string and its FNV-1a
+ * Calls `take` with the bounds of each term of a term string and its FNV-1a
  * hash (fnv1a's, unsigned), computed as its characters are read: a term is found by its
  * hash without making its string.
  */
@@ -64,7 +73,7 @@ export function forEachHashedTerm(text: string, take: (start: number, end: numbe
   let hash = FNV_OFFSET
   for (let i = 0; i <= text.length; i++) {
     const code = i < text.length ? text.charCodeAt(i) : SPACE
-    if (code !== SPACE) {
+    if (!isSeparator(code)) {
       hash = Math.imul(hash ^ code, FNV_PRIME)
       continue
     }

@@ -23,6 +23,7 @@ describe('createWriteTerms', () => {
     ['CJK bigrams and characters', '记忆 忆服 记 忆 服务 记忆', '服务'],
     ['a character outside the BMP', '😀 x 😀 😀x', 'x'],
     ['joined identifiers', 'api-key api key user@host.io user host io', 'api-key'],
+    ['body terms by line', 'alpha beta\nalpha\n\nbeta gamma\n', 'beta'],
   ])('%s: the counts of columnCounts, in signed termHash order', (_name, body, heading) => {
     const w = createWriteTerms()
     expect(rows(w, w.count(body, heading))).toEqual(expected(body, heading))

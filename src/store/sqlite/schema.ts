@@ -5,9 +5,10 @@
  * (UPGRADABLE).
  *
  * chunks holds each chunk's raw text and its analysed terms (body and context columns,
- * space-separated, as text/analyzer.ts emits them) with their token count. chunks_fts is an
- * external-content FTS5 index over those term columns; its tokenizer only splits on the
- * spaces, because the analyzer already folded, stemmed and segmented everything. Owning the
+ * space-separated, as text/analyzer.ts emits them, with a newline between the body's lines:
+ * text/line-terms.ts) with their token count. chunks_fts is an external-content FTS5 index
+ * over those term columns; its tokenizer only splits on the spaces and newlines, because the
+ * analyzer already folded, stemmed and segmented everything. Owning the
  * terms lets search read document frequencies from chunks_vocab and score terms outside
  * FTS5 with the same BM25 (search/bm25.ts).
  *
