@@ -99,9 +99,11 @@ describe('PostgreSQL keyword reads', () => {
     const withTexts = await ops.keyword({ ...req, texts: 2 })
     expect(plain.length).toBe(8)
     expect(plain.every((h) => h.text === undefined)).toBe(true)
-    expect(withTexts.map(({ text: _text, ...head }) => head)).toEqual(plain)
+    expect(withTexts.map(({ text: _text, bodyTerms: _terms, ...head }) => head)).toEqual(plain)
     const texts = await ops.texts(plain.map((h) => h.id))
     expect(withTexts.map((h) => h.text)).toEqual(plain.map((h) => texts.get(h.id)))
+    // Each with its body terms, read in the same trip, for the snippet (search/snippet.ts).
+    expect(withTexts.every((h) => h.bodyTerms?.split(' ').includes('beta'))).toBe(true)
   })
 
   it('reads the candidates and the statistics of every query term in one statement, as read apart', async () => {
