@@ -5,7 +5,10 @@
  * floor of an HTTP round trip). Also the service's own timings (timingsMs) for where the time
  * goes.
  *
- *   npx tsx bench/long-queries.ts [--runs 3] [--dir ../shared/eval] [--requests 600]
+ *   npx tsx bench/long-queries.ts [--runs 3] [--dir ../shared/eval] [--requests 600] [--mode keyword|hybrid]
+ *
+ * `--mode hybrid` searches by keyword and `hash` vectors (no model needed): its results' texts
+ * are read after ranking, not with the keyword hits.
  *
  * Needs the service built (npm run build). Prints medians over runs.
  */
@@ -23,8 +26,11 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     dir: { type: 'string', default: path.resolve(import.meta.dirname, '../../shared/eval') },
     requests: { type: 'string', default: '600' },
+    mode: { type: 'string', default: 'keyword' },
   },
 })
+const mode = values.mode
+if (mode !== 'keyword' && mode !== 'hybrid') throw new Error(`--mode keyword or hybrid, not ${mode}`)
 const runs = Number(values.runs)
 const requests = Number(values.requests)
 const set = path.join(values.dir, 'scifact')
@@ -46,6 +52,7 @@ const server = await startServer({
   MNEMO_DATA_DIR: path.join(tmp, 'data'),
   // Latency of one client is measured: on a loaded machine, shedding would fail the run with 503.
   MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
+  ...(mode === 'hybrid' && { MNEMO_EMBED_PROVIDER: 'hash' }),
 })
 const bare = Fastify()
 bare.post('/search', async () => ({ results: [], mode: 'keyword' }))
@@ -56,7 +63,7 @@ try {
   if (indexed.status !== 200) throw new Error(`index failed: ${indexed.body}`)
   const chunks = (JSON.parse(indexed.body) as { chunks: number }).chunks
   const floor = createClient(bareUrl)
-  for (const q of claims) await client.request('POST', '/search', { query: q, mode: 'keyword' })
+  for (const q of claims) await client.request('POST', '/search', { query: q, mode })
   const p50: number[] = []
   const p99: number[] = []
   const floorP50: number[] = []
@@ -67,7 +74,7 @@ try {
     const timings: Record<string, number[]> = {}
     for (let i = 0; i < requests; i++) {
       const query = claims[i % claims.length] as string
-      const res = await client.request('POST', '/search', { query, mode: 'keyword' })
+      const res = await client.request('POST', '/search', { query, mode })
       if (res.status !== 200) throw new Error(`search failed: ${res.body}`)
       samples.push(res.ms)
       for (const [k, v] of Object.entries((JSON.parse(res.body) as { timingsMs: Record<string, number> }).timingsMs))
@@ -82,7 +89,7 @@ try {
   const ms = (n: number) => `${n.toFixed(2)} ms`
   process.stdout.write(
     `${claims.length} claims, ${chunks} chunks, ${runs} runs of ${requests}\n` +
-      `keyword /search p50 ${ms(median(p50))}, p99 ${ms(median(p99))}; bare fastify p50 ${ms(median(floorP50))} ` +
+      `${mode} /search p50 ${ms(median(p50))}, p99 ${ms(median(p99))}; bare fastify p50 ${ms(median(floorP50))} ` +
       `(${(median(p50) / median(floorP50)).toFixed(1)}×)\n` +
       `service timings p50: ${Object.entries(stages)
         .map(([k, v]) => `${k} ${ms(median(v))}`)

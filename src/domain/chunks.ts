@@ -25,6 +25,9 @@ export type FileRecord = {
   readSeq: number
 }
 
+/** A chunk's raw text and its body terms by line (ChunkInput.bodyTerms), as a search reads them. */
+export type ChunkText = { text: string; bodyTerms: string }
+
 export type ChunkInput = {
   startLine: number
   endLine: number

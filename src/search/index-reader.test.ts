@@ -38,7 +38,7 @@ describe('reader operations', () => {
     // The same hits in the same order with the same scores; the first two carry their texts.
     expect(withTexts.map(({ text: _text, bodyTerms: _terms, ...head }) => head)).toEqual(plain)
     const texts = await ops.texts(plain.slice(0, 2).map((h) => h.id))
-    expect(withTexts.slice(0, 2).map((h) => h.text)).toEqual(plain.slice(0, 2).map((h) => texts.get(h.id)))
+    expect(withTexts.slice(0, 2).map((h) => h.text)).toEqual(plain.slice(0, 2).map((h) => texts.get(h.id)?.text))
     expect(withTexts[0]?.text).toContain('walrus')
     expect(withTexts.slice(2).every((h) => h.text === undefined && h.bodyTerms === undefined)).toBe(true)
     // With each text, its terms line by line, for the snippet (search/snippet.ts).

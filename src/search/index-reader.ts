@@ -21,7 +21,10 @@ export function createReaderOps(store: SpaceReads): ReaderOps {
       const missing = hits.slice(0, n).filter((h) => h.text === undefined)
       if (missing.length === 0) return hits
       const texts = await store.chunkTexts(missing.map((h) => h.id))
-      return hits.map((h, i) => (i < n && h.text === undefined ? { ...h, text: texts.get(h.id) } : h))
+      return hits.map((h, i) => {
+        const read = i < n && h.text === undefined ? texts.get(h.id) : undefined
+        return read ? { ...h, text: read.text, bodyTerms: read.bodyTerms } : h
+      })
     },
     vector: (req) => vector.search(req.vector, req.limit, req.filters, req.shards),
     texts: async (ids) => store.chunkTexts(ids),

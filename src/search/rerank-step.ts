@@ -23,7 +23,7 @@ export async function applyRerank<T extends { id: number; score: number }>(
   opts: {
     reranker: Pick<RerankProvider, 'id' | 'rerank'>
     query: string
-    texts: Map<number, string>
+    texts: ReadonlyMap<number, { text: string }>
     topN: number
     timeoutMs: number
   },
@@ -36,7 +36,7 @@ export async function applyRerank<T extends { id: number; score: number }>(
       (signal) =>
         opts.reranker.rerank(
           opts.query,
-          head.map((h) => opts.texts.get(h.id) as string),
+          head.map((h) => (opts.texts.get(h.id) as { text: string }).text),
           { topN: head.length, signal },
         ),
       () => new ProviderError('timeout', opts.reranker.id, `rerank took over ${opts.timeoutMs} ms`),

@@ -3,6 +3,7 @@
  * snippet budget (snippet-budget.ts) and token budget (token-budget.ts), yielding to the
  * event loop between them.
  */
+import type { ChunkText } from '../domain/chunks.js'
 import type { Space } from '../shared/agent-id.js'
 import type { createSlicer } from '../shared/async.js'
 import type { KeywordHit, VectorHit } from '../store/index-reader.js'
@@ -45,9 +46,6 @@ function toHit(hit: Candidate, snippet: string): SearchHit {
   }
 }
 
-/** Chunk texts by id, and the body terms by line (text/line-terms.ts) of those a search has. */
-export type HitTexts = { texts: ReadonlyMap<number, string>; bodyTerms: ReadonlyMap<number, string> }
-
 /**
  * The results for `top`, in order, until the token budget is spent; snippets show
  * `terms`. A hit whose text is missing (its chunk replaced by a sync between the two reads)
@@ -55,7 +53,7 @@ export type HitTexts = { texts: ReadonlyMap<number, string>; bodyTerms: Readonly
  */
 export async function buildResults(
   top: readonly Candidate[],
-  { texts, bodyTerms }: HitTexts,
+  texts: ReadonlyMap<number, ChunkText>,
   terms: readonly string[],
   budgets: ResultBudgets,
   slicer: Pick<ReturnType<typeof createSlicer>, 'maybeYield'>,
@@ -65,12 +63,12 @@ export async function buildResults(
   const results: SearchHit[] = []
   for (const hit of top) {
     if (tokens.full()) break
-    const text = texts.get(hit.id)
-    if (text === undefined) continue
+    const read = texts.get(hit.id)
+    if (read === undefined) continue
     await slicer.maybeYield()
     let built = ''
     if (snippets.exhausted()) snippets.skip()
-    else built = snippets.fit(buildSnippet(text, terms, budgets.snippetMaxChars, bodyTerms.get(hit.id)))
+    else built = snippets.fit(buildSnippet(read.text, terms, budgets.snippetMaxChars, read.bodyTerms))
     const snippet = tokens.fit(built, results.length === 0)
     if (snippet === null) break
     results.push(toHit(hit, snippet))

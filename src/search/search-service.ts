@@ -11,6 +11,7 @@
  * unless the request asked for vector search alone.
  */
 import type { Config } from '../config/config.js'
+import type { ChunkText } from '../domain/chunks.js'
 import { isZeroVector } from '../domain/vectors.js'
 import type { RerankProvider } from '../providers/types.js'
 import { MAX_SPACES } from '../shared/agent-id.js'
@@ -18,7 +19,8 @@ import { createSlicer } from '../shared/async.js'
 import { appError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import type { KeywordHit, VectorHit } from '../store/index-reader.js'
-import { indexTokens, queryTerms } from '../text/analyzer.js'
+import { queryTerms } from '../text/analyzer.js'
+import { termsOf } from '../text/line-terms.js'
 import { dropDuplicateRanges } from './dedupe.js'
 import { degradationOf, type Degradation, type DegradedCode, type DegradedStage } from './degraded.js'
 import type { QueryExpansion } from './expand/query-expansion.js'
@@ -99,20 +101,15 @@ type RankContext = { req: SearchRequest; plan: SearchPlan; report: Report; allTa
 /** Each index's hits of one side, in the order of the plan's targets; null: the side did not run there. */
 type Lists = { keyword: (KeywordHit[] | null)[]; vector: (VectorHit[] | null)[] }
 
-/**
- * The texts keyword hits brought with them (keywordLists), unless `read` were read for all
- * of them already (rerank), and the body terms the hits brought, by global id.
- */
-function textsWithHits(keyword: Lists['keyword'], read: Map<number, string> | null) {
-  const texts = read ?? new Map<number, string>()
-  const bodyTerms = new Map<number, string>()
+/** The texts keyword hits brought with them (keywordLists), by global id. */
+function textsWithHits(keyword: Lists['keyword']): Map<number, ChunkText> {
+  const texts = new Map<number, ChunkText>()
   keyword.forEach((hits, index) => {
-    for (const hit of hits ?? []) {
-      if (hit.text !== undefined && !read) texts.set(globalChunkId(hit.id, index), hit.text)
-      if (hit.bodyTerms !== undefined) bodyTerms.set(globalChunkId(hit.id, index), hit.bodyTerms)
+    for (const { id, text, bodyTerms } of hits ?? []) {
+      if (text !== undefined && bodyTerms !== undefined) texts.set(globalChunkId(id, index), { text, bodyTerms })
     }
   })
-  return { texts, bodyTerms }
+  return texts
 }
 
 export function createSearchService(deps: SearchServiceDeps) {
@@ -122,8 +119,8 @@ export function createSearchService(deps: SearchServiceDeps) {
   let warnedRebuilding = false
 
   /** Chunk texts by global id, each asked of the index it lives in. */
-  async function textsOf(targets: readonly SearchedIndex[], ids: readonly number[]): Promise<Map<number, string>> {
-    const out = new Map<number, string>()
+  async function textsOf(targets: readonly SearchedIndex[], ids: readonly number[]): Promise<Map<number, ChunkText>> {
+    const out = new Map<number, ChunkText>()
     await Promise.all(
       targets.map(async (target, index) => {
         const mine = ids.filter((id) => id % MAX_SPACES === index).map((id) => (id - index) / MAX_SPACES)
@@ -273,7 +270,7 @@ export function createSearchService(deps: SearchServiceDeps) {
    * MMR order when asked, from the candidates a plain search would fetch for as many), with
    * the texts of any not read yet added to `texts`.
    */
-  async function pick(passing: Candidate[], texts: Map<number, string>, ctx: RankContext, slicer: Slicer) {
+  async function pick(passing: Candidate[], texts: Map<number, ChunkText>, ctx: RankContext, slicer: Slicer) {
     const { req, plan } = ctx
     const { maxResults } = plan
     const poolSize = Math.min(maxResults * settings.candidateMultiplier, Math.max(MMR_MAX_POOL, maxResults))
@@ -285,7 +282,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     const poolTerms: Set<string>[] = []
     for (const h of pool) {
       await slicer.maybeYield()
-      poolTerms.push(new Set(indexTokens(texts.get(h.id) ?? '')))
+      // A chunk's body terms are its text's analysed terms (text/line-terms.ts): none analysed here.
+      poolTerms.push(new Set(termsOf(texts.get(h.id)?.bodyTerms ?? '')))
     }
     return mmrOrder(pool, poolTerms, req.mmrLambda ?? settings.mmrLambda, maxResults)
   }
@@ -302,7 +300,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     const { found, lists, mode } = await candidateLists(plan, req, report)
     const reranked = await rerank(merge(plan, lists), ctx)
     const ranked = decay(reranked.ranked, req)
-    const { texts, bodyTerms } = textsWithHits(found.keyword, reranked.texts)
+    const texts = reranked.texts ?? textsWithHits(found.keyword)
     const passing = ranked.filter((h) => h.score >= plan.minScore)
     const slicer = createSlicer(SLICE_MS)
     const top = await pick(passing, texts, ctx, slicer)
@@ -312,7 +310,7 @@ export function createSearchService(deps: SearchServiceDeps) {
       snippetMaxChars: settings.snippetMaxChars,
       maxTokens: req.maxTokens,
     }
-    const built = await buildResults(top, { texts, bodyTerms }, terms, budgets, slicer)
+    const built = await buildResults(top, texts, terms, budgets, slicer)
     report.timings.total = elapsed(started)
     return {
       results: built.results,

@@ -9,7 +9,15 @@ import type { MaybePromise } from '../shared/async.js'
 import type { Logger } from '../shared/logger.js'
 import type { IndexReader, OffThread, ReaderOps } from './index-reader.js'
 import type { SearchLog } from './search-log-port.js'
-import type { ChunkFilters, ChunkHead, ChunkInput, FileRecord, PendingChunk, Source } from '../domain/chunks.js'
+import type {
+  ChunkFilters,
+  ChunkHead,
+  ChunkInput,
+  ChunkText,
+  FileRecord,
+  PendingChunk,
+  Source,
+} from '../domain/chunks.js'
 
 /**
  * Where vectors live: sqlite-vec's vec0 tables, float32 blobs searched by an exact scan
@@ -135,8 +143,8 @@ export type CandidatesWithStats = { rows: KeywordCandidate[]; stats: KeywordStat
 export type ReadOpsFactory = (reads: SpaceReads) => ReaderOps
 
 export interface SpaceReads extends KeywordIndex, VectorIndex {
-  /** Raw chunk texts by id; an id deleted meanwhile is absent. */
-  chunkTexts(ids: readonly number[]): MaybePromise<Map<number, string>>
+  /** Raw chunk texts and their body terms by id; an id deleted meanwhile is absent. */
+  chunkTexts(ids: readonly number[]): MaybePromise<Map<number, ChunkText>>
 }
 
 /** A file's new content: its record and all its chunks (unchanged ones are kept as they are). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { indexTokens } from './analyzer.js'
-import { lineTermString, termsPerLine } from './line-terms.js'
+import { lineTermString, termsOf, termsPerLine } from './line-terms.js'
 import { splitLines } from './lines.js'
 
 /** Texts whose lines analyse differently: CRLF, blank and term-less lines, NFKC, CJK, identifiers. */
@@ -23,8 +23,15 @@ describe('lineTermString', () => {
     const lines = splitLines(text)
     expect(terms.split('\n')).toEqual(lines.length === 0 ? [''] : lines.map((l) => indexTokens(l).join(' ')))
     // FTS5 and the term scans split on spaces and newlines alike: the terms are the text's.
-    expect(terms.split(/[ \n]/).filter(Boolean)).toEqual(indexTokens(text))
+    expect(termsOf(terms)).toEqual(indexTokens(text))
     expect(count).toBe(indexTokens(text).length)
+  })
+})
+
+describe('termsOf', () => {
+  it.each(TEXTS)('gives the terms of %j from its body terms, by line or stored before on one line', (text) => {
+    expect(termsOf(lineTermString(text).terms)).toEqual(indexTokens(text))
+    expect(termsOf(indexTokens(text).join(' '))).toEqual(indexTokens(text))
   })
 })
 

@@ -54,3 +54,6 @@ export function termsPerLine(lineTerms: string, lineCount: number, terms: Iterab
 }
 
 const isBreak = (code: number): boolean => code === SPACE || code === NEWLINE
+
+/** The terms of body terms in text order (indexTokens of the text they were made from), either way they are stored. */
+export const termsOf = (bodyTerms: string): string[] => bodyTerms.split(/[ \n]/).filter((term) => term !== '')

@@ -138,7 +138,10 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       await store.applyChanges({ replace: [file('memory/q.md', 1, texts)] }, STEPS)
       const rows = await store.candidates({ terms: [term('null')], limit: 10, headingWeight: 2 })
       expect(rows.map((r) => r.bodyTerms).sort()).toEqual(texts.map((t) => indexTokens(t).join(' ')).sort())
-      expect([...(await store.chunkTexts(rows.map((r) => r.id))).values()].sort()).toEqual([...texts].sort())
+      const read = [...(await store.chunkTexts(rows.map((r) => r.id))).values()]
+      expect(read.map((r) => r.text).sort()).toEqual([...texts].sort())
+      // Each text with the body terms it was stored with.
+      for (const r of read) expect(r.bodyTerms).toBe(indexTokens(r.text).join(' '))
     })
 
     it('drops a change from a read older than the one it holds, for writes and deletions alike', async () => {
@@ -219,11 +222,12 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(newest).toHaveLength(2)
       expect(await store.candidates({ terms: [], limit: 10, headingWeight: 2 })).toEqual([])
       const texts = await store.chunkTexts(all.map((r) => r.id))
-      expect([...texts.values()]).toContain('redis is our cache')
+      expect([...texts.values()].map((t) => t.text)).toContain('redis is our cache')
       // An engine may read the texts with the candidates; the same rows either way.
       const withTexts = await store.candidates({ terms: [term('redis')], limit: 10, headingWeight: 2, texts: true })
       expect(withTexts.map(({ text: _text, ...head }) => head)).toEqual(all)
-      for (const row of withTexts) if (row.text !== undefined) expect(row.text).toBe(texts.get(row.id))
+      for (const row of withTexts) if (row.text !== undefined) expect(row.text).toBe(texts.get(row.id)?.text)
+      for (const row of all) expect(texts.get(row.id)?.bodyTerms).toBe(row.bodyTerms)
     })
 
     it('treats query terms as data, never as query syntax', async () => {

@@ -123,7 +123,7 @@ describe('searches in worker threads', () => {
       const hits = await reader.keyword(req)
       expect(hits).toEqual(await fallback.keyword(req))
       expect(hits.length).toBeGreaterThan(0)
-      expect([...(await reader.texts([hits[0]!.id])).values()][0]).toContain('Redis')
+      expect([...(await reader.texts([hits[0]!.id])).values()][0]?.text).toContain('Redis')
       expect(pool.liveWorkers()).toBe(2)
     } finally {
       await pool.close()

@@ -45,4 +45,26 @@ describe('snippets from the body terms a search read', () => {
     const top = (await t.search({ query: 'redis session TTL', mode: 'keyword' })).body.results[0]
     expect(top?.snippet.startsWith('- the Redis cache keeps sessions')).toBe(true)
   })
+
+  it('are the same in hybrid and diversified searches, whose texts are read after ranking', async () => {
+    const env = { MNEMO_SNIPPET_MAX_CHARS: String(MAX_CHARS), MNEMO_EMBED_PROVIDER: 'hash' }
+    const t = await useTestApp({ ws: workspace(), env })
+    for (const body of [
+      { query: 'redis session TTL', mode: 'hybrid' as const },
+      { query: 'redis session TTL', mode: 'keyword' as const, mmr: true },
+      { query: '缓存过期 登录', mode: 'hybrid' as const, mmr: true },
+    ]) {
+      const res = await t.search({ ...body, maxResults: 4, minScore: 0 })
+      expect(res.statusCode).toBe(200)
+      expect(res.body.mode).toBe(body.mode)
+      expect(res.body.results.length).toBeGreaterThan(1)
+      for (const hit of res.body.results) {
+        const read = await t.app.inject({
+          method: 'GET',
+          url: `/files/${hit.path}?from=${hit.startLine}&lines=${hit.endLine - hit.startLine + 1}`,
+        })
+        expect(hit.snippet).toBe(buildSnippet(read.json<{ text: string }>().text, queryTerms(body.query), MAX_CHARS))
+      }
+    }
+  })
 })

@@ -101,7 +101,7 @@ describe('PostgreSQL keyword reads', () => {
     expect(plain.every((h) => h.text === undefined)).toBe(true)
     expect(withTexts.map(({ text: _text, bodyTerms: _terms, ...head }) => head)).toEqual(plain)
     const texts = await ops.texts(plain.map((h) => h.id))
-    expect(withTexts.map((h) => h.text)).toEqual(plain.map((h) => texts.get(h.id)))
+    expect(withTexts.map((h) => h.text)).toEqual(plain.map((h) => texts.get(h.id)?.text))
     // Each with its body terms, read in the same trip, for the snippet (search/snippet.ts).
     expect(withTexts.every((h) => h.bodyTerms?.split(' ').includes('beta'))).toBe(true)
   })

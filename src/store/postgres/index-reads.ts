@@ -8,7 +8,7 @@
  * Keyword candidates are ranked in SQL with the formula FTS5's bm25() uses
  * (ranked-statement.ts), so both engines hand search/ the same candidates.
  */
-import type { ChunkFilters, ChunkHead, FileRecord, PendingChunk } from '../../domain/chunks.js'
+import type { ChunkFilters, ChunkHead, ChunkText, FileRecord, PendingChunk } from '../../domain/chunks.js'
 import type {
   CandidatesWithStats,
   EntryLocation,
@@ -169,13 +169,13 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
     },
     /** Up to `limit` of the most recently written chunks holding any term, unranked. */
     newestMatches: (scope: Scope, q: KeywordQuery) => newestMatches(db, statements, t, scope, q),
-    chunkTexts: async (ids: readonly number[]): Promise<Map<number, string>> => {
+    chunkTexts: async (ids: readonly number[]): Promise<Map<number, ChunkText>> => {
       if (ids.length === 0) return new Map()
-      const { rows } = await db.query<{ id: number; text: string }>(
-        `SELECT id, text FROM ${t.chunks} WHERE id = ANY($1::bigint[])`,
+      const { rows } = await db.query<{ id: number } & ChunkText>(
+        `SELECT id, text, body_terms AS "bodyTerms" FROM ${t.chunks} WHERE id = ANY($1::bigint[])`,
         [ids],
       )
-      return new Map(rows.map((r) => [r.id, r.text]))
+      return new Map(rows.map((r) => [r.id, { text: r.text, bodyTerms: r.bodyTerms }]))
     },
     /** The `k` chunks nearest to `vector` in the `dims`-sized vector table, nearest first. */
     nearest: async (

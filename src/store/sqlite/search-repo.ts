@@ -11,7 +11,7 @@
  * any more; only then do the queries check each row's visibility (schema.ts), so a search
  * sees every file whole, its old chunks or its new ones, at no cost the rest of the time.
  */
-import type { ChunkHead } from '../../domain/chunks.js'
+import type { ChunkHead, ChunkText } from '../../domain/chunks.js'
 import { AVERAGES_SQL, parseAverages } from './fts5-bm25.js'
 import { ftsMatch } from './fts-match.js'
 import type { KeywordQuery } from '../port.js'
@@ -88,7 +88,9 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
     all: db.prepare<[string], Stored<ChunkHead>>(byIds(HEAD_COLUMNS, false)),
     visible: db.prepare<[string], Stored<ChunkHead>>(byIds(HEAD_COLUMNS, true)),
   }
-  const chunkTexts = db.prepare<[string], { id: number; text: string }>(byIds('c.id, c.text', false))
+  const chunkTexts = db.prepare<[string], { id: number } & ChunkText>(
+    byIds('c.id, c.text, c.body_terms AS bodyTerms', false),
+  )
   const staging = db.prepare<[], { one: number }>('SELECT 1 AS one FROM staging LIMIT 1')
   /** Whether some chunk may be invisible now: a staged change is under way. */
   const partial = (): boolean => staging.get() !== undefined
@@ -151,12 +153,16 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
     chunkHeads: (ids: readonly number[]): ChunkHead[] =>
       ids.length === 0 ? [] : chunkHeads[partial() ? 'visible' : 'all'].all(JSON.stringify(ids)).map(withEntry),
     /**
-     * Raw chunk texts by id, visible or not: a search asks for the texts of the candidates it
-     * ranked, and a file published meanwhile leaves its old rows in place until they are
-     * deleted, so the answer stays the version the search ranked.
+     * Raw chunk texts and their body terms by id, visible or not: a search asks for the texts
+     * of the candidates it ranked, and a file published meanwhile leaves its old rows in place
+     * until they are deleted, so the answer stays the version the search ranked.
      */
-    chunkTexts: (ids: readonly number[]): Map<number, string> =>
-      new Map(ids.length === 0 ? [] : chunkTexts.all(JSON.stringify(ids)).map((r) => [r.id, r.text])),
+    chunkTexts: (ids: readonly number[]): Map<number, ChunkText> =>
+      new Map(
+        ids.length === 0
+          ? []
+          : chunkTexts.all(JSON.stringify(ids)).map((r) => [r.id, { text: r.text, bodyTerms: r.bodyTerms }]),
+      ),
     /**
      * Whether a staged change is under way: some chunks are not visible yet or any more,
      * and term statistics still count them.
