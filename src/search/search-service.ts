@@ -50,15 +50,17 @@ export type SearchServiceDeps = {
 
 /**
  * Most candidates MMR chooses among. Its cost grows with pool × results (each pick compares
- * every candidate left with the one picked), and each candidate's text is analysed first on
- * the main thread: 400 candidates for 100 results took 140 ms in one piece. 100 leaves every
- * request of up to 25 results (pool = 4 × maxResults) exactly as before.
+ * every candidate left with the one picked, on the main thread; each candidate's terms were
+ * analysed there too until they were read with its text): 400 candidates for 100 results
+ * took 140 ms in one piece. 100 leaves every request of up to 25 results (pool = 4 ×
+ * maxResults) exactly as before.
  */
 export const MMR_MAX_POOL = 100
 /**
  * Main-thread work between yields while snippets and MMR terms are built, in ms: a search of
- * 100 results analyses 100 chunk texts (~40 ms), which should not hold up /health or another
- * agent's request in one piece.
+ * 100 results builds 100 snippets (~40 ms where the texts are analysed: rows stored before
+ * their terms were by line), which should not hold up /health or another agent's request in
+ * one piece.
  */
 const SLICE_MS = 8
 
