@@ -30,9 +30,12 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * 40 % of a cold index's database time went to writing those rows), converted in place, 7
  * `hashes` (NULL on the rows before it: their terms stay in text order, and are found by a
  * scan) and terms.reference (impact lists against the index's average chunk length), 8
- * `checks` (NULL on the rows before it: their terms' keys are compared instead).
+ * `checks` (NULL on the rows before it: their terms' keys are compared instead), 9 body
+ * terms by line (text/line-terms.ts) in the same columns: rows before it are read either
+ * way, and a mnemo from before, whose term scans split on spaces only, refuses the schema
+ * rather than count its terms wrong.
  */
-export const PG_SCHEMA_VERSION = 8
+export const PG_SCHEMA_VERSION = 9
 /**
  * What the chunk rows of an index hold, in the index identity: a different one makes the
  * first sync rebuild the index. Schema 6 changed only how the same counts are stored, and

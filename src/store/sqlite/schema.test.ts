@@ -21,6 +21,15 @@ describe('ensureSchema', () => {
     expect(db.prepare('SELECT value FROM meta').pluck().get()).toBe('yes')
   })
 
+  it('keeps a version 10 index as it is: its body terms, on one line, are read either way', () => {
+    const db = new Database(':memory:')
+    ensureSchema(db)
+    db.exec(`INSERT INTO meta (key, value) VALUES ('kept', 'yes'); PRAGMA user_version = 10`)
+    expect(ensureSchema(db)).toBe(true)
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(db.prepare('SELECT value FROM meta').pluck().get()).toBe('yes')
+  })
+
   it('refuses older versions: their index is built again', () => {
     const db = new Database(':memory:')
     db.pragma('user_version = 7')

@@ -32,9 +32,12 @@ import type { Db } from './database.js'
  * impact lists (impact_terms, impact_postings), added to a version 8 index as it opens. 10:
  * the common terms' document counts (term_docs), added to a version 8 or 9 index as it
  * opens; an older version opening a version 10 index rebuilds it, so no write ever leaves
- * a kept count behind.
+ * a kept count behind. 11: body terms by line (text/line-terms.ts), in the same tables: a
+ * version 8 to 10 index keeps its rows (theirs are on one line, and read either way), and an
+ * older version, whose term scans split on spaces only, rebuilds a version 11 index rather
+ * than count its terms wrong.
  */
-export const SCHEMA_VERSION = 10
+export const SCHEMA_VERSION = 11
 
 /**
  * meta key: the highest chunk id an impact list covers (impact-lists.ts). A new chunk gets
@@ -52,7 +55,7 @@ export const ID_FLOOR_KEY = 'chunk_id_floor'
 export const CHUNKS_VERSION_KEY = 'chunks_version'
 
 /** Older versions this one only adds tables to: they are upgraded in place, not rebuilt. */
-const UPGRADABLE = new Set([8, 9])
+const UPGRADABLE = new Set([8, 9, 10])
 
 /**
  * The schema version in an index's identity (StorageEngine.schemaVersion): a new one makes
