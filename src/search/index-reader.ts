@@ -17,7 +17,9 @@ export function createReaderOps(store: SpaceReads): ReaderOps {
       // An engine that read texts with the candidates (PostgreSQL) leaves none to read here.
       const found = await keyword.search(req.terms, req.limit, req.filters, req.names, n > 0)
       // Body terms go with texts only: past the n-th, a hit without its text is sent without them.
-      const hits = found.map((h, i) => (i < n || h.text !== undefined ? h : { ...h, bodyTerms: undefined }))
+      const hits = found.map((h, i) =>
+        i < n || h.text !== undefined || h.bodyTerms === undefined ? h : { ...h, bodyTerms: undefined },
+      )
       const missing = hits.slice(0, n).filter((h) => h.text === undefined)
       if (missing.length === 0) return hits
       const texts = await store.chunkTexts(missing.map((h) => h.id))
