@@ -6,9 +6,11 @@
  * goes.
  *
  *   npx tsx bench/long-queries.ts [--runs 3] [--dir ../shared/eval] [--requests 600] [--mode keyword|hybrid]
+ *                                 [--mmr] [--engine sqlite|postgres|pglite]
  *
  * `--mode hybrid` searches by keyword and `hash` vectors (no model needed): its results' texts
- * are read after ranking, not with the keyword hits.
+ * are read after ranking, not with the keyword hits. `--mmr` asks every search for MMR order.
+ * `--engine postgres` runs under scripts/with-postgres, in a schema of its own (bench/engines.ts).
  *
  * Needs the service built (npm run build). Prints medians over runs.
  */
@@ -17,6 +19,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import Fastify from 'fastify'
+import { ENGINE_NAMES, openEngine, type EngineName } from './engines.js'
 import { createClient } from './http-client.js'
 import { startServer } from './server-process.js'
 import { median, percentile } from './stats.js'
@@ -27,10 +30,15 @@ const { values } = parseArgs({
     dir: { type: 'string', default: path.resolve(import.meta.dirname, '../../shared/eval') },
     requests: { type: 'string', default: '600' },
     mode: { type: 'string', default: 'keyword' },
+    mmr: { type: 'boolean', default: false },
+    engine: { type: 'string', default: 'sqlite' },
   },
 })
 const mode = values.mode
 if (mode !== 'keyword' && mode !== 'hybrid') throw new Error(`--mode keyword or hybrid, not ${mode}`)
+if (!(ENGINE_NAMES as readonly string[]).includes(values.engine)) throw new Error(`unknown engine ${values.engine}`)
+const engine = await openEngine(values.engine as EngineName)
+const body = (query: string) => ({ query, mode, ...(values.mmr && { mmr: true }) })
 const runs = Number(values.runs)
 const requests = Number(values.requests)
 const set = path.join(values.dir, 'scifact')
@@ -47,9 +55,10 @@ const claims = fs
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-long-queries-'))
 fs.cpSync(path.join(set, 'memory'), path.join(tmp, 'workspace', 'memory'), { recursive: true })
+const dataDir = path.join(tmp, 'data')
 const server = await startServer({
   MNEMO_WORKSPACE: path.join(tmp, 'workspace'),
-  MNEMO_DATA_DIR: path.join(tmp, 'data'),
+  ...engine.env(dataDir),
   // Latency of one client is measured: on a loaded machine, shedding would fail the run with 503.
   MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
   ...(mode === 'hybrid' && { MNEMO_EMBED_PROVIDER: 'hash' }),
@@ -63,7 +72,7 @@ try {
   if (indexed.status !== 200) throw new Error(`index failed: ${indexed.body}`)
   const chunks = (JSON.parse(indexed.body) as { chunks: number }).chunks
   const floor = createClient(bareUrl)
-  for (const q of claims) await client.request('POST', '/search', { query: q, mode })
+  for (const q of claims) await client.request('POST', '/search', body(q))
   const p50: number[] = []
   const p99: number[] = []
   const floorP50: number[] = []
@@ -74,7 +83,7 @@ try {
     const timings: Record<string, number[]> = {}
     for (let i = 0; i < requests; i++) {
       const query = claims[i % claims.length] as string
-      const res = await client.request('POST', '/search', { query, mode })
+      const res = await client.request('POST', '/search', body(query))
       if (res.status !== 200) throw new Error(`search failed: ${res.body}`)
       samples.push(res.ms)
       for (const [k, v] of Object.entries((JSON.parse(res.body) as { timingsMs: Record<string, number> }).timingsMs))
@@ -89,7 +98,7 @@ try {
   const ms = (n: number) => `${n.toFixed(2)} ms`
   process.stdout.write(
     `${claims.length} claims, ${chunks} chunks, ${runs} runs of ${requests}\n` +
-      `${mode} /search p50 ${ms(median(p50))}, p99 ${ms(median(p99))}; bare fastify p50 ${ms(median(floorP50))} ` +
+      `${engine.name} ${mode}${values.mmr ? ' mmr' : ''} /search p50 ${ms(median(p50))}, p99 ${ms(median(p99))}; bare fastify p50 ${ms(median(floorP50))} ` +
       `(${(median(p50) / median(floorP50)).toFixed(1)}×)\n` +
       `service timings p50: ${Object.entries(stages)
         .map(([k, v]) => `${k} ${ms(median(v))}`)
@@ -98,5 +107,7 @@ try {
 } finally {
   await bare.close()
   await server.stop()
+  await engine.drop(dataDir)
+  await engine.close()
   fs.rmSync(tmp, { recursive: true, force: true })
 }
