@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { indexTokens } from './analyzer.js'
-import { lineTermString, termsOf, termsPerLine } from './line-terms.js'
+import { lineTermString, termsPerLine } from './line-terms.js'
+import { termsOf } from './term-count.js'
 import { splitLines } from './lines.js'
 
 /** Texts whose lines analyse differently: CRLF, blank and term-less lines, NFKC, CJK, identifiers. */

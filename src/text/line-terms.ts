@@ -10,9 +10,7 @@
  */
 import { indexTokens } from './analyzer.js'
 import { splitLines } from './lines.js'
-
-const NEWLINE = 10
-const SPACE = 32
+import { wholeTermAt } from './term-count.js'
 
 /** `text`'s body terms by line, and how many terms they are. */
 export function lineTermString(text: string): { terms: string; count: number } {
@@ -39,10 +37,7 @@ export function termsPerLine(lineTerms: string, lineCount: number, terms: Iterab
     if (term === '') continue
     let line = 0
     let counted = -1
-    for (let at = lineTerms.indexOf(term); at !== -1; at = lineTerms.indexOf(term, at + term.length)) {
-      const end = at + term.length
-      if (!(at === 0 || isBreak(lineTerms.charCodeAt(at - 1)))) continue
-      if (!(end === lineTerms.length || isBreak(lineTerms.charCodeAt(end)))) continue
+    for (let at = wholeTermAt(lineTerms, term, 0); at >= 0; at = wholeTermAt(lineTerms, term, at + term.length)) {
       while (line < breaks.length && (breaks[line] as number) < at) line++
       if (line !== counted) {
         coverage[line] = (coverage[line] as number) + 1
@@ -52,8 +47,3 @@ export function termsPerLine(lineTerms: string, lineCount: number, terms: Iterab
   }
   return coverage
 }
-
-const isBreak = (code: number): boolean => code === SPACE || code === NEWLINE
-
-/** The terms of body terms in text order (indexTokens of the text they were made from), either way they are stored. */
-export const termsOf = (bodyTerms: string): string[] => bodyTerms.split(/[ \n]/).filter((term) => term !== '')

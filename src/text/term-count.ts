@@ -9,21 +9,28 @@ const SPACE = 32
 const NEWLINE = 10
 const isSeparator = (code: number): boolean => code === SPACE || code === NEWLINE
 
-/** Occurrences of `term` as a whole term in a term string. */
-export function countTerm(terms: string, term: string): number {
-  let count = 0
-  let at = terms.indexOf(term)
-  while (at >= 0) {
+/** Where `term` (not empty) next occurs as a whole term in a term string, from `from` on; -1: nowhere. */
+export function wholeTermAt(terms: string, term: string, from: number): number {
+  for (let at = terms.indexOf(term, from); at >= 0; at = terms.indexOf(term, at + term.length)) {
     const end = at + term.length
     if (
       (at === 0 || isSeparator(terms.charCodeAt(at - 1))) &&
       (end === terms.length || isSeparator(terms.charCodeAt(end)))
     )
-      count++
-    at = terms.indexOf(term, end)
+      return at
   }
+  return -1
+}
+
+/** Occurrences of `term` as a whole term in a term string. */
+export function countTerm(terms: string, term: string): number {
+  let count = 0
+  for (let at = wholeTermAt(terms, term, 0); at >= 0; at = wholeTermAt(terms, term, at + term.length)) count++
   return count
 }
+
+/** The terms of a term string in order, however it separates them. */
+export const termsOf = (terms: string): string[] => terms.split(/[ \n]/).filter((term) => term !== '')
 
 /**
  * Each term's occurrences in a chunk's body and in its headings and path, as [body, heading],
@@ -36,10 +43,8 @@ export function columnCounts(
 ): Map<string, [number, number]> {
   const counts = new Map<string, [number, number]>()
   const add = (terms: string, column: 0 | 1) => {
-    if (terms === '') return
-    for (const term of terms.split(/[ \n]/)) {
-      // An empty line, or two separators in a row, holds no term (FTS5 finds none there).
-      if (term === '' || !wanted(term)) continue
+    for (const term of termsOf(terms)) {
+      if (!wanted(term)) continue
       let c = counts.get(term)
       if (!c) counts.set(term, (c = [0, 0]))
       c[column]++
