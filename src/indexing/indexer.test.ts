@@ -9,7 +9,8 @@ import { createTurns } from '../shared/async.js'
 import { createForeground } from '../shared/foreground.js'
 import type { FileChanges, SpaceWriter } from '../store/port.js'
 import { createIndexer, type IndexerDeps } from './indexer.js'
-import { createPrepareCache, type PrepareElsewhere } from './prepare-file.js'
+import { createPrepareCache } from './prepare-file.js'
+import type { PrepareElsewhere } from './read-there.js'
 import type { Vectorizer, VectorizeResult } from './vectorizer.js'
 import { createWriteTargets } from './write-targets.js'
 
@@ -190,8 +191,8 @@ describe('a sync pass that prepares files elsewhere', () => {
         return slow.applyChanges(changes, steps)
       },
     }
-    const elsewhere: PrepareElsewhere = async (file, _chunking, local) => {
-      log.push(`prepare ${file.rel}`)
+    const elsewhere: PrepareElsewhere = async (input, local) => {
+      log.push(`prepare ${input.file.rel}`)
       return local()
     }
     const done = indexerOf(dir, store, log, null, elsewhere).sync({ full: true, reason: 'test' })
@@ -230,7 +231,7 @@ describe('a sync pass that prepares files elsewhere', () => {
   it("prepares elsewhere as background work for a pass nobody waits for, in turn for one a request waits for, not for a write's own", async () => {
     const dir = bigWorkspace(1)
     const seen: string[] = []
-    const elsewhere: PrepareElsewhere = async (_file, _chunking, local, background) => {
+    const elsewhere: PrepareElsewhere = async (_input, local, background) => {
       seen.push(background ? 'background' : 'waited for')
       return local()
     }
@@ -253,8 +254,8 @@ describe('a sync pass that prepares files elsewhere', () => {
       overlapsWrites: false,
       applyChanges: async (changes) => void log.push(`write ${changes.replace?.[0]?.record.path ?? ''}`),
     }
-    const elsewhere: PrepareElsewhere = async (file, _chunking, local) => {
-      log.push(`prepare ${file.rel}`)
+    const elsewhere: PrepareElsewhere = async (input, local) => {
+      log.push(`prepare ${input.file.rel}`)
       return local()
     }
     await indexerOf(dir, store, [], null, elsewhere).sync({ full: true, reason: 'test' })
@@ -273,8 +274,8 @@ describe('a sync pass that prepares files elsewhere', () => {
       applyChanges: async (changes) => void log.push(`write ${changes.replace?.[0]?.record.path ?? ''}`),
     }
     const cancel = new AbortController()
-    const elsewhere: PrepareElsewhere = async (file, _chunking, local) => {
-      log.push(`prepare ${file.rel}`)
+    const elsewhere: PrepareElsewhere = async (input, local) => {
+      log.push(`prepare ${input.file.rel}`)
       // Shut down while the first file is prepared: the others begun ahead are still read.
       cancel.abort()
       return local()

@@ -17,7 +17,8 @@ import type { ReadSequence } from '../store/port.js'
 import { publicErrorMessage } from '../shared/public-error.js'
 import { decodeText } from '../text/lines.js'
 import { isUnreadable, type ScannedFile } from './file-scanner.js'
-import { prepareFile, type PrepareCache, type PreparedFile, type PrepareOffThread } from './prepare-file.js'
+import { keepPrepared, prepareFile, type PrepareCache, type PreparedFile } from './prepare-file.js'
+import { readAndPrepare, type PrepareOffThread, type ReadThere, type ReadThereInput } from './read-there.js'
 import type { SyncResult } from './sync-result.js'
 import { transcriptText } from './transcript.js'
 
@@ -37,16 +38,47 @@ export type Gone = { path: string; readSeq: number; known: boolean }
 /**
  * A file's visit begun ahead of its turn: its read number, taken first as always, and the
  * read of its bytes when the visit will need them (settled, so an abandoned one is never an
- * unhandled rejection). When files are prepared elsewhere, also the rows it comes to,
- * prepared on another thread while the files before it are written.
+ * unhandled rejection): here, or on another thread that also prepares its rows
+ * (read-there.ts). When files are prepared elsewhere, also the rows it comes to, made while
+ * the files before it are written.
  */
 export type BegunRead = {
   readSeq: number
-  read: Promise<{ ok: true; value: ReadResult } | { ok: false; error: unknown }> | null
+  read: Promise<{ ok: true; value: ReadResult | ReadThere } | { ok: false; error: unknown }> | null
   rows?: Promise<{ ok: true; value: PreparedFile | null } | { ok: false; error: unknown }>
 }
 
 const relativePosix = (root: string, abs: string) => path.relative(root, abs).split(path.sep).join('/')
+
+/** What a thread is asked to read and prepare of `file` (`unchangedIf`: the index's hash of it, if compared). */
+const readThereInput = (
+  file: ScannedFile,
+  at: Pick<PassReadDeps['ctx'], 'maxFileBytes' | 'chunking'> & { readSeq: number; indexedAtMs: number },
+  unchangedIf: string | null | undefined,
+): ReadThereInput => ({
+  root: file.root,
+  path: relativePosix(file.root, file.abs),
+  maxBytes: at.maxFileBytes,
+  unchangedIf: unchangedIf ?? null,
+  file: { rel: file.rel, mtimeMs: file.mtimeMs, indexedAtMs: at.indexedAtMs, readSeq: at.readSeq, source: file.source },
+  chunking: at.chunking,
+})
+
+/** A file's text to chunk: a session transcript's messages (and its lines that are not JSON), or the file as it is. */
+function textOf(file: ScannedFile, text: string): { text: string; malformed: number } {
+  return file.source === 'sessions' ? transcriptText(text) : { text, malformed: 0 }
+}
+
+/** A metadata comment a file holds that cannot be read is indexed as text; whoever wrote it should hear. */
+function withWarnings(log: Logger, prepared: PreparedFile): PreparedFile {
+  if (prepared.malformed.length > 0) {
+    log.warn(
+      { path: prepared.record.path, malformedMetadata: prepared.malformed.slice(0, 5) },
+      'entry metadata comments that cannot be read are indexed as text',
+    )
+  }
+  return prepared
+}
 
 const unchangedByStat = (prev: FileRecord, file: ScannedFile) =>
   prev.sizeBytes === file.sizeBytes && prev.mtimeMs === file.mtimeMs && prev.mtimeMs < prev.indexedAtMs - RACY_WINDOW_MS
@@ -73,7 +105,7 @@ export type PassReadDeps = {
   /** A background pass pauses for searches once it used a slice; others only restart it. */
   background: boolean
   slicer: ReturnType<typeof createSlicer>
-  /** Where big files are prepared, if not here. */
+  /** Where files are read and prepared, if not here. */
   elsewhere: PrepareOffThread | undefined
   result: SyncResult
   /** Files found gone (or too big, or no longer readable), dropped at the pass's end. */
@@ -102,26 +134,39 @@ export function createPassRead(deps: PassReadDeps) {
         ? ('unchanged' as const)
         : null
 
-  /** Takes `file`'s read number and starts reading it unless its stat shows it need not be. */
+  /**
+   * Takes `file`'s read number and starts reading it unless its stat shows it need not be:
+   * on another thread, which prepares its rows too, when files are prepared elsewhere and
+   * this process has no checkpoint to resume it from (prepare-file.ts); else here.
+   */
   async function begin(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<BegunRead> {
     const readSeq = await ctx.readSeq.next()
-    // Opened from its folder's root without following symlinks, like the file API does.
+    const there =
+      deps.elsewhere && !ctx.prepareCache.files.has(file.abs) && !deps.signal?.aborted ? deps.elsewhere : undefined
+    // Timed before a read there, not after: a write meanwhile is then within its racy window.
+    const input = readThereInput(file, { ...ctx, readSeq, indexedAtMs: ctx.now() }, deps.full ? null : prev?.sha256)
     const read =
-      statSays(file, prev, force) === null
-        ? settled(readWorkspaceFile(file.root, relativePosix(file.root, file.abs), ctx.maxFileBytes))
-        : null
+      statSays(file, prev, force) !== null
+        ? null
+        : there
+          ? settled(there(input, () => readAndPrepare(input, deps.slicer)))
+          : // Opened from its folder's root without following symlinks, like the file API does.
+            settled(readWorkspaceFile(input.root, input.path, ctx.maxFileBytes))
     const begun: BegunRead = { readSeq, read }
     if (deps.elsewhere) begun.rows = settled(rowsOf(file, prev, force, begun))
     return begun
   }
 
-  /** The bytes `begun` read, or null when there are none to index (gone, invalid, too big, unreadable: counted). */
-  async function bytesOf(
+  /**
+   * What `begun` read, or null when there is nothing to index (gone, invalid, too big,
+   * unreadable: counted).
+   */
+  async function readOf(
     file: ScannedFile,
     prev: FileRecord | undefined,
     readSeq: number,
     reading: NonNullable<BegunRead['read']>,
-  ): Promise<Buffer | null> {
+  ): Promise<Exclude<ReadResult | ReadThere, { kind: 'not-found' | 'invalid' | 'too-large' | 'failed' }> | null> {
     const dropped = () => deps.gone.push({ path: file.rel, readSeq, known: prev !== undefined })
     try {
       const outcome = await reading
@@ -130,14 +175,15 @@ export function createPassRead(deps: PassReadDeps) {
       // A write's own pass waits only once it has used a whole slice (a flush never does).
       if (deps.background) await deps.slicer.pause()
       else deps.slicer.restart()
+      if (read.kind === 'failed') throw Object.assign(new Error(read.message), read.code ? { code: read.code } : {})
       if (read.kind === 'not-found' || read.kind === 'invalid' || read.kind === 'too-large') {
         if (read.kind === 'invalid') log.warn({ path: file.rel, reason: read.reason }, 'file not indexed')
         if (read.kind === 'too-large') result.skipped++
         dropped()
         return null
       }
-      ctx.reclaimer?.worked(read.bytes.length)
-      return read.bytes
+      ctx.reclaimer?.worked(read.kind === 'ok' ? read.bytes.length : read.sizeBytes)
+      return read
     } catch (err) {
       if (isUnreadable(err)) unreadable(file.rel, err)
       else {
@@ -148,16 +194,11 @@ export function createPassRead(deps: PassReadDeps) {
     }
   }
 
-  /** A file's text to chunk: a session transcript's messages, or the file as it is. */
-  function textOf(file: ScannedFile, bytes: Buffer): string {
-    const text = decodeText(bytes)
-    if (file.source !== 'sessions') return text
-    const transcript = transcriptText(text)
-    if (transcript.malformed > 0) {
-      result.malformedLines += transcript.malformed
-      log.warn({ path: file.rel, malformedLines: transcript.malformed }, 'transcript lines that are not JSON skipped')
-    }
-    return transcript.text
+  /** Counts and logs a transcript's lines that are not JSON. */
+  function malformedLines(file: ScannedFile, malformed: number): void {
+    if (malformed === 0) return
+    result.malformedLines += malformed
+    log.warn({ path: file.rel, malformedLines: malformed }, 'transcript lines that are not JSON skipped')
   }
 
   /**
@@ -187,35 +228,30 @@ export function createPassRead(deps: PassReadDeps) {
     }
     // begin() skips reading exactly the files the two checks above returned for.
     if (reading === null) return null
-    const bytes = await bytesOf(file, prev, readSeq, reading)
-    if (bytes === null) return null
-    const hash = sha256(bytes)
-    const indexedAtMs = ctx.now()
+    const read = await readOf(file, prev, readSeq, reading)
+    if (read === null) return null
+    const hash = read.kind === 'ok' ? sha256(read.bytes) : read.sha256
+    const sizeBytes = read.kind === 'ok' ? read.bytes.length : read.sizeBytes
+    const indexedAtMs = read.kind === 'prepared' ? read.prepared.file.record.indexedAtMs : ctx.now()
     if (!deps.full && prev && prev.sha256 === hash) {
-      deps.touch({ ...prev, sizeBytes: bytes.length, mtimeMs: file.mtimeMs, indexedAtMs, readSeq })
+      deps.touch({ ...prev, sizeBytes, mtimeMs: file.mtimeMs, indexedAtMs, readSeq })
       result.unchanged++
       return null
     }
-    const text = textOf(file, bytes)
-    // A pass cancelled meanwhile (shutdown) prepares no file begun ahead: that would keep
-    // the workers busy, or this thread once they are closed, for rows never written.
-    deps.signal?.throwIfAborted()
-    const input = { rel: file.rel, text, sha256: hash, sizeBytes: bytes.length, mtimeMs: file.mtimeMs }
-    const prepared = await prepareFile(
-      { ...input, indexedAtMs, readSeq, source: file.source },
-      ctx.chunking,
-      deps.slicer,
-      { prepare: ctx.prepareCache, key: file.abs },
-      deps.elsewhere,
-    )
-    // A metadata comment it cannot read is indexed as text; whoever wrote it should hear.
-    if (prepared.malformed.length > 0) {
-      log.warn(
-        { path: file.rel, malformedMetadata: prepared.malformed.slice(0, 5) },
-        'entry metadata comments that cannot be read are indexed as text',
-      )
+    if (read.kind === 'unchanged') throw new Error(`${file.rel} was read as unchanged against no hash of it`)
+    if (read.kind === 'prepared') {
+      malformedLines(file, read.malformedLines)
+      keepPrepared(ctx.prepareCache, file.abs, read.prepared)
+      return withWarnings(log, read.prepared.file)
     }
-    return prepared
+    const { text, malformed } = textOf(file, read.kind === 'ok' ? decodeText(read.bytes) : read.text)
+    malformedLines(file, malformed)
+    // A pass cancelled meanwhile (shutdown) prepares no file begun ahead here.
+    deps.signal?.throwIfAborted()
+    const input = { rel: file.rel, text, sha256: hash, sizeBytes, mtimeMs: file.mtimeMs, indexedAtMs, readSeq }
+    const cache = { prepare: ctx.prepareCache, key: file.abs }
+    const prepared = await prepareFile({ ...input, source: file.source }, ctx.chunking, deps.slicer, cache)
+    return withWarnings(log, prepared)
   }
 
   return { begin, rowsOf, unreadable }

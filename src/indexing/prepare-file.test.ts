@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createPrepareCache, prepareFile, type FileInput, type PrepareOffThread } from './prepare-file.js'
+import { createPrepareCache, prepareFile, type FileInput } from './prepare-file.js'
 
 describe('prepareFile', () => {
   it('offers the event loop a turn after every piece of a huge single-line file and every chunk', async () => {
@@ -80,61 +80,6 @@ describe('prepareFile', () => {
       const other = counting()
       await prepareFile(file(rel, day(51), 0), chunking, other, { prepare: cache, key: '/b' })
       expect(Math.min(again.offers, other.offers)).toBeGreaterThan(100)
-    })
-  })
-  describe('with another thread to prepare on', () => {
-    const chunking = { maxTokens: 60, overlapTokens: 10 }
-    const entry = (i: number) => `## 10:${String(i % 60).padStart(2, '0')}\n- 部署 canary ${i} to staging\n`
-    const day = (n: number) => Array.from({ length: n }, (_, i) => entry(i)).join('\n')
-    const input = (text: string): FileInput => ({
-      rel: 'memory/2026-04-01.md',
-      text,
-      sha256: 'x',
-      sizeBytes: text.length,
-      mtimeMs: 0,
-      indexedAtMs: 0,
-      readSeq: 1,
-    })
-    const noYield = { maybeYield: async () => undefined }
-    /** A thread that prepares as this one would (through `local`), counting what it is given. */
-    const elsewhere = () => {
-      const given: number[] = []
-      const prepare: PrepareOffThread = async (file, _chunking, local) => {
-        given.push(file.text.length)
-        return local()
-      }
-      return { prepare, given }
-    }
-    const newCache = () => createPrepareCache({ chunks: 10_000, termChars: 10_000_000, files: 4, fileChars: 8_000_000 })
-
-    it('sends a big file it has no checkpoint of, keeps what came back, and prepares its append here from it', async () => {
-      const thread = elsewhere()
-      const cache = { prepare: newCache(), key: '/ws/memory/2026-04-01.md' }
-      const text = day(200)
-      expect(text.length).toBeGreaterThan(4 * 1024)
-      const first = await prepareFile(input(text), chunking, noYield, cache, thread.prepare)
-      expect(thread.given).toEqual([text.length])
-      expect(first).toEqual(await prepareFile(input(text), chunking, noYield))
-      // Its chunks' terms were kept too: none is analysed again on this thread.
-      expect(cache.prepare.terms.size).toBe(new Set(first.chunks.map((c) => c.contentHash)).size)
-
-      const grown = `${text}\n${entry(200)}`
-      const resumed = { offers: 0, maybeYield: async () => void resumed.offers++ }
-      const second = await prepareFile(input(grown), chunking, resumed, cache, thread.prepare)
-      expect(thread.given).toHaveLength(1)
-      expect(second).toEqual(await prepareFile(input(grown), chunking, noYield))
-      expect(resumed.offers).toBeLessThan(10)
-    })
-
-    it('prepares here a file too small to pay for the trip, or big enough to hold a worker too long', async () => {
-      const thread = elsewhere()
-      const small = day(20)
-      expect(small.length).toBeLessThan(4 * 1024)
-      await prepareFile(input(small), chunking, noYield, { prepare: newCache(), key: '/small' }, thread.prepare)
-      const huge = day(40_000)
-      expect(huge.length).toBeGreaterThan(1024 * 1024)
-      await prepareFile(input(huge), chunking, noYield, { prepare: newCache(), key: '/huge' }, thread.prepare)
-      expect(thread.given).toEqual([])
     })
   })
 })

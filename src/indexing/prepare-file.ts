@@ -91,31 +91,6 @@ export type PrepareCache = ReturnType<typeof createPrepareCache>
 /** A file's rows, and the checkpoint a later preparation of it can resume from. */
 export type PreparedText = { file: PreparedFile; checkpoint: FileCheckpoint }
 
-/** Prepares a file on another thread; `local` prepares it here when that thread cannot. */
-export type PrepareOffThread = (
-  input: FileInput,
-  chunking: ChunkOptions,
-  local: () => Promise<PreparedText>,
-) => Promise<PreparedText>
-
-/**
- * Where an indexer prepares files off the main thread (the search workers,
- * wiring/index-thread-jobs.ts). `background`: for a pass nobody waits for (a sync, a rebuild), which
- * gives way to searches; a first sync a request waits for does not.
- */
-export type PrepareElsewhere = (
-  ...args: [...Parameters<PrepareOffThread>, background: boolean]
-) => Promise<PreparedText>
-
-/**
- * Texts prepared elsewhere, in characters. Below the floor, the round trip (copying the text
- * there and the rows back, about 0.1 ms) would cost the main thread a third or more of the
- * preparation it saves (about 80 µs per KiB); above the ceiling, one file would hold a search
- * worker for over 80 ms, where the main thread prepares it in slices between searches.
- */
-const ELSEWHERE_MIN_CHARS = 4 * 1024
-const ELSEWHERE_MAX_CHARS = 1024 * 1024
-
 const termsKey = (rel: string, contentHash: string) => `${rel}\n${contentHash}`
 
 /**
@@ -226,30 +201,24 @@ function remember(cache: PrepareCache, key: string, prepared: PreparedText, with
 }
 
 /**
+ * Keeps what another thread prepared of a file it read (read-there.ts) as if it had been
+ * prepared here: its checkpoint under `key` (the file's absolute path), and its chunks' terms.
+ */
+export function keepPrepared(cache: PrepareCache, key: string, prepared: PreparedText): void {
+  remember(cache, key, prepared, true)
+}
+
+/**
  * The rows of one file. `cache.files` is looked up by `key` (the file's absolute path): a
  * checkpoint of the same file is only a shortcut, used when the text still starts with what
- * it was taken from, so the rows are the same as without it. With `elsewhere`, a file with
- * no checkpoint (a first sync, a new file) is prepared on another thread when its size
- * pays for the trip, and what it made is kept as if it had been prepared here.
+ * it was taken from, so the rows are the same as without it.
  */
 export async function prepareFile(
   input: FileInput,
   chunking: ChunkOptions,
   slicer: Yielder,
   cache?: { prepare: PrepareCache; key: string },
-  elsewhere?: PrepareOffThread,
 ): Promise<PreparedFile> {
-  const chars = input.text.length
-  if (
-    elsewhere &&
-    chars >= ELSEWHERE_MIN_CHARS &&
-    chars <= ELSEWHERE_MAX_CHARS &&
-    !cache?.prepare.files.has(cache.key)
-  ) {
-    const prepared = await elsewhere(input, chunking, () => prepareText(input, chunking, slicer))
-    if (cache) remember(cache.prepare, cache.key, prepared, true)
-    return prepared.file
-  }
   const previous = cache?.prepare.files.get(cache.key) ?? null
   const prepared = await prepareText(input, chunking, slicer, previous, cache?.prepare.terms)
   if (cache) remember(cache.prepare, cache.key, prepared, false)

@@ -19,7 +19,8 @@ import { createPassBatch, type PassTargets } from './pass-batch.js'
 import { createPassPace } from './pass-pace.js'
 import { createPassRead, type BegunRead, type Gone } from './pass-read.js'
 import { createPassVectors } from './pass-vectors.js'
-import type { PreparedFile, PrepareCache, PrepareElsewhere, PrepareOffThread } from './prepare-file.js'
+import type { PreparedFile, PrepareCache } from './prepare-file.js'
+import type { PrepareElsewhere, PrepareOffThread } from './read-there.js'
 import { createProgress } from './sync-progress.js'
 import { emptySyncResult, type SyncResult } from './sync-result.js'
 import type { Vectorizer } from './vectorizer.js'
@@ -55,9 +56,10 @@ export type PassContext = {
   maxFileBytes: number
   prepareCache: PrepareCache
   /**
-   * Prepares big new files of full passes on another thread (a write's own pass prepares
-   * here). Such a pass goes on to the next file while a batch is written, so the main
-   * thread writes one batch while another thread prepares the next.
+   * Reads and prepares the new files of full passes on another thread (read-there.ts; a
+   * write's own pass reads and prepares here). Such a pass goes on to the next file while a
+   * batch is written, so the main thread writes one batch while other threads read and
+   * prepare the next.
    */
   prepareElsewhere?: PrepareElsewhere | undefined
   /** Shared by every pass of every agent: one pass's slice per turn of the event loop. */
@@ -195,15 +197,15 @@ export function startPass(
 }
 
 /**
- * Where a pass prepares big files: elsewhere (the engine's threads), as background work when
- * nobody waits for it. A write's own pass prepares here: mostly an append resumed from its
+ * Where a pass reads and prepares files: elsewhere (the engine's threads), as background work
+ * when nobody waits for it. A write's own pass reads and prepares here: mostly an append resumed from its
  * checkpoint or a small file, for which a trip behind the searches in the threads' queue
  * costs more than it saves (flush p50 under 16 mixed clients was about 20 % higher with it).
  */
 function elsewhereFor(ctx: PassContext, kind: 'background' | 'waited' | 'write'): PrepareOffThread | undefined {
   const { prepareElsewhere } = ctx
   if (!prepareElsewhere || kind === 'write') return undefined
-  return (input, chunking, local) => prepareElsewhere(input, chunking, local, kind === 'background')
+  return (input, local) => prepareElsewhere(input, local, kind === 'background')
 }
 
 /**

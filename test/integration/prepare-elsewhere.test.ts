@@ -1,6 +1,6 @@
 /**
- * Files prepared on the search workers (prepare-file.ts, 4 KiB to 1 MiB of text with no
- * checkpoint) must index exactly as the main thread prepares them: an app with the pool and
+ * Files read and prepared on the search workers (read-there.ts: files with no checkpoint, up
+ * to 1 MiB of text) must index exactly as the main thread reads and prepares them: an app with the pool and
  * one without (MNEMO_SEARCH_WORKERS=0) over the same files answer alike, at the size
  * boundaries, for text of every kind (a BOM, CRLF, one huge line, transcripts, notes dated
  * by their modification time), and after the files grow, change in the middle or go.
@@ -87,7 +87,7 @@ describe('files prepared on the search workers', () => {
     const feb = new Date(2026, 1, 10, 9, 30)
     const mar = new Date(2026, 2, 2, 11, 0)
     const files: Record<string, string> = {
-      // Around the smallest text prepared elsewhere (4 KiB), and the largest (1 MiB).
+      // Small and 4 KiB texts, and around the largest text prepared there (1 MiB).
       'memory/2026-03-01.md': textOf(4 * KIB, 'at'),
       'memory/2026-03-02.md': textOf(4 * KIB - 1, 'under'),
       'notes/at-1mib.md': textOf(MIB, 'top'),
@@ -117,6 +117,45 @@ describe('files prepared on the search workers', () => {
       await t.sync()
     }
     expect(await answers(pooled)).toEqual(await answers(here))
+  })
+
+  it('count, refuse and skip files read on the workers as the main thread does, and prepare none whose content is the same', async () => {
+    const env = { ...ENV, MNEMO_MAX_FILE_BYTES: String(64 * KIB) }
+    const mar = new Date(2026, 2, 2, 11, 0)
+    const apr = new Date(2026, 3, 1, 9, 0)
+    /** What a sync said of the files it read (not its duration). */
+    const synced = async (t: TestApp) => {
+      const res = await t.app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
+      expect(res.statusCode, res.body).toBe(200)
+      const last = res.json<{ lastSync: Record<string, unknown> }>().lastSync
+      const { indexed, unchanged, skipped, malformedLines, chunks, fileErrors } = last
+      return { indexed, unchanged, skipped, malformedLines, chunks, fileErrors }
+    }
+    const outcomes: Record<string, unknown>[] = []
+    for (const workers of ['2', '0']) {
+      const ws = createTempWorkspace()
+      put(ws, 'memory/2026-03-01.md', textOf(6 * KIB, 'kept'), mar)
+      put(ws, 'memory/2026-03-02.md', textOf(5 * KIB, 'touched'), mar)
+      put(ws, 'notes/too-big.md', textOf(64 * KIB + 1, 'big'), mar)
+      put(ws, 'sessions/s2.jsonl', `${transcript(20)}not json\n{"role": "user", "content": "bom zebra"}\n`, mar)
+      fs.writeFileSync(path.join(ws.base, 'secret.md'), 'walrus canary secret')
+      fs.symlinkSync(path.join(ws.base, 'secret.md'), ws.abs('memory/link.md'))
+      const first = await buildTestApp({ ws, env: { ...env, MNEMO_SEARCH_WORKERS: workers }, sync: false })
+      const firstSync = await synced(first)
+      await first.app.close()
+      // Its stat changed, its content did not: read again by a new process (which has no
+      // checkpoint of it, so on a worker when there are some), not prepared nor written.
+      fs.utimesSync(ws.abs('memory/2026-03-02.md'), apr, apr)
+      const again = await useTestApp({ ws, env: { ...env, MNEMO_SEARCH_WORKERS: workers }, sync: false })
+      outcomes.push({ first: firstSync, second: await synced(again), answers: await answers(again) })
+    }
+    const [there, local] = outcomes as [Record<string, { indexed: number; unchanged: number }>, unknown]
+    expect(there).toEqual(local)
+    expect(there['first']).toMatchObject({ indexed: 3, skipped: 1, malformedLines: 1 })
+    // The others are unchanged by their stat, not read.
+    expect(there['second']).toMatchObject({ indexed: 0, unchanged: 3 })
+    expect(JSON.stringify(there['answers'])).not.toContain('secret')
+    expect(JSON.stringify(there['answers'])).toContain('2026-03-02.md')
   })
 
   it("index several agents' first syncs at once, and a rebuild during one, as the main thread does", async () => {

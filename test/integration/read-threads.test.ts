@@ -1,10 +1,14 @@
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { pino } from 'pino'
-import { describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, inject, it } from 'vitest'
+import { sha256 } from '../../src/domain/hashing.js'
 import { NEVER_YIELD } from '../../src/indexing/chunker.js'
 import type { ChunkOptions } from '../../src/indexing/chunker.js'
 import { prepareText, type FileInput, type PreparedText } from '../../src/indexing/prepare-file.js'
+import type { ReadThere, ReadThereInput } from '../../src/indexing/read-there.js'
 import { createReaderOps } from '../../src/search/index-reader.js'
 import type { IndexReader } from '../../src/store/index-reader.js'
 import { createReadThreads, type ReadThreadsDeps } from '../../src/store/sqlite/threads/read-threads.js'
@@ -28,7 +32,11 @@ const inputOf = (
   rel: string,
   text: string,
   times: Pick<FileInput, 'mtimeMs' | 'indexedAtMs' | 'readSeq'> = { mtimeMs: 0, indexedAtMs: 0, readSeq: 1 },
-): FileInput => ({ rel, text, sha256: 'x', sizeBytes: text.length, ...times })
+): FileInput => ({ rel, text, sha256: sha256(text), sizeBytes: Buffer.byteLength(text), ...times })
+
+/** Where the files given to the threads are written first: a thread reads what it prepares. */
+const ROOT = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-read-threads-'))
+afterAll(() => fs.rmSync(ROOT, { recursive: true, force: true }))
 
 /** The threads' script: this run's bundle (bundles.ts), or the TypeScript entry under tsx. */
 const entry = (): URL => {
@@ -48,13 +56,29 @@ const poolOf = (opts: Pick<ReadThreadsDeps, 'size' | 'maxConnections'> & Partial
     entry: entry(),
     ...opts,
   })
-  const prepare = (
+  /** `input`'s text written to its file, read and prepared there; its rows. */
+  const prepare = async (
     queue: string,
     input: FileInput,
     chunking: ChunkOptions,
     local: () => Promise<PreparedText>,
     background: boolean,
-  ) => pool.run(queue, 'prepare', [input, chunking], local, background)
+  ): Promise<PreparedText> => {
+    fs.mkdirSync(path.dirname(path.join(ROOT, input.rel)), { recursive: true })
+    fs.writeFileSync(path.join(ROOT, input.rel), input.text)
+    const { text: _text, sha256: hash, sizeBytes, ...file } = input
+    const asked: ReadThereInput = { root: ROOT, path: input.rel, maxBytes: 64 << 20, unchangedIf: null, file, chunking }
+    const here = async (): Promise<ReadThere> => ({
+      kind: 'prepared',
+      sha256: hash,
+      sizeBytes,
+      prepared: await local(),
+      malformedLines: 0,
+    })
+    const got = await pool.run<ReadThere>(queue, 'prepare', [asked], here, background)
+    if (got.kind !== 'prepared') throw new Error(`${input.rel}: prepared, not ${JSON.stringify(got)}`)
+    return got.prepared
+  }
   return Object.assign(pool, { prepare })
 }
 
@@ -186,10 +210,12 @@ describe('searches in worker threads', () => {
     const t = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const store = createIndexStore({ dbPath: path.join(t.ws.dataDir, 'index.sqlite') })
     const pool = poolOf({ size: 1, maxConnections: 1, backgroundMaxWaitMs })
+    const { given, restore } = recordPosts()
     try {
       const reader = pool.forIndex(store.dbPath, createReaderOps(store))
       const req = { terms: queryTerms('redis cache staging'), limit: 50, filters: {} }
       await reader.keyword(req)
+      const since = given.length
       const text = bigDay(40)
       const input = inputOf('memory/2026-05-01.md', text)
       const order: string[] = []
@@ -207,9 +233,14 @@ describe('searches in worker threads', () => {
         reader.keyword(req).then(() => void order.push(`search ${i + 6}`)),
       )
       await Promise.all([...before, prepared, ...after])
-      if (background && backgroundMaxWaitMs > 0) expect(order.at(-1)).toBe('prepare')
-      else expect(order.indexOf('prepare')).toBeLessThan(6)
+      // When the worker was given it: a thread reading the file answers searches meanwhile.
+      const givenAt = given.slice(since).findIndex((g) => g.op === 'job')
+      if (background && backgroundMaxWaitMs > 0) {
+        expect(givenAt).toBe(12)
+        expect(order.at(-1)).toBe('prepare')
+      } else expect(givenAt).toBeLessThan(6)
     } finally {
+      restore()
       await pool.close()
       store.close()
     }
