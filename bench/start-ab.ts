@@ -2,9 +2,10 @@
  * Cold start of several builds side by side (issue 35): each round starts every build in turn
  * (the order reversed every other round) on the same workspace (bench/corpus.ts, 200 × 50
  * notes: 10,001 chunks) with a new data folder, and times spawn → GET /ready 200, as
- * bench/start.ts does, so load on a shared machine falls on all of them alike.
+ * bench/start.ts does, so load on a shared machine falls on all of them alike. `--empty`:
+ * an empty workspace instead (a new one each start), the start-up alone.
  *
- *   npx tsx bench/start-ab.ts --rounds 8 label=/path/to/worktree ...
+ *   npx tsx bench/start-ab.ts [--rounds 8] [--empty] label=/path/to/worktree ...
  *
  * Each path is a checkout with its build (dist/main.js). Prints each build's runs and median.
  */
@@ -18,7 +19,7 @@ import { median } from './stats.js'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { rounds: { type: 'string', default: '8' } },
+  options: { rounds: { type: 'string', default: '8' }, empty: { type: 'boolean', default: false } },
 })
 const builds = positionals.map((arg) => {
   const [label, root] = arg.split('=') as [string, string]
@@ -26,12 +27,15 @@ const builds = positionals.map((arg) => {
 })
 if (builds.length === 0) throw new Error('name the builds: label=/path/to/checkout ...')
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-start-ab-'))
-const workspace = path.join(tmp, 'workspace')
-writeCorpus(workspace, 200, 50)
+const corpus = path.join(tmp, 'workspace')
+if (!values.empty) writeCorpus(corpus, 200, 50)
 try {
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const build of round % 2 ? [...builds].reverse() : builds) {
       const dataDir = path.join(tmp, `data-${build.label}-${round}`)
+      // The service writes an example MEMORY.md into an empty workspace.
+      const workspace = values.empty ? path.join(tmp, `empty-${build.label}-${round}`) : corpus
+      fs.mkdirSync(workspace, { recursive: true })
       const started = performance.now()
       const server = await startServer(
         { MNEMO_WORKSPACE: workspace, MNEMO_DATA_DIR: dataDir, MNEMO_INDEX_ON_START: 'true' },
