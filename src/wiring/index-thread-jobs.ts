@@ -11,6 +11,6 @@ export const indexThreadJobs = {
   prepare: (input: ReadThereInput) => readAndPrepare(input, NEVER_YIELD),
 }
 
-/** Where a space's indexer prepares big new files: on the engine's threads, when it has them. */
+/** Where a space's indexer reads and prepares new files: on the engine's threads, when it has them. */
 export const preparerOf = (offThread: OffThread | undefined): PrepareElsewhere | undefined =>
   offThread && ((input, local, background) => offThread('prepare', [input], local, background))
