@@ -3,7 +3,7 @@
  * src/serve.ts, over the dist/serve.js tsc wrote, and its read threads' script
  * (src/wiring/index-thread.ts) as dist/index-thread.js, where the bundled wiring/storage.ts
  * looks for it. Node then loads a few files instead of some 300 modules, each resolved and
- * read apart: spawn → /ready on an empty workspace about 15 % sooner, and each read thread
+ * read apart: spawn → /ready on an empty workspace 6–16 % sooner, and each read thread
  * starts sooner too (BENCHMARKS.md). dist/main.js stays tsc's: it checks the Node.js version
  * before it imports the bundle, which loads the native modules.
  *
