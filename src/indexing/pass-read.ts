@@ -50,18 +50,23 @@ export type BegunRead = {
 
 const relativePosix = (root: string, abs: string) => path.relative(root, abs).split(path.sep).join('/')
 
-/** What a thread is asked to read and prepare of `file` (`unchangedIf`: the index's hash of it, if compared). */
+/**
+ * What a thread is asked to read and prepare of `file` (`unchangedIf`: the index's hash of
+ * it, if compared). Timed now, before the read, not after: a write meanwhile is then within
+ * its racy window.
+ */
 const readThereInput = (
   file: ScannedFile,
-  at: Pick<PassReadDeps['ctx'], 'maxFileBytes' | 'chunking'> & { readSeq: number; indexedAtMs: number },
-  unchangedIf: string | null | undefined,
+  ctx: Pick<PassReadDeps['ctx'], 'maxFileBytes' | 'chunking' | 'now'>,
+  readSeq: number,
+  unchangedIf: string | null,
 ): ReadThereInput => ({
   root: file.root,
   path: relativePosix(file.root, file.abs),
-  maxBytes: at.maxFileBytes,
-  unchangedIf: unchangedIf ?? null,
-  file: { rel: file.rel, mtimeMs: file.mtimeMs, indexedAtMs: at.indexedAtMs, readSeq: at.readSeq, source: file.source },
-  chunking: at.chunking,
+  maxBytes: ctx.maxFileBytes,
+  unchangedIf,
+  file: { rel: file.rel, mtimeMs: file.mtimeMs, indexedAtMs: ctx.now(), readSeq, source: file.source },
+  chunking: ctx.chunking,
 })
 
 /** A file's text to chunk: a session transcript's messages (and its lines that are not JSON), or the file as it is. */
@@ -141,20 +146,20 @@ export function createPassRead(deps: PassReadDeps) {
    */
   async function begin(file: ScannedFile, prev: FileRecord | undefined, force: boolean): Promise<BegunRead> {
     const readSeq = await ctx.readSeq.next()
-    const there =
-      deps.elsewhere && !ctx.prepareCache.files.has(file.abs) && !deps.signal?.aborted ? deps.elsewhere : undefined
-    // Timed before a read there, not after: a write meanwhile is then within its racy window.
-    const input = readThereInput(file, { ...ctx, readSeq, indexedAtMs: ctx.now() }, deps.full ? null : prev?.sha256)
-    const read =
-      statSays(file, prev, force) !== null
-        ? null
-        : there
-          ? settled(there(input, () => readAndPrepare(input, deps.slicer)))
-          : // Opened from its folder's root without following symlinks, like the file API does.
-            settled(readWorkspaceFile(input.root, input.path, ctx.maxFileBytes))
+    const read = statSays(file, prev, force) === null ? settled(readFile(file, prev, readSeq)) : null
     const begun: BegunRead = { readSeq, read }
     if (deps.elsewhere) begun.rows = settled(rowsOf(file, prev, force, begun))
     return begun
+  }
+
+  /** Reads `file`: on another thread (which prepares it too) where begin() says, else here. */
+  function readFile(file: ScannedFile, prev: FileRecord | undefined, readSeq: number): Promise<ReadResult | ReadThere> {
+    const there =
+      deps.elsewhere && !ctx.prepareCache.files.has(file.abs) && !deps.signal?.aborted ? deps.elsewhere : undefined
+    // Opened from its folder's root without following symlinks, like the file API does.
+    if (!there) return readWorkspaceFile(file.root, relativePosix(file.root, file.abs), ctx.maxFileBytes)
+    const input = readThereInput(file, ctx, readSeq, deps.full ? null : (prev?.sha256 ?? null))
+    return there(input, () => readAndPrepare(input, deps.slicer))
   }
 
   /**
