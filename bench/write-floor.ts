@@ -5,9 +5,11 @@
  * prepared chunks into a new index, with their FTS5 rows, in transactions of at most N
  * analysed terms. The service writes on its main thread in transactions of 4,000 terms
  * (store/sqlite/staged-changes.ts); bigger ones cost less in all but hold the event loop
- * longer. Checkpoints are left out (a search worker runs them beside the writer).
+ * longer. Checkpoints are left out (a search worker runs them beside the writer). `--automerge`:
+ * FTS5's automerge for each write (4, FTS5's default; the service raises it while a full
+ * merge of the index is due, as after a first sync: store/sqlite/fts-compaction.ts).
  *
- *   npx tsx bench/write-floor.ts [--runs 3] [--terms 4000,16000,64000,0]   (0: one transaction)
+ *   npx tsx bench/write-floor.ts [--runs 3] [--terms 4000,16000,64000,0] [--automerge 4,8]   (0: one transaction)
  *
  * Prints the median over runs of each measure, in ms.
  */
@@ -25,10 +27,12 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     terms: { type: 'string', default: '4000,16000,64000,0' },
+    automerge: { type: 'string', default: '4' },
   },
 })
 const runs = Number(values.runs)
 const budgets = values.terms.split(',').map(Number)
+const automerges = values.automerge.split(',').map(Number)
 const CHUNKING = { maxTokens: 400, overlapTokens: 80 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-write-floor-'))
@@ -50,9 +54,10 @@ async function prepareAll(): Promise<PreparedFile[]> {
 }
 
 /** Writes every chunk in transactions of at most `budget` terms (0: all in one); ms. */
-function writeAll(prepared: readonly PreparedFile[], budget: number, dbPath: string): number {
+function writeAll(prepared: readonly PreparedFile[], budget: number, automerge: number, dbPath: string): number {
   // A checkpoint function keeps SQLite's own checkpoints out of the commits, as in the service.
   const store = createIndexStore({ dbPath, checkpoint: async () => undefined })
+  store.transaction((repo) => repo.setFtsOptions({ automerge }))
   const started = performance.now()
   let batch: { file: PreparedFile; chunks: PreparedFile['chunks'] }[] = []
   let terms = 0
@@ -89,11 +94,13 @@ for (let run = 0; run < runs; run++) {
   chunks = prepared.reduce((n, f) => n + f.chunks.length, 0)
   termCount = prepared.reduce((n, f) => n + f.chunks.reduce((m, c) => m + c.tokenCount, 0), 0)
   for (const budget of budgets) {
-    const dbPath = path.join(tmp, `index-${run}-${budget}.sqlite`)
-    add(
-      `write, ${budget > 0 ? `transactions of ≤ ${budget} terms` : 'one transaction'}`,
-      writeAll(prepared, budget, dbPath),
-    )
+    for (const automerge of automerges) {
+      const dbPath = path.join(tmp, `index-${run}-${budget}-${automerge}.sqlite`)
+      add(
+        `write, ${budget > 0 ? `transactions of ≤ ${budget} terms` : 'one transaction'}, automerge ${automerge}`,
+        writeAll(prepared, budget, automerge, dbPath),
+      )
+    }
   }
 }
 fs.rmSync(tmp, { recursive: true, force: true })
