@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util'
 import { makeQueries, writeCorpus } from './corpus.js'
 import { createClient } from './http-client.js'
 import { startServer } from './server-process.js'
+import { cpuMs, cpuMsAt } from './process-cpu.js'
 import { median, percentile } from './stats.js'
 
 const { values, positionals } = parseArgs({
@@ -58,13 +59,8 @@ async function start(label: string, root: string) {
   }
 }
 
-/** CPU time in ms of a process or thread (Linux: utime + stime in clock ticks of 10 ms). */
-function cpuMs(statPath: string): number {
-  const fields = fs.readFileSync(statPath, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
 /** CPU ms of the server's main thread and of all its threads. */
-const cpuOf = (pid: number) => ({ main: cpuMs(`/proc/${pid}/task/${pid}/stat`), all: cpuMs(`/proc/${pid}/stat`) })
+const cpuOf = (pid: number) => ({ main: cpuMsAt(`/proc/${pid}/task/${pid}/stat`), all: cpuMs(pid) })
 
 const builds = []
 for (const arg of positionals) {

@@ -27,6 +27,7 @@ import pg from 'pg'
 import { makeQueries, writeCorpus } from './corpus.js'
 import { createClient } from './http-client.js'
 import { startServer } from './server-process.js'
+import { cpuMs } from './process-cpu.js'
 import { median, percentile } from './stats.js'
 
 const { values, positionals } = parseArgs({
@@ -50,12 +51,6 @@ const schemaOf = (label: string): string =>
 const workspace = path.join(values.dir, `workspace-${tag}`)
 if (!fs.existsSync(workspace)) writeCorpus(workspace, Number(values.files), Number(values.notes))
 const queries = makeQueries(500)
-
-/** CPU time in ms of a process (Linux: utime + stime in clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
 
 /**
  * CPU ms so far of each process of a PostgreSQL server on this machine, by pid: what the

@@ -11,6 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { writeCorpus } from './corpus.js'
 import { startServer } from './server-process.js'
+import { cpuMs } from './process-cpu.js'
 import { median } from './stats.js'
 
 export type StartBenchOptions = {
@@ -24,19 +25,6 @@ export type StartBenchOptions = {
 
 /** How often /ready is asked, in ms: short enough to time an empty start to about 10 ms. */
 const POLL_MS = 10
-
-/**
- * CPU time (user + system, all threads) a process has used, in ms, from /proc (10 ms ticks
- * on Linux); NaN elsewhere. Less sensitive than wall time to other load on the machine.
- */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return NaN
-  }
-}
 
 /** From spawn until /ready answers 200: wall and CPU ms; the server is stopped after `then`. */
 async function spawnToReady(
