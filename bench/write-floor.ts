@@ -6,8 +6,8 @@
  * analysed terms. The service writes on its main thread in transactions of 4,000 terms
  * (store/sqlite/staged-changes.ts); bigger ones cost less in all but hold the event loop
  * longer. Checkpoints are left out (a search worker runs them beside the writer). `--automerge`:
- * FTS5's automerge for each write (4, FTS5's default; the service raises it while a full
- * merge of the index is due, as after a first sync: store/sqlite/fts-compaction.ts).
+ * FTS5's automerge for each write (4, FTS5's default, which the service keeps: BENCHMARKS.md,
+ * issue 35, for why 8 was not kept).
  *
  *   npx tsx bench/write-floor.ts [--runs 3] [--terms 4000,16000,64000,0] [--automerge 4,8]   (0: one transaction)
  *

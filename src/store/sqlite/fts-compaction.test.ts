@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AUTOMERGE, AUTOMERGE_WHILE_DUE, createFtsCompaction, isMergeDue } from './fts-compaction.js'
+import { createFtsCompaction, isMergeDue } from './fts-compaction.js'
 
 describe('isMergeDue', () => {
   it.each([
@@ -116,27 +116,6 @@ describe('createFtsCompaction', () => {
     const between = async () => controller.abort()
     await expect(compaction.compact({ between, signal: controller.signal })).rejects.toThrow()
     expect(merges).toBe(2)
-  })
-})
-
-describe("createFtsCompaction's automerge", () => {
-  it('is raised while a full merge is due and set back after the merge, each change once', async () => {
-    let chunks = 0
-    const set: number[] = []
-    const compaction = createFtsCompaction({
-      written: () => chunks,
-      setWritten: (n) => void (chunks = n),
-      mergeAllStep: () => false,
-      rows: () => 100,
-      setAutomerge: (segments) => void set.push(segments),
-    })
-    compaction.wrote(30)
-    compaction.wrote(0)
-    compaction.wrote(20)
-    compaction.wrote(10)
-    await compaction.compact({ between: async () => undefined })
-    compaction.wrote(10)
-    expect(set).toEqual([AUTOMERGE, AUTOMERGE_WHILE_DUE, AUTOMERGE])
   })
 })
 

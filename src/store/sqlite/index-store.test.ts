@@ -5,7 +5,6 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { prepareFile } from '../../indexing/prepare-file.js'
 import { queryTerms } from '../../text/analyzer.js'
-import { AUTOMERGE, AUTOMERGE_WHILE_DUE } from './fts-compaction.js'
 import { createIndexStore } from './index-store.js'
 import { checkpointWal } from './wal-checkpoint.js'
 import { CHUNKS_VERSION_KEY } from './schema.js'
@@ -223,9 +222,6 @@ describe('compacting after a sync pass', () => {
   })
   const segments = () =>
     raw.prepare<[], { n: number }>('SELECT COUNT(DISTINCT segid) AS n FROM chunks_fts_idx').get()?.n
-  /** FTS5's automerge as the index holds it (fts-compaction.ts). */
-  const automerge = () =>
-    raw.prepare<[], { v: number }>("SELECT v FROM chunks_fts_config WHERE k = 'automerge'").get()?.v
   const steps = { between: async () => undefined }
   const ranked = () =>
     writer.candidates({ terms: TERMS, limit: 50, headingWeight: 2 }).map((r) => [r.id, r.rank, r.bodyTerms])
@@ -238,14 +234,11 @@ describe('compacting after a sync pass', () => {
       await writer.applyChanges({ replace: [file] }, steps)
     }
     expect(segments()).toBeGreaterThan(2)
-    // The merge is due: FTS5 merges less meanwhile.
-    expect(automerge()).toBe(AUTOMERGE_WHILE_DUE)
     const before = ranked()
 
     await writer.compact(steps)
 
     expect(segments()).toBe(1)
-    expect(automerge()).toBe(AUTOMERGE)
     expect(ranked()).toEqual(before)
   })
 
@@ -256,7 +249,6 @@ describe('compacting after a sync pass', () => {
     await writer.compact(steps)
     expect(segments()).toBe(after)
     expect(after).toBe(2)
-    expect(automerge()).toBe(AUTOMERGE)
   })
 })
 

@@ -14,7 +14,7 @@ import { createChunksRepo, type ChunksRepo } from './chunks-repo.js'
 import { openReader, openWriter, wantedVectors, type IndexStoreOptions, type Opened } from './open-index.js'
 import { createSearchRepo, type SearchRepo } from './search-repo.js'
 import { createStagedChanges } from './staged-changes.js'
-import { AUTOMERGE, createFtsCompaction } from './fts-compaction.js'
+import { createFtsCompaction } from './fts-compaction.js'
 import {
   createImpactLists,
   LIST_KEEP,
@@ -52,7 +52,7 @@ import { createTermStats } from './term-stats.js'
  * FTS5 defaults (4, 16) are restored before it becomes the live index.
  */
 const SCRATCH_FTS = { automerge: 0, crisismerge: 64 }
-const LIVE_FTS = { automerge: AUTOMERGE, crisismerge: 16 }
+const LIVE_FTS = { automerge: 4, crisismerge: 16 }
 /** Pages of FTS5 merge work per step: about 1 ms. */
 const MERGE_STEP_PAGES = 16
 /** Meta key of the chunks written since the FTS5 index was last merged into one segment (fts-compaction.ts). */
@@ -168,8 +168,6 @@ export function createIndexStore(opts: IndexStoreOptions) {
     setWritten: (chunks) => transaction((repo) => repo.setMeta(UNMERGED_KEY, String(chunks))),
     mergeAllStep: () => transaction((repo) => repo.mergeStep(MERGE_STEP_PAGES, true)),
     rows: () => state.reads.corpus().rows,
-    // A rebuild's new index merges in its own steps (SCRATCH_FTS); a reader writes nothing.
-    ...(!opts.scratch && !readonly && { setAutomerge: (automerge: number) => setFtsOptions({ automerge }) }),
     // Room for a copy of the whole index (its file is more than its FTS5 data); a rebuild's
     // new index keeps no reserve (it is deleted when it fails).
     hasRoom: () => opts.scratch === true || space.hasRoomFor(fs.statSync(opts.dbPath).size, freedBytes),
