@@ -12,9 +12,9 @@ if (problem) {
 // V8's compiled code of our modules and dependencies is kept on disk (in the OS temp folder,
 // or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off) and reused by the next
 // start: about 15 % less start-up CPU (BENCHMARKS.md, "Cold start"). Where that folder cannot
-// be written, Node carries on without it. The search threads use it too (each compiles its
-// script, about 0.1 s of CPU without), through the variable they inherit. Typed here until
-// @types/node knows the call.
+// be written, Node carries on without it. The search threads use it too, through the
+// variable they inherit (each loads the threads' script). Typed here until @types/node knows
+// the call.
 const nodeModule = process.getBuiltinModule('node:module') as {
   enableCompileCache?: () => { directory?: string }
 }
