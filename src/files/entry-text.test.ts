@@ -62,6 +62,33 @@ describe('scanEntries', () => {
     const text = '<!-- status: active -->\n```\n<!-- status: superseded -->\n## 09:00:00\n```\n'
     expect(scanEntries(text).entries.map((e) => [e.startLine, e.endLine])).toEqual([[1, 5]])
   })
+
+  it.each([
+    ['a day file: its last flush heading', DAY, 10],
+    ['a heading of level 3 or one in a fence: none', '# Notes\n### Later\n```\n## 09:00:00\n```\n', 1],
+    ['no heading', '<!-- status: active -->\n- a fact\n', null],
+  ])('says where a scan may start again: %s', (_, text, restart) => {
+    const whole = scanEntries(text)
+    expect(whole.restart).toBe(restart)
+    if (restart === null) return
+    // From there on, the same entries, their lines counted from it.
+    const tail = scanEntries(
+      text
+        .split('\n')
+        .slice(restart - 1)
+        .join('\n'),
+    )
+    const shifted = tail.entries.map((e) => ({
+      ...e,
+      startLine: e.startLine + restart - 1,
+      endLine: e.endLine + restart - 1,
+    }))
+    expect(shifted.map(({ startLine, endLine, hash }) => [startLine, endLine, hash])).toEqual(
+      whole.entries
+        .filter((e) => e.startLine >= restart)
+        .map(({ startLine, endLine, hash }) => [startLine, endLine, hash]),
+    )
+  })
 })
 
 describe('supersedeInText', () => {

@@ -56,8 +56,13 @@ export function entryTextHash(text: string): string | null {
   return normal === '' ? null : sha256(normal)
 }
 
-/** The entries and flushes of `text`, in order. */
-export function scanEntries(text: string): { entries: TextEntry[]; flushes: FlushBlock[] } {
+/**
+ * The entries and flushes of `text`, in order. `restart`: the last line at which every entry
+ * and flush before it is closed and nothing read before it is carried on (a heading of level
+ * 1 or 2 outside a code fence), so scanning the text from that line on finds the same entries
+ * from there (their lines counted from it); null when there is none.
+ */
+export function scanEntries(text: string): { entries: TextEntry[]; flushes: FlushBlock[]; restart: number | null } {
   const lines = splitLines(text)
   const entries: TextEntry[] = []
   const flushes: FlushBlock[] = []
@@ -72,6 +77,7 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
   /** An unmarked flush has had a note line: a blank line or a comment now ends it. */
   let unmarkedNotes = false
   let fence: string | null = null
+  let restart: number | null = null
 
   const close = () => {
     if (!open) return
@@ -124,7 +130,11 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
         close()
         const level = (heading[1] as string).length
         const flushHeading = FLUSH_HEADING.exec(line)
-        if (flushHeading || level <= 2) endFlush(n)
+        // A flush heading is of level 2.
+        if (level <= 2) {
+          endFlush(n)
+          restart = n
+        }
         if (flushHeading) {
           const marker = FLUSH_MARKER.exec(lines[i + 1] ?? '')
           const markerLines = marker ? Number(marker[2]) : 0
@@ -158,17 +168,20 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
         else if (unmarkedNotes) endFlush(n)
       }
     }
-    const fenceMatch = FENCE.exec(line)
-    if (fenceMatch) {
-      const marker = fenceMatch[1] as string
-      if (fence === null) fence = marker
-      else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null
-    }
+    fence = fenceAfter(fence, line)
     open?.body.push({ n, t: line })
   }
   close()
   endFlush(lines.length + 1)
-  return { entries, flushes }
+  return { entries, flushes, restart }
+}
+
+/** The code fence open after `line`, given the one open before it (null: none). */
+function fenceAfter(fence: string | null, line: string): string | null {
+  const marker = FENCE.exec(line)?.[1]
+  if (marker === undefined) return fence
+  if (fence === null) return marker
+  return marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker ? null : fence
 }
 
 /** Whether an entry's lines and `loc`'s meet (an entry of its comment alone spans that line). */

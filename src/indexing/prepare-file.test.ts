@@ -58,6 +58,38 @@ describe('prepareFile', () => {
       expect(fromCheckpoint.offers).toBeLessThan(whole.offers / 20)
     })
 
+    it('gives chunks the entry hashes a whole preparation gives, scanning entries from the last flush on', async () => {
+      const rel = 'memory/2026-03-02.md'
+      const key = { prepare: newCache(), key: '/entries' }
+      const flush = (i: number, lines: number, notes: string) =>
+        `## 10:${String(i % 60).padStart(2, '0')}:00 · agent a\n<!-- mnemo:flush id=f${i} lines=${lines} -->\n${notes}\n`
+      const meta = '<!-- observed: 2026-03-02 | status: active | key: db -->'
+      const base = Array.from({ length: 30 }, (_, i) => flush(i, 1, `- note ${i} 笔记 ${i}`)).join('')
+      // Flush 30 says one line follows its marker; said two, the plain line after it is its.
+      const marked = (lines: number) => `${base}${flush(30, lines, '- note 30')}plain line after it\n`
+      const steps = [
+        marked(1),
+        `${marked(1)}${flush(31, 1, '- note 31')}`,
+        // Only flush 30's marker differs, which the chunker reads blanked: its entry grew.
+        `${marked(2)}${flush(31, 1, '- note 31')}`,
+        `${marked(2)}${flush(31, 1, '- note 31')}${meta}\nthe database is PostgreSQL\n`,
+        `${marked(2)}${flush(31, 1, '- note 31')}${meta}\nthe database is PostgreSQL\nand its version 15\n`,
+        // A heading inside a fence closes nothing.
+        `${marked(2)}${flush(31, 1, '- note 31')}${meta}\nthe database is PostgreSQL\nand its version 15\n\`\`\`\n## 11:00:00 · agent a\n`,
+        `${marked(2)}${flush(31, 1, '- note 31')}${meta}\nthe database is PostgreSQL\nand its version 15\n\`\`\`\n## 11:00:00 · agent a\n\`\`\`\n${flush(32, 1, '- note 32')}`,
+      ]
+      // Edited after the last flush's heading: the chunker starts again from the first line.
+      steps.push((steps.at(-1) as string).replace('- note 32', '- note 32, edited'))
+      for (const [i, text] of steps.entries()) {
+        const prepared = await prepareFile(file(rel, text, 0), chunking, counting(), key)
+        expect(prepared, `step ${i}`).toEqual(await prepareFile(file(rel, text, 0), chunking, counting()))
+        expect(prepared.chunks.filter((c) => c.entryHash).length).toBeGreaterThan(30)
+      }
+      // The next preparation scans from the last flush's heading on.
+      const lines = (steps.at(-1) as string).split('\n')
+      expect(key.prepare.files.get('/entries')?.entryScan?.line).toBe(lines.lastIndexOf('## 10:32:00 · agent a') + 1)
+    })
+
     it('keeps no checkpoint of a file longer than a quarter of the bound', async () => {
       const cache = createPrepareCache({ chunks: 1_000, termChars: 1_000_000, files: 4, fileChars: 4 * 1_000 })
       const rel = 'memory/2026-03-01.md'

@@ -58,10 +58,24 @@ export function pathContext(rel: string): string {
 export type ChunkTerms = Pick<ChunkInput, 'bodyTerms' | 'headingTerms' | 'tokenCount'>
 
 /**
- * What preparing a file made of its text up to a chunker checkpoint (chunker.ts): the
- * chunks before it, ready but for their dates, which may depend on the file's mtime.
+ * Where the entries of a file's text were last scanned from on (files/entry-text.ts
+ * scanEntries' `restart`): every entry before `line` ends before it, so while the text
+ * still starts with `before` (its text up to that line) they are as they were, and so are
+ * the entry hashes of the chunks kept from before it.
  */
-export type FileCheckpoint = { chunker: ChunkCheckpoint; inputs: readonly ChunkInput[]; pieces: readonly Chunk[] }
+export type EntryScan = { line: number; before: string }
+
+/**
+ * What preparing a file made of its text up to a chunker checkpoint (chunker.ts): the
+ * chunks before it, ready but for their dates, which may depend on the file's mtime; and
+ * where a scan of its entries can start again (null: from the first line).
+ */
+export type FileCheckpoint = {
+  chunker: ChunkCheckpoint
+  inputs: readonly ChunkInput[]
+  pieces: readonly Chunk[]
+  entryScan: EntryScan | null
+}
 
 /**
  * What preparing files remembers, shared by every agent's indexer. `terms`: chunk terms
@@ -81,7 +95,7 @@ export function createPrepareCache(bounds: { chunks: number; termChars: number; 
     }),
     files: createLru<string, FileCheckpoint>(bounds.files, {
       maxWeight: bounds.fileChars,
-      weigh: (f) => f.chunker.prefix.length,
+      weigh: (f) => f.chunker.prefix.length + (f.entryScan?.before.length ?? 0),
     }),
     maxFileChars: bounds.fileChars / 4,
   }
@@ -142,7 +156,7 @@ export async function prepareText(
     })
     await slicer.maybeYield()
   }
-  withEntryHashes(input.text, chunks)
+  const entryScan = withEntryHashes(input.text, chunks, made.skipped, previous?.entryScan ?? null)
   const upTo = made.checkpoint.chunks
   return {
     file: {
@@ -160,29 +174,56 @@ export async function prepareText(
       chunks,
       malformed: made.malformed,
     },
-    checkpoint: { chunker: made.checkpoint, inputs: chunks.slice(0, upTo), pieces: pieces.slice(0, upTo) },
+    checkpoint: { chunker: made.checkpoint, inputs: chunks.slice(0, upTo), pieces: pieces.slice(0, upTo), entryScan },
   }
 }
 
 /**
  * Gives each chunk the hash of the entry it is in (the chunker cuts at every entry, so a
  * chunk is in one at most). Chunks kept from a checkpoint get it too: their entry may have
- * grown since (lines appended to the last one), and their rows must say so.
+ * grown since (lines appended to the last one), and their rows must say so. The text is
+ * scanned from `from` on when it still starts as it did there and the chunks before that
+ * line are all among the `kept` first ones: a flush appends to a day file, and scanning its
+ * every entry again made each flush slower by the flushes before it (BENCHMARKS.md, issue
+ * 35). Returns where the next preparation of this file may scan from.
  */
-function withEntryHashes(text: string, chunks: ChunkInput[]): void {
-  if (!text.includes('<!--') && !/^## /m.test(text)) return
-  const entries = scanEntries(text).entries
+function withEntryHashes(text: string, chunks: ChunkInput[], kept: number, from: EntryScan | null): EntryScan | null {
+  if (!text.includes('<!--') && !/^## /m.test(text)) return null
+  const resumed = from !== null && text.startsWith(from.before) && keptBefore(chunks, kept, from.line) ? from : null
+  const first = resumed?.line ?? 1
+  // Lines of the scanned text are counted from `first`.
+  const shift = first - 1
+  const offset = resumed?.before.length ?? 0
+  const scan = scanEntries(text.slice(offset))
+  const entries = scan.entries
   let e = 0
   chunks.forEach((c, i) => {
+    if (c.startLine < first) return
     while (
       e < entries.length &&
-      Math.max((entries[e] as TextEntry).endLine, (entries[e] as TextEntry).startLine) < c.startLine
+      Math.max((entries[e] as TextEntry).endLine, (entries[e] as TextEntry).startLine) + shift < c.startLine
     )
       e++
     const entry = entries[e]
-    const hash = entry && entry.startLine <= c.endLine ? entry.hash : null
+    const hash = entry && entry.startLine + shift <= c.endLine ? entry.hash : null
     if ((c.entryHash ?? null) !== hash) chunks[i] = { ...c, entryHash: hash }
   })
+  if (scan.restart === null) return resumed
+  return { line: scan.restart + shift, before: text.slice(0, lineStart(text, offset, scan.restart)) }
+}
+
+/** Whether every chunk starting before `line` is among the first `kept` and ends before it. */
+function keptBefore(chunks: readonly ChunkInput[], kept: number, line: number): boolean {
+  let i = 0
+  while (i < chunks.length && (chunks[i] as ChunkInput).startLine < line) i++
+  return i <= kept && (i === 0 || (chunks[i - 1] as ChunkInput).endLine < line)
+}
+
+/** Where the `line`-th line (1-based) of the text from `from` on starts in `text`. */
+function lineStart(text: string, from: number, line: number): number {
+  let at = from
+  for (let n = 1; n < line; n++) at = text.indexOf('\n', at) + 1
+  return at
 }
 
 /** Keeps `prepared`'s checkpoint under `key`, and its chunks' terms when `withTerms`. */

@@ -71,6 +71,9 @@ export async function readAndPrepare(input: ReadThereInput, slicer: Yielder): Pr
   if (decoded.length > THERE_MAX_CHARS) return { kind: 'text', sha256: hash, sizeBytes, text: decoded }
   const transcript = input.file.source === 'sessions' ? transcriptText(decoded) : null
   const text = transcript ? transcript.text : decoded
-  const prepared = await prepareText({ ...input.file, text, sha256: hash, sizeBytes }, input.chunking, slicer)
+  const made = await prepareText({ ...input.file, text, sha256: hash, sizeBytes }, input.chunking, slicer)
+  // Where to scan entries from next time is a second copy of the file's text to send back, on
+  // every file of a first sync; the first append to the file scans them whole instead.
+  const prepared = { ...made, checkpoint: { ...made.checkpoint, entryScan: null } }
   return { kind: 'prepared', sha256: hash, sizeBytes, prepared, malformedLines: transcript?.malformed ?? 0 }
 }

@@ -173,6 +173,27 @@ describe('no duplicates', () => {
   })
 })
 
+describe('a day file grown flush by flush', () => {
+  it('finds its first, middle and last entries as duplicates, as each flush prepared only what it added', async () => {
+    const t = await start()
+    const flush = (payload: Record<string, unknown>) => t.call('POST', '/flush', { token: ALICE, payload })
+    const at: { startLine: number; endLine: number }[] = []
+    for (let i = 0; i < 12; i++) {
+      const res = await flush({ entries: [`- fact ${i} about the pipeline`], sessionId: 's1', date: '2026-11-05' })
+      expect(res.statusCode, res.body).toBe(200)
+      at.push(res.json())
+    }
+    for (const i of [0, 5, 11]) {
+      const again = await flush({ entries: [`- fact  ${i} about\nthe pipeline`], sessionId: 's2', date: '2026-11-06' })
+      expect(again.json(), `fact ${i}`).toMatchObject({
+        duplicate: true,
+        skipped: [{ path: 'memory/2026-11-05.md', endLine: (at[i] as { endLine: number }).endLine }],
+      })
+    }
+    expect(fs.existsSync(fileOf(t, 'alice', 'memory/2026-11-06.md'))).toBe(false)
+  })
+})
+
 describe('keys', () => {
   it('supersede the active entry with the same key by themselves, across files', async () => {
     const t = await start()
