@@ -90,6 +90,17 @@ describe('prepareFile', () => {
       expect(key.prepare.files.get('/entries')?.entryScan?.line).toBe(lines.lastIndexOf('## 10:32:00 · agent a') + 1)
     })
 
+    it('scans entries whole when the heading it would scan from is no heading any more', async () => {
+      const rel = 'memory/2026-03-03.md'
+      const key = { prepare: newCache(), key: '/gone' }
+      const meta = '<!-- observed: 2026-03-03 | status: active -->'
+      // The heading, the last line, is replaced: the entry above runs on into its line.
+      for (const text of [`${meta}\n## 10:00:00 · agent a`, `${meta}\nthe database is PostgreSQL\n`]) {
+        const prepared = await prepareFile(file(rel, text, 0), chunking, counting(), key)
+        expect(prepared).toEqual(await prepareFile(file(rel, text, 0), chunking, counting()))
+      }
+    })
+
     it('keeps no checkpoint of a file longer than a quarter of the bound', async () => {
       const cache = createPrepareCache({ chunks: 1_000, termChars: 1_000_000, files: 4, fileChars: 4 * 1_000 })
       const rel = 'memory/2026-03-01.md'

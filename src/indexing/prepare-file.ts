@@ -58,12 +58,13 @@ export function pathContext(rel: string): string {
 export type ChunkTerms = Pick<ChunkInput, 'bodyTerms' | 'headingTerms' | 'tokenCount'>
 
 /**
- * Where the entries of a file's text were last scanned from on (files/entry-text.ts
- * scanEntries' `restart`): every entry before `line` ends before it, so while the text
- * still starts with `before` (its text up to that line) they are as they were, and so are
- * the entry hashes of the chunks kept from before it.
+ * Where the entries of a file's text can be scanned from on (files/entry-text.ts
+ * scanEntries' `restart`): `line`, a heading that closes every entry before it, starts at
+ * character `at`. While the text still starts with `before` (its text up to that line and
+ * the heading itself, so the line is still such a heading) the entries before it are as
+ * they were, and so are the entry hashes of the chunks kept from before it.
  */
-export type EntryScan = { line: number; before: string }
+export type EntryScan = { line: number; at: number; before: string }
 
 /**
  * What preparing a file made of its text up to a chunker checkpoint (chunker.ts): the
@@ -193,7 +194,7 @@ function withEntryHashes(text: string, chunks: ChunkInput[], kept: number, from:
   const first = resumed?.line ?? 1
   // Lines of the scanned text are counted from `first`.
   const shift = first - 1
-  const offset = resumed?.before.length ?? 0
+  const offset = resumed?.at ?? 0
   const scan = scanEntries(text.slice(offset))
   const entries = scan.entries
   let e = 0
@@ -209,7 +210,9 @@ function withEntryHashes(text: string, chunks: ChunkInput[], kept: number, from:
     if ((c.entryHash ?? null) !== hash) chunks[i] = { ...c, entryHash: hash }
   })
   if (scan.restart === null) return resumed
-  return { line: scan.restart + shift, before: text.slice(0, lineStart(text, offset, scan.restart)) }
+  const at = lineStart(text, offset, scan.restart)
+  const end = text.indexOf('\n', at)
+  return { line: scan.restart + shift, at, before: text.slice(0, end === -1 ? text.length : end) }
 }
 
 /** Whether every chunk starting before `line` is among the first `kept` and ends before it. */
