@@ -34,6 +34,9 @@ const inputOf = (
   times: Pick<FileInput, 'mtimeMs' | 'indexedAtMs' | 'readSeq'> = { mtimeMs: 0, indexedAtMs: 0, readSeq: 1 },
 ): FileInput => ({ rel, text, sha256: sha256(text), sizeBytes: Buffer.byteLength(text), ...times })
 
+/** What a thread sends back of a preparation: all of it but where to scan entries from next (read-there.ts). */
+const asSent = (p: PreparedText): PreparedText => ({ ...p, checkpoint: { ...p.checkpoint, entryScan: null } })
+
 /** Where the files given to the threads are written first: a thread reads what it prepares. */
 const ROOT = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-read-threads-'))
 afterAll(() => fs.rmSync(ROOT, { recursive: true, force: true }))
@@ -268,7 +271,7 @@ describe('searches in worker threads', () => {
       expect(await pool.prepare('q', input, chunking, local, true)).toEqual(expected)
       expect(here).toBe(1)
       // A pass a request waits for still goes to the worker.
-      expect(await pool.prepare('q', input, chunking, local, false)).toEqual(expected)
+      expect(await pool.prepare('q', input, chunking, local, false)).toEqual(asSent(expected))
       expect(here).toBe(1)
     } finally {
       await pool.close()
@@ -293,7 +296,8 @@ describe('searches in worker threads', () => {
       const there = await pool.prepare('q', input, chunking, () => Promise.reject(new Error('prepared here')), true)
       const here = await prepareText(input, chunking, NEVER_YIELD)
       expect(there.file.chunks.length).toBeGreaterThan(50)
-      expect(there).toEqual(here)
+      expect(there).toEqual(asSent(here))
+      expect(here.checkpoint.entryScan).not.toBeNull()
     } finally {
       await pool.close()
     }
@@ -326,7 +330,7 @@ describe('searches in worker threads', () => {
         },
         true,
       )
-      expect(there).toEqual(await prepareText(input, chunking, NEVER_YIELD))
+      expect(there).toEqual(asSent(await prepareText(input, chunking, NEVER_YIELD)))
       // Given again to the other worker, once: not prepared here, nor twice there.
       expect(here).toBe(0)
       expect(given).toHaveLength(2)
@@ -395,7 +399,7 @@ describe('searches in worker threads', () => {
       const ended = new Promise<number>((resolve) => preparer.once('exit', resolve))
       // Renewed while the preparation runs: only the worker that ran a job is replaced.
       expect(pool.renew()).toBe(1)
-      expect(await prepared).toEqual(await prepareText(input, chunking, NEVER_YIELD))
+      expect(await prepared).toEqual(asSent(await prepareText(input, chunking, NEVER_YIELD)))
       await ended
       // Answered by the worker it was given to, not given again to another.
       expect(given.filter((g) => g.op === 'job')).toHaveLength(1)
