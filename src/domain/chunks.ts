@@ -128,15 +128,3 @@ export function passesFilters(
   if (!passesEntryFilters(chunk.entry, filters)) return false
   return !(filters.excludeMemoryFile && chunk.path === MEMORY_FILE)
 }
-
-/**
- * A chunk's entry as one string, to tell whether a stored row still stands for a chunk:
- * the same lines and text under another status (an entry superseded in place) or in an
- * entry of other text need the row written again.
- */
-export const entryTag = (entry: ChunkEntry | null, entryHash: string | null | undefined): string =>
-  entry === null && !entryHash
-    ? ''
-    : [entry?.status ?? '', entry?.observed ?? '', entry?.key ?? '', entry?.origin ?? '', entryHash ?? ''].join(
-        '\u0000',
-      )

@@ -8,6 +8,7 @@ const chunk = (startLine: number, endLine: number, contentHash: string, status?:
   entry: status ? { status, observed: null, key: null, origin: null } : null,
 })
 const row = (id: number, c: ChunkIdentity) => ({ id, ...c })
+const hashed = (entryHash: string | null): ChunkIdentity => ({ ...chunk(1, 2, 'a'), entryHash })
 
 describe('diffChunks', () => {
   it.each([
@@ -35,6 +36,18 @@ describe('diffChunks', () => {
       [1],
     ],
     ['an equal chunk less', [row(1, chunk(5, 5, 'p')), row(2, chunk(5, 5, 'p'))], [chunk(5, 5, 'p')], [], [2]],
+    // The same text in an entry of other text (its entry grew): written again.
+    ['entry hash changed', [row(1, hashed('e1'))], [hashed('e2')], [hashed('e2')], [1]],
+    ['entry hash gone', [row(1, hashed('e1'))], [hashed(null)], [hashed(null)], [1]],
+    // No hash, stored as NULL or never set, is the same row.
+    ['no entry hash either way', [row(1, hashed(null))], [chunk(1, 2, 'a')], [], []],
+    [
+      'another key',
+      [row(1, { ...chunk(1, 2, 'a'), entry: { status: 'active', observed: null, key: 'db', origin: null } })],
+      [{ ...chunk(1, 2, 'a'), entry: { status: 'active', observed: null, key: 'cache', origin: null } }],
+      [{ ...chunk(1, 2, 'a'), entry: { status: 'active', observed: null, key: 'cache', origin: null } }],
+      [1],
+    ],
   ])('%s', (_, stored, chunks, added, removed) => {
     const diff = diffChunks(stored, (r) => r, chunks)
     expect(diff.added).toEqual(added)

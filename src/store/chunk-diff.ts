@@ -4,7 +4,6 @@
  * chunks, not the whole file again.
  */
 
-import { entryTag } from '../domain/chunks.js'
 import type { ChunkEntry } from '../domain/entry-meta.js'
 
 /**
@@ -28,26 +27,40 @@ export function diffChunks<S, C extends ChunkIdentity>(
   identity: (row: S) => ChunkIdentity,
   chunks: readonly C[],
 ): { added: C[]; removed: S[] } {
-  // By content hash, the chunk's own string: no key is built per row.
-  const byHash = new Map<string, S[]>()
+  // By content hash, the chunk's own string: no key is built per row, and each row's
+  // identity is made once (an append to a long day file compares every row of it).
+  const byHash = new Map<string, { row: S; id: ChunkIdentity }[]>()
   for (const row of stored) {
-    const hash = identity(row).contentHash
-    const same = byHash.get(hash)
-    if (same) same.push(row)
-    else byHash.set(hash, [row])
+    const id = identity(row)
+    const same = byHash.get(id.contentHash)
+    if (same) same.push({ row, id })
+    else byHash.set(id.contentHash, [{ row, id }])
   }
   const added: C[] = []
   for (const c of chunks) {
     const same = byHash.get(c.contentHash)
-    const tag = entryTag(c.entry, c.entryHash)
     const at =
-      same?.findIndex((row) => {
-        const id = identity(row)
-        return id.startLine === c.startLine && id.endLine === c.endLine && entryTag(id.entry, id.entryHash) === tag
-      }) ?? -1
+      same?.findIndex(({ id }) => id.startLine === c.startLine && id.endLine === c.endLine && sameEntry(id, c)) ?? -1
     if (at === -1) added.push(c)
     else same?.splice(at, 1)
   }
-  const removed = [...byHash.values()].flat()
+  const removed = [...byHash.values()].flatMap((same) => same.map(({ row }) => row))
   return { added, removed }
+}
+
+/**
+ * Whether a stored row's entry still stands for a chunk's: the same lines and text under
+ * another status (an entry superseded in place) or in an entry of other text need the row
+ * written again. A missing entry or hash is as an empty one.
+ */
+function sameEntry(a: ChunkIdentity, b: ChunkIdentity): boolean {
+  const x = a.entry
+  const y = b.entry
+  return (
+    (x?.status ?? '') === (y?.status ?? '') &&
+    (x?.observed ?? '') === (y?.observed ?? '') &&
+    (x?.key ?? '') === (y?.key ?? '') &&
+    (x?.origin ?? '') === (y?.origin ?? '') &&
+    (a.entryHash ?? '') === (b.entryHash ?? '')
+  )
 }
