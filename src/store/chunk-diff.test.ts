@@ -9,6 +9,10 @@ const chunk = (startLine: number, endLine: number, contentHash: string, status?:
 })
 const row = (id: number, c: ChunkIdentity) => ({ id, ...c })
 const hashed = (entryHash: string | null): ChunkIdentity => ({ ...chunk(1, 2, 'a'), entryHash })
+const keyed = (key: string): ChunkIdentity => ({
+  ...chunk(1, 2, 'a'),
+  entry: { status: 'active', observed: null, key, origin: null },
+})
 
 describe('diffChunks', () => {
   it.each([
@@ -41,13 +45,7 @@ describe('diffChunks', () => {
     ['entry hash gone', [row(1, hashed('e1'))], [hashed(null)], [hashed(null)], [1]],
     // No hash, stored as NULL or never set, is the same row.
     ['no entry hash either way', [row(1, hashed(null))], [chunk(1, 2, 'a')], [], []],
-    [
-      'another key',
-      [row(1, { ...chunk(1, 2, 'a'), entry: { status: 'active', observed: null, key: 'db', origin: null } })],
-      [{ ...chunk(1, 2, 'a'), entry: { status: 'active', observed: null, key: 'cache', origin: null } }],
-      [{ ...chunk(1, 2, 'a'), entry: { status: 'active', observed: null, key: 'cache', origin: null } }],
-      [1],
-    ],
+    ['another key', [row(1, keyed('db'))], [keyed('cache')], [keyed('cache')], [1]],
   ])('%s', (_, stored, chunks, added, removed) => {
     const diff = diffChunks(stored, (r) => r, chunks)
     expect(diff.added).toEqual(added)
