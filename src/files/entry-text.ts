@@ -10,6 +10,7 @@
  */
 import { formatEntryMeta, parseEntryMeta, type EntryMeta } from '../domain/entry-meta.js'
 import { sha256 } from '../domain/hashing.js'
+import { FENCE, fenceAfter } from '../text/fences.js'
 import { splitLines } from '../text/lines.js'
 import { FLUSH_MARKER } from './content-rules.js'
 
@@ -43,7 +44,6 @@ export type TextEntry = {
 }
 
 const HEADING = /^ {0,3}(#{1,6})[ \t]+/
-const FENCE = /^ {0,3}(`{3,}|~{3,})/
 /** The heading flush-service.ts writes. */
 const FLUSH_HEADING = /^## \d{2}:\d{2}:\d{2}(?: · agent (.+?))?(?: · session (.+))?$/
 
@@ -168,20 +168,12 @@ export function scanEntries(text: string): { entries: TextEntry[]; flushes: Flus
         else if (unmarkedNotes) endFlush(n)
       }
     }
-    fence = fenceAfter(fence, line)
+    fence = fenceAfter(fence, line, FENCE.exec(line)?.[1])
     open?.body.push({ n, t: line })
   }
   close()
   endFlush(lines.length + 1)
   return { entries, flushes, restart }
-}
-
-/** The code fence open after `line`, given the one open before it (null: none). */
-function fenceAfter(fence: string | null, line: string): string | null {
-  const marker = FENCE.exec(line)?.[1]
-  if (marker === undefined) return fence
-  if (fence === null) return marker
-  return marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker ? null : fence
 }
 
 /** Whether an entry's lines and `loc`'s meet (an entry of its comment alone spans that line). */

@@ -13,6 +13,7 @@
  * comments chunks exactly as before, every chunk's `entry` null.
  */
 import { parseEntryMeta, type ChunkEntry } from '../domain/entry-meta.js'
+import { FENCE, fenceAfter } from '../text/fences.js'
 import { splitLines } from '../text/lines.js'
 import { estimateTokens, exceedsTokens } from '../text/token-estimate.js'
 import { linePieces } from './line-pieces.js'
@@ -90,7 +91,6 @@ export type ResumedChunks = {
 }
 
 const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$/
-const FENCE = /^ {0,3}(`{3,}|~{3,})/
 
 /** A cut point at or after half the budget is good enough to prefer over a hard cut. */
 const MIN_FILL_FOR_SOFT_CUT = 0.5
@@ -255,11 +255,7 @@ export async function chunkMarkdownFrom(
       add({ line: lineNo, text: line, tokens: estimateTokens(line) + 1, blank, breakBefore, forcedCut: false, entry })
     }
 
-    if (fenceMatch) {
-      const marker = fenceMatch[1] as string
-      if (fence === null) fence = marker
-      else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null
-    }
+    fence = fenceAfter(fence, line, fenceMatch?.[1])
     prevBlank = blank || (fence === null && fenceMatch !== null && !opensFence)
     await slicer.maybeYield()
   }

@@ -209,7 +209,8 @@ function withEntryHashes(text: string, chunks: ChunkInput[], kept: number, from:
     const hash = entry && entry.startLine + shift <= c.endLine ? entry.hash : null
     if ((c.entryHash ?? null) !== hash) chunks[i] = { ...c, entryHash: hash }
   })
-  if (scan.restart === null) return resumed
+  // A resumed scan starts at its heading, so it has a restart point: null only from the first line.
+  if (scan.restart === null) return null
   const at = lineStart(text, offset, scan.restart)
   const end = text.indexOf('\n', at)
   return { line: scan.restart + shift, at, before: text.slice(0, end === -1 ? text.length : end) }
