@@ -21,8 +21,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 // eslint-disable-next-line no-restricted-imports -- tooling outside src/ that reads the server's own statistics
 import pg from 'pg'
-import { IMPACT_HEADING_WEIGHT } from '../src/store/impact.js'
-import { LIST_KEEP, LIST_MIN_DOC_FREQ } from '../src/store/postgres/impact-lists.js'
+import { impactSql, LIST_KEEP, LIST_MIN_DOC_FREQ } from '../src/store/postgres/impact-lists.js'
 import { writeCorpus } from './corpus.js'
 import { openEngine } from './engines.js'
 import { createClient } from './http-client.js'
@@ -127,10 +126,6 @@ try {
   process.stdout.write(`| all | ${s(total)} | | |\n`)
 
   if (values.bulk) {
-    // The impact of a posting as impact-lists.ts computes it, against the index's average length.
-    const body = 'c.counts[2 * u.o - 1]::float8'
-    const heading = 'c.counts[2 * u.o]::float8'
-    const freq = `(${body} + ${IMPACT_HEADING_WEIGHT}::float8 * ${heading})`
     const steps: [string, string][] = [
       [
         'chunk rows into a table without indexes',
@@ -149,9 +144,10 @@ try {
         `impact lists (terms in ${LIST_MIN_DOC_FREQ} chunks or more, their best ${LIST_KEEP})`,
         `CREATE TABLE bulk_postings AS SELECT term, id, impact FROM (
            SELECT x.*, rank() OVER (PARTITION BY x.term ORDER BY x.impact DESC) AS place FROM (
-             SELECT u.term, c.id, ${freq} * 2.2::float8 / (${freq} + 1.2::float8 * (0.25::float8 + 0.75::float8
-               * c.token_count::float8 / ref.tokens)) AS impact
+             SELECT u.term, c.id,
+               ${impactSql('c.counts[2 * u.o - 1]', 'c.counts[2 * u.o]', 'c.token_count', 'ref.tokens')} AS impact
              FROM bulk_chunks c CROSS JOIN LATERAL unnest(c.terms) WITH ORDINALITY AS u(term, o)
+             -- Against the index's average length, as impact-lists.ts ranks a list it builds.
              CROSS JOIN (SELECT avg(token_count)::float8 AS tokens FROM bulk_chunks) ref
              WHERE u.term IN (SELECT term FROM bulk_terms WHERE df >= ${LIST_MIN_DOC_FREQ})) x) r
          WHERE place <= ${LIST_KEEP}`,

@@ -50,7 +50,7 @@ export type WrittenChunk = { id: number; terms: ChunkTerms; tokens: number }
 export type TermState = { term: string; df: number; floor: number | null; listed: number; reference: number | null }
 
 /** The impact of `posting`'s counts in SQL against chunks of `reference` terms, as postingImpact computes it. */
-const impactSql = (body: string, heading: string, tokens: string, reference: string) =>
+export const impactSql = (body: string, heading: string, tokens: string, reference: string) =>
   `((${body})::float8 + ${IMPACT_HEADING_WEIGHT}::float8 * (${heading})::float8) * 2.2::float8
    / ((${body})::float8 + ${IMPACT_HEADING_WEIGHT}::float8 * (${heading})::float8
       + 1.2::float8 * (0.25::float8 + 0.75::float8 * (${tokens})::float8 / (${reference})::float8))`
