@@ -1,7 +1,8 @@
 /**
  * The live index's upkeep after a sync: the store reorganises what syncs wrote (SQLite
- * merges its FTS5 segments, fts-compaction.ts, and builds its impact lists) after the sync
- * answered, never inside it. Merging a big index takes seconds (a million chunks; 0.4 s of a
+ * merges its FTS5 segments, fts-compaction.ts, and builds its impact lists; PostgreSQL
+ * builds the impact lists a first index paused, list-resume.ts) after the sync answered,
+ * never inside it. Merging a big index takes seconds (a million chunks; 0.4 s of a
  * 10,001-chunk cold start), which no first sync, `/ready` or write should wait for, and a
  * write's own pass never compacts. Background work: its steps give way to searches, to
  * index passes and to writes, and stop() ends it between two.
@@ -51,6 +52,7 @@ export function createIndexUpkeep(deps: IndexUpkeepDeps) {
         foreground,
         turns: deps.turns,
         background: true,
+        compactsAfter: false,
         store: deps.live,
         signal: stopping.signal,
       })

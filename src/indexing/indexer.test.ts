@@ -372,15 +372,29 @@ describe('the end of a sync pass', () => {
     const store: SpaceWriter = {
       ...slowStore().store,
       overlapsWrites: false,
-      applyChanges: async (changes) =>
-        void log.push(changes.remove ? `remove ${changes.remove.length}` : `write ${changes.replace?.length ?? 0}`),
+      applyChanges: async (changes, steps) => {
+        const what = changes.remove ? `remove ${changes.remove.length}` : `write ${changes.replace?.length ?? 0}`
+        log.push(steps.compactsAfter ? `${what}, compacted after` : what)
+      },
       compact: async () => void log.push('compact'),
     }
     const indexer = indexerOf(dir, store, [])
     await indexer.sync({ full: true, reason: 'test' })
     log.push('answered')
     await indexer.compacted()
-    expect(log).toEqual(['write 1', 'write 1', 'remove 0', 'answered', 'compact'])
+    // A write's own pass is not followed by a compaction, and tells its writes so.
+    fs.appendFileSync(path.join(dir, 'memory', '2026-01-01.md'), '- one more note\n')
+    await indexer.syncPaths(['memory/2026-01-01.md'], 'a write')
+    await indexer.compacted()
+    expect(log).toEqual([
+      'write 1, compacted after',
+      'write 1, compacted after',
+      'remove 0, compacted after',
+      'answered',
+      'compact',
+      'write 1',
+      'remove 0',
+    ])
   })
 })
 

@@ -34,6 +34,8 @@ export function createPassPace(deps: {
   turns: Pick<Turns, 'next'>
   /** A pass nobody waits for (a sync, a rebuild), rather than a write's own or a waited one. */
   background: boolean
+  /** A full pass, which asks its indexes to compact when it ends (StepOptions.compactsAfter). */
+  compactsAfter: boolean
   store: Pick<SpaceWriter, 'batchChunks'>
   signal: AbortSignal | undefined
 }) {
@@ -50,6 +52,7 @@ export function createPassPace(deps: {
     between: () => (background ? slicer.yield() : slicer.maybeYield()),
     signal: deps.signal,
     quiet,
+    compactsAfter: deps.compactsAfter,
   }
   return {
     slicer,

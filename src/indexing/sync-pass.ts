@@ -93,6 +93,8 @@ export function startPass(
     foreground: ctx.foreground,
     turns: ctx.turns,
     background,
+    // A sync's pass is followed by its indexes' compaction (indexer.ts); a write's is not.
+    compactsAfter: kind !== 'write',
     store: base,
     signal: opts.signal,
   })

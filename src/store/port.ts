@@ -171,6 +171,12 @@ export type StepOptions = {
    * transactions hold the event loop may then make them longer, for less work in all.
    */
   quiet?: (() => boolean) | undefined
+  /**
+   * The writes come from a full pass, which asks each index it wrote to compact once it
+   * ends: an engine may leave to that compaction what it would build anyway (PostgreSQL
+   * pauses the impact lists of an index the pass found empty, docs/storage.md).
+   */
+  compactsAfter?: boolean | undefined
 }
 
 /** A chunk's vector to store. */
@@ -189,7 +195,7 @@ export interface SpaceWriter {
   /**
    * Called after a sync answered (and for a rebuild's new index before its swap): an engine
    * may reorganise what was written for faster searches, in transactions between `steps`
-   * (SQLite merges FTS5 segments).
+   * (SQLite merges FTS5 segments; PostgreSQL builds the impact lists a first index paused).
    */
   compact?(steps: StepOptions): Promise<void>
   /** Stores chunks' vectors; a chunk deleted meanwhile gets none. */

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ChunkInput, FileRecord } from '../../src/domain/chunks.js'
 import type { FileRows, KeywordQuery, StepOptions } from '../../src/store/port.js'
 import { createPool, tablesOf } from '../../src/store/postgres/database.js'
+import type { ImpactListOptions } from '../../src/store/postgres/impact-lists.js'
 import { postingImpact } from '../../src/store/impact.js'
 import { createIndexReads } from '../../src/store/postgres/index-reads.js'
 import { liveScope } from '../../src/store/postgres/read-sql.js'
@@ -12,8 +13,12 @@ import { databaseUrl, testPostgresEngine } from './pg-engine.js'
 import { termChunk } from '../helpers/term-chunk.js'
 
 const STEPS: StepOptions = { between: async () => undefined }
+/** A full pass's writes: the index compacts when the pass ends. */
+const PASS: StepOptions = { ...STEPS, compactsAfter: true }
 /** Lists from 3 chunks on, cut back to 4 postings: every few writes build, grow and cut lists. */
 const LISTS = { minDocFreq: 3, keep: 4 }
+/** LISTS, with paused lists built 5 chunks a transaction: a 40-chunk index takes several. */
+const STAGED = { ...LISTS, resumeChunks: 5 }
 
 /**
  * Chunk `i` of a file: `alpha` 1–4 times in bodies of 200–310 terms (about the length impacts
@@ -51,8 +56,8 @@ describe('PostgreSQL impact lists', () => {
     for (const fn of cleanup.splice(0).reverse()) await fn()
   })
 
-  async function setUp() {
-    const under = await testPostgresEngine(null, undefined, LISTS)
+  async function setUp(lists: ImpactListOptions = LISTS) {
+    const under = await testPostgresEngine(null, undefined, lists)
     cleanup.push(() => under.dispose())
     const store = await under.engine.openSpace({ kind: 'agent', id: 'main' })
     const pool = createPool({ url: databaseUrl(), max: 2, connectTimeoutMs: 10_000 })
@@ -157,6 +162,113 @@ describe('PostgreSQL impact lists', () => {
       expect((await reads.candidatesWithStats(scope, { ...q, docFreqs }, ['alpha'])).rows).toEqual(scanned)
       expect(listReads(), JSON.stringify(docFreqs)).toBe(lists)
     }
+  })
+
+  /** The lists' state of the space's live index, and how many postings its lists hold. */
+  async function listState({ pool, t }: Setup) {
+    const { rows } = await pool.query<{ lists: string; postings: number }>(
+      `SELECT i.lists, (SELECT COUNT(*)::int FROM ${t.postings} p WHERE p.index_id = i.id) AS postings
+       FROM ${t.indexes} i WHERE i.id = (SELECT live FROM ${t.spaces} WHERE space = 'agent:main')`,
+    )
+    return rows[0]
+  }
+
+  it('pauses the lists while a full pass fills an empty index, ranks exactly meanwhile, and builds them after it', async () => {
+    const setup = await setUp(STAGED)
+    const { store } = setup
+    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, PASS)
+    // A write that is not the pass's (an agent's, another replica's) leaves them paused too.
+    await store.applyChanges({ replace: [file('memory/4.md', 5, 32, 8)] }, STEPS)
+    const [df] = (await store.keywordStats(['alpha'])).docFreqs as [number]
+    expect(df).toBeGreaterThanOrEqual(LISTS.minDocFreq)
+    expect(await listState(setup)).toEqual({ lists: 'paused', postings: 0 })
+    await expectCandidatesAsScanned(setup)
+    await store.compact!(STEPS)
+    expect(await listState(setup)).toMatchObject({ lists: 'kept' })
+    expect((await listState(setup))!.postings).toBeGreaterThan(0)
+    await expectListsWhole(setup)
+    await expectCandidatesAsScanned(setup)
+    // Kept by every write again, a full pass's included now that the index is not empty.
+    await store.applyChanges({ replace: [file('memory/5.md', 6, 40, 8)] }, PASS)
+    await store.applyChanges({ remove: [{ path: 'memory/1.md', readSeq: 7 }] }, STEPS)
+    expect((await listState(setup))!.lists).toBe('kept')
+    await expectListsWhole(setup)
+    await expectCandidatesAsScanned(setup)
+  })
+
+  it('builds paused lists over again after a compaction cut short, with the chunks written and deleted meanwhile', async () => {
+    const setup = await setUp(STAGED)
+    const { store, pool, t } = setup
+    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, PASS)
+    const written = async () =>
+      (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${t.postings}`)).rows[0]!.n
+    // Stopped (a shutdown) once it has written postings: what it wrote is not searched.
+    const stop = new AbortController()
+    const cutShort = store.compact!({
+      between: async () => {
+        if ((await written()) > 0) stop.abort()
+      },
+      signal: stop.signal,
+    })
+    await expect(cutShort).rejects.toThrow()
+    expect(await written()).toBeGreaterThan(0)
+    expect((await listState(setup))!.lists).toBe('paused')
+    await expectCandidatesAsScanned(setup)
+    // Built again from the start. While it ranks, without the lock, a file whose chunks it
+    // read is deleted, one is replaced (its new chunks come after those it has read), and
+    // one is added; once it writes postings, one more is deleted and one added.
+    let step = 0
+    let writing = false
+    await store.compact!({
+      between: async () => {
+        if (++step === 3) {
+          await store.applyChanges({ remove: [{ path: 'memory/0.md', readSeq: 10 }] }, STEPS)
+          await store.applyChanges({ replace: [file('memory/2.md', 11, 50, 6)] }, STEPS)
+          await store.applyChanges({ replace: [file('memory/7.md', 12, 60, 8)] }, PASS)
+          expect((await listState(setup))!.lists).toBe('paused')
+        } else if (!writing && (await written()) > 0) {
+          writing = true
+          await store.applyChanges({ remove: [{ path: 'memory/1.md', readSeq: 13 }] }, STEPS)
+          await store.applyChanges({ replace: [file('memory/8.md', 14, 70, 8)] }, STEPS)
+        }
+      },
+    })
+    expect(writing).toBe(true)
+    expect((await listState(setup))!.lists).toBe('kept')
+    await expectListsWhole(setup)
+    await expectCandidatesAsScanned(setup)
+  })
+
+  it('builds a list again from its chunks when those above its floor are deleted before the end', async () => {
+    const setup = await setUp(STAGED)
+    const { store } = setup
+    // Chunks of one length with `alpha` `n` times: the more, the higher the impact.
+    const withAlpha = (path: string, readSeq: number, counts: number[]): FileRows => {
+      const rows = file(path, readSeq, 0, counts.length)
+      const chunks = counts.map((n, i) =>
+        termChunk(i + 1, [...Array<string>(n).fill('alpha'), ...Array<string>(220 - n).fill('filler')], []),
+      )
+      return { record: { ...rows.record, chunkCount: chunks.length, lineCount: chunks.length }, chunks }
+    }
+    // The first read ranks A's four chunks and B's first: alpha's floor is A's impact, above
+    // all of B's, which are then not written.
+    await store.applyChanges(
+      { replace: [withAlpha('memory/a.md', 1, [8, 8, 8, 8]), withAlpha('memory/b.md', 2, [5, 4, 3, 2, 1])] },
+      PASS,
+    )
+    let step = 0
+    await store.compact!({
+      between: async () => {
+        if (++step === 3) await store.applyChanges({ remove: [{ path: 'memory/a.md', readSeq: 3 }] }, STEPS)
+      },
+    })
+    expect(step).toBeGreaterThan(3)
+    expect((await listState(setup))!.lists).toBe('kept')
+    // What was at or above alpha's floor is gone: its list is B's best four, read from B's chunks.
+    const alpha = await setup.pool.query(`SELECT chunk_id FROM ${setup.t.postings} WHERE term = 'alpha'`)
+    expect(alpha.rows).toHaveLength(LISTS.keep)
+    await expectListsWhole(setup)
+    await expectCandidatesAsScanned(setup)
   })
 
   it('takes deleted and replaced chunks out of the lists', async () => {

@@ -39,6 +39,7 @@ describe('PostgreSQL schema upgrade', () => {
     [6, ['hashes', 'checks'], ['reference']],
     [7, ['checks'], []],
     [8, [], []],
+    [9, [], []],
   ])(
     'adds to a schema of version %i the columns it lacks and records the new version',
     async (version, missing, missingTerms) => {
@@ -50,6 +51,8 @@ describe('PostgreSQL schema upgrade', () => {
         // What that version was: without those columns.
         for (const column of missing) await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN ${column}`)
         for (const column of missingTerms) await client.query(`ALTER TABLE ${first.schema}.terms DROP COLUMN ${column}`)
+        // Every version before 10 kept its impact lists in every write.
+        await client.query(`ALTER TABLE ${first.schema}.indexes DROP COLUMN lists`)
         if (version < 5) await client.query(`DROP TABLE ${first.schema}.postings`)
         if (version < 6) {
           await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN counts, ADD COLUMN tf jsonb NOT NULL`)
@@ -69,13 +72,19 @@ describe('PostgreSQL schema upgrade', () => {
             [first.schema, missingTerms],
           )
           expect(termColumns.rows.map((r) => r.column_name).sort()).toEqual([...missingTerms].sort())
+          const lists = await client.query<{ d: string }>(
+            `SELECT column_default AS d FROM information_schema.columns WHERE table_schema = $1
+             AND table_name = 'indexes' AND column_name = 'lists'`,
+            [first.schema],
+          )
+          expect(lists.rows).toEqual([{ d: "'kept'::text" }])
           const postings = await client.query<{ t: string | null }>(`SELECT to_regclass($1)::text AS t`, [
             `${first.schema}.postings`,
           ])
           expect(postings.rows[0]?.t).not.toBeNull()
           const recorded = await client.query(`SELECT version FROM ${first.schema}.schema_version`)
           expect(recorded.rows).toEqual([{ version: PG_SCHEMA_VERSION }])
-          expect(PG_SCHEMA_VERSION).toBe(9)
+          expect(PG_SCHEMA_VERSION).toBe(10)
         } finally {
           await again.dispose()
         }

@@ -11,6 +11,7 @@
  *  - a deleted chunk's postings leave their lists;
  *  - a list grown past 2 × `keep` is cut back to `keep` (the floor rises), and a list that
  *    deletions shrank below `keep` / 4 is read again.
+ * A full pass into an empty index pauses them, and they are built after it (list-resume.ts).
  * A few postings per term are written: a full postings table made a cold index of 10,000
  * chunks 1.6 million rows.
  */
@@ -25,6 +26,8 @@ export type ImpactListOptions = {
   minDocFreq: number
   /** Postings a list is built or cut back to (default LIST_KEEP). */
   keep: number
+  /** Chunks a compaction reads per statement to build paused lists (default list-resume.ts RESUME_CHUNKS). */
+  resumeChunks?: number | undefined
 }
 
 /**
@@ -61,7 +64,7 @@ export const impactSql = (body: string, heading: string, tokens: string, referen
  * postings not read too loose to stop at a million chunks: BENCHMARKS.md); the list keeps
  * it (terms.reference) for the postings added to it later.
  */
-const averageTokens = (indexes: string) =>
+export const averageTokens = (indexes: string) =>
   `COALESCE((SELECT i.token_sum::float8 / NULLIF(i.chunk_rows, 0) FROM ${indexes} i WHERE i.id = $1),
     ${IMPACT_REFERENCE_TOKENS}::float8)`
 
@@ -137,10 +140,12 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
          FROM unnest($2::text[]) AS u(term)),
        gone AS (
          DELETE FROM ${t.postings} p USING cut WHERE p.index_id = $1 AND p.term = cut.term AND p.impact < cut.floor
-         RETURNING p.term)
-       UPDATE ${t.terms} AS t SET floor = cut.floor,
-         listed = t.listed - (SELECT COUNT(*) FROM gone WHERE gone.term = t.term)::int
-       FROM cut WHERE t.index_id = $1 AND t.term = cut.term AND cut.floor IS NOT NULL`,
+         RETURNING p.term),
+       -- Counted once per term: a count in each updated row read all of gone again.
+       n AS (SELECT term, COUNT(*)::int AS n FROM gone GROUP BY term)
+       UPDATE ${t.terms} AS t SET floor = cut.floor, listed = t.listed - COALESCE(n.n, 0)
+       FROM cut LEFT JOIN n ON n.term = cut.term
+       WHERE t.index_id = $1 AND t.term = cut.term AND cut.floor IS NOT NULL`,
       [indexId, terms, opts.keep],
     )
   }
@@ -177,6 +182,8 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
 
   return {
     minDocFreq: opts.minDocFreq,
+    build,
+    cut,
     /**
      * After a write's document frequencies are counted (`states`: the terms it touched that
      * have a list or should): adds its chunks' postings, builds the lists now due, and cuts

@@ -11,6 +11,7 @@ import { diffChunks } from '../chunk-diff.js'
 import type { FileChanges, FileRows } from '../port.js'
 import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
+import type { ListResume } from './list-resume.js'
 import { boolArray, intArray, textArray } from './array-literal.js'
 import { chunkColumns } from './chunk-columns.js'
 import { createTermDeltas, createWriteTerms, type ChunkTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
@@ -78,7 +79,7 @@ const insertSql = (t: Tables) =>
 
 const termOfKey = (key: string): string => key.slice(key.indexOf(':') + 1)
 
-export function createIndexWrites(t: Tables, lists: ImpactLists) {
+export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListResume) {
   /** The newest read of `path` the index has applied: its row, or the deletion that removed it. */
   async function newestRead(c: Client, indexId: number, path: string): Promise<number> {
     const { rows } = await c.query<{ m: number | null }>(
@@ -117,9 +118,17 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
     return states
   }
 
-  /** Writes a tally into the index's term and corpus counts. */
-  async function settle(c: Client, indexId: number, tally: Tally): Promise<void> {
-    await lists.update(c, indexId, await countTerms(c, indexId, tally), tally.terms, tally.written)
+  /**
+   * Writes a tally into the index's term and corpus counts, and its impact lists unless they
+   * are paused. `pause`: the write is part of a pass that compacts the index when it ends,
+   * which pauses the lists of an index that was empty before it (list-resume.ts).
+   */
+  async function settle(c: Client, indexId: number, tally: Tally, pause: boolean): Promise<void> {
+    const states = await countTerms(c, indexId, tally)
+    // A pass's first write into an empty index has no list to keep yet, and pauses them.
+    if (states.length > 0 || pause) {
+      if (!(await resume.paused(c, indexId, pause))) await lists.update(c, indexId, states, tally.terms, tally.written)
+    }
     if (tally.rows === 0 && tally.tokens === 0) return
     await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows + $2, token_sum = token_sum + $3 WHERE id = $1`, [
       indexId,
@@ -252,10 +261,16 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
 
   /**
    * Writes `changes` into the index `indexId`; `dims`: the size of the vectors it stores, if
-   * any. The term and corpus counts are settled once for all the files; returns the chunk
-   * rows inserted.
+   * any; `pause`: a full pass writes them (settle). The term and corpus counts are settled
+   * once for all the files; returns the chunk rows inserted.
    */
-  async function apply(c: Client, indexId: number, changes: FileChanges, dims: number | null): Promise<number> {
+  async function apply(
+    c: Client,
+    indexId: number,
+    changes: FileChanges,
+    dims: number | null,
+    pause: boolean,
+  ): Promise<number> {
     const { terms, files } = stage(changes)
     const tally: Tally = { terms, deltas: createTermDeltas(terms), rows: 0, tokens: 0, written: [] }
     let inserted = 0
@@ -299,7 +314,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists) {
       await removeChunks(c, await storedChunks(c, indexId, path), tally)
       await c.query(`DELETE FROM ${t.files} WHERE index_id = $1 AND path = $2`, [indexId, path])
     }
-    await settle(c, indexId, tally)
+    await settle(c, indexId, tally, pause)
     return inserted
   }
 

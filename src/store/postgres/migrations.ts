@@ -33,9 +33,11 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * `checks` (NULL on the rows before it: their terms' keys are compared instead), 9 body
  * terms by line (text/line-terms.ts) in the same columns: rows before it are read either
  * way, and a mnemo from before, whose term scans split on spaces only, refuses the schema
- * rather than count its terms wrong.
+ * rather than count its terms wrong, 10 indexes.lists (impact lists paused by
+ * a pass into an empty index: a mnemo from before would not read them, and would leave
+ * lists stale).
  */
-export const PG_SCHEMA_VERSION = 9
+export const PG_SCHEMA_VERSION = 10
 /**
  * What the chunk rows of an index hold, in the index identity: a different one makes the
  * first sync rebuild the index. Schema 6 changed only how the same counts are stored, and
@@ -96,6 +98,10 @@ CREATE TABLE IF NOT EXISTS ${t.indexes} (
   drop_after timestamptz,
   chunk_rows bigint NOT NULL DEFAULT 0,
   token_sum bigint NOT NULL DEFAULT 0,
+  -- the impact lists (impact-lists.ts): kept by every write, or paused (no write keeps or
+  -- builds them) by a pass into the index while empty until the compaction after it built
+  -- them (list-resume.ts)
+  lists text NOT NULL DEFAULT 'kept' CHECK (lists IN ('kept', 'paused')),
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS indexes_by_space ON ${t.indexes} (space, state);
@@ -299,6 +305,10 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
            ADD COLUMN IF NOT EXISTS entry_key text, ADD COLUMN IF NOT EXISTS entry_origin text,
            ADD COLUMN IF NOT EXISTS entry_hash text, ADD COLUMN IF NOT EXISTS hashes int4[],
            ADD COLUMN IF NOT EXISTS checks int4[]`,
+      )
+      await client.query(
+        `ALTER TABLE ${t.indexes} ADD COLUMN IF NOT EXISTS lists text NOT NULL DEFAULT 'kept'
+           CHECK (lists IN ('kept', 'paused'))`,
       )
       // An index without lists is searched as before: every term reads its chunks (GIN).
       await client.query(

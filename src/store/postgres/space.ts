@@ -16,6 +16,7 @@ import { createIndexReads } from './index-reads.js'
 import { idScope, liveScope, type Scope } from './read-sql.js'
 import { createIndexWrites, vectorLiteral } from './index-writes.js'
 import { createImpactLists, type ImpactListOptions } from './impact-lists.js'
+import { createListResume } from './list-resume.js'
 import type { PlannerStats } from './planner-stats.js'
 import type { SessionLocks } from './session-locks.js'
 import type { NamedStatements } from './named-statements.js'
@@ -80,7 +81,9 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   const { pool, t, schema, guard } = deps
   const space = spaceName(deps.key)
   const reads = createIndexReads(pool, t, deps.statements, deps.impactLists)
-  const writes = createIndexWrites(t, createImpactLists(t, deps.impactLists))
+  const lists = createImpactLists(t, deps.impactLists)
+  const resume = createListResume(t, lists, deps.impactLists)
+  const writes = createIndexWrites(t, lists, resume)
   const live = liveScope(t, space)
   let liveDims = deps.liveDims
   let open = true
@@ -150,6 +153,56 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
     )
   }
 
+  /**
+   * `fn`'s answer for the index `fixed` (null: the live one) under the space's write lock,
+   * run again once the database is back; undefined when the index was retired.
+   */
+  async function writeOne<T>(fixed: number | null, fn: (c: Client, id: number) => Promise<T>) {
+    let answer: T | undefined
+    await guard.retrying(() =>
+      write(fixed, async (c, id) => {
+        answer = await fn(c, id)
+      }),
+    )
+    return answer
+  }
+
+  /**
+   * Builds the impact lists a full pass paused (list-resume.ts) in the index `fixed` (null:
+   * the live one, which the first transaction pins): ranks RESUME_CHUNKS chunks a read
+   * without the lock, then writes their postings RESUME_CHUNKS chunks a transaction, unless
+   * another compaction builds them already.
+   */
+  async function resumeLists(fixed: number | null, steps: StepOptions): Promise<void> {
+    const found = await writeOne(fixed, async (c, id) => ({ index: id, paused: await resume.stillPaused(c, id) }))
+    if (!found?.paused) return
+    const { index } = found
+    const release = await guard.once(() => deps.locks.tryTake(`lists:${index}`))
+    if (!release) return
+    try {
+      const staging = await writeOne(index, (c, id) => resume.begin(c, id))
+      if (!staging) return
+      for (;;) {
+        await steps.between()
+        steps.signal?.throwIfAborted()
+        const last = await guard.retrying(() => inTransaction(pool, (c) => resume.rank(c, index, staging)))
+        if (last === null) break
+        staging.after = last
+      }
+      staging.after = 0
+      for (;;) {
+        await steps.between()
+        steps.signal?.throwIfAborted()
+        const last = await writeOne(index, (c, id) => resume.next(c, id, staging))
+        if (last === null || last === undefined) break
+        staging.after = last
+      }
+      await writeOne(index, (c, id) => resume.finish(c, id, staging))
+    } finally {
+      await release()
+    }
+  }
+
   /** The writer of the live index (`fixed` null) or of one index by id. */
   function writerOf(scope: Scope, fixed: number | null, dims: () => number | null): SpaceWriter {
     return {
@@ -163,7 +216,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
           return write(
             fixed,
             async (c, id, vectorDims) => {
-              inserted += await writes.apply(c, id, changes, vectorDims)
+              inserted += await writes.apply(c, id, changes, vectorDims, steps.compactsAfter === true)
             },
             true,
           )
@@ -171,6 +224,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
         deps.plannerStats.inserted(inserted)
         await steps.between()
       },
+      compact: (steps) => resumeLists(fixed, steps),
       putVectors: (items) => putVectors(fixed, items),
       setMeta: (key, value) =>
         guard.retrying(() =>
