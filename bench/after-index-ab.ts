@@ -12,6 +12,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { probeAfterIndex, type AfterIndex } from './after-index.js'
 import { writeCorpus } from './corpus.js'
+import { openEngine } from './engines.js'
 import { createClient } from './http-client.js'
 import { waitForImpactLists } from './impact-wait.js'
 import { startServer } from './server-process.js'
@@ -44,7 +45,7 @@ try {
     try {
       const indexed = JSON.parse((await client.indexAll()).body) as { chunks: number }
       rows.push(line(label, 'during the upkeep', await probeAfterIndex(client)))
-      const listsMs = await waitForImpactLists(dataDir, indexed.chunks)
+      const listsMs = await waitForImpactLists(await openEngine('sqlite'), dataDir, indexed.chunks)
       rows.push(line(label, `after it (${fmt(listsMs / 1000)} s more)`, await probeAfterIndex(client)))
     } finally {
       client.close()

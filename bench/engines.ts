@@ -9,7 +9,11 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+// eslint-disable-next-line no-restricted-imports -- tooling outside src/ that reads the index's state
+import pg from 'pg'
 import { dropSchema, schemaBytes } from '../scripts/drop-schema.js'
+import { LIST_MIN_ROWS } from '../src/store/sqlite/impact-lists.js'
+import { impactListStatus } from '../src/store/sqlite/impact-status.js'
 
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'pglite'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
@@ -24,6 +28,11 @@ export type BenchEngine = {
   drop(dataDir: string): Promise<void>
   /** Bytes the index of `dataDir` takes on disk (its files, or its schema's tables and indexes). */
   diskBytes(dataDir: string): Promise<number>
+  /**
+   * Whether the impact lists the index of `dataDir` (`chunks` chunks) builds in the
+   * background after a sync are built: SQLite's, and PostgreSQL's after a first index.
+   */
+  listsBuilt(dataDir: string, chunks: number): Promise<boolean>
   close(): Promise<void>
 }
 
@@ -42,7 +51,23 @@ const sqlite: BenchEngine = {
   env: (dataDir) => ({ MNEMO_DATA_DIR: dataDir }),
   drop: async (dataDir) => fs.rmSync(dataDir, { recursive: true, force: true }),
   diskBytes: async (dataDir) => folderBytes(dataDir),
+  listsBuilt: async (dataDir, chunks) =>
+    chunks < LIST_MIN_ROWS || impactListStatus(path.join(dataDir, 'index.sqlite')).built,
   close: async () => undefined,
+}
+
+/** Whether no live index of `schema` has impact lists paused or being built (src/store/postgres/list-resume.ts). */
+async function pgListsKept(url: string, schema: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ kept: boolean }>(
+      `SELECT NOT EXISTS (SELECT 1 FROM "${schema}".indexes WHERE state = 'live' AND lists <> 'kept') AS kept`,
+    )
+    return rows[0]?.kept === true
+  } finally {
+    await client.end()
+  }
 }
 
 /** A PostgreSQL engine on `url`: one fresh schema per data dir, dropped with it. */
@@ -67,6 +92,7 @@ function postgres(name: EngineName, url: string, pool: number | null, stop: () =
       await dropSchema(url, schemaOf(dataDir))
     },
     diskBytes: (dataDir) => schemaBytes(url, schemaOf(dataDir)),
+    listsBuilt: (dataDir) => pgListsKept(url, schemaOf(dataDir)),
     close: stop,
   }
 }

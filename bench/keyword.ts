@@ -48,10 +48,8 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
     index.chunks = status.chunks
     const indexedAt = Date.now()
     if (run === opts.indexRuns - 1) afterIndex = await probeAfterIndex(client)
-    if (opts.engine.name === 'sqlite') {
-      await waitForImpactLists(dataDir, status.chunks)
-      index.listsMs = Date.now() - indexedAt
-    }
+    await waitForImpactLists(opts.engine, dataDir, status.chunks)
+    index.listsMs = Date.now() - indexedAt
     client.close()
     await server.stop()
     if (run < opts.indexRuns - 1) await opts.engine.drop(dataDir)
@@ -91,7 +89,7 @@ export async function benchKeyword(opts: KeywordBenchOptions) {
     chunks: index.chunks,
     coldIndexMs: median(index.wallMs),
     coldIndexServerMs: median(index.serverMs),
-    /** Time the background impact lists took after the last cold index (SQLite), not in coldIndexMs. */
+    /** Time the background impact lists took after the last cold index, not in coldIndexMs. */
     impactListsMs: index.listsMs,
     chunksPerSec: index.chunks / (median(index.serverMs) / 1000),
     /** Right after the last cold index, while its upkeep runs (after-index.ts). */

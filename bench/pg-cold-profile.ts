@@ -7,12 +7,14 @@
  *  - what the service's connections were doing, sampled every 5 ms from pg_stat_activity:
  *    running a statement, waiting inside a transaction for the service's next one, or idle,
  *  - the service's CPU (all its threads),
+ * with `--lists`, the same for the impact lists the compaction after that first index builds
+ * (src/store/postgres/list-resume.ts): how long they took and their statements by time,
  * and with `--bulk`, what the same rows would cost built in bulk, as a first index nobody
  * reads yet could be: the chunk rows copied into a table without indexes, then its GIN index
  * built, its document frequencies counted and its impact lists ranked, one statement each.
  *
  *   npm run build
- *   scripts/with-postgres scripts/with-node 24 npx tsx bench/pg-cold-profile.ts [--files 400] [--notes 50] [--bulk]
+ *   scripts/with-postgres scripts/with-node 24 npx tsx bench/pg-cold-profile.ts [--files 400] [--notes 50] [--lists] [--bulk]
  */
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -25,6 +27,7 @@ import { impactSql, LIST_KEEP, LIST_MIN_DOC_FREQ } from '../src/store/postgres/i
 import { writeCorpus } from './corpus.js'
 import { openEngine } from './engines.js'
 import { createClient } from './http-client.js'
+import { waitForImpactLists } from './impact-wait.js'
 import { cpuMs } from './process-cpu.js'
 import { startServer } from './server-process.js'
 
@@ -32,6 +35,7 @@ const { values } = parseArgs({
   options: {
     files: { type: 'string', default: '400' },
     notes: { type: 'string', default: '50' },
+    lists: { type: 'boolean', default: false },
     bulk: { type: 'boolean', default: false },
   },
 })
@@ -94,6 +98,22 @@ function sampleStates() {
 const pct = (n: number, all: number) => `${((100 * n) / all).toFixed(1)} %`
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
+/** The schema's statements by total time since the last reset, the 10 longest. */
+async function printStatements(): Promise<void> {
+  const { rows } = await admin.query<{ ms: number; calls: number; query: string }>(
+    `SELECT total_exec_time AS ms, calls::int, regexp_replace(query, '\\s+', ' ', 'g') AS query
+     FROM pg_stat_statements WHERE query LIKE '%' || $1 || '%' ORDER BY total_exec_time DESC`,
+    [`"${schema}"`],
+  )
+  const total = rows.reduce((sum, r) => sum + r.ms, 0)
+  process.stdout.write(`| statement | time | calls | per call |\n|---|---|---|---|\n`)
+  for (const r of rows.slice(0, 10)) {
+    const text = r.query.replaceAll(`"${schema}".`, '').slice(0, 70).replaceAll('|', '\\|')
+    process.stdout.write(`| \`${text}\` | ${s(r.ms)} | ${r.calls} | ${(r.ms / r.calls).toFixed(1)} ms |\n`)
+  }
+  process.stdout.write(`| all | ${s(total)} | | |\n`)
+}
+
 try {
   await admin.query('SELECT pg_stat_statements_reset()')
   const cpuBefore = cpuMs(server.pid)
@@ -112,18 +132,22 @@ try {
       `the service's connections: a statement running ${pct(counts.running, samples)}, waiting inside a ` +
       `transaction ${pct(counts.inTransaction, samples)}, idle ${pct(counts.idle, samples)} (${samples} samples)\n\n`,
   )
-  const { rows } = await admin.query<{ ms: number; calls: number; query: string }>(
-    `SELECT total_exec_time AS ms, calls::int, regexp_replace(query, '\\s+', ' ', 'g') AS query
-     FROM pg_stat_statements WHERE query LIKE '%' || $1 || '%' ORDER BY total_exec_time DESC`,
-    [`"${schema}"`],
-  )
-  const total = rows.reduce((sum, r) => sum + r.ms, 0)
-  process.stdout.write(`| statement | time | calls | per call |\n|---|---|---|---|\n`)
-  for (const r of rows.slice(0, 10)) {
-    const text = r.query.replaceAll(`"${schema}".`, '').slice(0, 70).replaceAll('|', '\\|')
-    process.stdout.write(`| \`${text}\` | ${s(r.ms)} | ${r.calls} | ${(r.ms / r.calls).toFixed(1)} ms |\n`)
+  await printStatements()
+  if (values.lists) {
+    await admin.query('SELECT pg_stat_statements_reset()')
+    const waited = await waitForImpactLists(engine, dataDir, status.chunks)
+    const { rows } = await admin.query<{ inserted: string; kept: string }>(
+      `SELECT n_tup_ins AS inserted, (SELECT COUNT(*) FROM "${schema}".postings) AS kept
+       FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'postings'`,
+      [schema],
+    )
+    const postings = rows[0]
+    process.stdout.write(
+      `\nimpact lists built ${s(waited)} after the index (polled every 0.5 s): ` +
+        `${postings?.inserted} postings written to keep ${postings?.kept}\n\n`,
+    )
+    await printStatements()
   }
-  process.stdout.write(`| all | ${s(total)} | | |\n`)
 
   if (values.bulk) {
     const steps: [string, string][] = [
