@@ -239,6 +239,40 @@ describe('PostgreSQL impact lists', () => {
     await expectCandidatesAsScanned(setup)
   })
 
+  it('stops a build another began again meanwhile, and leaves the lists paused for the next', async () => {
+    const setup = await setUp(STAGED)
+    const { store, pool, t } = setup
+    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, PASS)
+    const written = async () =>
+      (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${t.postings}`)).rows[0]!.n
+    // While it writes postings, another build begins (as on a replica once a database
+    // restart took this one's lock with its connection), drops them, and is stopped itself.
+    let other = false
+    await store.compact!({
+      between: async () => {
+        if (other || (await written()) === 0) return
+        other = true
+        const stop = new AbortController()
+        let steps = 0
+        const cutShort = store.compact!({
+          between: async () => {
+            if (++steps === 2) stop.abort()
+          },
+          signal: stop.signal,
+        })
+        await expect(cutShort).rejects.toThrow()
+      },
+    })
+    expect(other).toBe(true)
+    // Marked kept, its lists would lack what the other dropped.
+    expect((await listState(setup))!.lists).toBe('paused')
+    await expectCandidatesAsScanned(setup)
+    await store.compact!(STEPS)
+    expect((await listState(setup))!.lists).toBe('kept')
+    await expectListsWhole(setup)
+    await expectCandidatesAsScanned(setup)
+  })
+
   it('builds a list again from its chunks when those above its floor are deleted before the end', async () => {
     const setup = await setUp(STAGED)
     const { store } = setup

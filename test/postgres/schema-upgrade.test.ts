@@ -52,7 +52,7 @@ describe('PostgreSQL schema upgrade', () => {
         for (const column of missing) await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN ${column}`)
         for (const column of missingTerms) await client.query(`ALTER TABLE ${first.schema}.terms DROP COLUMN ${column}`)
         // Every version before 10 kept its impact lists in every write.
-        await client.query(`ALTER TABLE ${first.schema}.indexes DROP COLUMN lists`)
+        await client.query(`ALTER TABLE ${first.schema}.indexes DROP COLUMN lists, DROP COLUMN list_build`)
         if (version < 5) await client.query(`DROP TABLE ${first.schema}.postings`)
         if (version < 6) {
           await client.query(`ALTER TABLE ${first.schema}.chunks DROP COLUMN counts, ADD COLUMN tf jsonb NOT NULL`)

@@ -28,7 +28,9 @@
  * are most of them. A compaction cut short leaves the lists paused, with postings the next
  * compaction drops before it starts again; a pass that fails before its end leaves them
  * paused until the next full pass's compaction. One compaction builds an index's lists at
- * a time (a session lock), on whichever replica takes it first.
+ * a time (a session lock), on whichever replica takes it first; one whose lock went with
+ * its connection (a database restart) stops at its next transaction if another began again
+ * meanwhile (indexes.list_build), as that one dropped what it wrote.
  */
 import type { Client, Queryable, Tables } from './database.js'
 import { averageTokens, impactSql, type ImpactListOptions, type ImpactLists } from './impact-lists.js'
@@ -46,6 +48,12 @@ export type Staging = {
   due: string[]
   /** The chunk length their impacts normalise against (terms.reference). */
   reference: number
+  /**
+   * This build's number (indexes.list_build): a build that finds another number stops, as
+   * another replica began again after the database took this one's lock away with its
+   * connection (and dropped what this one wrote).
+   */
+  build: number
   /** The last chunk id read so far by the current read (0: none). */
   after: number
   /** Each due term's best `keep` impacts read so far, best first (read 1). */
@@ -134,22 +142,29 @@ const floors = (staging: Staging, keep: number) =>
     return best && best.length >= keep ? (best[keep - 1] as number) : null
   })
 
+/** The last chunk id of the next `n` of the index after the id `after` (null: none). */
+async function nextLast(c: Queryable, t: Tables, indexId: number, after: number, n: number): Promise<number | null> {
+  const { rows } = await c.query<{ last: number | null }>(
+    `SELECT MAX(id) AS last FROM (SELECT id FROM ${t.chunks} WHERE index_id = $1 AND id > $2 ORDER BY id LIMIT $3) x`,
+    [indexId, after, n],
+  )
+  return rows[0]?.last ?? null
+}
+
 export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactListOptions) {
   const { keep } = opts
   const chunksPerStep = opts.resumeChunks ?? RESUME_CHUNKS
-  /** Whether the lists of `indexId` are still paused (another transaction may have built them). */
-  async function stillPaused(c: Queryable, indexId: number): Promise<boolean> {
-    const { rows } = await c.query<{ lists: string }>(`SELECT lists FROM ${t.indexes} WHERE id = $1`, [indexId])
-    return rows[0]?.lists === 'paused'
-  }
-
-  /** The last chunk id of the next RESUME_CHUNKS after `staging.after` (null: none). */
-  async function nextLast(c: Queryable, indexId: number, staging: Staging): Promise<number | null> {
-    const { rows } = await c.query<{ last: number | null }>(
-      `SELECT MAX(id) AS last FROM (SELECT id FROM ${t.chunks} WHERE index_id = $1 AND id > $2 ORDER BY id LIMIT $3) x`,
-      [indexId, staging.after, chunksPerStep],
+  /**
+   * Whether the lists of `indexId` are still paused (another transaction may have built
+   * them), and by `build` if given (another may have begun again).
+   */
+  async function stillPaused(c: Queryable, indexId: number, build?: number): Promise<boolean> {
+    const { rows } = await c.query<{ lists: string; build: string }>(
+      `SELECT lists, list_build AS build FROM ${t.indexes} WHERE id = $1`,
+      [indexId],
     )
-    return rows[0]?.last ?? null
+    const row = rows[0]
+    return row?.lists === 'paused' && (build === undefined || Number(row.build) === build)
   }
 
   /** Writes the postings at or above their floors of the chunks after `staging.after` (up to `last`, or all). */
@@ -178,13 +193,14 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
       // Paused lists are all unfinished ones: no list is built or kept while they are paused.
       await c.query(`DELETE FROM ${t.postings} WHERE index_id = $1`, [indexId])
       await c.query(`UPDATE ${t.terms} SET listed = 0 WHERE index_id = $1 AND listed <> 0`, [indexId])
-      const { rows } = await c.query<{ due: string[]; reference: number }>(
-        `SELECT ARRAY(SELECT term FROM ${t.terms} WHERE index_id = $1 AND df >= $2 ORDER BY term) AS due,
-           ${averageTokens(t.indexes)} AS reference`,
+      const { rows } = await c.query<{ due: string[]; reference: number; build: string }>(
+        `WITH b AS (UPDATE ${t.indexes} SET list_build = list_build + 1 WHERE id = $1 RETURNING list_build)
+         SELECT ARRAY(SELECT term FROM ${t.terms} WHERE index_id = $1 AND df >= $2 ORDER BY term) AS due,
+           ${averageTokens(t.indexes)} AS reference, (SELECT list_build FROM b) AS build`,
         [indexId, lists.minDocFreq],
       )
-      const row = rows[0] as { due: string[]; reference: number }
-      return { due: row.due, reference: row.reference, after: 0, best: new Map() }
+      const row = rows[0] as { due: string[]; reference: number; build: string }
+      return { due: row.due, reference: row.reference, build: Number(row.build), after: 0, best: new Map() }
     },
     /**
      * Read 1, in a transaction of the caller's that does not hold the lock: ranks the next RESUME_CHUNKS chunks after `staging.after`
@@ -192,7 +208,7 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
      * to, or null once every chunk there was is read.
      */
     async rank(c: Client, indexId: number, staging: Staging): Promise<number | null> {
-      const last = await nextLast(c, indexId, staging)
+      const last = await nextLast(c, t, indexId, staging.after, chunksPerStep)
       if (last === null || staging.due.length === 0) return null
       await c.query(HASH_JOIN)
       const { rows } = await c.query<{ term: string; impacts: number[] }>(rankSql(t), [
@@ -212,11 +228,11 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
     /**
      * Read 2, in the caller's transaction: writes the postings at or above their floors of
      * the next RESUME_CHUNKS chunks after `staging.after`; returns the last chunk id read,
-     * or null once every chunk there was is read (or the lists are no longer paused).
+     * or null once every chunk there was is read (or the lists are no longer this build's).
      */
     async next(c: Client, indexId: number, staging: Staging): Promise<number | null> {
-      if (!(await stillPaused(c, indexId))) return null
-      const last = await nextLast(c, indexId, staging)
+      if (!(await stillPaused(c, indexId, staging.build))) return null
+      const last = await nextLast(c, t, indexId, staging.after, chunksPerStep)
       if (last !== null) await fill(c, indexId, staging, last)
       return last
     },
@@ -225,7 +241,7 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
      * those due one that have none or too few, cuts those grown long, and marks the lists kept.
      */
     async finish(c: Client, indexId: number, staging: Staging): Promise<void> {
-      if (!(await stillPaused(c, indexId))) return
+      if (!(await stillPaused(c, indexId, staging.build))) return
       await fill(c, indexId, staging, null)
       await c.query(floorSql(t), [indexId, staging.due, floors(staging, keep), staging.reference])
       const { rows } = await c.query<{ short: string[]; long: string[] }>(

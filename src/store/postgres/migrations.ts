@@ -33,7 +33,7 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * `checks` (NULL on the rows before it: their terms' keys are compared instead), 9 body
  * terms by line (text/line-terms.ts) in the same columns: rows before it are read either
  * way, and a mnemo from before, whose term scans split on spaces only, refuses the schema
- * rather than count its terms wrong, 10 indexes.lists (impact lists paused by
+ * rather than count its terms wrong, 10 indexes.lists and list_build (impact lists paused by
  * a pass into an empty index: a mnemo from before would not read them, and would leave
  * lists stale).
  */
@@ -102,6 +102,8 @@ CREATE TABLE IF NOT EXISTS ${t.indexes} (
   -- builds them) by a pass into the index while empty until the compaction after it built
   -- them (list-resume.ts)
   lists text NOT NULL DEFAULT 'kept' CHECK (lists IN ('kept', 'paused')),
+  -- the number of the last build of paused lists begun: a build that finds another stops
+  list_build bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS indexes_by_space ON ${t.indexes} (space, state);
@@ -308,7 +310,7 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
       )
       await client.query(
         `ALTER TABLE ${t.indexes} ADD COLUMN IF NOT EXISTS lists text NOT NULL DEFAULT 'kept'
-           CHECK (lists IN ('kept', 'paused'))`,
+           CHECK (lists IN ('kept', 'paused')), ADD COLUMN IF NOT EXISTS list_build bigint NOT NULL DEFAULT 0`,
       )
       // An index without lists is searched as before: every term reads its chunks (GIN).
       await client.query(
