@@ -173,10 +173,18 @@ describe('PostgreSQL impact lists', () => {
     return rows[0]
   }
 
+  /** Postings written to the live index's lists, kept or still being built. */
+  const written = async (setup: Setup) => (await listState(setup))!.postings
+
+  /** A full pass's writes of 4 files of 8 chunks into the empty index: they pause its lists. */
+  async function passIntoEmpty({ store }: Setup) {
+    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, PASS)
+  }
+
   it('pauses the lists while a full pass fills an empty index, ranks exactly meanwhile, and builds them after it', async () => {
     const setup = await setUp(STAGED)
     const { store } = setup
-    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, PASS)
+    await passIntoEmpty(setup)
     // A write that is not the pass's (an agent's, another replica's) leaves them paused too.
     await store.applyChanges({ replace: [file('memory/4.md', 5, 32, 8)] }, STEPS)
     const [df] = (await store.keywordStats(['alpha'])).docFreqs as [number]
@@ -198,20 +206,18 @@ describe('PostgreSQL impact lists', () => {
 
   it('builds paused lists over again after a compaction cut short, with the chunks written and deleted meanwhile', async () => {
     const setup = await setUp(STAGED)
-    const { store, pool, t } = setup
-    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, PASS)
-    const written = async () =>
-      (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${t.postings}`)).rows[0]!.n
+    const { store } = setup
+    await passIntoEmpty(setup)
     // Stopped (a shutdown) once it has written postings: what it wrote is not searched.
     const stop = new AbortController()
     const cutShort = store.compact!({
       between: async () => {
-        if ((await written()) > 0) stop.abort()
+        if ((await written(setup)) > 0) stop.abort()
       },
       signal: stop.signal,
     })
     await expect(cutShort).rejects.toThrow()
-    expect(await written()).toBeGreaterThan(0)
+    expect(await written(setup)).toBeGreaterThan(0)
     expect((await listState(setup))!.lists).toBe('paused')
     await expectCandidatesAsScanned(setup)
     // Built again from the start. While it ranks, without the lock, a file whose chunks it
@@ -226,7 +232,7 @@ describe('PostgreSQL impact lists', () => {
           await store.applyChanges({ replace: [file('memory/2.md', 11, 50, 6)] }, STEPS)
           await store.applyChanges({ replace: [file('memory/7.md', 12, 60, 8)] }, PASS)
           expect((await listState(setup))!.lists).toBe('paused')
-        } else if (!writing && (await written()) > 0) {
+        } else if (!writing && (await written(setup)) > 0) {
           writing = true
           await store.applyChanges({ remove: [{ path: 'memory/1.md', readSeq: 13 }] }, STEPS)
           await store.applyChanges({ replace: [file('memory/8.md', 14, 70, 8)] }, STEPS)
@@ -241,16 +247,14 @@ describe('PostgreSQL impact lists', () => {
 
   it('stops a build another began again meanwhile, and leaves the lists paused for the next', async () => {
     const setup = await setUp(STAGED)
-    const { store, pool, t } = setup
-    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [file(`memory/${f}.md`, f + 1, f * 8, 8)] }, PASS)
-    const written = async () =>
-      (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${t.postings}`)).rows[0]!.n
+    const { store } = setup
+    await passIntoEmpty(setup)
     // While it writes postings, another build begins (as on a replica once a database
     // restart took this one's lock with its connection), drops them, and is stopped itself.
     let other = false
     await store.compact!({
       between: async () => {
-        if (other || (await written()) === 0) return
+        if (other || (await written(setup)) === 0) return
         other = true
         const stop = new AbortController()
         let steps = 0

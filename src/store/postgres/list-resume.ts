@@ -40,7 +40,7 @@ import { averageTokens, impactSql, type ImpactListOptions, type ImpactLists } fr
  * their postings holds the space's write lock about as long as a sync's batch does
  * (PG_BATCH_CHUNKS).
  */
-export const RESUME_CHUNKS = 2_000
+const RESUME_CHUNKS = 2_000
 
 /** A paused index's lists being built: the terms due one, and how far the chunks were read. */
 export type Staging = {
