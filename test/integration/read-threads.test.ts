@@ -182,6 +182,28 @@ describe('searches in worker threads', () => {
     }
   })
 
+  it('say whether a search is waiting for a worker or running on one, background jobs aside', async () => {
+    const app = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
+    const store = createIndexStore({ dbPath: path.join(app.ws.dataDir, 'index.sqlite') })
+    const pool = poolOf({ size: 1, maxConnections: 1 })
+    try {
+      const reader = pool.forIndex(store.dbPath, createReaderOps(store))
+      expect(pool.searching()).toBe(false)
+      const searched = reader.keyword({ terms: queryTerms('redis'), limit: 5, filters: {} })
+      expect(pool.searching()).toBe(true)
+      await searched
+      expect(pool.searching()).toBe(false)
+      const local = () => Promise.reject(new Error('prepared here'))
+      const chunking = { maxTokens: 120, overlapTokens: 20 }
+      const prepared = pool.prepare('a.sqlite#jobs', inputOf('memory/a.md', bigDay(60, 1)), chunking, local, true)
+      expect(pool.searching()).toBe(false)
+      await prepared
+    } finally {
+      await pool.close()
+      store.close()
+    }
+  })
+
   it("take calls from each index file in turn: one agent's queue of searches does not hold back another's", async () => {
     const a = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })
     const b = await useTestApp({ corpus: true, env: { MNEMO_SEARCH_WORKERS: '0' } })

@@ -3,8 +3,8 @@
  * MNEMO_DATA_DIR — main's `index.sqlite`, the team's `team.sqlite`, other agents'
  * `agents/<id>.sqlite` (agent ids are safe file names, shared/agent-id.ts). Searches read
  * them on a set of threads the engine holds (threads/read-threads.ts), each opening the
- * files read-only, or in process without them (MNEMO_SEARCH_WORKERS=0); a small index is
- * always read in process (threads/small-index-reader.ts).
+ * files read-only, or in process without them (MNEMO_SEARCH_WORKERS=0); a small index, and
+ * a keyword search that comes alone, are read in process (threads/main-thread-reads.ts).
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -22,7 +22,7 @@ import { chooseVectorBackend } from './vector-backend.js'
 import { sqliteVectorLayout } from './vector-schema.js'
 import { createSqliteSearchLog } from './search-log.js'
 import { createReadThreads, type ReadThreadsDeps } from './threads/read-threads.js'
-import { smallOnMainThread } from './threads/small-index-reader.js'
+import { mainThreadWhenCheaper } from './threads/main-thread-reads.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
@@ -97,13 +97,16 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
     },
     /**
      * A space's reader: its file on the read threads, with the engine's own store as the
-     * fallback when no thread can answer; a small index in process, where a thread's round
-     * trip would cost more than its search.
+     * fallback when no thread can answer; in process where a thread's round trip would cost
+     * more than it saves (a small index, a lone keyword search: main-thread-reads.ts).
      */
     readerFor(store: SqliteSpace): IndexReader {
       const local = opts.readOps(store)
       if (!threads) return inProcessReader(local)
-      return smallOnMainThread(threads.forIndex(fileOf(store.key), local), local, () => store.corpusStats().rows)
+      return mainThreadWhenCheaper(threads.forIndex(fileOf(store.key), local), local, {
+        chunks: () => store.corpusStats().rows,
+        searching: () => threads.searching(),
+      })
     },
     /** A space's jobs on the read threads, in one queue per index so agents' syncs take turns. */
     offThreadFor(store: SqliteSpace): OffThread | undefined {

@@ -1,0 +1,91 @@
+/**
+ * Reads on the main thread where a worker's round trip would cost more than it saves, on the
+ * workers otherwise. A worker call costs a round trip (the message, the copy of the answer,
+ * both threads woken: 0.2–0.6 ms on two cores, most of it waking a thread that slept) whatever
+ * the index. So:
+ *  - a small index is always read in process: most agents, and each user inside an agent,
+ *    whose index a search reads beside its agent's (issue 32). A keyword or vector search of
+ *    a few hundred chunks costs less than the round trip.
+ *  - a keyword search that comes alone — no other search's call waiting for a worker or
+ *    running on one, and no other lone search under way — is read in process up to
+ *    LONE_KEYWORD_CHUNKS: nothing else wants the main thread meanwhile, and the workers would
+ *    only add their round trip. Searches that come together still spread over the workers.
+ *    Vector searches stay on the workers: they cost milliseconds past a small index.
+ * The size is the index's chunk count, cached by the store until it changes.
+ */
+import { yieldToEventLoop } from '../../../shared/async.js'
+import type { IndexReader, ReaderOps } from '../../index-reader.js'
+
+/**
+ * Most chunks an index may hold to be read on the main thread. A vector search of 1,000
+ * chunks of 256 dimensions is ~0.45 ms in process, a keyword search well under that: short
+ * enough to hold the event loop, shorter than the round trip it saves.
+ */
+export const SMALL_INDEX_CHUNKS = 1000
+/**
+ * Most chunks an index may hold for a lone keyword search to be read on the main thread.
+ * SQLite's keyword search stays flat to here (p50 1.8–1.9 ms, p99 5.4–6.6 ms end to end at
+ * 10,001 and 100,001 chunks, BENCHMARKS.md "the curve so far"): the longest a request that
+ * arrives meanwhile waits for the main thread.
+ */
+export const LONE_KEYWORD_CHUNKS = 100_000
+
+export type MainThreadReadsOptions = {
+  /** The index's chunk count. */
+  chunks: () => number | Promise<number>
+  /** Whether a search's call is waiting for a worker or running on one (read-threads.ts searching). */
+  searching: () => boolean
+  /** SMALL_INDEX_CHUNKS unless given. */
+  small?: number
+  /** LONE_KEYWORD_CHUNKS unless given. */
+  lone?: number
+}
+
+export function mainThreadWhenCheaper(
+  pooled: IndexReader,
+  local: ReaderOps,
+  opts: MainThreadReadsOptions,
+): IndexReader {
+  const small = opts.small ?? SMALL_INDEX_CHUNKS
+  const lone = opts.lone ?? LONE_KEYWORD_CHUNKS
+  /** Lone searches on the main thread now: a second search in the same turn goes to the workers. */
+  let loneRunning = 0
+
+  /**
+   * Runs `local` after a turn of the event loop: the calls a search makes to the workers for
+   * its other indexes are sent first, so they run while this one holds the main thread.
+   */
+  async function inProcess<T>(run: () => Promise<T>): Promise<T> {
+    await yieldToEventLoop()
+    return run()
+  }
+
+  async function either<T>(run: () => Promise<T>, pool: () => Promise<T>): Promise<T> {
+    return (await opts.chunks()) > small ? pool() : inProcess(run)
+  }
+
+  return {
+    ...pooled,
+    async keyword(req) {
+      const chunks = await opts.chunks()
+      if (chunks <= small) return inProcess(() => local.keyword(req))
+      if (chunks > lone || loneRunning > 0 || opts.searching()) return pooled.keyword(req)
+      loneRunning++
+      try {
+        return await inProcess(() => local.keyword(req))
+      } finally {
+        loneRunning--
+      }
+    },
+    vector: (req) =>
+      either(
+        () => local.vector(req),
+        () => pooled.vector(req),
+      ),
+    texts: (ids) =>
+      either(
+        () => local.texts(ids),
+        () => pooled.texts(ids),
+      ),
+  }
+}
