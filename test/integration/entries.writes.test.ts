@@ -202,6 +202,9 @@ describe('keys', () => {
       payload: { content: '- Replies: detailed explanations.', key: 'reply-style', date: '2026-05-10' },
     })
     expect(old.statusCode, old.body).toBe(200)
+    // Searched before anything is superseded: what the index remembers of that is renewed by the write.
+    const before = await search(t, ALICE, { query: 'replies' })
+    expect(before.map((h) => [h.status, h.snippet.includes('detailed explanations')])).toEqual([['active', true]])
     const now = await append(t, ALICE, 'MEMORY.md', { content: '- Replies: concise summaries.', key: 'reply-style' })
     expect(now.statusCode, now.body).toBe(200)
     expect(now.json<{ superseded: Location[] }>().superseded).toEqual([

@@ -71,7 +71,7 @@ type BindOptions = { quantizedFrom: number; lists: ImpactListOptions; readonly: 
 /** The repositories over one connection; `generation` tells when the index changed. */
 function bind(opened: Opened, generation: () => number, { quantizedFrom, lists, readonly }: BindOptions) {
   const vectorRepo: VectorRepo = createVectorRepo(opened.db, opened.vectors)
-  const reads = createSearchRepo(opened.db, createListCandidates(opened.db, lists.keep))
+  const reads = createSearchRepo(opened.db, createListCandidates(opened.db, lists.keep), generation)
   const { vectors } = opened
   const heads = (ids: number[]) => reads.chunkHeads(ids)
   const { floatCopy } = vectorRepo

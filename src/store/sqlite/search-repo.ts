@@ -68,8 +68,29 @@ const outerCurrent = (inner: string): string =>
     FROM (${inner}) f JOIN chunks c ON c.id = f.id WHERE c.entry_status IS NULL OR NOT ${SUPERSEDED}
     ORDER BY f.rank, c.id LIMIT +@limit`
 
-/** `fromList`: one-term queries are answered from the term's impact list when it can tell. */
-export function createSearchRepo(db: Db, fromList: ListCandidates) {
+/**
+ * `read` once per `generation`: what only a write can change, asked by every search.
+ * Each statement outside a transaction is a read transaction of its own, which takes and
+ * drops SQLite's lock on the write-ahead log (two system calls, costly in a virtual machine).
+ */
+function perGeneration<T>(generation: () => number, read: () => T): () => T {
+  let seen = -1
+  let value = undefined as T
+  return () => {
+    const now = generation()
+    if (now !== seen) {
+      value = read()
+      seen = now
+    }
+    return value
+  }
+}
+
+/**
+ * `fromList`: one-term queries are answered from the term's impact list when it can tell.
+ * `generation` changes whenever the index may have (index-store.ts).
+ */
+export function createSearchRepo(db: Db, fromList: ListCandidates, generation: () => number) {
   const ranked = {
     all: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_ALL)),
     current: db.prepare<[Params], Stored<KeywordRow>>(outerCurrent(RANKED_ALL)),
@@ -93,7 +114,7 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
   )
   const staging = db.prepare<[], { one: number }>('SELECT 1 AS one FROM staging LIMIT 1')
   /** Whether some chunk may be invisible now: a staged change is under way. */
-  const partial = (): boolean => staging.get() !== undefined
+  const partial = perGeneration(generation, () => staging.get() !== undefined)
   // A common term's count as the writer keeps it (term-docs.ts), else as FTS5 counts it.
   const docFreqOf = db.prepare<[{ term: string }], { doc: number | null }>(
     'SELECT COALESCE((SELECT doc FROM term_docs WHERE term = @term), (SELECT doc FROM chunks_vocab WHERE term = @term)) AS doc',
@@ -103,7 +124,7 @@ export function createSearchRepo(db: Db, fromList: ListCandidates) {
     "SELECT 1 AS one FROM chunks WHERE entry_status = 'superseded' LIMIT 1",
   )
   /** Whether a chunk is superseded (the partial index chunks_superseded answers at once). */
-  const anySuperseded = (): boolean => superseded.get() !== undefined
+  const anySuperseded = perGeneration(generation, () => superseded.get() !== undefined)
   // FTS5 keeps its row count in its averages record, one row to read (0.05 ms); COUNT(*) read
   // the whole table (15 ms at a million chunks with its pages cached, 84 ms without), in the
   // first search after every commit on each search thread. The counts are the same: a
