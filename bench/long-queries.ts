@@ -6,8 +6,13 @@
  * goes.
  *
  *   npx tsx bench/long-queries.ts [--runs 3] [--dir ../shared/eval] [--requests 600] [--mode keyword|hybrid]
- *                                 [--mmr] [--engine sqlite|postgres|pglite]
+ *                                 [--mmr] [--engine sqlite|postgres|pglite] [--against other/dist/main.js]
  *
+ * `--against` starts another build beside this one, on its own copy of the workspace, and
+ * sends each claim to both in turn, so the two p50s share the machine's load: how to compare
+ * builds on a machine whose speed drifts. (The bare route is no steady floor either: it
+ * answers faster while the service beside it runs searches on its main thread than on its
+ * read threads, 0.15–0.2 against 0.3 ms.)
  * `--mode hybrid` searches by keyword and `hash` vectors (no model needed): its results' texts
  * are read after ranking, not with the keyword hits. `--mmr` asks every search for MMR order.
  * `--engine postgres` runs under scripts/with-postgres, in a schema of its own (bench/engines.ts).
@@ -21,7 +26,7 @@ import { parseArgs } from 'node:util'
 import Fastify from 'fastify'
 import { ENGINE_NAMES, openEngine, type EngineName } from './engines.js'
 import { createClient } from './http-client.js'
-import { startServer } from './server-process.js'
+import { startServer, type ServerProcess } from './server-process.js'
 import { median, percentile } from './stats.js'
 
 const { values } = parseArgs({
@@ -32,6 +37,7 @@ const { values } = parseArgs({
     mode: { type: 'string', default: 'keyword' },
     mmr: { type: 'boolean', default: false },
     engine: { type: 'string', default: 'sqlite' },
+    against: { type: 'string' },
   },
 })
 const mode = values.mode
@@ -54,60 +60,81 @@ const claims = fs
   .slice(0, 300)
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-long-queries-'))
-fs.cpSync(path.join(set, 'memory'), path.join(tmp, 'workspace', 'memory'), { recursive: true })
-const dataDir = path.join(tmp, 'data')
-const server = await startServer({
-  MNEMO_WORKSPACE: path.join(tmp, 'workspace'),
-  ...engine.env(dataDir),
-  // Latency of one client is measured: on a loaded machine, shedding would fail the run with 503.
-  MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
-  ...(mode === 'hybrid' && { MNEMO_EMBED_PROVIDER: 'hash' }),
-})
+/** This build, and the one given with --against: each its own workspace copy and data. */
+const builds = [{ label: 'this build' }, ...(values.against ? [{ label: values.against, main: values.against }] : [])]
+const servers: ServerProcess[] = []
+for (const [i, build] of builds.entries()) {
+  const workspace = path.join(tmp, `workspace-${i}`)
+  fs.cpSync(path.join(set, 'memory'), path.join(workspace, 'memory'), { recursive: true })
+  const env = {
+    MNEMO_WORKSPACE: workspace,
+    ...engine.env(path.join(tmp, `data-${i}`)),
+    // Latency of one client is measured: on a loaded machine, shedding would fail the run with 503.
+    MNEMO_SHED_EVENT_LOOP_DELAY_MS: '0',
+    ...(mode === 'hybrid' && { MNEMO_EMBED_PROVIDER: 'hash' }),
+  }
+  servers.push(await startServer(env, build.main ? { main: path.resolve(build.main) } : {}))
+}
 const bare = Fastify()
 bare.post('/search', async () => ({ results: [], mode: 'keyword' }))
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
+/** One build's samples over the runs: per-run p50 and p99, and the service's own timings. */
+type Measured = { p50: number[]; p99: number[]; stages: Record<string, number[]> }
+
 try {
-  const client = createClient(server.baseUrl)
-  const indexed = await client.request('POST', '/index?wait=true', {})
-  if (indexed.status !== 200) throw new Error(`index failed: ${indexed.body}`)
-  const chunks = (JSON.parse(indexed.body) as { chunks: number }).chunks
+  const clients = servers.map((server) => createClient(server.baseUrl))
+  let chunks = 0
+  for (const client of clients) {
+    const indexed = await client.request('POST', '/index?wait=true', {})
+    if (indexed.status !== 200) throw new Error(`index failed: ${indexed.body}`)
+    chunks = (JSON.parse(indexed.body) as { chunks: number }).chunks
+  }
   const floor = createClient(bareUrl)
-  for (const q of claims) await client.request('POST', '/search', body(q))
-  const p50: number[] = []
-  const p99: number[] = []
+  for (const q of claims) for (const client of clients) await client.request('POST', '/search', body(q))
+  const measured: Measured[] = builds.map(() => ({ p50: [], p99: [], stages: {} }))
   const floorP50: number[] = []
-  const stages: Record<string, number[]> = {}
   for (let run = 0; run < runs; run++) {
-    const samples: number[] = []
+    const samples: number[][] = builds.map(() => [])
+    const timings: Record<string, number[]>[] = builds.map(() => ({}))
     const floorSamples: number[] = []
-    const timings: Record<string, number[]> = {}
     for (let i = 0; i < requests; i++) {
       const query = claims[i % claims.length] as string
-      const res = await client.request('POST', '/search', body(query))
-      if (res.status !== 200) throw new Error(`search failed: ${res.body}`)
-      samples.push(res.ms)
-      for (const [k, v] of Object.entries((JSON.parse(res.body) as { timingsMs: Record<string, number> }).timingsMs))
-        (timings[k] ??= []).push(v)
+      for (const [b, client] of clients.entries()) {
+        const res = await client.request('POST', '/search', body(query))
+        if (res.status !== 200) throw new Error(`search failed: ${res.body}`)
+        samples[b]?.push(res.ms)
+        const took = (JSON.parse(res.body) as { timingsMs: Record<string, number> }).timingsMs
+        for (const [k, v] of Object.entries(took)) ((timings[b] as Record<string, number[]>)[k] ??= []).push(v)
+      }
       floorSamples.push((await floor.request('POST', '/search', { query })).ms)
     }
-    p50.push(percentile(samples, 50))
-    p99.push(percentile(samples, 99))
+    measured.forEach((m, b) => {
+      m.p50.push(percentile(samples[b] as number[], 50))
+      m.p99.push(percentile(samples[b] as number[], 99))
+      for (const [k, v] of Object.entries(timings[b] as Record<string, number[]>))
+        (m.stages[k] ??= []).push(percentile(v, 50))
+    })
     floorP50.push(percentile(floorSamples, 50))
-    for (const [k, v] of Object.entries(timings)) (stages[k] ??= []).push(percentile(v, 50))
   }
   const ms = (n: number) => `${n.toFixed(2)} ms`
+  const runsOf = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ')
   process.stdout.write(
-    `${claims.length} claims, ${chunks} chunks, ${runs} runs of ${requests}\n` +
-      `${engine.name} ${mode}${values.mmr ? ' mmr' : ''} /search p50 ${ms(median(p50))}, p99 ${ms(median(p99))}; bare fastify p50 ${ms(median(floorP50))} ` +
-      `(${(median(p50) / median(floorP50)).toFixed(1)}×)\n` +
-      `service timings p50: ${Object.entries(stages)
-        .map(([k, v]) => `${k} ${ms(median(v))}`)
-        .join(', ')}\n`,
+    `${claims.length} claims, ${chunks} chunks, ${runs} runs of ${requests}; bare fastify p50 ${ms(median(floorP50))}\n` +
+      measured
+        .map(
+          (m, b) =>
+            `${builds[b]?.label}: ${engine.name} ${mode}${values.mmr ? ' mmr' : ''} /search p50 ${ms(median(m.p50))} ` +
+            `(runs ${runsOf(m.p50)}; ${(median(m.p50) / median(floorP50)).toFixed(1)}× the bare route), p99 ${ms(median(m.p99))}\n` +
+            `  service timings p50: ${Object.entries(m.stages)
+              .map(([k, v]) => `${k} ${ms(median(v))}`)
+              .join(', ')}\n`,
+        )
+        .join(''),
   )
 } finally {
   await bare.close()
-  await server.stop()
-  await engine.drop(dataDir)
+  for (const server of servers) await server.stop()
+  for (const i of builds.keys()) await engine.drop(path.join(tmp, `data-${i}`))
   await engine.close()
   fs.rmSync(tmp, { recursive: true, force: true })
 }
