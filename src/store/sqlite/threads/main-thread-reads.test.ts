@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { IndexReader, ReaderOps } from '../../index-reader.js'
 import { mainThreadWhenCheaper } from './main-thread-reads.js'
 
-/** Readers that say who answered; `gate` holds the local keyword search until opened. */
+/** Readers that say who answered; after `hold()`, a local read waits until its returned function is called. */
 function readers() {
   const calls: string[] = []
   let open: () => void = () => undefined

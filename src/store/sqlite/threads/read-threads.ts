@@ -389,7 +389,6 @@ export function createReadThreads(deps: ReadThreadsDeps) {
     liveWorkers: () => slots.length,
     /** Whether a search's call is waiting for a worker or running on one (background jobs aside). */
     searching: (): boolean => queue.has() || slots.some((s) => s.pending.size > s.background),
-    idle: (): boolean => inFlight.size === 0 && !queue.has() && !backgroundQueue.has(),
     async close(): Promise<void> {
       closing = true
       for (const q of [queue, backgroundQueue]) {
