@@ -43,34 +43,6 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
   // Plans before the statistics are read where reading them is a round trip of its own.
   const memo = store.candidatesWithStats ? createDocFreqMemo() : null
 
-  /**
-   * Scores each candidate on every query term, from the terms stored with it; `withTerms`:
-   * hits keep their body terms (KeywordHit.bodyTerms).
-   */
-  function score(
-    rows: KeywordCandidate[],
-    corpus: KeywordStats,
-    terms: readonly string[],
-    names: readonly boolean[],
-    withTerms: boolean,
-  ): KeywordHit[] {
-    const stats = termStats(terms, corpus)
-    const corpusRows = corpus.rows
-    const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
-    // A term no chunk holds is not looked for.
-    const matcher = createTermMatcher(stats.map(({ term, docFreq }) => (docFreq === 0 ? '' : term)))
-    const body = new Int32Array(terms.length)
-    const heading = new Int32Array(terms.length)
-    return rows.map((row) => {
-      matcher.count(row.bodyTerms, body)
-      matcher.count(row.headingTerms, heading)
-      const tfs = stats.map(({ docFreq }, i) =>
-        docFreq === 0 ? 0 : termMatch((body[i] as number) + headingWeight * (heading[i] as number), row.tokenCount),
-      )
-      return toHit(row, textScoreOf(matchShare(idfs, tfs)), withTerms)
-    })
-  }
-
   function planOf(terms: readonly string[], corpus: KeywordStats): KeywordPlan {
     // While a big file is staged, document frequencies count chunks no search can see, and
     // a plan from them could rank with a term only invisible chunks hold: rank exactly.
@@ -103,7 +75,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
       case 'noise': {
         // No term tells chunks apart: the newest matches, ranked by their scores.
         const rows = await store.newestMatches({ ...query.base, terms: plan.noise.map((n) => n.term) })
-        return best(score(rows, corpus, terms, names, texts), limit)
+        return best(score(rows, corpus, { terms, names, headingWeight }, texts), limit)
       }
       case 'ranked':
         return ranked(query, plan, await store.candidates(rankedQuery(query, plan, corpus)), corpus)
@@ -144,7 +116,7 @@ export function createKeywordSearch(deps: KeywordSearchDeps) {
       const more = await store.newestMatches({ ...query.base, terms: common })
       rows.push(...more.filter((r) => !seen.has(r.id)))
     }
-    return best(score(rows, corpus, query.terms, query.names, query.base.texts === true), limit)
+    return best(score(rows, corpus, { ...query, headingWeight }, query.base.texts === true), limit)
   }
 
   return { search }
@@ -154,6 +126,35 @@ type Query = {
   terms: readonly string[]
   names: readonly boolean[]
   base: Omit<KeywordQuery, 'terms'>
+}
+
+/**
+ * Scores each candidate on every query term, from the terms stored with it, a heading's
+ * occurrence counting `headingWeight` times; `withTerms`: hits keep their body terms
+ * (KeywordHit.bodyTerms).
+ */
+function score(
+  rows: KeywordCandidate[],
+  corpus: KeywordStats,
+  query: { terms: readonly string[]; names: readonly boolean[]; headingWeight: number },
+  withTerms: boolean,
+): KeywordHit[] {
+  const { terms, names, headingWeight } = query
+  const stats = termStats(terms, corpus)
+  const corpusRows = corpus.rows
+  const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
+  // A term no chunk holds is not looked for.
+  const matcher = createTermMatcher(stats.map(({ term, docFreq }) => (docFreq === 0 ? '' : term)))
+  const body = new Int32Array(terms.length)
+  const heading = new Int32Array(terms.length)
+  return rows.map((row) => {
+    matcher.count(row.bodyTerms, body)
+    matcher.count(row.headingTerms, heading)
+    const tfs = stats.map(({ docFreq }, i) =>
+      docFreq === 0 ? 0 : termMatch((body[i] as number) + headingWeight * (heading[i] as number), row.tokenCount),
+    )
+    return toHit(row, textScoreOf(matchShare(idfs, tfs)), withTerms)
+  })
 }
 
 /** The engine's query for a ranked plan: its selective terms, with their document frequencies. */

@@ -48,6 +48,14 @@ export type SqliteEngineOptions = {
   quantizedFrom?: number | undefined
 }
 
+/** The index file of a space: main's, the team's, a user's inside an agent, or another agent's. */
+function indexFile(opts: Pick<SqliteEngineOptions, 'dataDir' | 'mainAgent' | 'mainDbPath'>, key: SpaceKey): string {
+  if (key.kind === 'team') return path.join(opts.dataDir, 'team.sqlite')
+  if (key.kind === 'user') return path.join(opts.dataDir, 'users', key.agent, `${key.user}.sqlite`)
+  if (key.id === opts.mainAgent) return opts.mainDbPath
+  return path.join(opts.dataDir, 'agents', `${key.id}.sqlite`)
+}
+
 export function createSqliteEngine(opts: SqliteEngineOptions) {
   const quantizedFrom = opts.quantizedFrom ?? 0
   const shards = () => opts.vectors()?.shards ?? 1
@@ -60,12 +68,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       threads
         .checkpoint(dbPath)
         .catch((err: unknown) => threadLog?.warn({ err, dbPath }, 'checkpointing the index log failed')))
-  const fileOf = (key: SpaceKey): string => {
-    if (key.kind === 'team') return path.join(opts.dataDir, 'team.sqlite')
-    if (key.kind === 'user') return path.join(opts.dataDir, 'users', key.agent, `${key.user}.sqlite`)
-    if (key.id === opts.mainAgent) return opts.mainDbPath
-    return path.join(opts.dataDir, 'agents', `${key.id}.sqlite`)
-  }
+  const fileOf = (key: SpaceKey): string => indexFile(opts, key)
   const open = (dbPath: string, scratch: boolean) =>
     createIndexStore({
       dbPath,
