@@ -22,7 +22,7 @@ import { chooseVectorBackend } from './vector-backend.js'
 import { sqliteVectorLayout } from './vector-schema.js'
 import { createSqliteSearchLog } from './search-log.js'
 import { createReadThreads, type ReadThreadsDeps } from './threads/read-threads.js'
-import { mainThreadWhenCheaper } from './threads/main-thread-reads.js'
+import { mainThreadWhenCheaper, type LoneSearches } from './threads/main-thread-reads.js'
 
 /** File of the embedding cache inside MNEMO_DATA_DIR (kept apart so it survives rebuilds). */
 export const EMBEDDING_CACHE_FILE = 'embeddings.sqlite'
@@ -61,6 +61,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
   const shards = () => opts.vectors()?.shards ?? 1
   const threads = opts.threads && createReadThreads({ ...opts.threads, shards, quantizedFrom })
   const threadLog = opts.threads?.log
+  const lone: LoneSearches = { running: 0 }
   // The threads checkpoint the write-ahead logs, so the writer's commits never do it.
   const checkpoint =
     threads &&
@@ -109,6 +110,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       return mainThreadWhenCheaper(threads.forIndex(fileOf(store.key), local), local, {
         chunks: () => store.corpusStats().rows,
         searching: () => threads.searching(),
+        lone,
       })
     },
     /** A space's jobs on the read threads, in one queue per index so agents' syncs take turns. */

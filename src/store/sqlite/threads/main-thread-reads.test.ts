@@ -31,7 +31,7 @@ function readers() {
 const filters = {}
 const req = { terms: ['x'], limit: 5, filters }
 const vectorReq = { vector: new Float32Array(2), limit: 5, filters }
-const sizes = { small: 1000, lone: 100_000 }
+const sizes = { small: 1000, loneChunks: 100_000 }
 
 describe('reads on the main thread where the round trip costs more', () => {
   it.each([
@@ -41,7 +41,12 @@ describe('reads on the main thread where the round trip costs more', () => {
     [100_000, 'pool'],
   ])('reads an index of %i chunks on the %s side while other searches run', async (chunks, side) => {
     const { calls, pooled, local } = readers()
-    const reader = mainThreadWhenCheaper(pooled, local, { chunks: () => chunks, searching: () => true, ...sizes })
+    const reader = mainThreadWhenCheaper(pooled, local, {
+      lone: { running: 0 },
+      chunks: () => chunks,
+      searching: () => true,
+      ...sizes,
+    })
     await reader.keyword(req)
     await reader.vector(vectorReq)
     await reader.texts([1])
@@ -56,7 +61,12 @@ describe('reads on the main thread where the round trip costs more', () => {
     'reads a lone keyword search of %i chunks on the %s side, and its vectors on the workers',
     async (chunks, side) => {
       const { calls, pooled, local } = readers()
-      const reader = mainThreadWhenCheaper(pooled, local, { chunks: () => chunks, searching: () => false, ...sizes })
+      const reader = mainThreadWhenCheaper(pooled, local, {
+        lone: { running: 0 },
+        chunks: () => chunks,
+        searching: () => false,
+        ...sizes,
+      })
       await reader.keyword(req)
       await reader.vector(vectorReq)
       await reader.texts([1])
@@ -66,7 +76,12 @@ describe('reads on the main thread where the round trip costs more', () => {
 
   it('sends a second search that comes while a lone one runs in process to the workers', async () => {
     const { calls, pooled, local, hold } = readers()
-    const reader = mainThreadWhenCheaper(pooled, local, { chunks: () => 5000, searching: () => false, ...sizes })
+    const reader = mainThreadWhenCheaper(pooled, local, {
+      lone: { running: 0 },
+      chunks: () => 5000,
+      searching: () => false,
+      ...sizes,
+    })
     const release = hold()
     const first = reader.keyword(req)
     const second = reader.keyword(req)
@@ -78,10 +93,31 @@ describe('reads on the main thread where the round trip costs more', () => {
     expect(calls).toEqual(['pool', 'local', 'local'])
   })
 
+  it('sends a search of another index that comes while a lone one runs in process to the workers', async () => {
+    const a = readers()
+    const b = readers()
+    const lone = { running: 0 }
+    const options = { chunks: () => 5000, searching: () => false, lone, ...sizes }
+    const first = mainThreadWhenCheaper(a.pooled, a.local, options)
+    const second = mainThreadWhenCheaper(b.pooled, b.local, options)
+    const release = a.hold()
+    const running = first.keyword(req)
+    await second.keyword(req)
+    release()
+    await running
+    expect([a.calls, b.calls]).toEqual([['local'], ['pool']])
+    expect(lone.running).toBe(0)
+  })
+
   it('moves an index to the workers once it grows, asking its size at each call', async () => {
     const { calls, pooled, local } = readers()
     let chunks = 10
-    const reader = mainThreadWhenCheaper(pooled, local, { chunks: async () => chunks, searching: () => true, ...sizes })
+    const reader = mainThreadWhenCheaper(pooled, local, {
+      lone: { running: 0 },
+      chunks: async () => chunks,
+      searching: () => true,
+      ...sizes,
+    })
     await reader.keyword(req)
     chunks = 5000
     await reader.keyword(req)

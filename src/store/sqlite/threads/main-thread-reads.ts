@@ -7,7 +7,7 @@
  *    whose index a search reads beside its agent's (issue 32). A keyword or vector search of
  *    a few hundred chunks costs less than the round trip.
  *  - a keyword search that comes alone — no other search's call waiting for a worker or
- *    running on one, and no other lone search under way — is read in process up to
+ *    running on one, and no other lone search under way, of any index — is read in process up to
  *    LONE_KEYWORD_CHUNKS: nothing else wants the main thread meanwhile, and the workers would
  *    only add their round trip. Searches that come together still spread over the workers.
  *    Vector searches stay on the workers: they cost milliseconds past a small index.
@@ -30,15 +30,23 @@ export const SMALL_INDEX_CHUNKS = 1000
  */
 export const LONE_KEYWORD_CHUNKS = 100_000
 
+/** Lone keyword searches on the main thread now, across every index of an engine. */
+export type LoneSearches = { running: number }
+
 export type MainThreadReadsOptions = {
   /** The index's chunk count. */
   chunks: () => number | Promise<number>
+  /**
+   * Shared by the readers of every index: while one lone search holds the main thread, a
+   * search of any index (another agent's, or the team's beside an agent's) goes to the workers.
+   */
+  lone: LoneSearches
   /** Whether a search's call is waiting for a worker or running on one (read-threads.ts searching). */
   searching: () => boolean
   /** SMALL_INDEX_CHUNKS unless given. */
   small?: number
   /** LONE_KEYWORD_CHUNKS unless given. */
-  lone?: number
+  loneChunks?: number
 }
 
 export function mainThreadWhenCheaper(
@@ -47,9 +55,7 @@ export function mainThreadWhenCheaper(
   opts: MainThreadReadsOptions,
 ): IndexReader {
   const small = opts.small ?? SMALL_INDEX_CHUNKS
-  const lone = opts.lone ?? LONE_KEYWORD_CHUNKS
-  /** Lone searches on the main thread now: a second search in the same turn goes to the workers. */
-  let loneRunning = 0
+  const loneChunks = opts.loneChunks ?? LONE_KEYWORD_CHUNKS
 
   /**
    * Runs `local` after a turn of the event loop: the calls a search makes to the workers for
@@ -69,12 +75,12 @@ export function mainThreadWhenCheaper(
     async keyword(req) {
       const chunks = await opts.chunks()
       if (chunks <= small) return inProcess(() => local.keyword(req))
-      if (chunks > lone || loneRunning > 0 || opts.searching()) return pooled.keyword(req)
-      loneRunning++
+      if (chunks > loneChunks || opts.lone.running > 0 || opts.searching()) return pooled.keyword(req)
+      opts.lone.running++
       try {
         return await inProcess(() => local.keyword(req))
       } finally {
-        loneRunning--
+        opts.lone.running--
       }
     },
     vector: (req) =>
