@@ -8,7 +8,7 @@
 import type { ChunkFilters } from '../domain/chunks.js'
 import type { KeywordHit } from '../store/index-reader.js'
 import type { KeywordCandidate, KeywordIndex, KeywordQuery, KeywordStats } from '../store/port.js'
-import { createTermMatcher } from '../text/term-count.js'
+import { countTerm } from '../text/term-count.js'
 import { createDocFreqMemo } from './doc-freq-memo.js'
 import { planKeywordQuery, samePlan, type KeywordPlan, type RankedPlan, type TermStat } from './keyword-plan.js'
 import { matchShare, termMatch, termWeight, textScoreOf } from './scores.js'
@@ -143,16 +143,12 @@ function score(
   const stats = termStats(terms, corpus)
   const corpusRows = corpus.rows
   const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
-  // A term no chunk holds is not looked for.
-  const matcher = createTermMatcher(stats.map(({ term, docFreq }) => (docFreq === 0 ? '' : term)))
-  const body = new Int32Array(terms.length)
-  const heading = new Int32Array(terms.length)
   return rows.map((row) => {
-    matcher.count(row.bodyTerms, body)
-    matcher.count(row.headingTerms, heading)
-    const tfs = stats.map(({ docFreq }, i) =>
-      docFreq === 0 ? 0 : termMatch((body[i] as number) + headingWeight * (heading[i] as number), row.tokenCount),
-    )
+    const tfs = stats.map(({ term, docFreq }) => {
+      if (docFreq === 0) return 0
+      const freq = countTerm(row.bodyTerms, term) + headingWeight * countTerm(row.headingTerms, term)
+      return termMatch(freq, row.tokenCount)
+    })
     return toHit(row, textScoreOf(matchShare(idfs, tfs)), withTerms)
   })
 }

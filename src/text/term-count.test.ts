@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { columnCounts, countTerm, createTermCounter, createTermMatcher } from './term-count.js'
+import { columnCounts, countTerm, createTermCounter } from './term-count.js'
 
 describe('countTerm', () => {
   it.each([
@@ -92,45 +92,5 @@ describe('a term counter', () => {
     ])
       counter.count(body as string, heading as string, (t, b, h) => seen.push(`${terms[t]}:${b},${h}`))
     expect(seen).toEqual(['a:2,0', 'b:1,1', 'b:1,0', 'a:0,1'])
-  })
-})
-
-describe('createTermMatcher', () => {
-  it.each([
-    [['a', 'b', 'c'], 'a b a c a', [3, 1, 1]],
-    // A term that begins another, or is part of one, counts only whole.
-    [['qwen', 'qwen_max', 'max'], 'qwen qwen_max max', [1, 1, 1]],
-    [['data', 'database'], 'database data databases', [1, 1]],
-    // Adjacent matches, newlines, and the ends of the string.
-    [['a'], 'a\na a\n\na', [4]],
-    [['型', '模型'], '模型 型升 升级 模 型', [1, 1]],
-    // Characters a regular expression reads as syntax are literal here.
-    [['c++', 'a.b', '(x)', 'q?'], 'c++ axb a.b (x) q? q', [1, 1, 1, 1]],
-    // The same term twice, an empty term, no terms at all.
-    [['a', '', 'a'], 'a b a', [2, 0, 2]],
-    [[], 'a b', []],
-    [['a'], '', [0]],
-  ])('counts %j in %j', (terms, text, counts) => {
-    const out = new Int32Array(terms.length).fill(-1)
-    createTermMatcher(terms).count(text, out)
-    expect([...out]).toEqual(counts)
-  })
-
-  it('counts what countTerm counts, term by term, over random term strings', () => {
-    const vocabulary = ['a', 'ab', 'abc', 'b', 'ba', '模型', '型', 'x_y', 'x', 'y']
-    let seed = 7
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31
-      return seed % n
-    }
-    const matcher = createTermMatcher(vocabulary)
-    const out = new Int32Array(vocabulary.length)
-    for (let round = 0; round < 500; round++) {
-      const text = Array.from({ length: next(30) }, () => vocabulary[next(vocabulary.length)])
-        .map((term, i) => (i === 0 ? term : (next(4) === 0 ? '\n' : ' ') + term))
-        .join('')
-      matcher.count(text, out)
-      expect([...out], text).toEqual(vocabulary.map((term) => countTerm(text, term)))
-    }
   })
 })

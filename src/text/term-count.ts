@@ -29,43 +29,6 @@ export function countTerm(terms: string, term: string): number {
   return count
 }
 
-/** `text` as a literal inside a regular expression. */
-const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-
-/**
- * Counts a fixed set of terms in term strings, all of them in one pass of one regular
- * expression over each string: what countTerm gives for each term, in the time of about one
- * of its scans (a search scores ~24 candidates on a long query's ~14 terms; one indexOf scan
- * per term and column was a fifth of a SciFact claim's search, BENCHMARKS.md "Long queries").
- * The expression matches a separator or the start, then one of the terms, then a separator or
- * the end without taking it, so a term next to another is found too.
- */
-export function createTermMatcher(terms: readonly string[]) {
-  const distinct = [...new Set(terms.filter((term) => term !== ''))]
-  const slotOf = new Map(distinct.map((term, slot) => [term, slot]))
-  const slots = terms.map((term) => slotOf.get(term) ?? -1)
-  const pattern =
-    distinct.length === 0 ? null : new RegExp(`(?:^|[ \n])(${distinct.map(literal).join('|')})(?=[ \n]|$)`, 'g')
-  const found = new Int32Array(distinct.length)
-  return {
-    /** Fills `out` (one place per term) with each term's occurrences as a whole term in `text`. */
-    count(text: string, out: Int32Array): void {
-      found.fill(0)
-      if (pattern) {
-        pattern.lastIndex = 0
-        for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-          const slot = slotOf.get(m[1] as string) as number
-          found[slot] = (found[slot] as number) + 1
-        }
-      }
-      for (let i = 0; i < slots.length; i++) {
-        const slot = slots[i] as number
-        out[i] = slot < 0 ? 0 : (found[slot] as number)
-      }
-    },
-  }
-}
-
 /** The terms of a term string in order, however it separates them. */
 export const termsOf = (terms: string): string[] => terms.split(/[ \n]/).filter((term) => term !== '')
 
