@@ -96,6 +96,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     loadVectorExtension: overrides.loadVectorExtension ?? loadSqliteVec,
     readerWorkerEntry: overrides.readerWorkerEntry,
     searchesQuiet: () => foreground.quietFor(SEARCHES_QUIET_MS),
+    searchesInProgress: () => foreground.active(),
     impactLists: overrides.impactLists,
   })
   const embedding = createEmbeddingWiring({
