@@ -27,6 +27,25 @@ describe('foreground', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(15)
   })
 
+  it('says searches come together while two are in progress, and for a window after they overlapped', () => {
+    let clock = 1_000
+    const fg = createForeground(() => clock)
+    const first = fg.enter()
+    expect(fg.together(1_000)).toBe(false)
+    first()
+    // One after the other, never at once: alone.
+    const second = fg.enter()
+    expect(fg.together(1_000)).toBe(false)
+    const third = fg.enter()
+    expect(fg.together(1_000)).toBe(true)
+    third()
+    second()
+    clock += 999
+    expect(fg.together(1_000)).toBe(true)
+    clock += 1
+    expect(fg.together(1_000)).toBe(false)
+  })
+
   it('is quiet only once no search has been in progress for the whole window', () => {
     let clock = 1_000
     const fg = createForeground(() => clock)

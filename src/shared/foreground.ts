@@ -14,11 +14,20 @@
  * the idle p99, against 1.5–1.7 times on the main thread.
  */
 export const SEARCHES_QUIET_MS = 250
+/**
+ * How long after two searches overlapped the service still takes searches to come together,
+ * in ms: SQLite then hands every search to its read threads rather than run one alone on the
+ * main thread (store/sqlite/threads/main-thread-reads.ts). A second costs a lone search its
+ * round trip for that long, and spares a busy service its threads sitting idle.
+ */
+export const SEARCHES_OVERLAP_MS = 1000
 
 export function createForeground(now: () => number = () => performance.now()) {
   let active = 0
   /** When a search last began or ended (ms, `now`'s clock). */
   let lastSeenAt = -Infinity
+  /** When a search last began while another was in progress (ms, `now`'s clock). */
+  let overlapAt = -Infinity
   let waiters: (() => void)[] = []
 
   /**
@@ -36,6 +45,7 @@ export function createForeground(now: () => number = () => performance.now()) {
     enter(): () => void {
       active++
       lastSeenAt = now()
+      if (active > 1) overlapAt = lastSeenAt
       let done = false
       return () => {
         if (done) return
@@ -59,6 +69,12 @@ export function createForeground(now: () => number = () => performance.now()) {
     active: (): number => active,
     /** Whether no search is in progress and none began or ended in the last `ms`. */
     quietFor: (ms: number): boolean => active === 0 && now() - lastSeenAt >= ms,
+    /**
+     * Whether searches come together: another is in progress besides one, or two were in the
+     * last `ms`. Requests still unread in the sockets are not in progress yet, so under load a
+     * search can find itself alone between two others; overlaps a moment ago say they are coming.
+     */
+    together: (ms: number): boolean => active > 1 || now() - overlapAt < ms,
   }
 }
 

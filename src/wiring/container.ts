@@ -32,7 +32,7 @@ import { createSearchLogService } from '../search-log/search-log-service.js'
 import type { VectorConfig } from '../store/port.js'
 import type { SearchLog } from '../store/search-log-port.js'
 import { createTurns } from '../shared/async.js'
-import { createForeground, SEARCHES_QUIET_MS } from '../shared/foreground.js'
+import { createForeground, SEARCHES_OVERLAP_MS, SEARCHES_QUIET_MS } from '../shared/foreground.js'
 import { createMemoryReclaimer } from '../shared/memory-reclaimer.js'
 import type { Logger } from '../shared/logger.js'
 import type { Db } from '../store/sqlite/database.js'
@@ -96,7 +96,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     loadVectorExtension: overrides.loadVectorExtension ?? loadSqliteVec,
     readerWorkerEntry: overrides.readerWorkerEntry,
     searchesQuiet: () => foreground.quietFor(SEARCHES_QUIET_MS),
-    searchesInProgress: () => foreground.active(),
+    searchesTogether: () => foreground.together(SEARCHES_OVERLAP_MS),
     impactLists: overrides.impactLists,
   })
   const embedding = createEmbeddingWiring({

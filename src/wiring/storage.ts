@@ -24,8 +24,8 @@ export type StorageDeps = {
   readerWorkerEntry?: URL | undefined
   /** Whether no search has come for a while (ReadThreadsDeps.searchesQuiet). */
   searchesQuiet: () => boolean
-  /** Search requests in progress (shared/foreground.ts), which SQLite's lone searches look at. */
-  searchesInProgress: () => number
+  /** Whether searches come together (shared/foreground.ts together): SQLite runs none alone then. */
+  searchesTogether: () => boolean
   /** Which terms get impact lists on SQLite (default: impact-lists.ts LIST_*). */
   impactLists?: ImpactListOptions | undefined
 }
@@ -60,7 +60,7 @@ export async function createStorage(deps: StorageDeps): Promise<StorageEngine> {
     readOps: createReaderOps,
     quantizedFrom: config.search.quantizedFrom,
     ...(deps.impactLists && { impactLists: deps.impactLists }),
-    searchesInProgress: deps.searchesInProgress,
+    searchesTogether: deps.searchesTogether,
     // Main and the team are always open besides the agents the registry keeps.
     ...(config.search.workers > 0 && {
       threads: {

@@ -44,8 +44,8 @@ export type SqliteEngineOptions = {
   impactLists?: ImpactListOptions
   /** The read threads to start; none: every read, checkpoint and job runs in process. */
   threads?: Omit<ReadThreadsDeps, 'shards' | 'quantizedFrom'> | undefined
-  /** Search requests in progress, this one included (shared/foreground.ts); absent: 1. */
-  searchesInProgress?: () => number
+  /** Whether searches come together (shared/foreground.ts together); absent: never. */
+  searchesTogether?: () => boolean
   /** Chunks from which vector searches pre-select by quantised vectors (index-store.ts); 0 or absent: never. */
   quantizedFrom?: number | undefined
 }
@@ -111,7 +111,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
       if (!threads) return inProcessReader(local)
       return mainThreadWhenCheaper(threads.forIndex(fileOf(store.key), local), local, {
         chunks: () => store.corpusStats().rows,
-        searching: () => threads.searching() || (opts.searchesInProgress?.() ?? 1) > 1,
+        searching: () => threads.searching() || opts.searchesTogether?.() === true,
         lone,
       })
     },

@@ -6,9 +6,9 @@
  *  - a small index is always read in process: most agents, and each user inside an agent,
  *    whose index a search reads beside its agent's (issue 32). A keyword or vector search of
  *    a few hundred chunks costs less than the round trip.
- *  - a keyword search that comes alone — no other search request in progress, no other
- *    search's call waiting for a worker or running on one, and no other lone search under
- *    way, of any index — is read in process up to
+ *  - a keyword search that comes alone — no other search request in progress or overlapping
+ *    one in the last second (SEARCHES_OVERLAP_MS), no other search's call waiting for a worker
+ *    or running on one, and no other lone search under way, of any index — is read in process up to
  *    LONE_KEYWORD_CHUNKS: nothing else wants the main thread meanwhile, and the workers would
  *    only add their round trip. Searches that come together still spread over the workers.
  *    Vector searches stay on the workers: they cost milliseconds past a small index.
@@ -43,8 +43,8 @@ export type MainThreadReadsOptions = {
    */
   lone: LoneSearches
   /**
-   * Whether another search is under way: its call waiting for a worker or running on one
-   * (read-threads.ts searching), or its request being read or answered on the main thread.
+   * Whether other searches are under way or coming: a call waiting for a worker or running on
+   * one (read-threads.ts searching), or search requests together (shared/foreground.ts).
    */
   searching: () => boolean
   /** SMALL_INDEX_CHUNKS unless given. */
