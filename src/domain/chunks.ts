@@ -27,6 +27,12 @@ export type FileRecord = {
 
 /** A chunk's raw text and its body terms by line (ChunkInput.bodyTerms), as a search reads them. */
 export type ChunkText = { text: string; bodyTerms: string }
+/**
+ * A chunk's text as read by id after its search, with where it is: ids of a SQLite index are
+ * numbered anew by a rebuild, so a text read after a swap may be another chunk's, and the
+ * search keeps it only when it is at the place the hit is (search-service.ts).
+ */
+export type LocatedText = ChunkText & { path: string; startLine: number; endLine: number }
 
 export type ChunkInput = {
   startLine: number

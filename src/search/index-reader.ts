@@ -25,7 +25,9 @@ export function createReaderOps(store: SpaceReads): ReaderOps {
       const texts = await store.chunkTexts(missing.map((h) => h.id))
       return hits.map((h, i) => {
         const read = i < n && h.text === undefined ? texts.get(h.id) : undefined
-        return read ? { ...h, text: read.text, bodyTerms: read.bodyTerms } : h
+        // Another place's text (a rebuild swapped in between the two reads): read again later.
+        const same = read?.path === h.path && read.startLine === h.startLine && read.endLine === h.endLine
+        return read && same ? { ...h, text: read.text, bodyTerms: read.bodyTerms } : h
       })
     },
     vector: (req) => vector.search(req.vector, req.limit, req.filters, req.shards),

@@ -60,4 +60,41 @@ describe('a keyword search', () => {
     expect(res.results.every((r) => r.snippet.includes('walrus'))).toBe(true)
     expect(calls).toEqual(['keyword'])
   })
+
+  it("leaves out a hit whose text, read after it was found, is another place's (a rebuild swapped in meanwhile)", async () => {
+    const local = createLocalReader(store)
+    /** Hits without their texts, so the service reads them after ranking. */
+    const bare: IndexReader['keyword'] = async (req) =>
+      (await local.keyword(req)).map(({ text: _text, bodyTerms: _terms, ...hit }) => hit)
+    const service = createSearchService({
+      embedder: null,
+      reranker: null,
+      settings: config.search,
+      rerank: config.rerank,
+      log: pino({ level: 'silent' }),
+    })
+    const search = (texts: IndexReader['texts']) => {
+      const reader: Pick<IndexReader, 'keyword' | 'vector' | 'texts'> = { keyword: bare, vector: local.vector, texts }
+      const target: SearchedIndex = {
+        space: 'agent',
+        pathPrefix: '',
+        privateMemoryFile: true,
+        reader,
+        vectorsReady: () => false,
+        onSearch: () => undefined,
+      }
+      return service.search({ query: 'walrus tusk', maxResults: 3, minScore: 0 }, [target])
+    }
+    const whole = await search((ids) => local.texts(ids))
+    expect(whole.results).toHaveLength(3)
+    // The best hit's id now names a chunk elsewhere: the id of another chunk, with its text.
+    const swapped = await search(async (ids) => {
+      const read = await local.texts(ids)
+      const [first, second] = ids as [number, number]
+      read.set(first, read.get(second)!)
+      return read
+    })
+    expect(swapped.results.map((r) => r.startLine)).toEqual(whole.results.slice(1).map((r) => r.startLine))
+    expect(swapped.results.every((r) => r.snippet.includes('walrus'))).toBe(true)
+  })
 })

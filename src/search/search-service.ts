@@ -120,14 +120,28 @@ export function createSearchService(deps: SearchServiceDeps) {
   /** Warn once per rebuild, not once per search. */
   let warnedRebuilding = false
 
-  /** Chunk texts by global id, each asked of the index it lives in. */
-  async function textsOf(targets: readonly SearchedIndex[], ids: readonly number[]): Promise<Map<number, ChunkText>> {
+  /**
+   * The texts of `hits` by global id, each asked of the index it lives in. A text read from
+   * another place than its hit's is left out, as a deleted chunk's is: a rebuild swapped in
+   * since the hit was found numbers its chunks anew, and that id is another chunk now.
+   */
+  async function textsOf(
+    targets: readonly SearchedIndex[],
+    hits: readonly Candidate[],
+  ): Promise<Map<number, ChunkText>> {
     const out = new Map<number, ChunkText>()
     await Promise.all(
       targets.map(async (target, index) => {
-        const mine = ids.filter((id) => id % MAX_SPACES === index).map((id) => (id - index) / MAX_SPACES)
-        if (mine.length === 0) return
-        for (const [id, text] of await target.reader.texts(mine)) out.set(globalChunkId(id, index), text)
+        const mine = new Map(
+          hits.filter((h) => h.id % MAX_SPACES === index).map((h) => [(h.id - index) / MAX_SPACES, h] as const),
+        )
+        if (mine.size === 0) return
+        for (const [id, { path, startLine, endLine, text, bodyTerms }] of await target.reader.texts([...mine.keys()])) {
+          const hit = mine.get(id)
+          if (hit?.path === path && hit.startLine === startLine && hit.endLine === endLine) {
+            out.set(globalChunkId(id, index), { text, bodyTerms })
+          }
+        }
       }),
     )
     return out
@@ -234,10 +248,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     const started = performance.now()
     // Every result must be reranked, to be on the reranker's scale (rerank-step.ts).
     const topN = Math.max(deps.rerank.topN, plan.maxResults)
-    const texts = await textsOf(
-      ctx.allTargets,
-      ranked.slice(0, topN).map((h) => h.id),
-    )
+    const texts = await textsOf(ctx.allTargets, ranked.slice(0, topN))
     const out = await applyRerank(ranked, {
       reranker: deps.reranker,
       query: req.query,
@@ -278,7 +289,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     const poolSize = Math.min(maxResults * settings.candidateMultiplier, Math.max(MMR_MAX_POOL, maxResults))
     const pool = (req.mmr ?? settings.mmr) ? passing.slice(0, poolSize) : []
     const wanted = pool.length > 0 ? pool : passing.slice(0, maxResults)
-    const missing = wanted.filter((h) => !texts.has(h.id)).map((h) => h.id)
+    const missing = wanted.filter((h) => !texts.has(h.id))
     if (missing.length > 0) for (const [id, text] of await textsOf(ctx.allTargets, missing)) texts.set(id, text)
     if (pool.length === 0) return wanted
     const poolTerms: Set<string>[] = []

@@ -6,7 +6,7 @@
  * createReaderOps); the composition root gives it to the engine (port.ts ReadOpsFactory).
  * Everything here is index work; network calls (embedders, rerankers) stay with the caller.
  */
-import type { ChunkFilters, ChunkHead, ChunkText } from '../domain/chunks.js'
+import type { ChunkFilters, ChunkHead, LocatedText } from '../domain/chunks.js'
 
 export type KeywordRequest = {
   terms: string[]
@@ -48,8 +48,8 @@ export type ReaderOps = {
   keyword(req: KeywordRequest): Promise<KeywordHit[]>
   /** Nearest chunks to a query vector (search/vector-search.ts). */
   vector(req: VectorRequest): Promise<VectorHit[]>
-  /** Raw texts of chunks and their body terms by id; an id deleted meanwhile is absent. */
-  texts(ids: number[]): Promise<Map<number, ChunkText>>
+  /** Raw texts of chunks, their body terms and places by id; an id deleted meanwhile is absent. */
+  texts(ids: number[]): Promise<Map<number, LocatedText>>
 }
 
 export interface IndexReader extends ReaderOps {

@@ -13,7 +13,7 @@ import type {
   ChunkFilters,
   ChunkHead,
   ChunkInput,
-  ChunkText,
+  LocatedText,
   FileRecord,
   PendingChunk,
   Source,
@@ -144,7 +144,7 @@ export type ReadOpsFactory = (reads: SpaceReads) => ReaderOps
 
 export interface SpaceReads extends KeywordIndex, VectorIndex {
   /** Raw chunk texts and their body terms by id; an id deleted meanwhile is absent. */
-  chunkTexts(ids: readonly number[]): MaybePromise<Map<number, ChunkText>>
+  chunkTexts(ids: readonly number[]): MaybePromise<Map<number, LocatedText>>
 }
 
 /** A file's new content: its record and all its chunks (unchanged ones are kept as they are). */

@@ -8,7 +8,7 @@
  * Keyword candidates are ranked in SQL with the formula FTS5's bm25() uses
  * (ranked-statement.ts), so both engines hand search/ the same candidates.
  */
-import type { ChunkFilters, ChunkHead, ChunkText, FileRecord, PendingChunk } from '../../domain/chunks.js'
+import type { ChunkFilters, ChunkHead, FileRecord, LocatedText, PendingChunk } from '../../domain/chunks.js'
 import type {
   CandidatesWithStats,
   EntryLocation,
@@ -169,13 +169,14 @@ export function createIndexReads(db: Queryable, t: Tables, statements: NamedStat
     },
     /** Up to `limit` of the most recently written chunks holding any term, unranked. */
     newestMatches: (scope: Scope, q: KeywordQuery) => newestMatches(db, statements, t, scope, q),
-    chunkTexts: async (ids: readonly number[]): Promise<Map<number, ChunkText>> => {
+    chunkTexts: async (ids: readonly number[]): Promise<Map<number, LocatedText>> => {
       if (ids.length === 0) return new Map()
-      const { rows } = await db.query<{ id: number } & ChunkText>(
-        `SELECT id, text, body_terms AS "bodyTerms" FROM ${t.chunks} WHERE id = ANY($1::bigint[])`,
+      const { rows } = await db.query<{ id: number } & LocatedText>(
+        `SELECT id, text, body_terms AS "bodyTerms", path, start_line AS "startLine", end_line AS "endLine"
+         FROM ${t.chunks} WHERE id = ANY($1::bigint[])`,
         [ids],
       )
-      return new Map(rows.map((r) => [r.id, { text: r.text, bodyTerms: r.bodyTerms }]))
+      return new Map(rows.map(({ id, ...text }) => [Number(id), text]))
     },
     /** The `k` chunks nearest to `vector` in the `dims`-sized vector table, nearest first. */
     nearest: async (

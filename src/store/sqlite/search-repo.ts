@@ -11,7 +11,7 @@
  * any more; only then do the queries check each row's visibility (schema.ts), so a search
  * sees every file whole, its old chunks or its new ones, at no cost the rest of the time.
  */
-import type { ChunkHead, ChunkText } from '../../domain/chunks.js'
+import type { ChunkHead, LocatedText } from '../../domain/chunks.js'
 import { AVERAGES_SQL, parseAverages } from './fts5-bm25.js'
 import { ftsMatch } from './fts-match.js'
 import type { KeywordQuery } from '../port.js'
@@ -109,8 +109,8 @@ export function createSearchRepo(db: Db, fromList: ListCandidates, generation: (
     all: db.prepare<[string], Stored<ChunkHead>>(byIds(HEAD_COLUMNS, false)),
     visible: db.prepare<[string], Stored<ChunkHead>>(byIds(HEAD_COLUMNS, true)),
   }
-  const chunkTexts = db.prepare<[string], { id: number } & ChunkText>(
-    byIds('c.id, c.text, c.body_terms AS bodyTerms', false),
+  const chunkTexts = db.prepare<[string], { id: number } & LocatedText>(
+    byIds('c.id, c.text, c.body_terms AS bodyTerms, c.path, c.start_line AS startLine, c.end_line AS endLine', false),
   )
   const staging = db.prepare<[], { one: number }>('SELECT 1 AS one FROM staging LIMIT 1')
   /** Whether some chunk may be invisible now: a staged change is under way. */
@@ -178,12 +178,8 @@ export function createSearchRepo(db: Db, fromList: ListCandidates, generation: (
      * of the candidates it ranked, and a file published meanwhile leaves its old rows in place
      * until they are deleted, so the answer stays the version the search ranked.
      */
-    chunkTexts: (ids: readonly number[]): Map<number, ChunkText> =>
-      new Map(
-        ids.length === 0
-          ? []
-          : chunkTexts.all(JSON.stringify(ids)).map((r) => [r.id, { text: r.text, bodyTerms: r.bodyTerms }]),
-      ),
+    chunkTexts: (ids: readonly number[]): Map<number, LocatedText> =>
+      new Map(ids.length === 0 ? [] : chunkTexts.all(JSON.stringify(ids)).map(({ id, ...text }) => [id, text])),
     /**
      * Whether a staged change is under way: some chunks are not visible yet or any more,
      * and term statistics still count them.
