@@ -74,7 +74,11 @@ describe('a keyword search', () => {
       log: pino({ level: 'silent' }),
     })
     const search = (texts: IndexReader['texts']) => {
-      const reader: Pick<IndexReader, 'keyword' | 'vector' | 'texts'> = { keyword: bare, vector: local.vector, texts }
+      const reader: Pick<IndexReader, 'keyword' | 'vector' | 'texts'> = {
+        keyword: bare,
+        vector: (req) => local.vector(req),
+        texts,
+      }
       const target: SearchedIndex = {
         space: 'agent',
         pathPrefix: '',
