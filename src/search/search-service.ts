@@ -137,8 +137,9 @@ export function createSearchService(deps: SearchServiceDeps) {
         )
         if (mine.size === 0) return
         for (const [id, { path, startLine, endLine, text, bodyTerms }] of await target.reader.texts([...mine.keys()])) {
+          // A hit shows its path under its space's prefix (team/, users/<id>/).
           const hit = mine.get(id)
-          if (hit?.path === path && hit.startLine === startLine && hit.endLine === endLine) {
+          if (hit?.path === target.pathPrefix + path && hit.startLine === startLine && hit.endLine === endLine) {
             out.set(globalChunkId(id, index), { text, bodyTerms })
           }
         }
