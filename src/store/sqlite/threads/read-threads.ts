@@ -27,7 +27,7 @@ import type { IndexReader, ReaderOps } from '../../index-reader.js'
 import { checkpointWal } from '../wal-checkpoint.js'
 import { createFairQueue } from './fair-queue.js'
 import type { WorkerData, WorkerReady, WorkerReply, WorkerRequest } from './thread-protocol.js'
-import { spawnWorker, toError, type Call, type Pending, type Slot } from './worker-slot.js'
+import { runHere, spawnWorker, toError, type Call, type Pending, type Slot } from './worker-slot.js'
 
 /** A worker that dies sooner than this after starting is not replaced again (ms). */
 const MIN_WORKER_LIFETIME_MS = 5000
@@ -125,7 +125,7 @@ export function createReadThreads(deps: ReadThreadsDeps) {
           )
           warnedUnopened.add(call.msg.dbPath)
         }
-        runLocal(call)
+        runHere(call)
       } else call.reject(toError(msg))
       if (retired.has(slot) && slot.pending.size === 0) void slot.worker.terminate()
       dispatch()
@@ -159,14 +159,6 @@ export function createReadThreads(deps: ReadThreadsDeps) {
       dispatch()
     })
     return slot
-  }
-
-  function runLocal(p: Pick<Pending, 'local' | 'resolve' | 'reject'>): void {
-    try {
-      p.resolve(p.local())
-    } catch (err) {
-      p.reject(err)
-    }
   }
 
   for (let i = 0; i < deps.size; i++) slots.push(start())
@@ -203,8 +195,8 @@ export function createReadThreads(deps: ReadThreadsDeps) {
   function dispatch(): void {
     for (;;) {
       if (slots.length === 0) {
-        for (let p = queue.take(); p; p = queue.take()) runLocal(p)
-        for (let p = backgroundQueue.take(); p; p = backgroundQueue.take()) runLocal(p)
+        for (let p = queue.take(); p; p = queue.take()) runHere(p)
+        for (let p = backgroundQueue.take(); p; p = backgroundQueue.take()) runHere(p)
         return
       }
       const open = slots

@@ -41,6 +41,15 @@ export function spawnWorker(data: WorkerData, entry: URL): Worker {
   return new Worker(boot, { eval: true, workerData: data })
 }
 
+/** Runs a call on the main thread's own store instead of a worker, settling it either way. */
+export function runHere(p: Pick<Pending, 'local' | 'resolve' | 'reject'>): void {
+  try {
+    p.resolve(p.local())
+  } catch (err) {
+    p.reject(err)
+  }
+}
+
 export function toError(reply: Extract<WorkerReply, { ok: false }>): Error {
   if (reply.code && reply.code in ERROR_CODES) return appError(reply.code as ErrorCode, reply.message)
   return new Error(reply.message)
