@@ -34,6 +34,11 @@ export type ChunkText = { text: string; bodyTerms: string }
  */
 export type LocatedText = ChunkText & { path: string; startLine: number; endLine: number }
 
+type Place = { path: string; startLine: number; endLine: number }
+/** Whether a text read by id is at `hit`'s place, `hit`'s path being shown under `prefix`. */
+export const samePlace = (text: Place, hit: Place, prefix = ''): boolean =>
+  hit.path === prefix + text.path && hit.startLine === text.startLine && hit.endLine === text.endLine
+
 export type ChunkInput = {
   startLine: number
   endLine: number

@@ -3,6 +3,7 @@
  * engine's reader runs, in process or on SQLite's read threads (the composition root gives
  * this factory to the engine).
  */
+import { samePlace } from '../domain/chunks.js'
 import type { SpaceReads } from '../store/port.js'
 import { inProcessReader, type IndexReader, type KeywordRequest, type ReaderOps } from '../store/index-reader.js'
 import { createKeywordSearch } from './keyword-search.js'
@@ -26,8 +27,7 @@ export function createReaderOps(store: SpaceReads): ReaderOps {
       return hits.map((h, i) => {
         const read = i < n && h.text === undefined ? texts.get(h.id) : undefined
         // Another place's text (a rebuild swapped in between the two reads): read again later.
-        const same = read?.path === h.path && read.startLine === h.startLine && read.endLine === h.endLine
-        return read && same ? { ...h, text: read.text, bodyTerms: read.bodyTerms } : h
+        return read && samePlace(read, h) ? { ...h, text: read.text, bodyTerms: read.bodyTerms } : h
       })
     },
     vector: (req) => vector.search(req.vector, req.limit, req.filters, req.shards),

@@ -22,6 +22,22 @@ describe('a keyword search', () => {
     fs.rmSync(dir, { recursive: true, force: true })
   })
   const config = loadConfig({ MNEMO_WORKSPACE: dir }, dir)
+  const serviceOf = () =>
+    createSearchService({
+      embedder: null,
+      reranker: null,
+      settings: config.search,
+      rerank: config.rerank,
+      log: pino({ level: 'silent' }),
+    })
+  const targetOf = (reader: SearchedIndex['reader']): SearchedIndex => ({
+    space: 'agent',
+    pathPrefix: '',
+    privateMemoryFile: true,
+    reader,
+    vectorsReady: () => false,
+    onSearch: () => undefined,
+  })
 
   it('reads the texts of its results with its hits, in one call to the reader', async () => {
     const notes = Array.from({ length: 8 }, (_, i) => `## note ${i}\nwalrus ${'tusk '.repeat(i + 1)}ice`).join('\n\n')
@@ -38,21 +54,8 @@ describe('a keyword search', () => {
       vector: (req) => (calls.push('vector'), local.vector(req)),
       texts: (ids) => (calls.push('texts'), local.texts(ids)),
     }
-    const target: SearchedIndex = {
-      space: 'agent',
-      pathPrefix: '',
-      privateMemoryFile: true,
-      reader,
-      vectorsReady: () => false,
-      onSearch: () => undefined,
-    }
-    const service = createSearchService({
-      embedder: null,
-      reranker: null,
-      settings: config.search,
-      rerank: config.rerank,
-      log: pino({ level: 'silent' }),
-    })
+    const target = targetOf(reader)
+    const service = serviceOf()
 
     const res = await service.search({ query: 'walrus tusk', maxResults: 3, minScore: 0 }, [target])
 
@@ -66,27 +69,14 @@ describe('a keyword search', () => {
     /** Hits without their texts, so the service reads them after ranking. */
     const bare: IndexReader['keyword'] = async (req) =>
       (await local.keyword(req)).map(({ text: _text, bodyTerms: _terms, ...hit }) => hit)
-    const service = createSearchService({
-      embedder: null,
-      reranker: null,
-      settings: config.search,
-      rerank: config.rerank,
-      log: pino({ level: 'silent' }),
-    })
+    const service = serviceOf()
     const search = (texts: IndexReader['texts']) => {
       const reader: Pick<IndexReader, 'keyword' | 'vector' | 'texts'> = {
         keyword: bare,
         vector: (req) => local.vector(req),
         texts,
       }
-      const target: SearchedIndex = {
-        space: 'agent',
-        pathPrefix: '',
-        privateMemoryFile: true,
-        reader,
-        vectorsReady: () => false,
-        onSearch: () => undefined,
-      }
+      const target = targetOf(reader)
       return service.search({ query: 'walrus tusk', maxResults: 3, minScore: 0 }, [target])
     }
     const whole = await search((ids) => local.texts(ids))

@@ -11,7 +11,7 @@
  * unless the request asked for vector search alone.
  */
 import type { Config } from '../config/config.js'
-import type { ChunkText } from '../domain/chunks.js'
+import { samePlace, type ChunkText } from '../domain/chunks.js'
 import { isZeroVector } from '../domain/vectors.js'
 import type { RerankProvider } from '../providers/types.js'
 import { MAX_SPACES } from '../shared/agent-id.js'
@@ -136,11 +136,11 @@ export function createSearchService(deps: SearchServiceDeps) {
           hits.filter((h) => h.id % MAX_SPACES === index).map((h) => [(h.id - index) / MAX_SPACES, h] as const),
         )
         if (mine.size === 0) return
-        for (const [id, { path, startLine, endLine, text, bodyTerms }] of await target.reader.texts([...mine.keys()])) {
+        for (const [id, read] of await target.reader.texts([...mine.keys()])) {
           // A hit shows its path under its space's prefix (team/, users/<id>/).
           const hit = mine.get(id)
-          if (hit?.path === target.pathPrefix + path && hit.startLine === startLine && hit.endLine === endLine) {
-            out.set(globalChunkId(id, index), { text, bodyTerms })
+          if (hit && samePlace(read, hit, target.pathPrefix)) {
+            out.set(globalChunkId(id, index), { text: read.text, bodyTerms: read.bodyTerms })
           }
         }
       }),
