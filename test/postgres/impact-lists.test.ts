@@ -309,6 +309,96 @@ describe('PostgreSQL impact lists', () => {
     await expectCandidatesAsScanned(setup)
   })
 
+  /** The live index's counted_to (term-counts.ts): null once every chunk's terms are counted. */
+  async function countedTo({ pool, t }: Setup): Promise<number | null> {
+    const { rows } = await pool.query<{ counted_to: number | null }>(
+      `SELECT counted_to FROM ${t.indexes} WHERE id = (SELECT live FROM ${t.spaces} WHERE space = 'agent:main')`,
+    )
+    return rows[0]?.counted_to ?? null
+  }
+
+  /**
+   * Each term's document frequency, as searches read it, is the number of chunks holding it;
+   * once every chunk is counted, so is what the terms table holds, with no term of none.
+   */
+  async function expectCountsTrue(setup: Setup) {
+    const { pool, t, store } = setup
+    const read = await pool.query<{ terms: string[] }>(`SELECT terms FROM ${t.chunks}`)
+    const truth = new Map<string, number>()
+    for (const row of read.rows) {
+      for (const key of row.terms) {
+        const term = key.slice(key.indexOf(':') + 1)
+        truth.set(term, (truth.get(term) ?? 0) + 1)
+      }
+    }
+    const terms = [...truth.keys(), 'absent']
+    expect((await store.keywordStats(terms)).docFreqs).toEqual(terms.map((x) => truth.get(x) ?? 0))
+    expect((await store.candidatesWithStats!({ terms: ['alpha'], limit: 3, headingWeight: 2 }, terms)).stats).toEqual(
+      await store.keywordStats(terms),
+    )
+    if ((await countedTo(setup)) !== null) return
+    const kept = await pool.query<{ term: string; df: number }>(`SELECT term, df FROM ${t.terms}`)
+    expect(new Map(kept.rows.map((r) => [r.term, r.df]))).toEqual(truth)
+  }
+
+  /** The chunks of `file`, each also with one of seven words and one of three Chinese ones. */
+  function varied(path: string, readSeq: number, from: number, count: number): FileRows {
+    const rows = file(path, readSeq, from, count)
+    const chunks = rows.chunks.map((c, i) =>
+      termChunk(
+        i + 1,
+        [...c.bodyTerms.split(' '), `w${(from + i) % 7}`, ['记忆', '忆中', '中文'][(from + i) % 3] as string],
+        c.headingTerms.split(' ').filter(Boolean),
+      ),
+    )
+    return { ...rows, chunks }
+  }
+
+  it('counts a full pass’s terms once after it, exact meanwhile, whatever is written and deleted during the count', async () => {
+    const setup = await setUp(STAGED)
+    const { store } = setup
+    for (let f = 0; f < 4; f++) await store.applyChanges({ replace: [varied(`memory/${f}.md`, f + 1, f * 8, 8)] }, PASS)
+    // Not the pass's: counted by the compaction too, as its chunks come after counted_to.
+    await store.applyChanges({ replace: [varied('memory/4.md', 5, 32, 8)] }, STEPS)
+    expect(await countedTo(setup)).toBe(0)
+    await expectCountsTrue(setup)
+    // Stopped (a shutdown) once it has counted some: what it counted stays counted.
+    const stop = new AbortController()
+    const cutShort = store.compact!({
+      between: async () => {
+        if (((await countedTo(setup)) ?? 0) > 0) stop.abort()
+      },
+      signal: stop.signal,
+    })
+    await expect(cutShort).rejects.toThrow()
+    const midway = (await countedTo(setup)) as number
+    expect(midway).toBeGreaterThan(0)
+    await expectCountsTrue(setup)
+    // Written between its steps: a file counted is deleted, one counted is replaced, one not
+    // counted yet is deleted, one is added.
+    let step = 0
+    await store.compact!({
+      between: async () => {
+        if (++step !== 2) return
+        await store.applyChanges({ remove: [{ path: 'memory/0.md', readSeq: 10 }] }, STEPS)
+        await store.applyChanges({ replace: [varied('memory/1.md', 11, 50, 3)] }, STEPS)
+        await store.applyChanges({ remove: [{ path: 'memory/3.md', readSeq: 12 }] }, STEPS)
+        await store.applyChanges({ replace: [varied('memory/7.md', 13, 60, 8)] }, PASS)
+        await expectCountsTrue(setup)
+      },
+    })
+    expect(step).toBeGreaterThan(2)
+    expect(await countedTo(setup)).toBeNull()
+    expect((await listState(setup))!.lists).toBe('kept')
+    await expectCountsTrue(setup)
+    await expectListsWhole(setup)
+    await expectCandidatesAsScanned(setup)
+    // Kept by every write again.
+    await store.applyChanges({ remove: [{ path: 'memory/2.md', readSeq: 14 }] }, STEPS)
+    await store.applyChanges({ replace: [varied('memory/8.md', 15, 70, 5)] }, PASS)
+    await expectCountsTrue(setup)
+  })
+
   it('takes deleted and replaced chunks out of the lists', async () => {
     const setup = await setUp()
     const { store } = setup
