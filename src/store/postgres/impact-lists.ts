@@ -26,10 +26,7 @@ export type ImpactListOptions = {
   minDocFreq: number
   /** Postings a list is built or cut back to (default LIST_KEEP). */
   keep: number
-  /**
-   * Chunks a compaction reads per statement to build paused lists and count paused terms
-   * (default list-resume.ts RESUME_CHUNKS, term-counts.ts COUNT_CHUNKS).
-   */
+  /** Chunks a compaction reads per statement to build paused lists (default list-resume.ts RESUME_CHUNKS). */
   resumeChunks?: number | undefined
 }
 

@@ -35,16 +35,10 @@ type StoredChunk = {
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(',')}]`
 
 /**
- * What one apply changes in the index's counts: rows, tokens, and the chunks it inserted (for
- * the term counts and impact lists, their terms by slot of `terms`) and deleted (their keys).
+ * What one apply changes in the index's counts: each term's document frequency (`deltas`, by
+ * slot of `terms`), rows, tokens, and the chunks it inserted (for the impact lists).
  */
-type Tally = {
-  terms: WriteTerms
-  rows: number
-  tokens: number
-  written: WrittenChunk[]
-  removed: { id: number; keys: string[] }[]
-}
+type Tally = { terms: WriteTerms; deltas: TermDeltas; rows: number; tokens: number; written: WrittenChunk[] }
 
 /** A file's chunks encoded ahead (stage): their terms, and the INSERT's literals for all of them. */
 type StagedFile = { rows: ChunkTerms[]; columns: string[] }
@@ -102,8 +96,8 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
    * holds any more. Returns the states of the terms that have an impact list or are frequent
    * enough for one.
    */
-  async function countTerms(c: Client, indexId: number, counted: TermDeltas): Promise<TermState[]> {
-    const { terms, deltas } = counted.byTerm()
+  async function countTerms(c: Client, indexId: number, tally: Tally): Promise<TermState[]> {
+    const { terms, deltas } = tally.deltas.byTerm()
     if (terms.length === 0) return []
     const { rows: states } = await c.query<TermState>(
       `WITH counted AS (
@@ -127,17 +121,14 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
   /**
    * Writes a tally into the index's term and corpus counts, and its impact lists unless they
    * are paused. `pause`: the write is part of a pass that compacts the index when it ends,
-   * which pauses the lists and term counts of an index that was empty before it
-   * (list-resume.ts, term-counts.ts): the counts then take only the chunks up to counted_to.
+   * which pauses the lists of an index that was empty before it (list-resume.ts).
    */
   async function settle(c: Client, indexId: number, tally: Tally, pause: boolean): Promise<void> {
-    const kept = await resume.kept(c, indexId, pause)
-    const counts = (id: number) => kept.countedTo === null || id <= kept.countedTo
-    const counted = createTermDeltas(tally.terms)
-    for (const w of tally.written) if (counts(w.id)) counted.inserted(w.terms)
-    for (const r of tally.removed) if (counts(r.id)) counted.removed(r.keys.map(termOfKey))
-    const states = await countTerms(c, indexId, counted)
-    if (states.length > 0 && !kept.listsPaused) await lists.update(c, indexId, states, tally.terms, tally.written)
+    const states = await countTerms(c, indexId, tally)
+    // A pass's first write into an empty index has no list to keep yet, and pauses them.
+    if (states.length > 0 || pause) {
+      if (!(await resume.paused(c, indexId, pause))) await lists.update(c, indexId, states, tally.terms, tally.written)
+    }
     if (tally.rows === 0 && tally.tokens === 0) return
     await c.query(`UPDATE ${t.indexes} SET chunk_rows = chunk_rows + $2, token_sum = token_sum + $3 WHERE id = $1`, [
       indexId,
@@ -153,7 +144,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     await lists.remove(c, ids)
     await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [intArray(ids)])
     for (const s of stored) {
-      tally.removed.push({ id: s.id, keys: s.terms })
+      tally.deltas.removed(s.terms.map(termOfKey))
       tally.rows--
       tally.tokens -= s.token_count
     }
@@ -179,6 +170,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     const counted = rowOf ? added.map((x) => rowOf.get(x) as ChunkTerms) : encoded.rows
     const columns = rowOf ? chunkColumns(added, counted, tally.terms) : encoded.columns
     for (let i = 0; i < added.length; i++) {
+      tally.deltas.inserted(counted[i] as ChunkTerms)
       tally.rows++
       tally.tokens += (added[i] as ChunkInput).tokenCount
     }
@@ -280,7 +272,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     pause: boolean,
   ): Promise<number> {
     const { terms, files } = stage(changes)
-    const tally: Tally = { terms, rows: 0, tokens: 0, written: [], removed: [] }
+    const tally: Tally = { terms, deltas: createTermDeltas(terms), rows: 0, tokens: 0, written: [] }
     let inserted = 0
     for (const file of changes.replace ?? []) {
       const { record, chunks } = file

@@ -127,17 +127,13 @@ export function mergeBest(a: readonly number[], b: readonly number[], keep: numb
 }
 
 /**
- * Pauses the lists and the term counts (term-counts.ts) of the index $1 if $2 and it holds no
- * chunk; answers their state. The outer SELECT sees the row as it was before the UPDATE: the
- * UPDATE's answer first.
+ * Pauses the lists of the index $1 if $2 and it holds no chunk; answers their state. The
+ * outer SELECT sees the row as it was before the UPDATE: the UPDATE's answer first.
  */
 const pauseSql = (t: Tables) =>
-  `WITH p AS (UPDATE ${t.indexes} SET lists = 'paused', counted_to = 0
-     WHERE id = $1 AND $2::boolean AND chunk_rows = 0 AND lists <> 'paused' RETURNING lists, counted_to)
-   SELECT * FROM p UNION ALL SELECT lists, counted_to FROM ${t.indexes} WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM p)`
-
-/** What a write keeps of an index: its lists unless paused, the term counts of chunks up to `countedTo` (null: all). */
-export type KeptState = { listsPaused: boolean; countedTo: number | null }
+  `WITH p AS (UPDATE ${t.indexes} SET lists = 'paused'
+     WHERE id = $1 AND $2::boolean AND chunk_rows = 0 AND lists <> 'paused' RETURNING lists)
+   SELECT COALESCE((SELECT lists FROM p), (SELECT lists FROM ${t.indexes} WHERE id = $1)) AS lists`
 
 /** Each due term's floor so far: its `keep`-th best impact read, or null while it has fewer. */
 const floors = (staging: Staging, keep: number) =>
@@ -160,16 +156,15 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
   const chunksPerStep = opts.resumeChunks ?? RESUME_CHUNKS
   /**
    * Whether the lists of `indexId` are still paused (another transaction may have built
-   * them) with its terms all counted (their due terms come from the counts: term-counts.ts),
-   * and by `build` if given (another may have begun again).
+   * them), and by `build` if given (another may have begun again).
    */
   async function stillPaused(c: Queryable, indexId: number, build?: number): Promise<boolean> {
-    const { rows } = await c.query<{ lists: string; build: string; counted: boolean }>(
-      `SELECT lists, list_build AS build, counted_to IS NULL AS counted FROM ${t.indexes} WHERE id = $1`,
+    const { rows } = await c.query<{ lists: string; build: string }>(
+      `SELECT lists, list_build AS build FROM ${t.indexes} WHERE id = $1`,
       [indexId],
     )
     const row = rows[0]
-    return row?.lists === 'paused' && row.counted && (build === undefined || Number(row.build) === build)
+    return row?.lists === 'paused' && (build === undefined || Number(row.build) === build)
   }
 
   /** Writes the postings at or above their floors of the chunks after `staging.after` (up to `last`, or all). */
@@ -181,12 +176,12 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
 
   return {
     /**
-     * What a write keeps of `indexId`; `pause`: the write is a full pass's, which pauses its
-     * lists and term counts if the index held no chunk before it (so no list either).
+     * Whether the lists of `indexId` are paused; `pause`: the write is a full pass's, which
+     * pauses them if the index held no chunk before it (so no list either).
      */
-    async kept(c: Client, indexId: number, pause: boolean): Promise<KeptState> {
-      const { rows } = await c.query<{ lists: string; counted_to: number | null }>(pauseSql(t), [indexId, pause])
-      return { listsPaused: rows[0]?.lists === 'paused', countedTo: rows[0]?.counted_to ?? null }
+    async paused(c: Client, indexId: number, pause: boolean): Promise<boolean> {
+      const { rows } = await c.query<{ lists: string }>(pauseSql(t), [indexId, pause])
+      return rows[0]?.lists === 'paused'
     },
     stillPaused,
     /**

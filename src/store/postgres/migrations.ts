@@ -35,10 +35,9 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * way, and a mnemo from before, whose term scans split on spaces only, refuses the schema
  * rather than count its terms wrong, 10 indexes.lists and list_build (impact lists paused by
  * a pass into an empty index: a mnemo from before would not read them, and would leave
- * lists stale), 11 indexes.counted_to (term counts paused by the same pass: term-counts.ts;
- * a mnemo from before would count its writes' terms twice or not at all).
+ * lists stale).
  */
-export const PG_SCHEMA_VERSION = 11
+export const PG_SCHEMA_VERSION = 10
 /**
  * What the chunk rows of an index hold, in the index identity: a different one makes the
  * first sync rebuild the index. Schema 6 changed only how the same counts are stored, and
@@ -105,9 +104,6 @@ CREATE TABLE IF NOT EXISTS ${t.indexes} (
   lists text NOT NULL DEFAULT 'kept' CHECK (lists IN ('kept', 'paused')),
   -- the number of the last build of paused lists begun: a build that finds another stops
   list_build bigint NOT NULL DEFAULT 0,
-  -- the last chunk id whose terms terms.df counts (NULL: every chunk's): a pass into the
-  -- index while empty sets 0, and the compaction after it counts the rest (term-counts.ts)
-  counted_to bigint,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS indexes_by_space ON ${t.indexes} (space, state);
@@ -314,8 +310,7 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
       )
       await client.query(
         `ALTER TABLE ${t.indexes} ADD COLUMN IF NOT EXISTS lists text NOT NULL DEFAULT 'kept'
-           CHECK (lists IN ('kept', 'paused')), ADD COLUMN IF NOT EXISTS list_build bigint NOT NULL DEFAULT 0,
-           ADD COLUMN IF NOT EXISTS counted_to bigint`,
+           CHECK (lists IN ('kept', 'paused')), ADD COLUMN IF NOT EXISTS list_build bigint NOT NULL DEFAULT 0`,
       )
       // An index without lists is searched as before: every term reads its chunks (GIN).
       await client.query(

@@ -7,7 +7,6 @@
 import type { KeywordQuery, KeywordStats } from '../port.js'
 import type { Tables } from './database.js'
 import { filterSql, HEAD, termAt, termSlot, textColumn, type Scope } from './read-sql.js'
-import { docFreqSql } from './term-counts.js'
 import { termCheck, termHash } from './term-hash.js'
 
 /**
@@ -25,8 +24,7 @@ const keysOf = (scope: Scope, termsParam: number) =>
  * (SQL), as StatsColumns.
  */
 export const statsSql = (t: Tables, indexId: string, termsParam: number) => `SELECT i.chunk_rows AS "statRows", ARRAY(
-    SELECT ${docFreqSql(t, 'i', 'COALESCE(d.df, 0)', "i.id::text || ':' || u.term")}
-    FROM unnest((SELECT $${termsParam}::text[])) WITH ORDINALITY AS u(term, ord)
+    SELECT COALESCE(d.df, 0) FROM unnest((SELECT $${termsParam}::text[])) WITH ORDINALITY AS u(term, ord)
     LEFT JOIN ${t.terms} d ON d.index_id = i.id AND d.term = u.term ORDER BY u.ord) AS "statDfs"
   FROM ${t.indexes} i WHERE i.id = ${indexId}`
 
@@ -76,16 +74,15 @@ export function rankedStatement(t: Tables, scope: Scope, q: KeywordQuery, statsO
     .join(' + ')
   const text = `WITH ix AS (SELECT ${scope.sql} AS id),
      stats AS (
-       SELECT i.id, i.counted_to, i.chunk_rows::float8 AS n,
+       SELECT i.chunk_rows::float8 AS n,
          CASE WHEN i.chunk_rows > 0 THEN i.token_sum::float8 / i.chunk_rows ELSE 1 END AS avgdl
        FROM ${t.indexes} i, ix WHERE i.id = ix.id),
-     dfs AS (
-       SELECT s.n, s.avgdl, u.ord, ${docFreqSql(t, 's', 'COALESCE(d.df, 0)', "s.id::text || ':' || u.term")} AS df
-       FROM stats s CROSS JOIN unnest((SELECT $2::text[])) WITH ORDINALITY AS u(term, ord)
-       LEFT JOIN ${t.terms} d ON d.index_id = s.id AND d.term = u.term),
      w AS (
-       SELECT avgdl, array_agg(GREATEST(ln((n - df + 0.5) / (df + 0.5)), 1e-6) ORDER BY ord) AS idf
-       FROM dfs GROUP BY avgdl),
+       SELECT s.avgdl, array_agg(GREATEST(ln((s.n - COALESCE(d.df, 0) + 0.5) / (COALESCE(d.df, 0) + 0.5)), 1e-6)
+         ORDER BY u.ord) AS idf
+       FROM stats s CROSS JOIN unnest((SELECT $2::text[])) WITH ORDINALITY AS u(term, ord)
+       LEFT JOIN ${t.terms} d ON d.index_id = (SELECT id FROM ix) AND d.term = u.term
+       GROUP BY s.avgdl),
      best AS (
        SELECT c.id, ${score} AS score
        FROM ${t.chunks} c CROSS JOIN w

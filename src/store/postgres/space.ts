@@ -17,7 +17,6 @@ import { idScope, liveScope, type Scope } from './read-sql.js'
 import { createIndexWrites, vectorLiteral } from './index-writes.js'
 import { createImpactLists, type ImpactListOptions } from './impact-lists.js'
 import { createListResume } from './list-resume.js'
-import { createTermCounts } from './term-counts.js'
 import type { PlannerStats } from './planner-stats.js'
 import type { SessionLocks } from './session-locks.js'
 import type { NamedStatements } from './named-statements.js'
@@ -84,7 +83,6 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   const reads = createIndexReads(pool, t, deps.statements, deps.impactLists)
   const lists = createImpactLists(t, deps.impactLists)
   const resume = createListResume(t, lists, deps.impactLists)
-  const counts = createTermCounts(t, deps.impactLists.resumeChunks)
   const writes = createIndexWrites(t, lists, resume)
   const live = liveScope(t, space)
   let liveDims = deps.liveDims
@@ -170,21 +168,6 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
   }
 
   /**
-   * Counts the terms of the chunks a full pass left out of the counts (term-counts.ts) in the
-   * index `fixed` (null: the live one, which the first transaction pins), COUNT_CHUNKS chunks
-   * a transaction.
-   */
-  async function resumeCounts(fixed: number | null, steps: StepOptions): Promise<void> {
-    const found = await writeOne(fixed, async (c, id) => ({ index: id, pending: await counts.pending(c, id) }))
-    if (!found?.pending) return
-    for (;;) {
-      await steps.between()
-      steps.signal?.throwIfAborted()
-      if (!(await writeOne(found.index, (c, id) => counts.step(c, id)))) return
-    }
-  }
-
-  /**
    * Builds the impact lists a full pass paused (list-resume.ts) in the index `fixed` (null:
    * the live one, which the first transaction pins): ranks RESUME_CHUNKS chunks a read
    * without the lock, then writes their postings RESUME_CHUNKS chunks a transaction, unless
@@ -241,11 +224,7 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
         deps.plannerStats.inserted(inserted)
         await steps.between()
       },
-      // The lists' due terms come from the counts: counted first.
-      compact: async (steps) => {
-        await resumeCounts(fixed, steps)
-        await resumeLists(fixed, steps)
-      },
+      compact: (steps) => resumeLists(fixed, steps),
       putVectors: (items) => putVectors(fixed, items),
       setMeta: (key, value) =>
         guard.retrying(() =>
