@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { boolArray, intArray, textArray } from './array-literal.js'
+import { boolArray, int4Binary, intArray, textArray } from './array-literal.js'
 
 describe('array literals', () => {
   it.each([
@@ -19,6 +19,19 @@ describe('array literals', () => {
     [new Int32Array([-(2 ** 31), 2 ** 31 - 1]), '{-2147483648,2147483647}'],
   ])('integers %j', (values, literal) => {
     expect(intArray(values)).toBe(literal)
+  })
+
+  it.each([
+    [[], '00000000 00000000 00000017'],
+    [[5], '00000001 00000000 00000017 00000001 00000001 00000004 00000005'],
+    [[-1, 2 ** 31 - 1], '00000001 00000000 00000017 00000002 00000001 00000004 ffffffff 00000004 7fffffff'],
+  ])('int4 %j in the binary format: dimensions, no NULL, int4, then length and value of each', (values, words) => {
+    const hex = int4Binary(values).toString('hex')
+    expect(hex.match(/.{8}/g)?.join(' ') ?? '').toBe(words)
+  })
+
+  it('refuses an int4 out of 32 bits rather than send another number', () => {
+    expect(() => int4Binary([2 ** 31])).toThrow(RangeError)
   })
 
   it('booleans', () => {

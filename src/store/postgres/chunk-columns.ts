@@ -3,16 +3,23 @@
  * literal (array-literal.ts), one element per chunk. A row's terms, counts, hashes and
  * checks come from its ChunkTerms (write-terms.ts): its terms space-separated without the
  * index's prefix (the statement adds it), and the counts, hashes and checks of all the
- * chunks as flat integer arrays the statement slices at each row's offset (a row's counts
+ * chunks as flat binary int4 arrays the statement slices at each row's offset (a row's counts
  * are `{body,heading,...}` in its terms' order); `unique` false: the row keeps no hashes,
  * and its terms are found by a scan (read-sql.ts termSlot).
  */
 import type { ChunkInput } from '../../domain/chunks.js'
-import { boolArray, intArray, textArray } from './array-literal.js'
+import { boolArray, int4Binary, intArray, textArray } from './array-literal.js'
 import type { ChunkTerms, WriteTerms } from './write-terms.js'
 
-/** The literals in the order of index-writes.ts's chunk INSERT ($4 to $24). */
-export function chunkColumns(chunks: readonly ChunkInput[], rows: readonly ChunkTerms[], terms: WriteTerms): string[] {
+/**
+ * The parameters in the order of index-writes.ts's chunk INSERT ($4 to $24): literals, and the
+ * counts, hashes and checks as binary int4 arrays.
+ */
+export function chunkColumns(
+  chunks: readonly ChunkInput[],
+  rows: readonly ChunkTerms[],
+  terms: WriteTerms,
+): (string | Buffer)[] {
   const keys: string[] = []
   const counts: number[] = []
   const hashes: number[] = []
@@ -42,9 +49,9 @@ export function chunkColumns(chunks: readonly ChunkInput[], rows: readonly Chunk
     textArray(chunks.map((x) => x.headingTerms)),
     intArray(chunks.map((x) => x.tokenCount)),
     textArray(keys),
-    intArray(counts),
-    intArray(hashes),
-    intArray(checks),
+    int4Binary(counts),
+    int4Binary(hashes),
+    int4Binary(checks),
     intArray(offsets),
     intArray(sizes),
     boolArray(rows.map((r) => r.unique)),
