@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { boolArray, int4Binary, intArray, textArray } from './array-literal.js'
+import { boolArray, int4Binary, intArray, textArray, textBinary } from './array-literal.js'
 
 describe('array literals', () => {
   it.each([
@@ -32,6 +32,15 @@ describe('array literals', () => {
 
   it('refuses an int4 out of 32 bits rather than send another number', () => {
     expect(() => int4Binary([2 ** 31])).toThrow(RangeError)
+  })
+
+  it.each([
+    [[], '00000000 00000000 00000019'],
+    [['ab'], '00000001 00000000 00000019 00000001 00000001 00000002 6162'],
+    [['', null], '00000001 00000001 00000019 00000002 00000001 00000000 ffffffff'],
+    [['记'], '00000001 00000000 00000019 00000001 00000001 00000003 e8aeb0'],
+  ])('text %j in the binary format: each element its UTF-8 length (-1: NULL) and bytes', (values, words) => {
+    expect(textBinary(values).toString('hex')).toBe(words.replaceAll(' ', ''))
   })
 
   it('booleans', () => {

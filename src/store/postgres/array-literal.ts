@@ -1,6 +1,6 @@
 /**
  * PostgreSQL array literals built here (pure), sent as text parameters and cast in SQL
- * (`$4::text[]`), and int4 arrays in the binary format, sent as binary parameters. The driver's own encoding of a JS array escapes every element with two
+ * (`$4::text[]`), and int4 and text arrays in the binary format, sent as binary parameters. The driver's own encoding of a JS array escapes every element with two
  * regular-expression replaces and a concatenation, which was about a tenth of a cold
  * index's CPU time in this process (BENCHMARKS.md); here an element is copied as it is unless
  * it holds a quote or a backslash.
@@ -31,34 +31,77 @@ export function intArray(values: readonly (number | null)[] | Int32Array): strin
   return `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`
 }
 
-/** PostgreSQL's type oid of int4, which a binary int4[] names for its elements. */
+/** PostgreSQL's type oids of int4 and text, which a binary array names for its elements. */
 const INT4_OID = 23
+const TEXT_OID = 25
 
 /**
- * An `int4[]` in PostgreSQL's binary array format (array_send's), which the driver sends as
- * a binary parameter (a Buffer) for a `$n::int4[]`: no literal to write here nor for the
- * server to parse. A chunk's term counts, hashes and checks are 640 integers a chunk, and
- * as literals they were the largest part of a cold index's encoding here (BENCHMARKS.md).
- * Every value must fit in 32 bits (writeInt32BE throws otherwise).
+ * A one-dimensional array's header in PostgreSQL's binary array format (array_send's): its
+ * dimensions, whether it holds a NULL, its elements' type, then its length and lower bound
+ * (1, as arrays start); an empty array has no dimension. Returns where the elements start.
+ */
+function header(view: DataView, n: number, nulls: boolean, oid: number): number {
+  view.setInt32(0, n === 0 ? 0 : 1)
+  view.setInt32(4, nulls ? 1 : 0)
+  view.setInt32(8, oid)
+  if (n === 0) return 12
+  view.setInt32(12, n)
+  view.setInt32(16, 1)
+  return 20
+}
+
+const viewOf = (buf: Buffer) => new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+
+/**
+ * An `int4[]` in PostgreSQL's binary array format, which the driver sends as a binary
+ * parameter (a Buffer) for a `$n::int4[]`: no literal to write here nor for the server to
+ * parse. A chunk's term counts, hashes and checks are 640 integers a chunk, and as literals
+ * they were the largest part of a cold index's encoding here (BENCHMARKS.md). Every value
+ * must be an integer in 32 bits (RangeError otherwise).
  */
 export function int4Binary(values: ArrayLike<number>): Buffer {
   const n = values.length
-  if (n === 0) {
-    const empty = Buffer.alloc(12)
-    empty.writeInt32BE(INT4_OID, 8)
-    return empty
-  }
   const buf = Buffer.allocUnsafe(20 + 8 * n)
-  buf.writeInt32BE(1, 0) // dimensions
-  buf.writeInt32BE(0, 4) // no NULL element
-  buf.writeInt32BE(INT4_OID, 8)
-  buf.writeInt32BE(n, 12)
-  buf.writeInt32BE(1, 16) // the lower bound: arrays start at 1
-  for (let i = 0, at = 20; i < n; i++, at += 8) {
-    buf.writeInt32BE(4, at)
-    buf.writeInt32BE(values[i] as number, at + 4)
+  const view = viewOf(buf)
+  let at = header(view, n, false, INT4_OID)
+  for (let i = 0; i < n; i++, at += 8) {
+    const v = values[i] as number
+    if ((v | 0) !== v) throw new RangeError(`not an int4: ${v}`)
+    view.setInt32(at, 4)
+    view.setInt32(at + 4, v)
   }
-  return buf
+  return buf.subarray(0, at)
+}
+
+/**
+ * A `text[]` in PostgreSQL's binary array format (a Buffer, sent as a binary parameter for a
+ * `$n::text[]`): each element's UTF-8 bytes after their length (-1: NULL), written straight
+ * into the buffer, with nothing to quote or escape here nor to parse there. A batch's texts,
+ * headings and terms are about 2 MB a batch of 250 chunks, and as one literal each they were
+ * strings made only to be copied into the driver's buffer.
+ */
+export function textBinary(values: readonly (string | null)[]): Buffer {
+  let size = 20
+  let nulls = false
+  for (const v of values) {
+    if (v === null) nulls = true
+    // At most 3 UTF-8 bytes a UTF-16 unit (a surrogate pair is 2 units and 4 bytes).
+    size += 4 + (v === null ? 0 : v.length * 3)
+  }
+  const buf = Buffer.allocUnsafe(size)
+  const view = viewOf(buf)
+  let at = header(view, values.length, nulls, TEXT_OID)
+  for (const v of values) {
+    if (v === null) {
+      view.setInt32(at, -1)
+      at += 4
+      continue
+    }
+    const written = buf.write(v, at + 4, 'utf8')
+    view.setInt32(at, written)
+    at += 4 + written
+  }
+  return buf.subarray(0, at)
 }
 
 /** A `bool[]` literal. */
