@@ -12,7 +12,7 @@ describe('arrays sent in the binary format', () => {
     async (values) => {
       const { rows } = await pool.query<{ a: number[]; n: number; tail: number[] }>(
         `SELECT $1::int4[] AS a, cardinality($1::int4[]) AS n, ($1::int4[])[2:] AS tail`,
-        [int4Binary(values)],
+        [int4Binary(Int32Array.from(values))],
       )
       expect(rows[0]).toEqual({ a: values, n: values.length, tail: values.slice(1) })
     },

@@ -12,7 +12,7 @@ import type { FileChanges, FileRows } from '../port.js'
 import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
 import type { ListResume } from './list-resume.js'
-import { boolArray, intArray, textArray } from './array-literal.js'
+import { boolArray, int4Binary, intArray, textArray, textBinary } from './array-literal.js'
 import { chunkColumns } from './chunk-columns.js'
 import { createTermDeltas, createWriteTerms, type ChunkTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
@@ -106,7 +106,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
          ON CONFLICT (index_id, term) DO UPDATE SET df = t.df + excluded.df
          RETURNING t.term, t.df, t.floor, t.listed, t.reference)
        SELECT * FROM counted WHERE floor IS NOT NULL OR df >= $4`,
-      [indexId, textArray(terms), intArray(deltas), lists.minDocFreq],
+      [indexId, textBinary(terms), int4Binary(deltas), lists.minDocFreq],
     )
     const dropped = terms.filter((_, i) => (deltas[i] as number) < 0)
     if (dropped.length > 0) {

@@ -142,10 +142,17 @@ export function createTermDeltas(terms: WriteTerms) {
     removed(chunkTerms: Iterable<string>): void {
       for (const term of chunkTerms) add(terms.slotOf(term), -1)
     },
-    /** The terms touched, in term order (so concurrent writes lock them in one order), with their changes. */
-    byTerm(): { terms: string[]; deltas: number[] } {
+    /**
+     * The terms touched, in term order, with their changes: concurrent writes lock their rows
+     * in one order, and the upsert walks the terms' B-tree in its own order (in hash order,
+     * which sorts faster here, a cold index was 8 % slower: four pairs of 20,001 chunks).
+     */
+    byTerm(): { terms: string[]; deltas: Int32Array } {
       const slots = [...touched].sort((a, b) => ((terms.terms[a] as string) < (terms.terms[b] as string) ? -1 : 1))
-      return { terms: slots.map((s) => terms.terms[s] as string), deltas: slots.map((s) => deltas[s] as number) }
+      return {
+        terms: slots.map((s) => terms.terms[s] as string),
+        deltas: Int32Array.from(slots, (s) => deltas[s] as number),
+      }
     },
   }
 }
