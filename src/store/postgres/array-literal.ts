@@ -1,9 +1,10 @@
 /**
- * PostgreSQL array literals built here (pure), sent as text parameters and cast in SQL
- * (`$4::text[]`), and int4 and text arrays in the binary format, sent as binary parameters. The driver's own encoding of a JS array escapes every element with two
- * regular-expression replaces and a concatenation, which was about a tenth of a cold
- * index's CPU time in this process (BENCHMARKS.md); here an element is copied as it is unless
- * it holds a quote or a backslash.
+ * PostgreSQL arrays built here (pure): literals, sent as text parameters and cast in SQL
+ * (`$4::text[]`), and int4 and text arrays in the binary format, sent as binary parameters.
+ * The driver's own encoding of a JS array escapes every element with two regular-expression
+ * replaces and a concatenation, which was about a tenth of a cold index's CPU time in this
+ * process (BENCHMARKS.md); in a literal here an element is copied as it is unless it holds a
+ * quote or a backslash.
  */
 
 const NEEDS_ESCAPE = /["\\]/

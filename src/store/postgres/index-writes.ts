@@ -40,7 +40,7 @@ export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join
  */
 type Tally = { terms: WriteTerms; deltas: TermDeltas; rows: number; tokens: number; written: WrittenChunk[] }
 
-/** A file's chunks encoded ahead (stage): their terms, and the INSERT's literals for all of them. */
+/** A file's chunks encoded ahead (stage): their terms, and the INSERT's parameters for all of them. */
 type StagedFile = { rows: ChunkTerms[]; columns: (string | Buffer)[] }
 /** A batch's files encoded ahead, with the terms their slots are of. */
 type Staged = { terms: WriteTerms; files: Map<FileRows, StagedFile> }
