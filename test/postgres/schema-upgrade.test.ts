@@ -197,7 +197,8 @@ describe('PostgreSQL schema upgrade', () => {
         expect(await client.query(`SELECT id, counts FROM ${first.schema}.chunks ORDER BY id`)).toMatchObject({
           rows: counts.rows,
         })
-        // Kept inline, and not sampled by ANALYZE (no query filters on them).
+        // Kept inline, and not sampled by ANALYZE (no query filters on them, or by values
+        // the planner could look up: the terms' keys are computed in each statement).
         const counted = await client.query<{ name: string; storage: string; stats: number }>(
           `SELECT attname AS name, attstorage AS storage, COALESCE(attstattarget, -1) AS stats FROM pg_attribute
            WHERE attrelid = $1::regclass AND attname IN ('terms', 'counts', 'hashes', 'checks') ORDER BY attname`,
@@ -207,7 +208,7 @@ describe('PostgreSQL schema upgrade', () => {
           { name: 'checks', storage: 'm', stats: 0 },
           { name: 'counts', storage: 'm', stats: 0 },
           { name: 'hashes', storage: 'm', stats: 0 },
-          { name: 'terms', storage: 'm', stats: expect.any(Number) as number },
+          { name: 'terms', storage: 'm', stats: 0 },
         ])
         const upgraded = await again.engine.openSpace({ kind: 'agent', id: 'main' })
         expect(await rank(upgraded)).toEqual(before)
