@@ -75,9 +75,9 @@ export function int4Binary(values: Int32Array): Buffer {
 /**
  * A `text[]` in PostgreSQL's binary array format (a Buffer, sent as a binary parameter for a
  * `$n::text[]`): each element's UTF-8 bytes after their length (-1: NULL), written straight
- * into the buffer, with nothing to quote or escape here nor to parse there. A batch's texts,
- * headings and terms are about 2 MB a batch of 250 chunks, and as one literal each they were
- * strings made only to be copied into the driver's buffer.
+ * into the buffer, with nothing to quote or escape here nor to parse there. The texts, term
+ * strings and keys of a batch of 250 chunks are about a megabyte, and as one literal each they
+ * were strings made only to be copied into the driver's buffer.
  */
 export function textBinary(values: readonly (string | null)[]): Buffer {
   let size = 20
