@@ -57,7 +57,7 @@ const sqlite: BenchEngine = {
 }
 
 /** Whether no live index of `schema` has impact lists paused or being built (src/store/postgres/list-resume.ts). */
-async function pgListsKept(url: string, schema: string): Promise<boolean> {
+export async function pgListsKept(url: string, schema: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
