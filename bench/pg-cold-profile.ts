@@ -74,9 +74,10 @@ function sampleStates() {
     const c = await connect()
     const own = [(await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid]
     while (!stopped) {
+      // (a backend still starting has no state yet)
       const { rows } = await c.query<{ state: string }>(
         `SELECT state FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = current_database()
-           AND pid <> pg_backend_pid() AND pid <> ALL($1::int[])`,
+           AND pid <> pg_backend_pid() AND pid <> ALL($1::int[]) AND state IS NOT NULL`,
         [own],
       )
       if (rows.some((r) => r.state === 'active')) counts.running++

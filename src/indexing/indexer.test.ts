@@ -363,6 +363,29 @@ describe('a sync pass while no search comes', () => {
       { files: 10, quiet: false },
     ])
   })
+
+  it("writes the store's own quiet batches while no search comes, and its busy ones while searches come", async () => {
+    const dir = workspace(60)
+    const pass = async (foreground: ReturnType<typeof createForeground>) => {
+      const batches: number[] = []
+      const store: SpaceWriter = {
+        ...slowStore().store,
+        overlapsWrites: false,
+        batchChunks: 20,
+        quietBatchChunks: 50,
+        async applyChanges(changes: FileChanges) {
+          const files = changes.replace?.length ?? 0
+          if (files > 0) batches.push(files)
+        },
+      }
+      await indexerOf(dir, store, [], null, undefined, { foreground }).sync({ full: true, reason: 'test' })
+      return batches
+    }
+    expect(await pass(createForeground())).toEqual([50, 10])
+    const searching = createForeground(() => 0)
+    searching.enter()()
+    expect(await pass(searching)).toEqual([20, 20, 20])
+  })
 })
 
 describe('the end of a sync pass', () => {

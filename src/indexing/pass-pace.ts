@@ -9,7 +9,7 @@ import type { SpaceWriter, StepOptions } from '../store/port.js'
 
 /**
  * Chunks of prepared files a pass collects before it embeds and writes them, unless the
- * store asks for another number (SpaceWriter.batchChunks). The store splits what it writes
+ * store asks for another number (SpaceWriter.batchChunks, quietBatchChunks). The store splits what it writes
  * into short transactions however big one file is (staged-changes.ts).
  */
 const BATCH_CHUNKS = 25
@@ -36,7 +36,7 @@ export function createPassPace(deps: {
   background: boolean
   /** A full pass, which asks its indexes to compact when it ends (StepOptions.compactsAfter). */
   compactsAfter: boolean
-  store: Pick<SpaceWriter, 'batchChunks'>
+  store: Pick<SpaceWriter, 'batchChunks' | 'quietBatchChunks'>
   signal: AbortSignal | undefined
 }) {
   const { foreground, background } = deps
@@ -58,6 +58,9 @@ export function createPassPace(deps: {
     slicer,
     steps,
     /** Chunks to collect before the next write. */
-    batchLimit: (): number => deps.store.batchChunks ?? (quiet() ? QUIET_BATCH_CHUNKS : BATCH_CHUNKS),
+    batchLimit: (): number =>
+      quiet()
+        ? (deps.store.quietBatchChunks ?? deps.store.batchChunks ?? QUIET_BATCH_CHUNKS)
+        : (deps.store.batchChunks ?? BATCH_CHUNKS),
   }
 }

@@ -215,6 +215,12 @@ export interface SpaceWriter {
    */
   readonly batchChunks?: number
   /**
+   * The same while no search has come for SEARCHES_QUIET_MS (default batchChunks, or 160
+   * without it): a store whose cost per transaction falls with its size asks for more then,
+   * and a search coming back brings the next batch back to batchChunks.
+   */
+  readonly quietBatchChunks?: number
+  /**
    * Whether a sync pass may prepare its next batch while this store writes the last one (a
    * store whose writes wait on a server, not on the event loop); at most one write is in
    * flight, and they land in order.

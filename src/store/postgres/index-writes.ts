@@ -16,6 +16,7 @@ import { boolArray, int4Binary, intArray, textArray, textBinary } from './array-
 import { chunkColumns } from './chunk-columns.js'
 import { createTermDeltas, createWriteTerms, type ChunkTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
+import { createSlicer } from '../../shared/async.js'
 
 type StoredChunk = {
   id: number
@@ -45,11 +46,23 @@ type StagedFile = { rows: ChunkTerms[]; columns: (string | Buffer)[] }
 /** A batch's files encoded ahead, with the terms their slots are of. */
 type Staged = { terms: WriteTerms; files: Map<FileRows, StagedFile> }
 
-/** Counts the terms of each chunk `changes` replaces and builds their INSERT's literals. */
-function encode(changes: FileChanges): Staged {
+/**
+ * Longest stretch of encoding between yields, in ms. A batch of 1,000 chunks (a quiet sync's,
+ * PG_QUIET_BATCH_CHUNKS) takes about 100 ms to encode; in one piece it held the event loop
+ * that long against a search arriving.
+ */
+const ENCODE_SLICE_MS = 5
+
+/**
+ * Counts the terms of each chunk `changes` replaces and builds their INSERT's parameters, a
+ * file at a time, yielding between files once a slice is used up.
+ */
+async function encode(changes: FileChanges): Promise<Staged> {
+  const slicer = createSlicer(ENCODE_SLICE_MS)
   const terms = createWriteTerms()
   const files = new Map<FileRows, StagedFile>()
   for (const file of changes.replace ?? []) {
+    await slicer.maybeYield()
     const rows = file.chunks.map((x) => terms.count(x.bodyTerms, x.headingTerms))
     files.set(file, { rows, columns: chunkColumns(file.chunks, rows, terms) })
   }
@@ -246,16 +259,21 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
       )
     ).rows
 
-  const staged = new WeakMap<FileChanges, Staged>()
+  const staged = new WeakMap<FileChanges, Promise<Staged>>()
 
   /**
    * The rows of `changes` encoded, kept for apply: no index's id or rows are needed, so a sync
    * pass encodes its next batch while the database writes the last one (SpaceWriter.stage),
    * and every index the batch goes to takes the same encoding.
    */
-  function stage(changes: FileChanges): Staged {
-    const done = staged.get(changes) ?? encode(changes)
-    staged.set(changes, done)
+  function stage(changes: FileChanges): Promise<Staged> {
+    let done = staged.get(changes)
+    if (!done) {
+      done = encode(changes)
+      // A stage nobody awaits yet: apply, which awaits it, reports its failure.
+      done.catch(() => undefined)
+      staged.set(changes, done)
+    }
     return done
   }
 
@@ -271,7 +289,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     dims: number | null,
     pause: boolean,
   ): Promise<number> {
-    const { terms, files } = stage(changes)
+    const { terms, files } = await stage(changes)
     const tally: Tally = { terms, deltas: createTermDeltas(terms), rows: 0, tokens: 0, written: [] }
     let inserted = 0
     for (const file of changes.replace ?? []) {

@@ -38,6 +38,16 @@ export const RETIRED_GRACE_MS = 60_000
  * write lock for about 100 ms.
  */
 export const PG_BATCH_CHUNKS = 250
+/**
+ * The same while no search comes (SpaceWriter.quietBatchChunks). A batch's distinct terms
+ * grow slower than its chunks, so 1,000 chunks upsert half the term rows 250 do (362,000
+ * against 680,000 for a 20,001-chunk first index) and the index is about a fifth faster
+ * (BENCHMARKS.md, "PostgreSQL cold index: bigger batches while no search comes"). Such a
+ * transaction holds the space's write lock about 0.5 s; its rows are encoded in slices
+ * (index-writes.ts), so the event loop waits no longer than for a busy batch. 2,000 was no
+ * faster.
+ */
+export const PG_QUIET_BATCH_CHUNKS = 1000
 
 /** The text of a space's key in the database: `agent:<id>`, `user:<agent>/<user>` or `team`. */
 export function spaceName(key: SpaceKey): string {
@@ -245,9 +255,10 @@ export function createPgSpace(deps: PgSpaceDeps): SpaceStore {
       pendingVectors: (limit) => guard.retrying(() => reads.pendingVectors(scope, limit)),
       pendingVectorCount: () => guard.retrying(() => reads.pendingVectorCount(scope)),
       batchChunks: PG_BATCH_CHUNKS,
+      quietBatchChunks: PG_QUIET_BATCH_CHUNKS,
       overlapsWrites: true,
       stage: (changes) => {
-        writes.stage(changes)
+        void writes.stage(changes)
       },
     }
   }
