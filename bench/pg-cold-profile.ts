@@ -6,7 +6,7 @@
  *    scripts/with-postgres provides),
  *  - what the service's connections were doing, sampled every 5 ms from pg_stat_activity:
  *    running a statement, waiting inside a transaction for the service's next one, or idle,
- *  - the service's CPU (all its threads),
+ *  - the service's CPU (all its threads), and its event loop's delay (p99 and max),
  * with `--lists`, the same for the impact lists the compaction after that first index builds
  * (src/store/postgres/list-resume.ts): how long they took and their statements by time,
  * and with `--bulk`, what the same rows would cost built in bulk, as a first index nobody
@@ -115,14 +115,27 @@ async function printStatements(): Promise<void> {
   process.stdout.write(`| all | ${s(total)} | | |\n`)
 }
 
+/** The service's event-loop delay p99 and max since the last read, in ms (GET /metrics). */
+async function eventLoopDelay(client: ReturnType<typeof createClient>) {
+  const { body } = await client.request('GET', '/metrics')
+  const read = (name: string) => {
+    const seconds = Number(new RegExp(`^mnemo_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(body)?.[1])
+    return Math.round(seconds * 1000)
+  }
+  return { p99: read('p99'), max: read('max') }
+}
+
 try {
   await admin.query('SELECT pg_stat_statements_reset()')
   const cpuBefore = cpuMs(server.pid)
   const states = sampleStates()
   const client = createClient(server.baseUrl)
+  // Reading the metrics starts the event loop's delay histogram afresh (prom-client).
+  await eventLoopDelay(client)
   const res = await client.indexAll()
   const counts = await states.stop()
   const cpu = cpuMs(server.pid) - cpuBefore
+  const delay = await eventLoopDelay(client)
   client.close()
   const status = JSON.parse(res.body) as { chunks: number; lastSync: { durationMs: number } }
   const ms = status.lastSync.durationMs
@@ -131,7 +144,8 @@ try {
     `${status.chunks} chunks in ${s(ms)} (server-side): ${Math.round((status.chunks / ms) * 1000)} chunks/s; ` +
       `service CPU ${s(cpu)}\n` +
       `the service's connections: a statement running ${pct(counts.running, samples)}, waiting inside a ` +
-      `transaction ${pct(counts.inTransaction, samples)}, idle ${pct(counts.idle, samples)} (${samples} samples)\n\n`,
+      `transaction ${pct(counts.inTransaction, samples)}, idle ${pct(counts.idle, samples)} (${samples} samples)\n` +
+      `the service's event loop delayed p99 ${delay.p99} ms, at most ${delay.max} ms (what a search arriving waits first)\n\n`,
   )
   await printStatements()
   if (values.lists) {

@@ -9,8 +9,9 @@ import type { SpaceWriter, StepOptions } from '../store/port.js'
 
 /**
  * Chunks of prepared files a pass collects before it embeds and writes them, unless the
- * store asks for another number (SpaceWriter.batchChunks, quietBatchChunks). The store splits what it writes
- * into short transactions however big one file is (staged-changes.ts).
+ * store asks for another number (SpaceWriter.batchChunks, quietBatchChunks). The store
+ * splits what it writes into short transactions however big one file is
+ * (staged-changes.ts).
  */
 const BATCH_CHUNKS = 25
 /**

@@ -216,8 +216,8 @@ export interface SpaceWriter {
   readonly batchChunks?: number
   /**
    * The same while no search has come for SEARCHES_QUIET_MS (default batchChunks, or 160
-   * without it): a store whose cost per transaction falls with its size asks for more then,
-   * and a search coming back brings the next batch back to batchChunks.
+   * without it): a store whose cost per transaction falls with its size asks for more then;
+   * once searches come again, the next batch is batchChunks.
    */
   readonly quietBatchChunks?: number
   /**
