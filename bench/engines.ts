@@ -45,14 +45,17 @@ function folderBytes(dir: string): number {
   return bytes
 }
 
+/** Whether the SQLite index of `dataDir` (`chunks` chunks) has its impact lists, or is too small for any. */
+export const sqliteListsBuilt = async (dataDir: string, chunks: number): Promise<boolean> =>
+  chunks < LIST_MIN_ROWS || impactListStatus(path.join(dataDir, 'index.sqlite')).built
+
 const sqlite: BenchEngine = {
   name: 'sqlite',
   shared: false,
   env: (dataDir) => ({ MNEMO_DATA_DIR: dataDir }),
   drop: async (dataDir) => fs.rmSync(dataDir, { recursive: true, force: true }),
   diskBytes: async (dataDir) => folderBytes(dataDir),
-  listsBuilt: async (dataDir, chunks) =>
-    chunks < LIST_MIN_ROWS || impactListStatus(path.join(dataDir, 'index.sqlite')).built,
+  listsBuilt: sqliteListsBuilt,
   close: async () => undefined,
 }
 

@@ -28,9 +28,7 @@ import { makeQueries, writeCorpus } from './corpus.js'
 import { createClient } from './http-client.js'
 import { startServer } from './server-process.js'
 import { cpuMs } from './process-cpu.js'
-import { pgListsKept } from './engines.js'
-import { LIST_MIN_ROWS } from '../src/store/sqlite/impact-lists.js'
-import { impactListStatus } from '../src/store/sqlite/impact-status.js'
+import { pgListsKept, sqliteListsBuilt } from './engines.js'
 import { waitForImpactLists } from './impact-wait.js'
 import { median, percentile } from './stats.js'
 
@@ -118,10 +116,7 @@ async function start(label: string, root: string, sqlite: boolean) {
   // Measured on the index as it serves from then on, not while it builds its lists.
   const waited = await waitForImpactLists(
     {
-      listsBuilt: async (dir, n) =>
-        sqlite
-          ? n < LIST_MIN_ROWS || impactListStatus(path.join(dir, 'index.sqlite')).built
-          : pgListsKept(values.url, schemaOf(label)),
+      listsBuilt: (dir, n) => (sqlite ? sqliteListsBuilt(dir, n) : pgListsKept(values.url, schemaOf(label))),
     },
     dataDir,
     chunks,
