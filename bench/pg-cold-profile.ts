@@ -172,23 +172,23 @@ try {
          INSERT INTO bulk_chunks SELECT * FROM chunks`,
       ],
       ['the path index built', 'CREATE INDEX ON bulk_chunks (index_id, path)'],
-      ['the GIN index built', 'CREATE INDEX ON bulk_chunks USING gin (terms)'],
+      ['the GIN index built', 'CREATE INDEX ON bulk_chunks USING gin (keys)'],
       [
         'document frequencies counted',
-        `CREATE TABLE bulk_terms AS SELECT u.term, count(*)::int AS df
-           FROM bulk_chunks c CROSS JOIN LATERAL unnest(c.terms) AS u(term) GROUP BY u.term;
-         ALTER TABLE bulk_terms ADD PRIMARY KEY (term)`,
+        `CREATE TABLE bulk_terms AS SELECT u.key, count(*)::int AS df
+           FROM bulk_chunks c CROSS JOIN LATERAL unnest(c.keys) AS u(key) GROUP BY u.key;
+         ALTER TABLE bulk_terms ADD PRIMARY KEY (key)`,
       ],
       [
         `impact lists (terms in ${LIST_MIN_DOC_FREQ} chunks or more, their best ${LIST_KEEP})`,
-        `CREATE TABLE bulk_postings AS SELECT term, id, impact FROM (
-           SELECT x.*, rank() OVER (PARTITION BY x.term ORDER BY x.impact DESC) AS place FROM (
-             SELECT u.term, c.id,
+        `CREATE TABLE bulk_postings AS SELECT key, id, impact FROM (
+           SELECT x.*, rank() OVER (PARTITION BY x.key ORDER BY x.impact DESC) AS place FROM (
+             SELECT u.key, c.id,
                ${impactSql('c.counts[2 * u.o - 1]', 'c.counts[2 * u.o]', 'c.token_count', 'ref.tokens')} AS impact
-             FROM bulk_chunks c CROSS JOIN LATERAL unnest(c.terms) WITH ORDINALITY AS u(term, o)
+             FROM bulk_chunks c CROSS JOIN LATERAL unnest(c.keys) WITH ORDINALITY AS u(key, o)
              -- Against the index's average length, as impact-lists.ts ranks a list it builds.
              CROSS JOIN (SELECT avg(token_count)::float8 AS tokens FROM bulk_chunks) ref
-             WHERE u.term IN (SELECT term FROM bulk_terms WHERE df >= ${LIST_MIN_DOC_FREQ})) x) r
+             WHERE u.key IN (SELECT key FROM bulk_terms WHERE df >= ${LIST_MIN_DOC_FREQ})) x) r
          WHERE place <= ${LIST_KEEP}`,
       ],
     ]

@@ -5,6 +5,7 @@ import type { FileRows, KeywordQuery, StepOptions } from '../../src/store/port.j
 import { createPool, tablesOf } from '../../src/store/postgres/database.js'
 import type { ImpactListOptions } from '../../src/store/postgres/impact-lists.js'
 import { postingImpact } from '../../src/store/impact.js'
+import { columnCounts } from '../../src/text/term-count.js'
 import { createIndexReads } from '../../src/store/postgres/index-reads.js'
 import { liveScope } from '../../src/store/postgres/read-sql.js'
 import { listCandidates } from '../../src/store/postgres/list-candidates.js'
@@ -76,15 +77,13 @@ describe('PostgreSQL impact lists', () => {
       `SELECT term, df, floor, listed, reference FROM ${t.terms} WHERE floor IS NOT NULL`,
     )
     expect(terms.rows.length).toBeGreaterThan(0)
-    const read = await pool.query<{ id: number; terms: string[]; counts: number[]; token_count: number }>(
-      `SELECT id, terms, counts, token_count FROM ${t.chunks}`,
+    const read = await pool.query<{ id: number; body_terms: string; heading_terms: string; token_count: number }>(
+      `SELECT id, body_terms, heading_terms, token_count FROM ${t.chunks}`,
     )
-    // Each term's [body, heading] from the key `<index id>:<term>` and its pair in counts.
+    // Each term's [body, heading], counted from the chunk's term strings.
     const chunks = read.rows.map((c) => ({
       ...c,
-      tf: Object.fromEntries(
-        c.terms.map((key, i) => [key.slice(key.indexOf(':') + 1), [c.counts[2 * i], c.counts[2 * i + 1]] as const]),
-      ) as Record<string, readonly [number, number]>,
+      tf: Object.fromEntries(columnCounts(c.body_terms, c.heading_terms)),
     }))
     const lengths = chunks.map((c) => c.token_count)
     for (const { term, df, floor, listed, reference } of terms.rows) {

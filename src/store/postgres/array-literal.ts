@@ -32,7 +32,8 @@ export function intArray(values: readonly (number | null)[] | Int32Array): strin
   return `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`
 }
 
-/** PostgreSQL's type oids of int4 and text, which a binary array names for its elements. */
+/** PostgreSQL's type oids of int8, int4 and text, which a binary array names for its elements. */
+const INT8_OID = 20
 const INT4_OID = 23
 const TEXT_OID = 25
 
@@ -68,6 +69,24 @@ export function int4Binary(values: Int32Array): Buffer {
   for (let i = 0; i < n; i++, at += 8) {
     view.setInt32(at, 4)
     view.setInt32(at + 4, values[i] as number)
+  }
+  return buf.subarray(0, at)
+}
+
+/**
+ * The `int8[]` of term keys (term-hash.ts) in PostgreSQL's binary array format: each element
+ * `high[i]` in its high 32 bits and `low[i]` xor `lowXor` in its low 32, written as the two
+ * big-endian halves they are, so no 64-bit number is made here.
+ */
+export function int8KeysBinary(high: Int32Array, low: Int32Array, lowXor: number): Buffer {
+  const n = high.length
+  const buf = Buffer.allocUnsafe(20 + 12 * n)
+  const view = viewOf(buf)
+  let at = header(view, n, false, INT8_OID)
+  for (let i = 0; i < n; i++, at += 12) {
+    view.setInt32(at, 8)
+    view.setInt32(at + 4, high[i] as number)
+    view.setInt32(at + 8, (low[i] as number) ^ lowXor)
   }
   return buf.subarray(0, at)
 }

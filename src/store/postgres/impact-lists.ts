@@ -18,7 +18,7 @@
 import type { Client, Tables } from './database.js'
 import { IMPACT_HEADING_WEIGHT, IMPACT_REFERENCE_TOKENS, postingImpact } from '../impact.js'
 import { termAt, termSlot } from './read-sql.js'
-import { termCheck, termHash } from './term-hash.js'
+import { termCheck, termHash, termKeySql } from './term-hash.js'
 import type { ChunkTerms, WriteTerms } from './write-terms.js'
 
 export type ImpactListOptions = {
@@ -68,10 +68,8 @@ export const averageTokens = (indexes: string) =>
   `COALESCE((SELECT i.token_sum::float8 / NULLIF(i.chunk_rows, 0) FROM ${indexes} i WHERE i.id = $1),
     ${IMPACT_REFERENCE_TOKENS}::float8)`
 
-/** A listed term's key in the chunks' terms (migrations.ts), and its hashes. */
-const KEY = `$1::bigint::text || ':' || u.term`
-const HASH = 'u.hash'
-const CHECK = 'u.checked'
+/** A listed term's key in the chunks' keys (term-hash.ts), from its hashes. */
+const KEY = termKeySql('v.hash', 'v.checked', '$1')
 
 /** The postings of `written` (chunks' terms by slot of `terms`) that reach their lists' floors. */
 function listedPostings(states: readonly TermState[], terms: WriteTerms, written: readonly WrittenChunk[]) {
@@ -109,18 +107,19 @@ export function createImpactLists(t: Tables, opts: ImpactListOptions) {
        ins AS (
          INSERT INTO ${t.postings} (index_id, term, impact, chunk_id, body, heading, tokens)
          SELECT $1, u.term, x.impact, x.id, x.body, x.heading, x.tokens
-         FROM unnest($2::text[], $4::int4[], $5::int4[]) AS u(term, hash, checked) CROSS JOIN ref
+         FROM (SELECT v.term, ${KEY} AS key FROM unnest($2::text[], $4::int4[], $5::int4[]) AS v(term, hash, checked)) u
+           CROSS JOIN ref
          CROSS JOIN LATERAL (
            SELECT r.* FROM (
              SELECT s.*, rank() OVER (ORDER BY s.impact DESC) AS place FROM (
                SELECT c.id, n.body, n.heading, c.token_count AS tokens,
                  ${impactSql('n.body', 'n.heading', 'c.token_count', 'ref.tokens')} AS impact
                FROM ${t.chunks} c
-               CROSS JOIN LATERAL (SELECT ${termSlot(KEY, HASH)} AS slot OFFSET 0) ks
-               CROSS JOIN LATERAL (SELECT ${termAt(KEY, HASH, CHECK, 'ks.slot')} AS at OFFSET 0) k
+               CROSS JOIN LATERAL (SELECT ${termSlot('u.key')} AS slot OFFSET 0) ks
+               CROSS JOIN LATERAL (SELECT ${termAt('u.key', 'ks.slot')} AS at OFFSET 0) k
                CROSS JOIN LATERAL (SELECT COALESCE(c.counts[2 * k.at - 1], 0) AS body,
                  COALESCE(c.counts[2 * k.at], 0) AS heading OFFSET 0) n
-               WHERE c.index_id = $1 AND c.terms && ARRAY[$1::text || ':' || u.term]) s) r
+               WHERE c.index_id = $1 AND c.keys && ARRAY[u.key]) s) r
            WHERE r.place <= $3) x
          RETURNING term, impact)
        UPDATE ${t.terms} AS t SET floor = s.lowest, listed = s.n, reference = ref.tokens

@@ -13,7 +13,7 @@ import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
 import type { ListResume } from './list-resume.js'
 import { boolArray, int4Binary, intArray, textArray, textBinary } from './array-literal.js'
-import { chunkColumns } from './chunk-columns.js'
+import { chunkColumns, type ChunkColumns } from './chunk-columns.js'
 import { createTermDeltas, createWriteTerms, type ChunkTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
 import { createSlicer } from '../../shared/async.js'
@@ -23,7 +23,8 @@ type StoredChunk = {
   start_line: number
   end_line: number
   content_hash: string
-  terms: string[]
+  body_terms: string
+  heading_terms: string
   token_count: number
   entry_status: EntryStatus | null
   entry_observed: string | null
@@ -42,7 +43,7 @@ export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join
 type Tally = { terms: WriteTerms; deltas: TermDeltas; rows: number; tokens: number; written: WrittenChunk[] }
 
 /** A file's chunks encoded ahead (stage): their terms, and the INSERT's parameters for all of them. */
-type StagedFile = { rows: ChunkTerms[]; columns: (string | Buffer)[] }
+type StagedFile = { rows: ChunkTerms[]; columns: ChunkColumns }
 /** A batch's files encoded ahead, with the terms their slots are of. */
 type Staged = { terms: WriteTerms; files: Map<FileRows, StagedFile> }
 
@@ -70,27 +71,29 @@ async function encode(changes: FileChanges): Promise<Staged> {
 }
 
 /**
- * A chunk INSERT of the rows chunk-columns.ts encodes ($4 to $24), with the index ($1), the
- * file's path and source ($2, $3), whether each row has a vector ($25), and the index's prefix
- * of a term's key ($26: `<index id>:`).
+ * A chunk INSERT of the rows chunk-columns.ts encodes ($4 to $22), with the index ($1), the
+ * file's path and source ($2, $3) and whether each row has a vector ($23). A row's keys and
+ * counts are its slices of the flat $22 and $12; a row two of whose terms share a termHash
+ * (about one in 300,000) has its keys, and their counts with them, sorted here, where its
+ * index's id has made the keys, so a binary search finds each.
  */
 const insertSql = (t: Tables) =>
   `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
-     body_terms, heading_terms, token_count, terms, counts, hashes, checks, has_vector, dated_ms,
+     body_terms, heading_terms, token_count, keys, counts, has_vector, dated_ms,
      entry_status, entry_observed, entry_key, entry_origin, entry_hash)
    SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc,
-     CASE WHEN u.tm = '' THEN '{}'::text[] ELSE string_to_array($26::text || replace(u.tm, ' ', ' ' || $26::text), ' ') END,
-     ($13::int4[])[2 * u.o + 1 : 2 * (u.o + u.n)],
-     CASE WHEN u.uq THEN ($14::int4[])[u.o + 1 : u.o + u.n] END,
-     CASE WHEN u.uq THEN ($15::int4[])[u.o + 1 : u.o + u.n] END,
+     CASE WHEN u.uq THEN ($22::int8[])[u.o + 1 : u.o + u.n]
+       ELSE ARRAY(SELECT k FROM unnest(($22::int8[])[u.o + 1 : u.o + u.n]) AS k ORDER BY k) END,
+     CASE WHEN u.uq THEN ($12::int4[])[2 * u.o + 1 : 2 * (u.o + u.n)]
+       ELSE ARRAY(SELECT ($12::int4[])[2 * (u.o + q.i) - 1 + w.j]
+         FROM unnest(($22::int8[])[u.o + 1 : u.o + u.n]) WITH ORDINALITY AS q(k, i) CROSS JOIN (VALUES (0), (1)) AS w(j)
+         ORDER BY q.k, w.j) END,
      u.hv, u.dm, u.es, u.eo, u.ek, u.eg, u.eh
    FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
-     $12::text[], $16::int[], $17::int[], $18::bool[], $25::bool[], $19::bigint[], $20::text[], $21::text[],
-     $22::text[], $23::text[], $24::text[])
-     AS u(s, e, tx, h, ch, bt, ht, tc, tm, o, n, uq, hv, dm, es, eo, ek, eg, eh)
+     $13::int[], $14::int[], $15::bool[], $23::bool[], $16::bigint[], $17::text[], $18::text[], $19::text[],
+     $20::text[], $21::text[])
+     AS u(s, e, tx, h, ch, bt, ht, tc, o, n, uq, hv, dm, es, eo, ek, eg, eh)
    RETURNING id, start_line, end_line, content_hash`
-
-const termOfKey = (key: string): string => key.slice(key.indexOf(':') + 1)
 
 export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListResume) {
   /** The newest read of `path` the index has applied: its row, or the deletion that removed it. */
@@ -157,7 +160,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     await lists.remove(c, ids)
     await c.query(`DELETE FROM ${t.chunks} WHERE id = ANY($1::bigint[])`, [intArray(ids)])
     for (const s of stored) {
-      tally.deltas.removed(s.terms.map(termOfKey))
+      tally.deltas.removed(tally.terms.count(s.body_terms, s.heading_terms))
       tally.rows--
       tally.tokens -= s.token_count
     }
@@ -190,7 +193,14 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
     const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
       insertSql(t),
-      [indexId, file.record.path, file.record.source, ...columns, boolArray(added.map(withVector)), `${indexId}:`],
+      [
+        indexId,
+        file.record.path,
+        file.record.source,
+        ...columns.params,
+        columns.keys(indexId),
+        boolArray(added.map(withVector)),
+      ],
     )
     // Returned ids are tied to chunks by lines and content hash, not by start line: the pieces
     // of a long line share it (a duplicate chunk_id failed the whole write). Rows equal in all
@@ -252,7 +262,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
   const storedChunks = async (c: Client, indexId: number, path: string) =>
     (
       await c.query<StoredChunk>(
-        `SELECT id, start_line, end_line, content_hash, terms, token_count,
+        `SELECT id, start_line, end_line, content_hash, body_terms, heading_terms, token_count,
            entry_status, entry_observed, entry_key, entry_origin, entry_hash FROM ${t.chunks}
          WHERE index_id = $1 AND path = $2`,
         [indexId, path],

@@ -34,6 +34,7 @@
  */
 import type { Client, Queryable, Tables } from './database.js'
 import { averageTokens, impactSql, type ImpactListOptions, type ImpactLists } from './impact-lists.js'
+import { termCheck, termHash, termKeySql } from './term-hash.js'
 
 /**
  * Chunks a compaction reads per statement to build paused lists: a transaction that writes
@@ -46,6 +47,9 @@ const RESUME_CHUNKS = 2_000
 export type Staging = {
   /** The terms due a list when the build began, in term order. */
   due: string[]
+  /** Their termHash and termCheck, which their keys are made of (term-hash.ts). */
+  hashes: number[]
+  checks: number[]
   /** The chunk length their impacts normalise against (terms.reference). */
   reference: number
   /**
@@ -61,28 +65,29 @@ export type Staging = {
 }
 
 /**
- * The postings of the terms $2 in the chunks of the index $1 after the id $4 (up to $5, or
- * all), with impacts normalised against $6, and each term's floor $3 (NULL: none yet).
+ * The postings of the terms $2 (their hashes and checks $7 and $8) in the chunks of the
+ * index $1 after the id $4 (up to $5, or all), with impacts normalised against $6, and each
+ * term's floor $3 (NULL: none yet): postingParams.
  */
 const postingsSql = (t: Tables) =>
-  `due AS (SELECT u.term, ($1::bigint::text || ':' || u.term) COLLATE "C" AS key, u.floor
-     FROM unnest($2::text[], $3::float8[]) AS u(term, floor)),
+  `due AS (SELECT u.term, ${termKeySql('u.h', 'u.k', '$1')} AS key, u.floor
+     FROM unnest($2::text[], $3::float8[], $7::int4[], $8::int4[]) AS u(term, floor, h, k)),
    p AS (
      SELECT d.term, d.floor, c.id, COALESCE(c.counts[2 * k.at - 1], 0) AS body,
        COALESCE(c.counts[2 * k.at], 0) AS heading, c.token_count AS tokens
-     FROM ${t.chunks} c CROSS JOIN LATERAL unnest(c.terms) WITH ORDINALITY AS k(key, at)
+     FROM ${t.chunks} c CROSS JOIN LATERAL unnest(c.keys) WITH ORDINALITY AS k(key, at)
      JOIN due d ON d.key = k.key
      WHERE c.index_id = $1 AND c.id > $4 AND ($5::bigint IS NULL OR c.id <= $5)),
    r AS (
      SELECT p.*, ${impactSql('p.body', 'p.heading', 'p.tokens', '$6::float8')} AS impact FROM p)`
 
-/** Read 1: the best $7 impacts at or above its floor of each term, best first. */
+/** Read 1: the best $9 impacts at or above its floor of each term, best first. */
 const rankSql = (t: Tables) =>
   `WITH ${postingsSql(t)}
    SELECT term, array_agg(impact ORDER BY impact DESC) AS impacts FROM (
      SELECT term, impact, row_number() OVER (PARTITION BY term ORDER BY impact DESC) AS place
      FROM r WHERE floor IS NULL OR impact >= floor) x
-   WHERE place <= $7 GROUP BY term`
+   WHERE place <= $9 GROUP BY term`
 
 /** Read 2: writes the postings at or above their term's floor, and counts them in. */
 const fillSql = (t: Tables) =>
@@ -142,6 +147,18 @@ const floors = (staging: Staging, keep: number) =>
     return best && best.length >= keep ? (best[keep - 1] as number) : null
   })
 
+/** postingsSql's parameters, for the chunks of `indexId` after `staging.after` up to `last` (null: all). */
+const postingParams = (indexId: number, staging: Staging, keep: number, last: number | null) => [
+  indexId,
+  staging.due,
+  floors(staging, keep),
+  staging.after,
+  last,
+  staging.reference,
+  staging.hashes,
+  staging.checks,
+]
+
 /** The last chunk id of the next `n` of the index after the id `after` (null: none). */
 async function nextLast(c: Queryable, t: Tables, indexId: number, after: number, n: number): Promise<number | null> {
   const { rows } = await c.query<{ last: number | null }>(
@@ -171,7 +188,7 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
   async function fill(c: Client, indexId: number, staging: Staging, last: number | null): Promise<void> {
     if (staging.due.length === 0) return
     await c.query(HASH_JOIN)
-    await c.query(fillSql(t), [indexId, staging.due, floors(staging, keep), staging.after, last, staging.reference])
+    await c.query(fillSql(t), postingParams(indexId, staging, keep, last))
   }
 
   return {
@@ -200,7 +217,15 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
         [indexId, lists.minDocFreq],
       )
       const row = rows[0] as { due: string[]; reference: number; build: string }
-      return { due: row.due, reference: row.reference, build: Number(row.build), after: 0, best: new Map() }
+      return {
+        due: row.due,
+        hashes: row.due.map(termHash),
+        checks: row.due.map(termCheck),
+        reference: row.reference,
+        build: Number(row.build),
+        after: 0,
+        best: new Map(),
+      }
     },
     /**
      * Read 1, in a transaction of the caller's that does not hold the lock: ranks the next RESUME_CHUNKS chunks after `staging.after`
@@ -212,12 +237,7 @@ export function createListResume(t: Tables, lists: ImpactLists, opts: ImpactList
       if (last === null || staging.due.length === 0) return null
       await c.query(HASH_JOIN)
       const { rows } = await c.query<{ term: string; impacts: number[] }>(rankSql(t), [
-        indexId,
-        staging.due,
-        floors(staging, keep),
-        staging.after,
-        last,
-        staging.reference,
+        ...postingParams(indexId, staging, keep, last),
         keep,
       ])
       // Merged once the read succeeded; read again after a lost commit, a term's impacts

@@ -6,19 +6,19 @@
  * one transaction.
  *
  * Keyword search runs over mnemo's own analysed terms (Chinese bigrams included), not the
- * database's parsers: each chunk keeps its distinct terms as `<index id>:<term>` in a text
- * array under a GIN index (the prefix keeps one space's lookups from scanning another's
- * postings), and their counts per column in `counts` for BM25, aligned with `terms`: the
- * body and heading counts of terms[i] at counts[2i - 1] and counts[2i] (kept uncompressed
- * in the row: scoring reads it for every candidate). A row written since schema 7 keeps its
- * terms in the order of their 32-bit hashes (`hashes`, term-hash.ts), so scoring finds a
- * term by binary search, and since schema 8 a second hash of each (`checks`) that confirms
- * it. Document frequencies and corpus size are kept as counts (terms, indexes) in the
- * transactions that change them.
+ * database's parsers: each chunk keeps the keys of its distinct terms (term-hash.ts: two
+ * hashes of the term and the index's id in an int8, so one space's lookups do not read
+ * another's postings) in ascending order under a GIN index, so scoring finds a term by
+ * binary search, and their counts per column in `counts` for BM25, aligned with `keys`: the
+ * body and heading counts of keys[i] at counts[2i - 1] and counts[2i] (kept uncompressed
+ * in the row: scoring reads it for every candidate). Document frequencies and corpus size
+ * are kept as counts (terms, by the term's text, and indexes) in the transactions that
+ * change them.
  */
 import { ConfigError } from '../../shared/config-error.js'
 import type { Logger } from '../../shared/logger.js'
 import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from './database.js'
+import { termCheck, termHash, termKeySql } from './term-hash.js'
 
 /**
  * Bumped when the tables change; an older schema is upgraded, a newer one refused. 2 adds
@@ -35,9 +35,10 @@ import { inTransaction, lockKey, type Pool, type Queryable, type Tables } from '
  * way, and a mnemo from before, whose term scans split on spaces only, refuses the schema
  * rather than count its terms wrong, 10 indexes.lists and list_build (impact lists paused by
  * a pass into an empty index: a mnemo from before would not read them, and would leave
- * lists stale).
+ * lists stale), 11 `keys` (int8, term-hash.ts) in place of `terms` (text keys), `hashes` and
+ * `checks`, converted in place (keysFromTerms), which a mnemo from before cannot read.
  */
-export const PG_SCHEMA_VERSION = 10
+export const PG_SCHEMA_VERSION = 11
 /**
  * What the chunk rows of an index hold, in the index identity: a different one makes the
  * first sync rebuild the index. Schema 6 changed only how the same counts are stored, and
@@ -55,34 +56,32 @@ const MIN_PGVECTOR = [0, 7] as const
  * The chunk columns scoring reads in every candidate compressed last (STORAGE MAIN: the
  * texts, read for the winners only, go first), and statistics only on the columns queries
  * filter or join on: ANALYZE sampled the texts and counts no query filters on for a third of
- * its time in a cold index. Nor on `terms`: every query tests it against keys computed in
- * the statement (`terms && ARRAY(SELECT ...)`), which the planner cannot look up in its
- * statistics, and collecting its most common elements (160 a row) was a quarter of
- * ANALYZE's time at 100,001 chunks (1.72 s against 1.26 s). Altered only when
+ * its time in a cold index. Nor on `keys`: every query tests them against keys computed in
+ * the statement (`keys && ARRAY[...]`), which the planner cannot look up in its statistics,
+ * and collecting the most common elements of the text keys before them (160 a row) was a
+ * quarter of ANALYZE's time at 100,001 chunks (1.72 s against 1.26 s). Altered only when
  * not yet so (ALTER TABLE would lock out searches at every start); a table of an older
- * schema has no `hashes` or `checks` (nor, before 6, `counts`) yet, and gets them here after
- * the upgrade adds them.
+ * schema has no `keys` (nor, before 6, `counts`) yet, and gets them here after the upgrade
+ * adds them.
  */
 const chunkColumnSettings = (t: Tables) => `
 DO $$ BEGIN
-  IF (SELECT COUNT(*) FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass AND attname IN ('counts', 'hashes', 'checks')) < 3 THEN
+  IF (SELECT COUNT(*) FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass AND attname IN ('counts', 'keys')
+      AND NOT attisdropped) < 2 THEN
     RETURN;
   END IF;
   IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass
-      AND attname IN ('terms', 'counts', 'hashes', 'checks') AND attstorage <> 'm') THEN
-    ALTER TABLE ${t.chunks} ALTER COLUMN terms SET STORAGE MAIN, ALTER COLUMN counts SET STORAGE MAIN,
-      ALTER COLUMN hashes SET STORAGE MAIN, ALTER COLUMN checks SET STORAGE MAIN;
+      AND attname IN ('keys', 'counts') AND attstorage <> 'm') THEN
+    ALTER TABLE ${t.chunks} ALTER COLUMN keys SET STORAGE MAIN, ALTER COLUMN counts SET STORAGE MAIN;
   END IF;
   -- (attstattarget is NULL for the default from PostgreSQL 17)
   IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${t.chunks}'::regclass
-      AND attname IN ('text', 'headings', 'body_terms', 'heading_terms', 'content_hash', 'counts', 'hashes',
-        'checks', 'terms')
+      AND attname IN ('text', 'headings', 'body_terms', 'heading_terms', 'content_hash', 'counts', 'keys')
       AND COALESCE(attstattarget, -1) <> 0) THEN
     ALTER TABLE ${t.chunks} ALTER COLUMN text SET STATISTICS 0, ALTER COLUMN headings SET STATISTICS 0,
       ALTER COLUMN body_terms SET STATISTICS 0, ALTER COLUMN heading_terms SET STATISTICS 0,
       ALTER COLUMN content_hash SET STATISTICS 0, ALTER COLUMN counts SET STATISTICS 0,
-      ALTER COLUMN hashes SET STATISTICS 0, ALTER COLUMN checks SET STATISTICS 0,
-      ALTER COLUMN terms SET STATISTICS 0;
+      ALTER COLUMN keys SET STATISTICS 0;
   END IF;
 END $$;`
 
@@ -162,23 +161,17 @@ CREATE TABLE IF NOT EXISTS ${t.chunks} (
   entry_origin text,
   -- SHA-256 of the entry's folded text: a write finds its duplicate by it
   entry_hash text,
-  -- terms are opaque keys: byte order (C) compares them without the locale's rules
-  terms text[] COLLATE "C" NOT NULL,
+  -- the keys of the chunk's distinct terms (term-hash.ts), ascending: a term is found by
+  -- binary search
+  keys int8[] NOT NULL,
   counts int4[] NOT NULL,
-  -- terms[i]'s 32-bit hash (term-hash.ts), ascending: a term is found by binary search; NULL
-  -- (rows before schema 7, or two terms of the row with one hash): by a scan
-  hashes int4[],
-  -- terms[i]'s second hash (term-hash.ts termCheck): with hashes[i], it tells the term found
-  -- there without comparing its text; NULL on rows before schema 8 (the key is compared)
-  checks int4[],
   has_vector boolean NOT NULL DEFAULT false
--- a row is compressed or moved out of line only past a page, and terms, counts, hashes and
--- checks last (STORAGE MAIN): keyword scoring reads them in hundreds of rows per search,
--- and decompressing them each time cost more than the rest of the search
+-- a row is compressed or moved out of line only past a page, and keys and counts last
+-- (STORAGE MAIN): keyword scoring reads them in hundreds of rows per search, and
+-- decompressing them each time cost more than the rest of the search
 ) WITH (toast_tuple_target = 8160);
 ${chunkColumnSettings(t)}
 CREATE INDEX IF NOT EXISTS chunks_by_path ON ${t.chunks} (index_id, path);
-CREATE INDEX IF NOT EXISTS chunks_by_term ON ${t.chunks} USING gin (terms);
 CREATE INDEX IF NOT EXISTS chunks_pending ON ${t.chunks} (index_id, id) WHERE NOT has_vector;
 CREATE TABLE IF NOT EXISTS ${t.terms} (
   index_id bigint NOT NULL,
@@ -255,6 +248,65 @@ async function countsFromTf(client: Queryable, t: Tables): Promise<void> {
   )
 }
 
+/** Rows a batch of keysFromTerms's conversion in JavaScript reads and writes. */
+const KEY_BATCH = 500
+
+/**
+ * A row's text keys (`<index id>:<term>`) and their counts as keys (term-hash.ts) and counts
+ * in ascending order of the keys (pure): for the rows written before schema 8, whose hashes
+ * and checks SQL cannot compute, and those with two terms of one termHash, in text order.
+ */
+export function keyedRow(indexId: number, textKeys: readonly string[], counts: readonly number[]) {
+  const keyed = textKeys.map((key, i) => {
+    const term = key.slice(key.indexOf(':') + 1)
+    const low = (termCheck(term) ^ indexId) >>> 0
+    return {
+      key: (BigInt(termHash(term)) << 32n) | BigInt(low),
+      body: counts[2 * i] ?? 0,
+      heading: counts[2 * i + 1] ?? 0,
+    }
+  })
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return {
+    keys: `{${keyed.map((k) => k.key.toString()).join(',')}}`,
+    counts: `{${keyed.map((k) => `${k.body},${k.heading}`).join(',')}}`,
+  }
+}
+
+/**
+ * Schema 10 → 11: each chunk's text keys, hashes and checks become its int8 `keys`, under
+ * the migration's lock, with the GIN index built again on them (after the rows, which is
+ * faster than keeping it up row by row): a row with hashes and checks in SQL, in place (its
+ * terms are already in their keys' order), the few others (written before schema 8, or with
+ * two terms of one termHash) read and written back a batch at a time. Searches read the
+ * index as before from the commit. About a minute a million chunks on two cores.
+ */
+async function keysFromTerms(client: Queryable, t: Tables): Promise<void> {
+  await client.query(
+    `DROP INDEX IF EXISTS ${t.schema}.chunks_by_term;
+     ALTER TABLE ${t.chunks} ADD COLUMN IF NOT EXISTS keys int8[];
+     UPDATE ${t.chunks} c SET keys = ARRAY(
+       SELECT ${termKeySql('u.h', 'u.k', 'c.index_id')} FROM unnest(c.hashes, c.checks) WITH ORDINALITY AS u(h, k, o)
+       ORDER BY u.o)
+     WHERE c.hashes IS NOT NULL AND c.checks IS NOT NULL`,
+  )
+  for (;;) {
+    const { rows } = await client.query<{ id: string; index_id: string; terms: string[]; counts: number[] }>(
+      `SELECT id, index_id, terms, counts FROM ${t.chunks} WHERE keys IS NULL LIMIT ${KEY_BATCH}`,
+    )
+    if (rows.length === 0) break
+    const rekeyed = rows.map((r) => keyedRow(Number(r.index_id), r.terms, r.counts))
+    await client.query(
+      `UPDATE ${t.chunks} c SET keys = u.keys::int8[], counts = u.counts::int4[]
+       FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, keys, counts) WHERE c.id = u.id`,
+      [rows.map((r) => r.id), rekeyed.map((r) => r.keys), rekeyed.map((r) => r.counts)],
+    )
+  }
+  await client.query(
+    `ALTER TABLE ${t.chunks} ALTER COLUMN keys SET NOT NULL, DROP COLUMN terms, DROP COLUMN hashes, DROP COLUMN checks`,
+  )
+}
+
 export type ServerInfo = {
   /** server_version_num, e.g. 150004. */
   version: number
@@ -322,12 +374,14 @@ export async function migrate(pool: Pool, t: Tables, schema: string, opts: { vec
            ADD COLUMN IF NOT EXISTS listed int NOT NULL DEFAULT 0, ADD COLUMN IF NOT EXISTS reference double precision`,
       )
       if (found < 6) await countsFromTf(client, t)
+      if (found < 11) await keysFromTerms(client, t)
       await client.query(chunkColumnSettings(t))
       await client.query(`UPDATE ${t.version} SET version = $1`, [PG_SCHEMA_VERSION])
     }
     // After the columns exist (an upgraded table gets them just above).
     await client.query(
-      `CREATE INDEX IF NOT EXISTS chunks_entry_hash ON ${t.chunks} (index_id, entry_hash) WHERE entry_hash IS NOT NULL;
+      `CREATE INDEX IF NOT EXISTS chunks_by_key ON ${t.chunks} USING gin (keys);
+       CREATE INDEX IF NOT EXISTS chunks_entry_hash ON ${t.chunks} (index_id, entry_hash) WHERE entry_hash IS NOT NULL;
        CREATE INDEX IF NOT EXISTS chunks_entry_key ON ${t.chunks} (index_id, entry_key) WHERE entry_key IS NOT NULL`,
     )
     let pgvector = info.pgvector

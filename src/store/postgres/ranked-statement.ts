@@ -7,17 +7,17 @@
 import type { KeywordQuery, KeywordStats } from '../port.js'
 import type { Tables } from './database.js'
 import { filterSql, HEAD, termAt, termSlot, textColumn, type Scope } from './read-sql.js'
-import { termCheck, termHash } from './term-hash.js'
+import { termCheck, termHash, termKeySql } from './term-hash.js'
 
 /**
- * The scope's index as `$1`, and the query terms as index-scoped keys (the GIN index's
- * entries). Terms and limits are read through subqueries (here and in candidates): a plan
- * sized to each query's values cost less than the generic one, so at 100,001 chunks
- * PostgreSQL planned every candidate query again (0.9–2.2 ms a search) instead of keeping
- * one plan per connection.
+ * The query terms' keys in the scope's index (the GIN index's entries, term-hash.ts), made
+ * once a statement (`keys`, after `ix`) from each term's hashes. Terms and limits are read
+ * through subqueries (here and in candidates): a plan sized to each query's values cost
+ * less than the generic one, so at 100,001 chunks PostgreSQL planned every candidate query
+ * again (0.9–2.2 ms a search) instead of keeping one plan per connection.
  */
-const keysOf = (scope: Scope, termsParam: number) =>
-  `ARRAY(SELECT ${scope.sql} || ':' || x FROM unnest((SELECT $${termsParam}::text[])) AS x)`
+const keysCte = (terms: readonly { hash: string; check: string }[]) =>
+  `keys AS (SELECT ${terms.map((p, i) => `${termKeySql(p.hash, p.check, 'ix.id')} AS k${i}`).join(', ')} FROM ix)`
 
 /**
  * Chunk rows and each term's document frequency (0 when absent) in the index `indexId`
@@ -49,16 +49,13 @@ export function rankedStatement(t: Tables, scope: Scope, q: KeywordQuery, statsO
   const params: unknown[] = [scope.param, q.terms, q.headingWeight, q.limit]
   const filters = filterSql(q, params)
   const termParams = q.terms.map((term) => {
-    params.push(term, termHash(term), termCheck(term))
-    return {
-      key: `(SELECT id FROM ix)::text || ':' || $${params.length - 2}::text`,
-      hash: `$${params.length - 1}::int4`,
-      check: `$${params.length}::int4`,
-    }
+    params.push(termHash(term), termCheck(term))
+    return { hash: `$${params.length - 1}::int4`, check: `$${params.length}::int4` }
   })
-  // Where each term's key is in the chunk's terms, and its counts in `counts` (migrations.ts).
-  const counts = termParams.map((p, i) => `${termSlot(p.key, p.hash)} AS s${i}`).join(', ')
-  const at = termParams.map((p, i) => `${termAt(p.key, p.hash, p.check, `s.s${i}`)} AS t${i}`).join(', ')
+  const keyOf = (i: number) => `(SELECT k${i} FROM keys)`
+  // Where each term's key is in the chunk's keys, and its counts in `counts` (migrations.ts).
+  const counts = termParams.map((_, i) => `${termSlot(keyOf(i))} AS s${i}`).join(', ')
+  const at = termParams.map((_, i) => `${termAt(keyOf(i), `s.s${i}`)} AS t${i}`).join(', ')
   const freqs = termParams
     .map(
       (_, i) =>
@@ -72,7 +69,7 @@ export function rankedStatement(t: Tables, scope: Scope, q: KeywordQuery, statsO
       (_, i) => `w.idf[${i + 1}] * (f.f${i} * 2.2) / (f.f${i} + 1.2 * (0.25 + 0.75 * c.token_count::float8 / w.avgdl))`,
     )
     .join(' + ')
-  const text = `WITH ix AS (SELECT ${scope.sql} AS id),
+  const text = `WITH ix AS (SELECT ${scope.sql} AS id), ${keysCte(termParams)},
      stats AS (
        SELECT i.chunk_rows::float8 AS n,
          CASE WHEN i.chunk_rows > 0 THEN i.token_sum::float8 / i.chunk_rows ELSE 1 END AS avgdl
@@ -89,7 +86,7 @@ export function rankedStatement(t: Tables, scope: Scope, q: KeywordQuery, statsO
        CROSS JOIN LATERAL (SELECT ${counts} OFFSET 0) s
        CROSS JOIN LATERAL (SELECT ${at} OFFSET 0) n
        CROSS JOIN LATERAL (SELECT ${freqs} OFFSET 0) f
-       WHERE c.index_id = (SELECT id FROM ix) AND c.terms && ${keysOf(scope, 2)}${filters}
+       WHERE c.index_id = (SELECT id FROM ix) AND c.keys && ARRAY[${termParams.map((_, i) => keyOf(i)).join(', ')}]${filters}
        ORDER BY score DESC, c.id LIMIT (SELECT $4::int))`
   const winners = `SELECT ${HEAD}, c.body_terms AS "bodyTerms", c.heading_terms AS "headingTerms"${textColumn(q)}`
   if (!statsOf) {

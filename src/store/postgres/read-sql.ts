@@ -23,26 +23,18 @@ export const HEAD = `c.id, c.path, c.source, c.start_line AS "startLine", c.end_
   c.entry_status, 'observed', c.entry_observed, 'key', c.entry_key, 'origin', c.entry_origin) END AS entry`
 
 /**
- * Where a term may be in the terms of the chunk `c`, 1-based, given its key (`<index
- * id>:<term>`) and its hash (term-hash.ts) as SQL expressions: where a binary search
- * (width_bucket) of the row's `hashes` places the hash, or where a scan finds the key in rows
- * without hashes (written before schema 7). A scan of a chunk's ~200 terms compared each in
- * turn, about 3 µs a term: most of a multi-term search's database time (BENCHMARKS.md).
+ * Where a term may be in the keys of the chunk `c`, 1-based, given its key (term-hash.ts) as
+ * an SQL expression: where a binary search (width_bucket) of the row's ascending `keys`
+ * places it. A scan of a chunk's ~200 text keys compared each in turn, about 3 µs a term:
+ * most of a multi-term search's database time (BENCHMARKS.md).
  */
-export const termSlot = (key: string, hash: string): string =>
-  `CASE WHEN c.hashes IS NULL THEN array_position(c.terms, ${key}) ELSE width_bucket(${hash}, c.hashes) END`
+export const termSlot = (key: string): string => `width_bucket(${key}, c.keys)`
 
 /**
  * termSlot's place `slot` when the term is there, else NULL: a binary search names a slot
- * whether the term is there or not, so the term's hashes are compared with the row's there
- * (`check`: its second hash, term-hash.ts), or, in rows without `checks` (written before
- * schema 8), its key (another term may share its first hash). A row's text array is walked
- * element by element to the slot: about 10 % of a three-term candidate statement.
+ * whether the term is there or not, so the key there is compared with the term's.
  */
-export const termAt = (key: string, hash: string, check: string, slot: string): string =>
-  `CASE WHEN c.hashes IS NULL THEN ${slot} WHEN c.hashes[${slot}] = ${hash} THEN
-     CASE WHEN c.checks IS NULL THEN CASE WHEN c.terms[${slot}] = ${key} THEN ${slot} END
-       WHEN c.checks[${slot}] = ${check} THEN ${slot} END END`
+export const termAt = (key: string, slot: string): string => `CASE WHEN c.keys[${slot}] = ${key} THEN ${slot} END`
 
 /** The chunk's raw text beside its head when a keyword query asks for texts (KeywordQuery.texts). */
 export const textColumn = (q: { texts?: boolean | undefined }): string => (q.texts ? ', c.text' : '')

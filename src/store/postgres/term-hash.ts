@@ -1,15 +1,18 @@
 /**
- * Two 32-bit hashes of a term for a PostgreSQL chunk row (pure), over its UTF-16 code units,
- * as signed int4: `termHash` (FNV-1a) orders the row's terms (`hashes`) for a binary search,
- * and `termCheck` (a multiply-xorshift hash finished with MurmurHash3's mixer) is kept beside
- * it (`checks`) to confirm the term found there. Only mnemo computes them (a write for the
- * row's terms, a search for its query terms), so they need no twin in SQL.
+ * A term's key in a PostgreSQL chunk row (pure, and its twin in SQL): two 32-bit hashes of
+ * the term over its UTF-16 code units, as signed int4s, made one int8 with the index's id.
+ * `termHash` (FNV-1a) is the key's high half, so a row's keys in ascending order are its
+ * terms by hash, found by a binary search; `termCheck` (a multiply-xorshift hash finished
+ * with MurmurHash3's mixer) xor the index's id is the low half, unsigned, so one term has a
+ * different key in each index, and a GIN lookup reads only its own index's postings. Only
+ * mnemo computes the hashes (a write for the row's terms, a search for its query terms); the
+ * key is made of them in SQL too (termKeySql), where the index's id is known.
  *
- * A search trusts the pair (read-sql.ts termAt): two terms share both hashes with a chance of
+ * A search trusts the key (read-sql.ts termAt): two terms share both hashes with a chance of
  * about 2⁻⁶⁴, so a lookup mistakes another term of a 200-term row for the query's at most once
  * in 10¹⁷; even then only the engine's pick of candidates changes, not a score, since search/
- * scores each candidate again from its stored terms. Comparing the text key instead cost about
- * 10 % of a three-term candidate statement (walking the row's text array to the slot).
+ * scores each candidate again from its stored terms. As text (`<index id>:<term>`) the GIN
+ * index's upkeep was about two fifths of a cold index's database time (BENCHMARKS.md).
  */
 import { fnv1a } from '../../text/term-count.js'
 
@@ -29,3 +32,12 @@ export function termCheck(term: string): number {
   h ^= h >>> 16
   return h | 0
 }
+
+/**
+ * The key of the term whose hashes are `hash` and `check` in the index `indexId`, as SQL over
+ * three SQL expressions: termHash in the high 32 bits, termCheck xor the index's id (its low
+ * 32 bits) in the low 32, unsigned. Every operator is parenthesised: PostgreSQL gives `<<`,
+ * `#`, `&` and `|` one precedence, left to right.
+ */
+export const termKeySql = (hash: string, check: string, indexId: string): string =>
+  `((((${hash})::int8) << 32) | ((((${check})::int8) # ((${indexId})::int8)) & 4294967295))`

@@ -44,7 +44,7 @@ describe('createWriteTerms', () => {
     d.inserted(w.count('a a a b', 'c'))
     w.count('e', '') // counted, never inserted: not touched
     d.inserted(w.count('a', 'a'))
-    d.removed(['b', 'd'])
+    d.removed(w.count('b', 'd d'))
     const { terms, deltas } = d.byTerm()
     expect({ terms, deltas: [...deltas] }).toEqual({ terms: ['a', 'b', 'c', 'd'], deltas: [2, 0, 1, -1] })
   })

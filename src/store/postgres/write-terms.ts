@@ -1,6 +1,6 @@
 /**
  * The terms of one batch's chunks (pure). Each distinct term gets a slot and is hashed once
- * (term-hash.ts); each chunk's counts are kept by slot, in the order its row stores its terms
+ * (term-hash.ts); each chunk's counts are kept by slot, in the order its row stores its keys
  * in (by termHash, so a search finds a term by binary search). A chunk's term strings are
  * read in one pass over their characters, each term hashed as it goes (forEachHashedTerm:
  * termHash is that same FNV-1a), so a term already seen makes no string. Splitting them into
@@ -15,7 +15,7 @@ export type ChunkTerms = {
   slots: Int32Array
   body: Int32Array
   heading: Int32Array
-  /** No two of its terms share a termHash: the row keeps its hashes for a binary search. */
+  /** No two of its terms share a termHash: its keys are in order as they are (else the INSERT sorts them). */
   unique: boolean
 }
 
@@ -23,8 +23,9 @@ export type ChunkTerms = {
 const PACKED_SLOTS = 2 ** 21
 
 /**
- * `found` slots in their row's order: by signed termHash, as a search's binary search compares
- * int4s, then by slot (rows with a hash twice are scanned, so their order is free); each slot
+ * `found` slots in their row's order: by signed termHash, the high half of the term's key
+ * (term-hash.ts), then by slot (a row with a hash twice has its keys sorted by the INSERT,
+ * which knows the index they are of, so this order is free); each slot
  * packed with its hash into one float64 when slots stay below `packed` (0: compared instead).
  */
 function rowOrder(found: readonly number[], hashes: readonly number[], packed: number): Int32Array {
@@ -138,9 +139,9 @@ export function createTermDeltas(terms: WriteTerms) {
     inserted(row: ChunkTerms): void {
       for (const slot of row.slots) add(slot, 1)
     },
-    /** A chunk deleted (its distinct terms): each is in one fewer chunk. */
-    removed(chunkTerms: Iterable<string>): void {
-      for (const term of chunkTerms) add(terms.slotOf(term), -1)
+    /** A chunk deleted (its terms counted from its term strings, as when it was written): each is in one fewer chunk. */
+    removed(row: ChunkTerms): void {
+      for (const slot of row.slots) add(slot, -1)
     },
     /**
      * The terms touched, in term order, with their changes: concurrent writes lock their rows
