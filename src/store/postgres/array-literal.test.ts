@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { boolArray, int4Binary, intArray, textArray, textBinary } from './array-literal.js'
+import { boolArray, int4Binary, int8KeysBinary, intArray, textArray, textBinary } from './array-literal.js'
 
 describe('array literals', () => {
   it.each([
@@ -29,6 +29,23 @@ describe('array literals', () => {
     const hex = int4Binary(Int32Array.from(values)).toString('hex')
     expect(hex.match(/.{8}/g)?.join(' ') ?? '').toBe(words)
   })
+
+  it.each([
+    [[], [], 7, '00000000 00000000 00000014'],
+    [[-1], [5], 3, '00000001 00000000 00000014 00000001 00000001 00000008 ffffffff 00000006'],
+    [
+      [1, 2 ** 31 - 1],
+      [-1, 0],
+      2 ** 32 + 1,
+      '00000001 00000000 00000014 00000002 00000001 00000008 00000001 fffffffe 00000008 7fffffff 00000001',
+    ],
+  ])(
+    'term keys %j, %j xor %d as int8 in the binary format: the high half as it is, the low xor the low 32 bits of the id',
+    (high, low, xor, words) => {
+      const hex = int8KeysBinary(Int32Array.from(high), Int32Array.from(low), xor).toString('hex')
+      expect(hex.match(/.{8}/g)?.join(' ') ?? '').toBe(words)
+    },
+  )
 
   it.each([
     [[], '00000000 00000000 00000019'],
