@@ -160,6 +160,52 @@ export function describeStoragePort(name: string, make: () => Promise<EngineUnde
       expect(await candidatePaths(store, 'back')).toEqual(['memory/a.md'])
     })
 
+    it('applies a change that names a file more than once as its writes one after another', async () => {
+      const { store } = await space()
+      const b = file('memory/b.md', 6, ['bee text'])
+      await store.applyChanges(
+        {
+          replace: [
+            file('memory/a.md', 5, ['first text']),
+            b,
+            file('memory/a.md', 7, ['second text']),
+            file('memory/c.md', 3, ['cee text']),
+          ],
+          touch: [{ ...b.record, readSeq: 8, mtimeMs: 1234.5 }],
+          remove: [{ path: 'memory/c.md', readSeq: 2 }],
+        },
+        STEPS,
+      )
+      expect(await candidatePaths(store, 'first')).toEqual([])
+      expect(await candidatePaths(store, 'second')).toEqual(['memory/a.md'])
+      expect(await store.getFile('memory/b.md')).toMatchObject({ readSeq: 8, mtimeMs: 1234.5 })
+      expect((await store.getFile('memory/c.md'))?.readSeq).toBe(3)
+      // Each file's one row counted once: the first write to a.md was replaced, not added to.
+      expect(await store.keywordStats([term('text'), term('first')])).toMatchObject({ rows: 3, docFreqs: [3, 0] })
+      await store.applyChanges(
+        {
+          replace: [file('memory/a.md', 9, ['third text']), file('memory/e.md', 12, ['late text'])],
+          remove: [
+            { path: 'memory/a.md', readSeq: 10 },
+            { path: 'memory/e.md', readSeq: 11 },
+          ],
+        },
+        STEPS,
+      )
+      expect(await store.getFile('memory/a.md')).toBeUndefined()
+      expect((await store.getFile('memory/e.md'))?.readSeq).toBe(12)
+      expect(await candidatePaths(store, 'third')).toEqual([])
+      expect(await store.keywordStats([term('text')])).toMatchObject({ rows: 3, docFreqs: [3] })
+      // Files of the same text written together keep a row each, and lose only their own.
+      await store.applyChanges(
+        { replace: [file('memory/f.md', 13, ['twin text']), file('memory/g.md', 14, ['twin text'])] },
+        STEPS,
+      )
+      await store.applyChanges({ remove: [{ path: 'memory/f.md', readSeq: 15 }] }, STEPS)
+      expect(await candidatePaths(store, 'twin')).toEqual(['memory/g.md'])
+      expect(await store.keywordStats([term('twin')])).toMatchObject({ rows: 4, docFreqs: [1] })
+    })
+
     it('numbers reads after the highest number the index holds, across reopening', async () => {
       const under = await make()
       open.push(under)

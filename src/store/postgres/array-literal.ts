@@ -32,6 +32,12 @@ export function intArray(values: readonly (number | null)[] | Int32Array): strin
   return `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`
 }
 
+/**
+ * A `float8[]` or integer array literal of numbers: each as JavaScript writes it, the
+ * shortest text that reads back as the same double (float8in reads it exactly).
+ */
+export const numberArray = (values: readonly number[]): string => `{${values.join(',')}}`
+
 /** PostgreSQL's type oids of int8, int4 and text, which a binary array names for its elements. */
 const INT8_OID = 20
 const INT4_OID = 23

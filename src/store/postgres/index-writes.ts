@@ -8,12 +8,13 @@
 import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
 import { isZeroVector } from '../../domain/vectors.js'
 import { diffChunks } from '../chunk-diff.js'
-import type { FileChanges, FileRows } from '../port.js'
+import type { FileChanges, FileRows, Removal } from '../port.js'
 import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
 import type { ListResume } from './list-resume.js'
-import { boolArray, int4Binary, intArray, textArray, textBinary } from './array-literal.js'
-import { chunkColumns, type ChunkColumns } from './chunk-columns.js'
+import { boolArray, int4Binary, intArray, numberArray, textArray, textBinary } from './array-literal.js'
+import { changeRounds, type Round } from './change-rounds.js'
+import { chunkColumns, type ChunkColumns, type PlacedChunk } from './chunk-columns.js'
 import { createTermDeltas, createWriteTerms, type ChunkTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
 import { createSlicer } from '../../shared/async.js'
@@ -42,10 +43,11 @@ export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join
  */
 type Tally = { terms: WriteTerms; deltas: TermDeltas; rows: number; tokens: number; written: WrittenChunk[] }
 
-/** A file's chunks encoded ahead (stage): their terms, and the INSERT's parameters for all of them. */
-type StagedFile = { rows: ChunkTerms[]; columns: ChunkColumns }
-/** A batch's files encoded ahead, with the terms their slots are of. */
-type Staged = { terms: WriteTerms; files: Map<FileRows, StagedFile> }
+/**
+ * A batch's files encoded ahead (stage): each file's chunks' terms (by slot of `terms`), and
+ * the INSERT's parameters for all the chunks of all of them, in order.
+ */
+type Staged = { terms: WriteTerms; rows: Map<FileRows, ChunkTerms[]>; columns: ChunkColumns; chunks: number }
 
 /**
  * Longest stretch of encoding between yields, in ms. A batch of 1,000 chunks (a quiet sync's,
@@ -54,34 +56,48 @@ type Staged = { terms: WriteTerms; files: Map<FileRows, StagedFile> }
  */
 const ENCODE_SLICE_MS = 5
 
+/** Each chunk of `files` with its file and its terms (`rows`: each file's, in chunk order). */
+const placedChunks = (files: readonly FileRows[], rows: Map<FileRows, ChunkTerms[]>): PlacedChunk[] =>
+  files.flatMap((f) => {
+    const terms = rows.get(f) as ChunkTerms[]
+    return f.chunks.map((chunk, i) => ({ chunk, file: f.record, terms: terms[i] as ChunkTerms }))
+  })
+
 /**
- * Counts the terms of each chunk `changes` replaces and builds their INSERT's parameters, a
- * file at a time, yielding between files once a slice is used up.
+ * Counts the terms of each chunk `changes` replaces, a file at a time, yielding between files
+ * once a slice is used up, then sorts the terms and builds the INSERT's parameters.
  */
 async function encode(changes: FileChanges): Promise<Staged> {
   const slicer = createSlicer(ENCODE_SLICE_MS)
   const terms = createWriteTerms()
-  const files = new Map<FileRows, StagedFile>()
+  const rows = new Map<FileRows, ChunkTerms[]>()
   for (const file of changes.replace ?? []) {
     await slicer.maybeYield()
-    const rows = file.chunks.map((x) => terms.count(x.bodyTerms, x.headingTerms))
-    files.set(file, { rows, columns: chunkColumns(file.chunks, rows, terms) })
+    rows.set(
+      file,
+      file.chunks.map((x) => terms.count(x.bodyTerms, x.headingTerms)),
+    )
   }
-  return { terms, files }
+  await slicer.maybeYield()
+  // Sorted here, ahead of the transaction, for the term upsert (TermDeltas.byTerm).
+  terms.ordered()
+  await slicer.maybeYield()
+  const placed = placedChunks(changes.replace ?? [], rows)
+  return { terms, rows, columns: chunkColumns(placed, terms), chunks: placed.length }
 }
 
 /**
- * A chunk INSERT of the rows chunk-columns.ts encodes ($4 to $22), with the index ($1), the
- * file's path and source ($2, $3) and whether each row has a vector ($23). A row's keys and
- * counts are its slices of the flat $22 and $12; a row two of whose terms share a termHash
- * (about one in 300,000) has its keys, and their counts with them, sorted here, where its
- * index's id has made the keys, so a binary search finds each.
+ * A chunk INSERT of the rows chunk-columns.ts encodes ($2 to $22), with the index ($1) and
+ * whether each row has a vector ($23). A row's keys and counts are its slices of the flat $22
+ * and $12; a row two of whose terms share a termHash (about one in 300,000) has its keys, and
+ * their counts with them, sorted here, where its index's id has made the keys, so a binary
+ * search finds each.
  */
 const insertSql = (t: Tables) =>
   `INSERT INTO ${t.chunks} (index_id, path, source, start_line, end_line, text, headings, content_hash,
      body_terms, heading_terms, token_count, keys, counts, has_vector, dated_ms,
      entry_status, entry_observed, entry_key, entry_origin, entry_hash)
-   SELECT $1, $2, $3, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc,
+   SELECT $1, u.p, u.so, u.s, u.e, u.tx, u.h, u.ch, u.bt, u.ht, u.tc,
      CASE WHEN u.uq THEN ($22::int8[])[u.o + 1 : u.o + u.n]
        ELSE ARRAY(SELECT k FROM unnest(($22::int8[])[u.o + 1 : u.o + u.n]) AS k ORDER BY k) END,
      CASE WHEN u.uq THEN ($12::int4[])[2 * u.o + 1 : 2 * (u.o + u.n)]
@@ -89,21 +105,41 @@ const insertSql = (t: Tables) =>
          FROM unnest(($22::int8[])[u.o + 1 : u.o + u.n]) WITH ORDINALITY AS q(k, i) CROSS JOIN (VALUES (0), (1)) AS w(j)
          ORDER BY q.k, w.j) END,
      u.hv, u.dm, u.es, u.eo, u.ek, u.eg, u.eh
-   FROM unnest($4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
-     $13::int[], $14::int[], $15::bool[], $23::bool[], $16::bigint[], $17::text[], $18::text[], $19::text[],
-     $20::text[], $21::text[])
-     AS u(s, e, tx, h, ch, bt, ht, tc, o, n, uq, hv, dm, es, eo, ek, eg, eh)
-   RETURNING id, start_line, end_line, content_hash`
+   FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[],
+     $10::text[], $11::int[], $13::int[], $14::int[], $15::bool[], $23::bool[], $16::bigint[], $17::text[],
+     $18::text[], $19::text[], $20::text[], $21::text[])
+     AS u(p, so, s, e, tx, h, ch, bt, ht, tc, o, n, uq, hv, dm, es, eo, ek, eg, eh)
+   RETURNING id, path, start_line, end_line, content_hash`
+
+/** What ties a returned row to its chunk: its file, lines and content hash. */
+const rowKey = (path: string, startLine: number, endLine: number, contentHash: string) =>
+  `${path}\0${startLine}:${endLine}:${contentHash}`
+
+/** A stored row's identity, for diffChunks. */
+const storedIdentity = (s: StoredChunk) => ({
+  startLine: s.start_line,
+  endLine: s.end_line,
+  contentHash: s.content_hash,
+  entry:
+    s.entry_status === null
+      ? null
+      : { status: s.entry_status, observed: s.entry_observed, key: s.entry_key, origin: s.entry_origin },
+  entryHash: s.entry_hash,
+})
 
 export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListResume) {
-  /** The newest read of `path` the index has applied: its row, or the deletion that removed it. */
-  async function newestRead(c: Client, indexId: number, path: string): Promise<number> {
-    const { rows } = await c.query<{ m: number | null }>(
-      `SELECT GREATEST((SELECT read_seq FROM ${t.files} WHERE index_id = $1 AND path = $2),
-         (SELECT read_seq FROM ${t.deleted} WHERE index_id = $1 AND path = $2)) AS m`,
-      [indexId, path],
+  /**
+   * The newest read of each of `paths` the index has applied: its row, or the deletion that
+   * removed it (none: never seen).
+   */
+  async function newestReads(c: Client, indexId: number, paths: readonly string[]): Promise<Map<string, number>> {
+    const { rows } = await c.query<{ path: string; m: number | null }>(
+      `SELECT p.path, GREATEST(f.read_seq, d.read_seq) AS m FROM unnest($2::text[]) AS p(path)
+         LEFT JOIN ${t.files} f ON f.index_id = $1 AND f.path = p.path
+         LEFT JOIN ${t.deleted} d ON d.index_id = $1 AND d.path = p.path`,
+      [indexId, textBinary(paths)],
     )
-    return rows[0]?.m ?? -1
+    return new Map(rows.flatMap((r) => (r.m === null ? [] : [[r.path, r.m]])))
   }
 
   /**
@@ -167,107 +203,154 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
   }
 
   /**
-   * Inserts `added`, the chunks of `file` that need rows (and the vectors they carry, when the
-   * index stores `dims`-sized ones), from the file's encoding: as it is when every chunk needs
-   * a row, else encoded again for those that do.
+   * Inserts `added`, the chunks that need rows (and the vectors they carry, when the index
+   * stores `dims`-sized ones), in one statement for all their files: from `columns`, the
+   * batch's encoding, when they are all its chunks, else encoded again for those that are.
    */
   async function insertChunks(
     c: Client,
     indexId: number,
-    file: FileRows,
-    added: readonly ChunkInput[],
+    added: readonly PlacedChunk[],
     dims: number | null,
     tally: Tally,
-    encoded: StagedFile,
+    columns: ChunkColumns | null,
   ): Promise<void> {
     if (added.length === 0) return
-    const all = added.length === file.chunks.length
-    const rowOf = all ? null : new Map(file.chunks.map((x, i) => [x, encoded.rows[i] as ChunkTerms]))
-    const counted = rowOf ? added.map((x) => rowOf.get(x) as ChunkTerms) : encoded.rows
-    const columns = rowOf ? chunkColumns(added, counted, tally.terms) : encoded.columns
-    for (let i = 0; i < added.length; i++) {
-      tally.deltas.inserted(counted[i] as ChunkTerms)
+    const encoded = columns ?? chunkColumns(added, tally.terms)
+    for (const { chunk, terms } of added) {
+      tally.deltas.inserted(terms)
       tally.rows++
-      tally.tokens += (added[i] as ChunkInput).tokenCount
+      tally.tokens += chunk.tokenCount
     }
     const withVector = (chunk: ChunkInput) => dims !== null && chunk.vector?.length === dims
-    const { rows } = await c.query<{ id: number; start_line: number; end_line: number; content_hash: string }>(
-      insertSql(t),
-      [
-        indexId,
-        file.record.path,
-        file.record.source,
-        ...columns.params,
-        columns.keys(indexId),
-        boolArray(added.map(withVector)),
-      ],
-    )
-    // Returned ids are tied to chunks by lines and content hash, not by start line: the pieces
-    // of a long line share it (a duplicate chunk_id failed the whole write). Rows equal in all
-    // three hold the same text under the same headings, so either takes either's vector and counts.
+    const { rows } = await c.query<{
+      id: number
+      path: string
+      start_line: number
+      end_line: number
+      content_hash: string
+    }>(insertSql(t), [
+      indexId,
+      ...encoded.params,
+      encoded.keys(indexId),
+      boolArray(added.map((x) => withVector(x.chunk))),
+    ])
+    // Returned ids are tied to chunks by file, lines and content hash, not by start line: the
+    // pieces of a long line share it (a duplicate chunk_id failed the whole write). Rows equal
+    // in all four hold the same text under the same headings, so either takes either's vector
+    // and counts.
     const ids = new Map<string, number[]>()
     for (const r of rows) {
-      const key = `${r.start_line}:${r.end_line}:${r.content_hash}`
+      const key = rowKey(r.path, r.start_line, r.end_line, r.content_hash)
       const same = ids.get(key)
       if (same) same.push(r.id)
       else ids.set(key, [r.id])
     }
-    const idOf = new Map(
-      added.map((x) => [x, ids.get(`${x.startLine}:${x.endLine}:${x.contentHash}`)?.pop() as number]),
+    const idOf = added.map(
+      ({ chunk: x, file }) => ids.get(rowKey(file.path, x.startLine, x.endLine, x.contentHash))?.pop() as number,
     )
-    added.forEach((x, i) => {
-      tally.written.push({ id: idOf.get(x) as number, terms: counted[i] as ChunkTerms, tokens: x.tokenCount })
+    added.forEach(({ chunk, terms }, i) => {
+      tally.written.push({ id: idOf[i] as number, terms, tokens: chunk.tokenCount })
     })
     if (dims === null) return
-    const vectors = added.filter((x) => withVector(x) && !isZeroVector(x.vector as Float32Array))
+    const vectors = added.flatMap((x, i) =>
+      withVector(x.chunk) && !isZeroVector(x.chunk.vector as Float32Array) ? [{ ...x, id: idOf[i] as number }] : [],
+    )
     if (vectors.length > 0) {
       await c.query(
         `INSERT INTO ${t.vectors(dims)} (chunk_id, index_id, path, source, embedding)
-         SELECT u.id, $1, $2, $3, u.v::vector FROM unnest($4::bigint[], $5::text[]) AS u(id, v)`,
+         SELECT u.id, $1, u.p, u.so, u.v::vector FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS u(id, p, so, v)`,
         [
           indexId,
-          file.record.path,
-          file.record.source,
-          vectors.map((x) => idOf.get(x)),
-          vectors.map((x) => vectorLiteral(x.vector as Float32Array)),
+          vectors.map((x) => x.id),
+          vectors.map((x) => x.file.path),
+          vectors.map((x) => x.file.source),
+          vectors.map((x) => vectorLiteral(x.chunk.vector as Float32Array)),
         ],
       )
     }
   }
 
-  async function upsertFile(c: Client, indexId: number, file: FileRecord): Promise<void> {
-    await c.query(`DELETE FROM ${t.deleted} WHERE index_id = $1 AND path = $2`, [indexId, file.path])
+  /** Writes the records of files whose rows were replaced, and forgets their deletion. */
+  async function upsertFiles(c: Client, indexId: number, files: readonly FileRecord[]): Promise<void> {
+    if (files.length === 0) return
     await c.query(
-      `INSERT INTO ${t.files} (index_id, path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count,
+      `WITH forgotten AS (DELETE FROM ${t.deleted} WHERE index_id = $1 AND path = ANY($2::text[]))
+       INSERT INTO ${t.files} (index_id, path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count,
          indexed_at_ms, read_seq)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       SELECT $1, u.* FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::float8[], $7::int[], $8::int[],
+         $9::float8[], $10::bigint[]) AS u
        ON CONFLICT (index_id, path) DO UPDATE SET source = excluded.source, sha256 = excluded.sha256,
          size_bytes = excluded.size_bytes, mtime_ms = excluded.mtime_ms, line_count = excluded.line_count,
          chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms, read_seq = excluded.read_seq`,
       [
         indexId,
-        file.path,
-        file.source,
-        file.sha256,
-        file.sizeBytes,
-        file.mtimeMs,
-        file.lineCount,
-        file.chunkCount,
-        file.indexedAtMs,
-        file.readSeq,
+        textBinary(files.map((f) => f.path)),
+        textBinary(files.map((f) => f.source)),
+        textBinary(files.map((f) => f.sha256)),
+        numberArray(files.map((f) => f.sizeBytes)),
+        numberArray(files.map((f) => f.mtimeMs)),
+        numberArray(files.map((f) => f.lineCount)),
+        numberArray(files.map((f) => f.chunkCount)),
+        numberArray(files.map((f) => f.indexedAtMs)),
+        numberArray(files.map((f) => f.readSeq)),
       ],
     )
   }
 
-  const storedChunks = async (c: Client, indexId: number, path: string) =>
-    (
-      await c.query<StoredChunk>(
-        `SELECT id, start_line, end_line, content_hash, body_terms, heading_terms, token_count,
-           entry_status, entry_observed, entry_key, entry_origin, entry_hash FROM ${t.chunks}
-         WHERE index_id = $1 AND path = $2`,
-        [indexId, path],
-      )
-    ).rows
+  /** Refreshes the records of files found unchanged (their hash as the index has it). */
+  async function touchFiles(c: Client, indexId: number, files: readonly FileRecord[]): Promise<void> {
+    if (files.length === 0) return
+    await c.query(
+      `UPDATE ${t.files} AS f SET size_bytes = u.sb, mtime_ms = u.mt, indexed_at_ms = u.ia, read_seq = u.rs
+       FROM unnest($2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::bigint[], $7::text[])
+         AS u(p, sb, mt, ia, rs, sha)
+       WHERE f.index_id = $1 AND f.path = u.p AND f.sha256 = u.sha`,
+      [
+        indexId,
+        textBinary(files.map((f) => f.path)),
+        numberArray(files.map((f) => f.sizeBytes)),
+        numberArray(files.map((f) => f.mtimeMs)),
+        numberArray(files.map((f) => f.indexedAtMs)),
+        numberArray(files.map((f) => f.readSeq)),
+        textBinary(files.map((f) => f.sha256)),
+      ],
+    )
+  }
+
+  /** Drops the records of files gone, remembering each deletion's read (their rows go in removeChunks). */
+  async function removeFiles(c: Client, indexId: number, gone: readonly Removal[]): Promise<void> {
+    if (gone.length === 0) return
+    await c.query(
+      `WITH dropped AS (DELETE FROM ${t.files} WHERE index_id = $1 AND path = ANY($2::text[]))
+       INSERT INTO ${t.deleted} (index_id, path, read_seq)
+       SELECT $1, u.p, u.rs FROM unnest($2::text[], $3::bigint[]) AS u(p, rs)
+       ON CONFLICT (index_id, path) DO UPDATE SET read_seq = excluded.read_seq`,
+      [indexId, textBinary(gone.map((r) => r.path)), numberArray(gone.map((r) => r.readSeq))],
+    )
+  }
+
+  /** The stored rows of each of `paths`. */
+  async function storedChunks(
+    c: Client,
+    indexId: number,
+    paths: readonly string[],
+  ): Promise<Map<string, StoredChunk[]>> {
+    const byPath = new Map<string, StoredChunk[]>()
+    if (paths.length === 0) return byPath
+    const { rows } = await c.query<StoredChunk & { path: string }>(
+      `SELECT id, path, start_line, end_line, content_hash, body_terms, heading_terms, token_count,
+         entry_status, entry_observed, entry_key, entry_origin, entry_hash FROM ${t.chunks}
+       WHERE index_id = $1 AND path = ANY($2::text[])`,
+      [indexId, textBinary(paths)],
+    )
+    for (const r of rows) {
+      const same = byPath.get(r.path)
+      if (same) same.push(r)
+      else byPath.set(r.path, [r])
+    }
+    return byPath
+  }
 
   const staged = new WeakMap<FileChanges, Promise<Staged>>()
 
@@ -288,9 +371,56 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
   }
 
   /**
-   * Writes `changes` into the index `indexId`; `dims`: the size of the vectors it stores, if
-   * any; `pause`: a full pass writes them (settle). The term and corpus counts are settled
-   * once for all the files; returns the chunk rows inserted.
+   * Writes one round of a change (change-rounds.ts: no file twice) into the index, a statement
+   * per step for all its files, which a batch of files took a statement per file and step
+   * before (BENCHMARKS.md). A file whose read is older than the index's newest of it is left
+   * out. Returns the chunk rows inserted.
+   */
+  async function applyRound(
+    c: Client,
+    indexId: number,
+    round: Round,
+    encoded: Staged,
+    dims: number | null,
+    tally: Tally,
+  ): Promise<number> {
+    const paths = [
+      ...round.replace.map((f) => f.record.path),
+      ...round.touch.map((f) => f.path),
+      ...round.remove.map((r) => r.path),
+    ]
+    const newest = await newestReads(c, indexId, paths)
+    const current = (path: string, readSeq: number) => (newest.get(path) ?? -1) <= readSeq
+    const replace = round.replace.filter((f) => current(f.record.path, f.record.readSeq))
+    const touch = round.touch.filter((f) => current(f.path, f.readSeq))
+    const remove = round.remove.filter((r) => current(r.path, r.readSeq))
+    const stored = await storedChunks(c, indexId, [...replace.map((f) => f.record.path), ...remove.map((r) => r.path)])
+    const removed = remove.flatMap((r) => stored.get(r.path) ?? [])
+    const added: PlacedChunk[] = []
+    for (const file of replace) {
+      const diff = diffChunks(stored.get(file.record.path) ?? [], storedIdentity, file.chunks)
+      removed.push(...diff.removed)
+      const terms = encoded.rows.get(file) as ChunkTerms[]
+      const termsOf = new Map(file.chunks.map((x, i) => [x, terms[i] as ChunkTerms]))
+      for (const chunk of diff.added) added.push({ chunk, file: file.record, terms: termsOf.get(chunk) as ChunkTerms })
+    }
+    await removeChunks(c, removed, tally)
+    // Every chunk of the batch, in its order: the staged encoding is the INSERT's as it is.
+    await insertChunks(c, indexId, added, dims, tally, added.length === encoded.chunks ? encoded.columns : null)
+    await upsertFiles(
+      c,
+      indexId,
+      replace.map((f) => f.record),
+    )
+    await touchFiles(c, indexId, touch)
+    await removeFiles(c, indexId, remove)
+    return added.length
+  }
+
+  /**
+   * Writes `changes` into the index `indexId`, round by round (change-rounds.ts); `dims`: the
+   * size of the vectors it stores, if any; `pause`: a full pass writes them (settle). The term
+   * and corpus counts are settled once for all the files; returns the chunk rows inserted.
    */
   async function apply(
     c: Client,
@@ -299,49 +429,16 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     dims: number | null,
     pause: boolean,
   ): Promise<number> {
-    const { terms, files } = await stage(changes)
-    const tally: Tally = { terms, deltas: createTermDeltas(terms), rows: 0, tokens: 0, written: [] }
+    const encoded = await stage(changes)
+    const tally: Tally = {
+      terms: encoded.terms,
+      deltas: createTermDeltas(encoded.terms),
+      rows: 0,
+      tokens: 0,
+      written: [],
+    }
     let inserted = 0
-    for (const file of changes.replace ?? []) {
-      const { record, chunks } = file
-      if ((await newestRead(c, indexId, record.path)) > record.readSeq) continue
-      const { added, removed } = diffChunks(
-        await storedChunks(c, indexId, record.path),
-        (s) => ({
-          startLine: s.start_line,
-          endLine: s.end_line,
-          contentHash: s.content_hash,
-          entry:
-            s.entry_status === null
-              ? null
-              : { status: s.entry_status, observed: s.entry_observed, key: s.entry_key, origin: s.entry_origin },
-          entryHash: s.entry_hash,
-        }),
-        chunks,
-      )
-      await removeChunks(c, removed, tally)
-      await insertChunks(c, indexId, file, added, dims, tally, files.get(file) as StagedFile)
-      inserted += added.length
-      await upsertFile(c, indexId, record)
-    }
-    for (const file of changes.touch ?? []) {
-      if ((await newestRead(c, indexId, file.path)) > file.readSeq) continue
-      await c.query(
-        `UPDATE ${t.files} SET size_bytes = $3, mtime_ms = $4, indexed_at_ms = $5, read_seq = $6
-         WHERE index_id = $1 AND path = $2 AND sha256 = $7`,
-        [indexId, file.path, file.sizeBytes, file.mtimeMs, file.indexedAtMs, file.readSeq, file.sha256],
-      )
-    }
-    for (const { path, readSeq } of changes.remove ?? []) {
-      if ((await newestRead(c, indexId, path)) > readSeq) continue
-      await c.query(
-        `INSERT INTO ${t.deleted} (index_id, path, read_seq) VALUES ($1, $2, $3)
-         ON CONFLICT (index_id, path) DO UPDATE SET read_seq = excluded.read_seq`,
-        [indexId, path, readSeq],
-      )
-      await removeChunks(c, await storedChunks(c, indexId, path), tally)
-      await c.query(`DELETE FROM ${t.files} WHERE index_id = $1 AND path = $2`, [indexId, path])
-    }
+    for (const round of changeRounds(changes)) inserted += await applyRound(c, indexId, round, encoded, dims, tally)
     await settle(c, indexId, tally, pause)
     return inserted
   }

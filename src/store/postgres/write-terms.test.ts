@@ -49,6 +49,19 @@ describe('createWriteTerms', () => {
     expect({ terms, deltas: [...deltas] }).toEqual({ terms: ['a', 'b', 'c', 'd'], deltas: [2, 0, 1, -1] })
   })
 
+  it('orders slots by term once, and merges terms added after in their place', () => {
+    const w = createWriteTerms()
+    const d = createTermDeltas(w)
+    d.inserted(w.count('pear apple 记忆 zebra', 'mango'))
+    const texts = (slots: Int32Array) => Array.from(slots, (s) => w.terms[s])
+    expect(texts(w.ordered())).toEqual(['apple', 'mango', 'pear', 'zebra', '记忆'])
+    expect(w.ordered()).toBe(w.ordered())
+    // A deletion's terms counted inside the transaction, after the batch's were sorted.
+    d.removed(w.count('banana pear', 'aardvark 😀 zulu'))
+    expect(texts(w.ordered())).toEqual([...w.terms].sort())
+    expect(d.byTerm().terms).toEqual(['aardvark', 'apple', 'banana', 'mango', 'pear', 'zebra', 'zulu', '记忆', '😀'])
+  })
+
   it('tells a row with two terms of one hash apart, and still counts both', () => {
     expect(termHash('costarring')).toBe(termHash('liquid'))
     const w = createWriteTerms()
