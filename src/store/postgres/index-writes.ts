@@ -5,15 +5,16 @@
  * and a deletion is remembered so an older read cannot bring the file back. Unchanged
  * chunks (same lines, same content hash) keep their rows and vectors.
  */
-import type { ChunkInput, FileRecord } from '../../domain/chunks.js'
+import type { ChunkInput } from '../../domain/chunks.js'
 import { isZeroVector } from '../../domain/vectors.js'
 import { diffChunks } from '../chunk-diff.js'
-import type { FileChanges, FileRows, Removal } from '../port.js'
+import type { FileChanges, FileRows } from '../port.js'
 import type { Client, Tables } from './database.js'
 import type { ImpactLists, TermState, WrittenChunk } from './impact-lists.js'
 import type { ListResume } from './list-resume.js'
-import { boolArray, int4Binary, intArray, numberArray, textArray, textBinary } from './array-literal.js'
+import { boolArray, int4Binary, intArray, textArray, textBinary } from './array-literal.js'
 import { changeRounds, type Round } from './change-rounds.js'
+import { createFileRecords } from './file-records.js'
 import { chunkColumns, type ChunkColumns, type PlacedChunk } from './chunk-columns.js'
 import { createTermDeltas, createWriteTerms, type ChunkTerms, type TermDeltas, type WriteTerms } from './write-terms.js'
 import type { EntryStatus, Origin } from '../../domain/entry-meta.js'
@@ -128,19 +129,7 @@ const storedIdentity = (s: StoredChunk) => ({
 })
 
 export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListResume) {
-  /**
-   * The newest read of each of `paths` the index has applied: its row, or the deletion that
-   * removed it (none: never seen).
-   */
-  async function newestReads(c: Client, indexId: number, paths: readonly string[]): Promise<Map<string, number>> {
-    const { rows } = await c.query<{ path: string; m: number | null }>(
-      `SELECT p.path, GREATEST(f.read_seq, d.read_seq) AS m FROM unnest($2::text[]) AS p(path)
-         LEFT JOIN ${t.files} f ON f.index_id = $1 AND f.path = p.path
-         LEFT JOIN ${t.deleted} d ON d.index_id = $1 AND d.path = p.path`,
-      [indexId, textBinary(paths)],
-    )
-    return new Map(rows.flatMap((r) => (r.m === null ? [] : [[r.path, r.m]])))
-  }
+  const records = createFileRecords(t)
 
   /**
    * Adds each term's change in document frequency (`tally.deltas`: every term the write
@@ -271,65 +260,6 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     }
   }
 
-  /** Writes the records of files whose rows were replaced, and forgets their deletion. */
-  async function upsertFiles(c: Client, indexId: number, files: readonly FileRecord[]): Promise<void> {
-    if (files.length === 0) return
-    await c.query(
-      `WITH forgotten AS (DELETE FROM ${t.deleted} WHERE index_id = $1 AND path = ANY($2::text[]))
-       INSERT INTO ${t.files} (index_id, path, source, sha256, size_bytes, mtime_ms, line_count, chunk_count,
-         indexed_at_ms, read_seq)
-       SELECT $1, u.* FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::float8[], $7::int[], $8::int[],
-         $9::float8[], $10::bigint[]) AS u
-       ON CONFLICT (index_id, path) DO UPDATE SET source = excluded.source, sha256 = excluded.sha256,
-         size_bytes = excluded.size_bytes, mtime_ms = excluded.mtime_ms, line_count = excluded.line_count,
-         chunk_count = excluded.chunk_count, indexed_at_ms = excluded.indexed_at_ms, read_seq = excluded.read_seq`,
-      [
-        indexId,
-        textBinary(files.map((f) => f.path)),
-        textBinary(files.map((f) => f.source)),
-        textBinary(files.map((f) => f.sha256)),
-        numberArray(files.map((f) => f.sizeBytes)),
-        numberArray(files.map((f) => f.mtimeMs)),
-        numberArray(files.map((f) => f.lineCount)),
-        numberArray(files.map((f) => f.chunkCount)),
-        numberArray(files.map((f) => f.indexedAtMs)),
-        numberArray(files.map((f) => f.readSeq)),
-      ],
-    )
-  }
-
-  /** Refreshes the records of files found unchanged (their hash as the index has it). */
-  async function touchFiles(c: Client, indexId: number, files: readonly FileRecord[]): Promise<void> {
-    if (files.length === 0) return
-    await c.query(
-      `UPDATE ${t.files} AS f SET size_bytes = u.sb, mtime_ms = u.mt, indexed_at_ms = u.ia, read_seq = u.rs
-       FROM unnest($2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::bigint[], $7::text[])
-         AS u(p, sb, mt, ia, rs, sha)
-       WHERE f.index_id = $1 AND f.path = u.p AND f.sha256 = u.sha`,
-      [
-        indexId,
-        textBinary(files.map((f) => f.path)),
-        numberArray(files.map((f) => f.sizeBytes)),
-        numberArray(files.map((f) => f.mtimeMs)),
-        numberArray(files.map((f) => f.indexedAtMs)),
-        numberArray(files.map((f) => f.readSeq)),
-        textBinary(files.map((f) => f.sha256)),
-      ],
-    )
-  }
-
-  /** Drops the records of files gone, remembering each deletion's read (their rows go in removeChunks). */
-  async function removeFiles(c: Client, indexId: number, gone: readonly Removal[]): Promise<void> {
-    if (gone.length === 0) return
-    await c.query(
-      `WITH dropped AS (DELETE FROM ${t.files} WHERE index_id = $1 AND path = ANY($2::text[]))
-       INSERT INTO ${t.deleted} (index_id, path, read_seq)
-       SELECT $1, u.p, u.rs FROM unnest($2::text[], $3::bigint[]) AS u(p, rs)
-       ON CONFLICT (index_id, path) DO UPDATE SET read_seq = excluded.read_seq`,
-      [indexId, textBinary(gone.map((r) => r.path)), numberArray(gone.map((r) => r.readSeq))],
-    )
-  }
-
   /** The stored rows of each of `paths`. */
   async function storedChunks(
     c: Client,
@@ -389,7 +319,7 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
       ...round.touch.map((f) => f.path),
       ...round.remove.map((r) => r.path),
     ]
-    const newest = await newestReads(c, indexId, paths)
+    const newest = await records.newestReads(c, indexId, paths)
     const current = (path: string, readSeq: number) => (newest.get(path) ?? -1) <= readSeq
     const replace = round.replace.filter((f) => current(f.record.path, f.record.readSeq))
     const touch = round.touch.filter((f) => current(f.path, f.readSeq))
@@ -407,13 +337,13 @@ export function createIndexWrites(t: Tables, lists: ImpactLists, resume: ListRes
     await removeChunks(c, removed, tally)
     // Every chunk of the batch, in its order: the staged encoding is the INSERT's as it is.
     await insertChunks(c, indexId, added, dims, tally, added.length === encoded.chunks ? encoded.columns : null)
-    await upsertFiles(
+    await records.upsert(
       c,
       indexId,
       replace.map((f) => f.record),
     )
-    await touchFiles(c, indexId, touch)
-    await removeFiles(c, indexId, remove)
+    await records.touch(c, indexId, touch)
+    await records.remove(c, indexId, remove)
     return added.length
   }
 
