@@ -127,9 +127,13 @@ describe('PostgreSQL schema upgrade', () => {
             [...missing, 'counts', 'keys'].sort(),
           )
           expect(await columnsOf('terms', missingTerms)).toEqual([...missingTerms].sort())
+          // From the catalogs, not pg_indexes: its definitions are read for other schemas' indexes
+          // too, and one dropped meanwhile by a test beside this one failed the query.
           const gin = await client.query<{ name: string }>(
-            `SELECT indexname AS name FROM pg_indexes WHERE schemaname = $1 AND tablename = 'chunks'
-             AND indexdef LIKE '%USING gin%'`,
+            `SELECT i.relname AS name FROM pg_index x
+               JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+               JOIN pg_namespace n ON n.oid = t.relnamespace JOIN pg_am a ON a.oid = i.relam
+             WHERE n.nspname = $1 AND t.relname = 'chunks' AND a.amname = 'gin'`,
             [first.schema],
           )
           expect(gin.rows).toEqual([{ name: 'chunks_by_key' }])
