@@ -8,7 +8,7 @@
 import type { ChunkFilters } from '../domain/chunks.js'
 import type { KeywordHit } from '../store/index-reader.js'
 import type { KeywordCandidate, KeywordIndex, KeywordQuery, KeywordStats } from '../store/port.js'
-import { countTerm } from '../text/term-count.js'
+import { createTermCounter } from '../text/term-count.js'
 import { createDocFreqMemo } from './doc-freq-memo.js'
 import { planKeywordQuery, samePlan, type KeywordPlan, type RankedPlan, type TermStat } from './keyword-plan.js'
 import { matchShare, termMatch, termWeight, textScoreOf } from './scores.js'
@@ -129,9 +129,9 @@ type Query = {
 }
 
 /**
- * Scores each candidate on every query term, from the terms stored with it, a heading's
- * occurrence counting `headingWeight` times; `withTerms`: hits keep their body terms
- * (KeywordHit.bodyTerms).
+ * Scores each candidate on every query term, from the terms stored with it (counted in
+ * one pass over them), a heading's occurrence counting `headingWeight` times; `withTerms`:
+ * hits keep their body terms (KeywordHit.bodyTerms).
  */
 function score(
   rows: KeywordCandidate[],
@@ -143,12 +143,18 @@ function score(
   const stats = termStats(terms, corpus)
   const corpusRows = corpus.rows
   const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
+  const counter = createTermCounter(terms)
+  // A term the query names twice is counted at its first index (createTermCounter).
+  const first = terms.map((term) => terms.indexOf(term))
+  const freqs = new Float64Array(terms.length)
   return rows.map((row) => {
-    const tfs = stats.map(({ term, docFreq }) => {
-      if (docFreq === 0) return 0
-      const freq = countTerm(row.bodyTerms, term) + headingWeight * countTerm(row.headingTerms, term)
-      return termMatch(freq, row.tokenCount)
+    freqs.fill(0)
+    counter.count(row.bodyTerms, row.headingTerms, (t, body, heading) => {
+      freqs[t] = body + headingWeight * heading
     })
+    const tfs = stats.map(({ docFreq }, i) =>
+      docFreq === 0 ? 0 : termMatch(freqs[first[i] as number] as number, row.tokenCount),
+    )
     return toHit(row, textScoreOf(matchShare(idfs, tfs)), withTerms)
   })
 }

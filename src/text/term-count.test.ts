@@ -81,6 +81,20 @@ describe('a term counter', () => {
     expect(counted(terms, body, heading, () => 0)).toEqual(counted(terms, body, heading))
   })
 
+  it('counts a term named twice at its first index', () => {
+    expect(counted(['a', 'b', 'a'], 'a b a', 'a')).toEqual([
+      ['a', [2, 1]],
+      ['b', [1, 0]],
+    ])
+    expect(counted(['a', 'b', 'a'], 'a b a', 'a', () => 0)).toEqual(counted(['a', 'b', 'a'], 'a b a', 'a'))
+  })
+
+  it('finds every term of a set bigger than its first table', () => {
+    const terms = Array.from({ length: 40 }, (_, i) => `t${i}`)
+    const body = terms.filter((_, i) => i % 3 === 0).join(' ')
+    expect(counted(terms, body, 't38').map(([t]) => t)).toEqual([...terms.filter((_, i) => i % 3 === 0), 't38'])
+  })
+
   it('starts each chunk from nothing', () => {
     const terms = ['a', 'b']
     const counter = createTermCounter(terms)

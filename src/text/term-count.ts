@@ -57,6 +57,8 @@ export function columnCounts(
 
 const FNV_OFFSET = 0x811c9dc5
 const FNV_PRIME = 0x01000193
+/** FNV_OFFSET as a signed 32-bit value: a hash that starts as a double stays one in a loop, 1.3 times as slow. */
+const FNV_START = FNV_OFFSET | 0
 
 /**
  * FNV-1a over the UTF-16 code units of `term`, as unsigned 32 bits: what createTermCounter
@@ -74,35 +76,48 @@ export function fnv1a(term: string): number {
  * hash without making its string.
  */
 export function forEachHashedTerm(text: string, take: (start: number, end: number, hash: number) => void): void {
+  // As in createTermCounter's loop: constants copied in, the hash kept in 32 bits.
+  const [space, newline, prime, fresh] = [SPACE, NEWLINE, FNV_PRIME, FNV_START]
+  const end = text.length
   let start = 0
-  let hash = FNV_OFFSET
-  for (let i = 0; i <= text.length; i++) {
-    const code = i < text.length ? text.charCodeAt(i) : SPACE
-    if (!isSeparator(code)) {
-      hash = Math.imul(hash ^ code, FNV_PRIME)
+  let hash = fresh
+  for (let i = 0; i <= end; i++) {
+    const code = i < end ? text.charCodeAt(i) : space
+    if (code !== space && code !== newline) {
+      hash = Math.imul(hash ^ code, prime)
       continue
     }
     if (i > start) take(start, i, hash >>> 0)
     start = i + 1
-    hash = FNV_OFFSET
+    hash = fresh
   }
 }
 
 /**
  * Counts the terms of a fixed set in chunks' two term strings, in one pass over their
- * characters: each term is hashed as it is read and looked up by its hash (then compared),
- * so no term string or map is made per chunk. What columnCounts with `wanted` gives, 2.5
- * times as fast on the benchmark corpus's chunks with 575 wanted terms, and without its
- * garbage: the impact lists' build reads every chunk this way (store/sqlite/impact-lists.ts).
- * `bucket` groups hashes further (tests make every term collide with it).
+ * characters: each term is hashed as it is read and looked up by its hash in an
+ * open-addressed table (then compared), so no term string, map lookup or call is made per
+ * term read. What columnCounts with `wanted` gives; the impact lists' build reads every chunk
+ * this way (store/sqlite/impact-lists.ts), and a search scores its candidates on every query
+ * term with it (search/keyword-search.ts): on the SciFact claims' 24 candidates, 0.6 of the
+ * time of counting each term with countTerm (BENCHMARKS.md, issue 35). A term named twice in
+ * `terms` is counted at its first index. `bucket` groups hashes further (tests make every
+ * term collide with it).
  */
-export function createTermCounter(terms: readonly string[], bucket: (hash: number) => number = (hash) => hash) {
-  const byHash = new Map<number, number[]>()
+export function createTermCounter(terms: readonly string[], bucket?: (hash: number) => number) {
+  // Slots hold 1 + a term's index (0: empty), at its key's slot or the next free one; at
+  // most a quarter full, so a probe for a term not in the set mostly ends at its first slot.
+  let size = 8
+  while (size < 4 * terms.length) size *= 2
+  const mask = size - 1
+  const slots = new Int32Array(size)
+  const keys = new Int32Array(terms.length)
   terms.forEach((term, i) => {
-    const key = bucket(fnv1a(term))
-    const same = byHash.get(key)
-    if (same) same.push(i)
-    else byHash.set(key, [i])
+    const key = (bucket ? bucket(fnv1a(term)) : fnv1a(term)) | 0
+    keys[i] = key
+    let slot = key & mask
+    for (; slots[slot] !== 0; slot = (slot + 1) & mask) if (terms[(slots[slot] as number) - 1] === term) return
+    slots[slot] = i + 1
   })
   const body = new Int32Array(terms.length)
   const heading = new Int32Array(terms.length)
@@ -111,15 +126,33 @@ export function createTermCounter(terms: readonly string[], bucket: (hash: numbe
 
   /** Adds the set's terms in `text` to `counts` (`other`: the other column's counts). */
   function countIn(text: string, counts: Int32Array, other: Int32Array): void {
-    forEachHashedTerm(text, (start, end, hash) => {
-      for (const t of byHash.get(bucket(hash)) ?? []) {
-        const term = terms[t] as string
-        if (term.length !== end - start || !text.startsWith(term, start)) continue
-        if (counts[t] === 0 && other[t] === 0) found.push(t)
-        counts[t] = (counts[t] as number) + 1
-        break
+    // Module constants read in the loop cost V8 a load and an initialisation check each
+    // time; copies in the function fold away (a fifth of the loop's time).
+    const [space, newline, prime, fresh] = [SPACE, NEWLINE, FNV_PRIME, FNV_START]
+    const end = text.length
+    let start = 0
+    let hash = fresh
+    for (let i = 0; i <= end; i++) {
+      const code = i < end ? text.charCodeAt(i) : space
+      if (code !== space && code !== newline) {
+        hash = Math.imul(hash ^ code, prime)
+        continue
       }
-    })
+      if (i > start) {
+        const key = bucket === undefined ? hash : bucket(hash >>> 0) | 0
+        for (let slot = key & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+          const t = (slots[slot] as number) - 1
+          if (keys[t] !== key) continue
+          const term = terms[t] as string
+          if (term.length !== i - start || !text.startsWith(term, start)) continue
+          if (counts[t] === 0 && other[t] === 0) found.push(t)
+          counts[t] = (counts[t] as number) + 1
+          break
+        }
+      }
+      start = i + 1
+      hash = fresh
+    }
   }
 
   return {
