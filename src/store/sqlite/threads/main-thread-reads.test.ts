@@ -58,11 +58,12 @@ describe('reads on the main thread where the round trip costs more', () => {
     [100_000, 'local'],
     [100_001, 'pool'],
   ])(
-    'reads a lone keyword search of %i chunks on the %s side, and its vectors on the workers',
+    'reads a lone keyword search of %i chunks on the %s side, its vectors on the workers and its texts in process',
     async (chunks, side) => {
       const { calls, pooled, local } = readers()
+      const lone = { running: 0 }
       const reader = mainThreadWhenCheaper(pooled, local, {
-        lone: { running: 0 },
+        lone,
         chunks: () => chunks,
         searching: () => false,
         ...sizes,
@@ -70,9 +71,26 @@ describe('reads on the main thread where the round trip costs more', () => {
       await reader.keyword(req)
       await reader.vector(vectorReq)
       await reader.texts([1])
-      expect(calls).toEqual([side, 'pool', 'pool'])
+      expect(calls).toEqual([side, 'pool', 'local'])
+      expect(lone.running).toBe(0)
     },
   )
+
+  it('reads texts on the workers while a lone search of another index holds the main thread', async () => {
+    const a = readers()
+    const b = readers()
+    const lone = { running: 0 }
+    const options = { chunks: () => 5000, searching: () => false, lone, ...sizes }
+    const first = mainThreadWhenCheaper(a.pooled, a.local, options)
+    const second = mainThreadWhenCheaper(b.pooled, b.local, options)
+    const release = a.hold()
+    const running = first.keyword(req)
+    await second.texts([1])
+    release()
+    await running
+    await second.texts([1])
+    expect([a.calls, b.calls]).toEqual([['local'], ['pool', 'local']])
+  })
 
   it('sends a second search that comes while a lone one runs in process to the workers', async () => {
     const { calls, pooled, local, hold } = readers()
