@@ -126,8 +126,10 @@ export function createTermCounter(terms: readonly string[], bucket?: (hash: numb
 
   /** Adds the set's terms in `text` to `counts` (`other`: the other column's counts). */
   function countIn(text: string, counts: Int32Array, other: Int32Array): void {
-    // Module constants read in the loop cost V8 a load and an initialisation check each
-    // time; copies in the function fold away (a fifth of the loop's time).
+    // forEachHashedTerm's loop, inlined: through it, a call per term read to a callback that
+    // differs by caller made counting up to 1.4 times as slow. Module constants read in the
+    // loop cost V8 a load and an initialisation check each time; copies in the function fold
+    // away (a fifth of the loop's time).
     const [space, newline, prime, fresh] = [SPACE, NEWLINE, FNV_PRIME, FNV_START]
     const end = text.length
     let start = 0

@@ -76,22 +76,6 @@ describe('reads on the main thread where the round trip costs more', () => {
     },
   )
 
-  it('reads texts on the workers while a lone search of another index holds the main thread', async () => {
-    const a = readers()
-    const b = readers()
-    const lone = { running: 0 }
-    const options = { chunks: () => 5000, searching: () => false, lone, ...sizes }
-    const first = mainThreadWhenCheaper(a.pooled, a.local, options)
-    const second = mainThreadWhenCheaper(b.pooled, b.local, options)
-    const release = a.hold()
-    const running = first.keyword(req)
-    await second.texts([1])
-    release()
-    await running
-    await second.texts([1])
-    expect([a.calls, b.calls]).toEqual([['local'], ['pool', 'local']])
-  })
-
   it('sends a second search that comes while a lone one runs in process to the workers', async () => {
     const { calls, pooled, local, hold } = readers()
     const reader = mainThreadWhenCheaper(pooled, local, {
@@ -111,7 +95,10 @@ describe('reads on the main thread where the round trip costs more', () => {
     expect(calls).toEqual(['pool', 'local', 'local'])
   })
 
-  it('sends a search of another index that comes while a lone one runs in process to the workers', async () => {
+  it.each([
+    ['search', (reader: IndexReader) => reader.keyword(req)],
+    ['texts read', (reader: IndexReader) => reader.texts([1])],
+  ])('sends a %s of another index that comes while a lone search runs in process to the workers', async (_, call) => {
     const a = readers()
     const b = readers()
     const lone = { running: 0 }
@@ -120,10 +107,11 @@ describe('reads on the main thread where the round trip costs more', () => {
     const second = mainThreadWhenCheaper(b.pooled, b.local, options)
     const release = a.hold()
     const running = first.keyword(req)
-    await second.keyword(req)
+    await call(second)
     release()
     await running
-    expect([a.calls, b.calls]).toEqual([['local'], ['pool']])
+    await call(second)
+    expect([a.calls, b.calls]).toEqual([['local'], ['pool', 'local']])
     expect(lone.running).toBe(0)
   })
 
