@@ -8,10 +8,10 @@
 import type { ChunkFilters } from '../domain/chunks.js'
 import type { KeywordHit } from '../store/index-reader.js'
 import type { KeywordCandidate, KeywordIndex, KeywordQuery, KeywordStats } from '../store/port.js'
-import { createTermCounter } from '../text/term-count.js'
 import { createDocFreqMemo } from './doc-freq-memo.js'
 import { planKeywordQuery, samePlan, type KeywordPlan, type RankedPlan, type TermStat } from './keyword-plan.js'
 import { matchShare, termMatch, termWeight, textScoreOf } from './scores.js'
+import { termFrequencies } from './term-frequencies.js'
 
 /**
  * BM25 weight of the context column (headings and file path) relative to the body: a
@@ -129,8 +129,8 @@ type Query = {
 }
 
 /**
- * Scores each candidate on every query term, from the terms stored with it (counted in
- * one pass over them), a heading's occurrence counting `headingWeight` times; `withTerms`:
+ * Scores each candidate on every query term, from the terms stored with it
+ * (term-frequencies.ts), a heading's occurrence counting `headingWeight` times; `withTerms`:
  * hits keep their body terms (KeywordHit.bodyTerms).
  */
 function score(
@@ -143,18 +143,10 @@ function score(
   const stats = termStats(terms, corpus)
   const corpusRows = corpus.rows
   const idfs = stats.map((s, i) => termWeight(corpusRows, s.docFreq, names[i] ?? false))
-  const counter = createTermCounter(terms)
-  // A term the query names twice is counted at its first index (createTermCounter).
-  const first = terms.map((term) => terms.indexOf(term))
-  const freqs = new Float64Array(terms.length)
+  const frequenciesIn = termFrequencies(terms, headingWeight)
   return rows.map((row) => {
-    freqs.fill(0)
-    counter.count(row.bodyTerms, row.headingTerms, (t, body, heading) => {
-      freqs[t] = body + headingWeight * heading
-    })
-    const tfs = stats.map(({ docFreq }, i) =>
-      docFreq === 0 ? 0 : termMatch(freqs[first[i] as number] as number, row.tokenCount),
-    )
+    const frequency = frequenciesIn(row)
+    const tfs = stats.map(({ docFreq }, i) => (docFreq === 0 ? 0 : termMatch(frequency(i), row.tokenCount)))
     return toHit(row, textScoreOf(matchShare(idfs, tfs)), withTerms)
   })
 }
