@@ -98,11 +98,11 @@ export function forEachHashedTerm(text: string, take: (start: number, end: numbe
  * characters: each term is hashed as it is read and looked up by its hash in an
  * open-addressed table (then compared), so no term string, map lookup or call is made per
  * term read. What columnCounts with `wanted` gives; the impact lists' build reads every chunk
- * this way (store/sqlite/impact-lists.ts), and a search scores its candidates on every query
- * term with it (search/keyword-search.ts): on the SciFact claims' 24 candidates, 0.6 of the
- * time of counting each term with countTerm (BENCHMARKS.md, issue 35). A term named twice in
- * `terms` is counted at its first index. `bucket` groups hashes further (tests make every
- * term collide with it).
+ * this way (store/sqlite/impact-lists.ts), and a search of many terms its candidates
+ * (search/term-frequencies.ts): on the SciFact claims' 24 candidates, 0.6 of the time of
+ * counting each term with countTerm (BENCHMARKS.md, issue 35). A term named twice in `terms`
+ * is counted at its first index. `bucket` groups hashes further (tests make every term
+ * collide with it).
  */
 export function createTermCounter(terms: readonly string[], bucket?: (hash: number) => number) {
   // Slots hold 1 + a term's index (0: empty), at its key's slot or the next free one; at
