@@ -17,6 +17,11 @@
  * are read after ranking, not with the keyword hits. `--mmr` asks every search for MMR order.
  * `--engine postgres` runs under scripts/with-postgres, in a schema of its own (bench/engines.ts).
  *
+ * Each build's `/metrics` also tells how much of a request's time inside the server is its
+ * search: the mean request duration of `/search` against the mean of the searches' own total,
+ * over the measured runs (the rest is the request pipeline around the search, from routing
+ * to the response's `finish`).
+ *
  * Needs the service built (npm run build). Prints medians over runs.
  */
 import fs from 'node:fs'
@@ -81,6 +86,35 @@ const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 /** One build's samples over the runs: per-run p50 and p99, and the service's own timings. */
 type Measured = { p50: number[]; p99: number[]; stages: Record<string, number[]> }
 
+/** Sums and counts, in s, of `/search` request durations (200s) and of the searches' own totals. */
+type Durations = { requestS: number; requests: number; searchS: number; searches: number }
+
+async function durations(client: ReturnType<typeof createClient>): Promise<Durations> {
+  const lines = (await client.request('GET', '/metrics')).body.split('\n')
+  const value = (prefix: string, ...labels: string[]) =>
+    Number(
+      lines
+        .find((l) => l.startsWith(prefix) && labels.every((x) => l.includes(x)))
+        ?.split(' ')
+        .pop() ?? NaN,
+    )
+  const request = ['route="/search"', 'status_code="200"']
+  return {
+    requestS: value('mnemo_http_request_duration_seconds_sum', ...request),
+    requests: value('mnemo_http_request_duration_seconds_count', ...request),
+    searchS: value('mnemo_search_stage_duration_seconds_sum', 'stage="total"'),
+    searches: value('mnemo_search_stage_duration_seconds_count', 'stage="total"'),
+  }
+}
+
+/** Mean request and search time between two reads of the metrics, in ms. */
+function meanMs(before: Durations, after: Durations): { request: number; search: number } {
+  return {
+    request: (1000 * (after.requestS - before.requestS)) / (after.requests - before.requests),
+    search: (1000 * (after.searchS - before.searchS)) / (after.searches - before.searches),
+  }
+}
+
 try {
   const clients = servers.map((server) => createClient(server.baseUrl))
   let chunks = 0
@@ -93,6 +127,7 @@ try {
   for (const q of claims) for (const client of clients) await client.request('POST', '/search', body(q))
   const measured: Measured[] = builds.map(() => ({ p50: [], p99: [], stages: {} }))
   const floorP50: number[] = []
+  const before = await Promise.all(clients.map((client) => durations(client)))
   for (let run = 0; run < runs; run++) {
     const samples: number[][] = builds.map(() => [])
     const timings: Record<string, number[]>[] = builds.map(() => ({}))
@@ -116,6 +151,9 @@ try {
     })
     floorP50.push(percentile(floorSamples, 50))
   }
+  const inServer = await Promise.all(
+    clients.map(async (client, b) => meanMs(before[b] as Durations, await durations(client))),
+  )
   const ms = (n: number) => `${n.toFixed(2)} ms`
   const runsOf = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ')
   process.stdout.write(
@@ -127,7 +165,9 @@ try {
             `(runs ${runsOf(m.p50)}; ${(median(m.p50) / median(floorP50)).toFixed(1)}× the bare route), p99 ${ms(median(m.p99))}\n` +
             `  service timings p50: ${Object.entries(m.stages)
               .map(([k, v]) => `${k} ${ms(median(v))}`)
-              .join(', ')}\n`,
+              .join(', ')}\n` +
+            `  in the server, means over the runs: the request ${ms(inServer[b]?.request ?? NaN)}, ` +
+            `its search ${ms(inServer[b]?.search ?? NaN)}\n`,
         )
         .join(''),
   )
