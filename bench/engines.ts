@@ -13,7 +13,8 @@ import { pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { dropSchema, schemaBytes } from '../scripts/drop-schema.js'
 import { LIST_MIN_ROWS } from '../src/store/sqlite/impact-lists.js'
-import { impactListStatus } from '../src/store/sqlite/impact-status.js'
+import { impactListStatus, rareListStatus } from '../src/store/sqlite/impact-status.js'
+import { RARE_MIN_ROWS } from '../src/store/sqlite/rare-lists.js'
 
 export const ENGINE_NAMES = ['sqlite', 'postgres', 'pglite'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
@@ -45,9 +46,10 @@ function folderBytes(dir: string): number {
   return bytes
 }
 
-/** Whether the SQLite index of `dataDir` (`chunks` chunks) has its impact lists, or is too small for any. */
+/** Whether the SQLite index of `dataDir` (`chunks` chunks) has its impact and rare lists, or is too small for them. */
 export const sqliteListsBuilt = async (dataDir: string, chunks: number): Promise<boolean> =>
-  chunks < LIST_MIN_ROWS || impactListStatus(path.join(dataDir, 'index.sqlite')).built
+  (chunks < LIST_MIN_ROWS || impactListStatus(path.join(dataDir, 'index.sqlite')).built) &&
+  (chunks < RARE_MIN_ROWS || rareListStatus(path.join(dataDir, 'index.sqlite')).built)
 
 const sqlite: BenchEngine = {
   name: 'sqlite',

@@ -5,6 +5,10 @@
  *
  *   npm run eval -- cmrc|locomo|scifact|all [--dir ../shared/eval] [--out eval-results]
  *                   [--max-results 10] [--min-score 0] [--mode keyword] [--expand] [--env KEY=VALUE ...]
+ *                   [--settle-ms 0]
+ *
+ * `--settle-ms 10000` waits that long after indexing each workspace before asking, so the
+ * questions meet the index its background upkeep finished (rare lists included).
  *
  * `--expand` sends `expand: true` (query expansion: the MNEMO_EXPAND_* chat model's variants,
  * or without one the heuristic's).
@@ -45,6 +49,7 @@ const { values, positionals } = parseArgs({
     mode: { type: 'string', default: 'hybrid' },
     expand: { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
+    'settle-ms': { type: 'string', default: '0' },
   },
 })
 
@@ -96,6 +101,9 @@ async function runWorkspace(workspace: string, queries: Query[], atDefaults = fa
     const indexed = await app.inject({ method: 'POST', url: '/index?wait=true', payload: {} })
     if (indexed.statusCode !== 200) throw new Error(`index failed: ${indexed.body}`)
     const indexMs = performance.now() - started
+    // The index's upkeep (FTS5 merge, impact and rare lists) runs in the background after the
+    // sync; --settle-ms asks the questions once it has had that long.
+    await new Promise((resolve) => setTimeout(resolve, Number(values['settle-ms'])))
     const searchStarted = performance.now()
     for (const q of queries) {
       const res = await app.inject({

@@ -39,6 +39,7 @@ import type { Db } from '../store/sqlite/database.js'
 import { ensureDataDir } from '../store/data-dir.js'
 import { loadSqliteVec } from '../store/sqlite/sqlite-vec.js'
 import type { ImpactListOptions } from '../store/sqlite/impact-lists.js'
+import type { RareListOptions } from '../store/sqlite/rare-lists.js'
 import { createStorage } from './storage.js'
 import { preparerOf } from './index-thread-jobs.js'
 import { createTransfer } from './transfer.js'
@@ -79,6 +80,8 @@ export type ContainerOverrides = ProviderDeps & {
   searchLogStore?: (store: SearchLog) => SearchLog
   /** Which terms get impact lists on SQLite (store/sqlite/impact-lists.ts): tests lower them. */
   impactLists?: ImpactListOptions
+  /** Which terms get rare lists on SQLite, from which size (store/sqlite/rare-lists.ts): tests lower them. */
+  rareLists?: RareListOptions
 }
 
 export async function createContainer(config: Config, log: Logger, overrides: ContainerOverrides = {}) {
@@ -98,6 +101,7 @@ export async function createContainer(config: Config, log: Logger, overrides: Co
     searchesQuiet: () => foreground.quietFor(SEARCHES_QUIET_MS),
     searchesTogether: () => foreground.together(SEARCHES_OVERLAP_MS),
     impactLists: overrides.impactLists,
+    rareLists: overrides.rareLists,
   })
   const embedding = createEmbeddingWiring({
     config,

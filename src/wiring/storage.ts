@@ -11,6 +11,7 @@ import { MAIN_AGENT } from '../shared/agent-id.js'
 import type { Logger } from '../shared/logger.js'
 import type { StorageEngine, VectorConfig } from '../store/port.js'
 import type { ImpactListOptions } from '../store/sqlite/impact-lists.js'
+import type { RareListOptions } from '../store/sqlite/rare-lists.js'
 import type { Db } from '../store/sqlite/database.js'
 import { createSqliteEngine } from '../store/sqlite/engine.js'
 
@@ -28,6 +29,8 @@ export type StorageDeps = {
   searchesTogether: () => boolean
   /** Which terms get impact lists on SQLite (default: impact-lists.ts LIST_*). */
   impactLists?: ImpactListOptions | undefined
+  /** Which terms get rare lists on SQLite, from which size (default: rare-lists.ts RARE_*). */
+  rareLists?: RareListOptions | undefined
 }
 
 /** index-thread next to this module: TypeScript under tsx (dev, tests), JS when built. */
@@ -60,6 +63,7 @@ export async function createStorage(deps: StorageDeps): Promise<StorageEngine> {
     readOps: createReaderOps,
     quantizedFrom: config.search.quantizedFrom,
     ...(deps.impactLists && { impactLists: deps.impactLists }),
+    ...(deps.rareLists && { rareLists: deps.rareLists }),
     searchesTogether: deps.searchesTogether,
     // Main and the team are always open besides the agents the registry keeps.
     ...(config.search.workers > 0 && {

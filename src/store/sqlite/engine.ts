@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Db } from './database.js'
 import { createIndexStore } from './index-store.js'
+import type { IndexStoreOptions } from './open-index.js'
 import { peekIndexCounts } from './index-peek.js'
 import { createEmbeddingCache } from './embedding-cache.js'
 import type { Logger } from '../../shared/logger.js'
@@ -17,6 +18,7 @@ import { inProcessReader, type IndexReader, type OffThread } from '../index-read
 import type { ReadOpsFactory, SpaceKey, StorageEngine, VectorConfig, VectorLayout, VectorPreference } from '../port.js'
 import { CHUNKS_VERSION, FTS_TOKENIZER } from './schema.js'
 import type { ImpactListOptions } from './impact-lists.js'
+import type { RareListOptions } from './rare-lists.js'
 import { createSqliteSpace, removeStaleRebuild, type SqliteSpace } from './space.js'
 import { chooseVectorBackend } from './vector-backend.js'
 import { sqliteVectorLayout } from './vector-schema.js'
@@ -42,6 +44,8 @@ export type SqliteEngineOptions = {
   readOps: ReadOpsFactory
   /** Which terms get impact lists (impact-lists.ts; default LIST_*): tests lower them. */
   impactLists?: ImpactListOptions
+  /** Which terms get rare lists, from which size (rare-lists.ts; default RARE_*): tests lower them. */
+  rareLists?: RareListOptions
   /** The read threads to start; none: every read, checkpoint and job runs in process. */
   threads?: Omit<ReadThreadsDeps, 'shards' | 'quantizedFrom'> | undefined
   /** Whether searches come together (shared/foreground.ts together); absent: never. */
@@ -58,6 +62,28 @@ function indexFile(opts: Pick<SqliteEngineOptions, 'dataDir' | 'mainAgent' | 'ma
   return path.join(opts.dataDir, 'agents', `${key.id}.sqlite`)
 }
 
+/** An index's store as the engine opens it: its vectors and lists as configured. */
+function openStore(
+  opts: SqliteEngineOptions,
+  at: {
+    dbPath: string
+    scratch: boolean
+    quantizedFrom: number
+    checkpoint: IndexStoreOptions['checkpoint'] | null | undefined
+  },
+) {
+  return createIndexStore({
+    dbPath: at.dbPath,
+    vectors: opts.vectors,
+    loadVectorExtension: opts.loadVectorExtension,
+    scratch: at.scratch,
+    quantizedFrom: at.quantizedFrom,
+    ...(at.checkpoint && { checkpoint: at.checkpoint }),
+    ...(opts.impactLists && { impactLists: opts.impactLists }),
+    ...(opts.rareLists && { rareLists: opts.rareLists }),
+  })
+}
+
 export function createSqliteEngine(opts: SqliteEngineOptions) {
   const quantizedFrom = opts.quantizedFrom ?? 0
   const shards = () => opts.vectors()?.shards ?? 1
@@ -72,16 +98,7 @@ export function createSqliteEngine(opts: SqliteEngineOptions) {
         .checkpoint(dbPath)
         .catch((err: unknown) => threadLog?.warn({ err, dbPath }, 'checkpointing the index log failed')))
   const fileOf = (key: SpaceKey): string => indexFile(opts, key)
-  const open = (dbPath: string, scratch: boolean) =>
-    createIndexStore({
-      dbPath,
-      vectors: opts.vectors,
-      loadVectorExtension: opts.loadVectorExtension,
-      scratch,
-      quantizedFrom,
-      ...(checkpoint && { checkpoint }),
-      ...(opts.impactLists && { impactLists: opts.impactLists }),
-    })
+  const open = (dbPath: string, scratch: boolean) => openStore(opts, { dbPath, scratch, quantizedFrom, checkpoint })
 
   const engine = {
     kind: 'sqlite' as const,

@@ -26,6 +26,7 @@ import { ID_FLOOR_KEY } from './schema.js'
 import { createImpactRows, type ChunkTerms, type ImpactRows, type TermRow } from './impact-rows.js'
 import type { TermDocs } from './term-docs.js'
 import { createTopImpacts, type Posting, type TopImpacts } from './top-impacts.js'
+import { pacer, type Write } from './upkeep-steps.js'
 
 export type ImpactListOptions = {
   /** Document frequency from which a term gets a list. */
@@ -230,28 +231,6 @@ export function createImpactLists(db: Db, opts: ImpactListOptions, termDocs: Pic
         await build(write, steps, chunks, fts5AvgTokens(stats))
       else await extend(write, steps)
     },
-  }
-}
-
-/** Runs `fn` in one write transaction. */
-type Write = (fn: () => void) => void
-
-/**
- * Steps' work between two yields, in ms: a yield lets searches in progress finish first and
- * costs about a ms on a busy machine itself, and a build of a million chunks takes some
- * 100,000 steps (most vocabulary terms are rare and cost FTS5 nothing to count).
- */
-const SLICE_MS = 4
-
-/** Awaited after each step: yields (StepOptions.between) once SLICE_MS of steps ran. */
-function pacer(steps: StepOptions): () => Promise<void> {
-  let since = performance.now()
-  return async () => {
-    steps.signal?.throwIfAborted()
-    if (performance.now() - since < SLICE_MS) return
-    await steps.between()
-    steps.signal?.throwIfAborted()
-    since = performance.now()
   }
 }
 

@@ -23,6 +23,8 @@ import {
   type ImpactListOptions,
 } from './impact-lists.js'
 import { createListCandidates } from './list-candidates.js'
+import { createRareCandidates } from './rare-candidates.js'
+import { createRareLists, RARE_MAX_DOC_FREQ, RARE_MIN_ROWS, type RareListOptions } from './rare-lists.js'
 import type { Db } from './database.js'
 import type {
   EntryQuery,
@@ -64,14 +66,18 @@ const NO_VECTORS: VectorIndex = { nearest: () => [] }
 /**
  * How the repositories over a connection are made: `quantizedFrom`, chunks from which
  * searches pre-select by a quantised copy of the vectors; `lists`, which terms get impact
- * lists; `readonly`, a reader's connection (it only reads the lists).
+ * lists, `rare` rare lists; `readonly`, a reader's connection (it only reads the lists).
  */
-type BindOptions = { quantizedFrom: number; lists: ImpactListOptions; readonly: boolean }
+type BindOptions = { quantizedFrom: number; lists: ImpactListOptions; rare: RareListOptions; readonly: boolean }
 
 /** The repositories over one connection; `generation` tells when the index changed. */
-function bind(opened: Opened, generation: () => number, { quantizedFrom, lists, readonly }: BindOptions) {
+function bind(opened: Opened, generation: () => number, { quantizedFrom, lists, rare, readonly }: BindOptions) {
   const vectorRepo: VectorRepo = createVectorRepo(opened.db, opened.vectors)
-  const reads = createSearchRepo(opened.db, createListCandidates(opened.db, lists.keep), generation)
+  const reads = createSearchRepo(
+    opened.db,
+    { fromList: createListCandidates(opened.db, lists.keep), fromRare: createRareCandidates(opened.db) },
+    generation,
+  )
   const { vectors } = opened
   const heads = (ids: number[]) => reads.chunkHeads(ids)
   const { floatCopy } = vectorRepo
@@ -96,6 +102,7 @@ function bind(opened: Opened, generation: () => number, { quantizedFrom, lists, 
     reads,
     // Read-only connections only read the lists.
     lists: termDocs && createImpactLists(opened.db, lists, termDocs),
+    rare: readonly ? null : createRareLists(opened.db, rare),
     vectorIndex,
     dataVersion: (): number => dataVersion.get() as number,
   }
@@ -110,6 +117,7 @@ export function createIndexStore(opts: IndexStoreOptions) {
   const binding: BindOptions = {
     quantizedFrom: opts.quantizedFrom ?? 0,
     lists: opts.impactLists ?? { minDocFreq: LIST_MIN_DOC_FREQ, keep: LIST_KEEP, minRows: LIST_MIN_ROWS },
+    rare: opts.rareLists ?? { maxDocFreq: RARE_MAX_DOC_FREQ, minRows: RARE_MIN_ROWS },
     readonly,
   }
   let state = bind(first, generation, binding)
@@ -199,19 +207,22 @@ export function createIndexStore(opts: IndexStoreOptions) {
   recovered.catch(() => undefined)
 
   /**
-   * Builds or extends the impact lists when due (impact-lists.ts). Lists never change what
+   * Builds or extends the impact lists and the rare lists when due (impact-lists.ts,
+   * rare-lists.ts). Lists never change what
    * a search finds, so their commits leave the term statistics' generation as it is. A swap
    * (replaceWith) closes the connection they were read from: the new index's turn comes
    * after the next sync.
    */
   async function refreshLists(stepOpts: StepOptions): Promise<void> {
     const bound = state
+    const write = (fn: () => void) => {
+      if (state !== bound) throw new Error('the index was swapped')
+      bound.db.transaction(fn)()
+      logUpkeep?.afterCommit()
+    }
     try {
-      await bound.lists?.refresh((fn) => {
-        if (state !== bound) throw new Error('the index was swapped')
-        bound.db.transaction(fn)()
-        logUpkeep?.afterCommit()
-      }, stepOpts)
+      await bound.lists?.refresh(write, stepOpts)
+      await bound.rare?.refresh(write, stepOpts)
     } catch (err) {
       if (state === bound && open) throw err
     }

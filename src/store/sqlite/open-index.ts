@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { openDatabase, type Db } from './database.js'
 import type { ImpactListOptions } from './impact-lists.js'
+import type { RareListOptions } from './rare-lists.js'
 import { checkSchema, ensureSchema } from './schema.js'
 import type { VectorConfig } from '../port.js'
 import { createVolumeRoom } from './volume-room.js'
@@ -42,6 +43,8 @@ export type IndexStoreOptions = {
   quantizedFrom?: number
   /** Which terms get impact lists (impact-lists.ts; default LIST_*): tests lower them. */
   impactLists?: ImpactListOptions
+  /** Which terms get rare lists, from which index size (rare-lists.ts; default RARE_*): tests lower them. */
+  rareLists?: RareListOptions
 }
 
 /** Deletes an index file with its WAL, shared-memory and journal files; whether any existed. */

@@ -20,8 +20,9 @@
  * invisible, so searches check visibility only while it has rows.
  *
  * impact_terms and impact_postings hold the impact lists of common terms (impact-lists.ts),
- * kept up to date in the background, never by the writes themselves. term_docs holds those
- * terms' document counts, which the writes do keep exact (term-docs.ts).
+ * and rare_postings every posting of the rare terms (rare-lists.ts), both kept up to date in
+ * the background, never by the writes themselves. term_docs holds the common terms' document
+ * counts, which the writes do keep exact (term-docs.ts).
  */
 import type { Db } from './database.js'
 
@@ -35,9 +36,10 @@ import type { Db } from './database.js'
  * a kept count behind. 11: body terms by line (text/line-terms.ts), in the same tables: a
  * version 8 to 10 index keeps its rows (theirs are on one line, and read either way), and an
  * older version, whose term scans split on spaces only, rebuilds a version 11 index rather
- * than count its terms wrong.
+ * than count its terms wrong. 12: the rare lists (rare_postings), added to a version 8 to 11
+ * index as it opens.
  */
-export const SCHEMA_VERSION = 11
+export const SCHEMA_VERSION = 12
 
 /**
  * meta key: the highest chunk id an impact list covers (impact-lists.ts). A new chunk gets
@@ -55,7 +57,7 @@ export const ID_FLOOR_KEY = 'chunk_id_floor'
 export const CHUNKS_VERSION_KEY = 'chunks_version'
 
 /** Older versions this one only adds tables to: they are upgraded in place, not rebuilt. */
-const UPGRADABLE = new Set([8, 9, 10])
+const UPGRADABLE = new Set([8, 9, 10, 11])
 
 /**
  * The schema version in an index's identity (StorageEngine.schemaVersion): a new one makes
@@ -174,6 +176,14 @@ CREATE TABLE IF NOT EXISTS impact_postings (
 CREATE TABLE IF NOT EXISTS term_docs (
   term TEXT PRIMARY KEY,
   doc INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- A rare term's postings (rare-lists.ts): every chunk with id <= upto holding it when the
+-- list was written, with its counts and length, as varints (rare-postings.ts).
+CREATE TABLE IF NOT EXISTS rare_postings (
+  term TEXT PRIMARY KEY,
+  upto INTEGER NOT NULL,
+  blob BLOB NOT NULL
 ) STRICT, WITHOUT ROWID;
 `
 

@@ -19,6 +19,7 @@ import type { Db } from './database.js'
 import { ENTRY_SELECT, SUPERSEDED } from './entry-columns.js'
 import { CHUNKS_VERSION_KEY } from './schema.js'
 import type { ListCandidates } from './list-candidates.js'
+import type { RareCandidates } from './rare-candidates.js'
 import { FILTERS, toParams, VISIBLE, withEntry, type KeywordRow, type Params, type Stored } from './keyword-sql.js'
 
 const BM25 = 'bm25(chunks_fts, 1.0, @headingWeight)'
@@ -87,10 +88,14 @@ function perGeneration<T>(generation: () => number, read: () => T): () => T {
 }
 
 /**
- * `fromList`: one-term queries are answered from the term's impact list when it can tell.
- * `generation` changes whenever the index may have (index-store.ts).
+ * `fromList`: one-term queries are answered from the term's impact list when it can tell;
+ * `fromRare`: queries whose terms all have rare lists, from them.
  */
-export function createSearchRepo(db: Db, fromList: ListCandidates, generation: () => number) {
+type ListReads = { fromList: ListCandidates; fromRare: RareCandidates }
+
+/** `generation` changes whenever the index may have (index-store.ts). */
+export function createSearchRepo(db: Db, lists: ListReads, generation: () => number) {
+  const { fromList, fromRare } = lists
   const ranked = {
     all: db.prepare<[Params], Stored<KeywordRow>>(outer(RANKED_ALL)),
     current: db.prepare<[Params], Stored<KeywordRow>>(outerCurrent(RANKED_ALL)),
@@ -153,6 +158,9 @@ export function createSearchRepo(db: Db, fromList: ListCandidates, generation: (
         params.dated === 1 ||
         params.origins !== null
       const route = partial() ? 'visible' : filtered ? 'filtered' : 'all'
+      // Rare lists cannot tell which chunks a staged change hides.
+      const rare = route === 'visible' ? null : listedIn(() => fromRare(q, params, docFreqOf))
+      if (rare) return rare
       if (route !== 'all' || q.includeSuperseded || !anySuperseded()) return ranked[route].all(params).map(withEntry)
       // FTS5 ranks every match anyway: asked for twice the rows, enough while fewer than half
       // of the best are superseded. Fewer kept than wanted, and the query's terms in more
