@@ -1,8 +1,8 @@
 /**
  * Waits for the impact lists an index builds in the background after a sync (SQLite's,
- * src/store/sqlite/impact-lists.ts; PostgreSQL's after a first index,
- * src/store/postgres/list-resume.ts), so latency is measured on the index as it serves from
- * then on, not while the lists are being built beside the searches.
+ * src/store/sqlite/impact-lists.ts, and its rare lists, rare-lists.ts; PostgreSQL's after a
+ * first index, src/store/postgres/list-resume.ts), so latency is measured on the index as it
+ * serves from then on, not while the lists are being built beside the searches.
  */
 import type { BenchEngine } from './engines.js'
 

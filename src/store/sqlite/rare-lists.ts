@@ -52,7 +52,6 @@ const VOCAB_SLICE_MS = 2
 
 /** The reads and writes of the lists' upkeep on the writer's connection. */
 function prepare(db: Db) {
-  db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.rare_instances USING fts5vocab(main, chunks_fts, 'instance')`)
   return {
     averages: db.prepare<[], { block: Uint8Array }>(AVERAGES_SQL),
     maxId: db.prepare<[], number | null>('SELECT MAX(id) FROM chunks').pluck(),
@@ -70,7 +69,7 @@ function prepare(db: Db) {
     postings: db.prepare<[string, number], RarePosting>(
       `SELECT i.doc AS id, SUM(i.col = 'body_terms') AS body, SUM(i.col = 'heading_terms') AS heading,
        c.token_count AS tokens
-     FROM temp.rare_instances i CROSS JOIN chunks c ON c.id = i.doc
+     FROM chunks_instances i CROSS JOIN chunks c ON c.id = i.doc
      WHERE i.term = ? AND i.doc <= ? GROUP BY i.doc ORDER BY i.doc`,
     ),
     chunks: db.prepare<[number, number, number], { id: number; tokens: number; body: string; heading: string }>(

@@ -33,12 +33,14 @@ describe('ensureSchema', () => {
   it('adds the rare lists to a version 11 index in place, keeping its chunks', () => {
     const db = new Database(':memory:')
     ensureSchema(db)
-    db.exec(`DROP TABLE rare_postings; INSERT INTO meta (key, value) VALUES ('kept', 'yes'); PRAGMA user_version = 11`)
+    db.exec(`DROP TABLE rare_postings; DROP TABLE chunks_instances;
+      INSERT INTO meta (key, value) VALUES ('kept', 'yes'); PRAGMA user_version = 11`)
     expect(ensureSchema(db)).toBe(true)
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
-    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'rare_postings'").pluck().get()).toBe(
-      'rare_postings',
+    const added = db.prepare(
+      "SELECT name FROM sqlite_master WHERE name IN ('rare_postings', 'chunks_instances') ORDER BY name",
     )
+    expect(added.pluck().all()).toEqual(['chunks_instances', 'rare_postings'])
     expect(db.prepare('SELECT value FROM meta').pluck().get()).toBe('yes')
   })
 

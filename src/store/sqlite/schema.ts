@@ -36,8 +36,8 @@ import type { Db } from './database.js'
  * a kept count behind. 11: body terms by line (text/line-terms.ts), in the same tables: a
  * version 8 to 10 index keeps its rows (theirs are on one line, and read either way), and an
  * older version, whose term scans split on spaces only, rebuilds a version 11 index rather
- * than count its terms wrong. 12: the rare lists (rare_postings), added to a version 8 to 11
- * index as it opens.
+ * than count its terms wrong. 12: the rare lists (rare_postings, and chunks_instances they
+ * are built from), added to a version 8 to 11 index as it opens.
  */
 export const SCHEMA_VERSION = 12
 
@@ -152,6 +152,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
 );
 
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
+-- Every occurrence of a term, by chunk and column: what a rare list is built from (rare-lists.ts).
+-- Here, not in the connection's temp schema: a temporary one made the checkpoint that closes
+-- the connection for a swap fail with SQLITE_LOCKED.
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_instances USING fts5vocab(chunks_fts, 'instance');
 
 -- A common term's impact list (impact-lists.ts): its postings in chunks with id <= upto
 -- that are not in impact_postings have an impact (against chunks of reference terms) of
