@@ -41,11 +41,23 @@ export const AVERAGES_SQL = 'SELECT block FROM chunks_fts_data WHERE id = 1'
  * `%_data` row with id 1): varints, the row count first, then each column's total.
  */
 export function parseAverages(block: Uint8Array): { rows: number; tokens: number } {
+  const [rows = 0, ...columns] = varints(block)
+  return { rows, tokens: columns.reduce((sum, n) => sum + n, 0) }
+}
+
+/**
+ * A row's length as FTS5 ranks it, from its `%_docsize` record (each column's token count,
+ * varints): what bm25() divides by, which the analysed terms' count (chunks.token_count)
+ * equals except where FTS5's tokenizer splits or folds a character the analyzer does not.
+ */
+export const rowTokens = (sz: Uint8Array): number => varints(sz).reduce((sum, n) => sum + n, 0)
+
+/** SQLite's varints: 7 bits a byte, high bits first (the 9-byte form starts at 2^56). */
+function varints(block: Uint8Array): number[] {
   const values: number[] = []
   let at = 0
   while (at < block.length) {
     let value = 0
-    // SQLite's varints: 7 bits a byte, high bits first (the 9-byte form starts at 2^56).
     for (;;) {
       const byte = block[at++] ?? 0
       value = value * 128 + (byte & 0x7f)
@@ -53,8 +65,7 @@ export function parseAverages(block: Uint8Array): { rows: number; tokens: number
     }
     values.push(value)
   }
-  const [rows = 0, ...columns] = values
-  return { rows, tokens: columns.reduce((sum, n) => sum + n, 0) }
+  return values
 }
 
 /** The average row length FTS5 ranks with: its total tokens over its rows. */

@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3'
 import { BUILT_ROWS_KEY } from './impact-lists.js'
-import { RARE_BUILT_ROWS_KEY } from './rare-lists.js'
+import { LIST_UPTO, RARE_BUILT_ROWS_KEY } from './rare-lists.js'
 
 export type ImpactListStatus = {
   /** Whether the lists were built from every chunk at least once. */
@@ -14,13 +14,15 @@ export type ImpactListStatus = {
   behind: number | null
 }
 
-export const impactListStatus = (dbPath: string): ImpactListStatus => listStatus(dbPath, BUILT_ROWS_KEY, 'impact_terms')
+export const impactListStatus = (dbPath: string): ImpactListStatus =>
+  listStatus(dbPath, BUILT_ROWS_KEY, 'impact_terms', 'upto')
 
 /** The same for the rare lists. */
 export const rareListStatus = (dbPath: string): ImpactListStatus =>
-  listStatus(dbPath, RARE_BUILT_ROWS_KEY, 'rare_postings')
+  listStatus(dbPath, RARE_BUILT_ROWS_KEY, 'rare_postings', LIST_UPTO)
 
-function listStatus(dbPath: string, builtKey: string, table: string): ImpactListStatus {
+/** `upto`: what a row of `table` covers the chunks up to, in SQL. */
+function listStatus(dbPath: string, builtKey: string, table: string, upto: string): ImpactListStatus {
   const db = new Database(dbPath, { readonly: true })
   try {
     // An index of a build without them (benchmarks compare builds): nothing to wait for.
@@ -29,7 +31,7 @@ function listStatus(dbPath: string, builtKey: string, table: string): ImpactList
     const built = db.prepare('SELECT 1 FROM meta WHERE key = ?').get(builtKey) !== undefined
     const row = db
       .prepare<[], { behind: number | null }>(
-        `SELECT (SELECT MAX(id) FROM chunks) - (SELECT MIN(upto) FROM ${table}) AS behind`,
+        `SELECT (SELECT MAX(id) FROM chunks) - (SELECT MIN(${upto}) FROM ${table}) AS behind`,
       )
       .get()
     return { built, behind: row?.behind ?? null }

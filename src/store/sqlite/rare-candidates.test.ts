@@ -10,6 +10,7 @@ import { ftsMatch } from './fts-match.js'
 import { createIndexStore } from './index-store.js'
 import { toParams } from './keyword-sql.js'
 import { createRareCandidates } from './rare-candidates.js'
+import { LIST_UPTO } from './rare-lists.js'
 
 const CHUNKING = { maxTokens: 800, overlapTokens: 0 }
 const slicer = { maybeYield: async () => undefined }
@@ -125,7 +126,7 @@ describe('keyword candidates from rare lists', () => {
     store.transaction((r) => r.deleteFile('memory/a5.md', 2))
     for (let i = 30; i < 34; i++) await write(store, `memory/b-new${i}.md`, note(i, 3), 3)
     expect(expectExact()).toBeGreaterThan(40)
-    const upto = () => db.prepare<[], { m: number }>('SELECT MIN(upto) AS m FROM rare_postings').get()?.m
+    const upto = () => db.prepare<[], { m: number }>(`SELECT MIN(${LIST_UPTO}) AS m FROM rare_postings`).get()?.m
     const before = upto()
     await store.compact(steps)
     expect(upto()).toBeGreaterThan(before ?? Infinity)
@@ -145,9 +146,56 @@ describe('keyword candidates from rare lists', () => {
     for (let i = 40; i < 80; i++) await write(store, `memory/c${i}.md`, note(i, 5), 5)
     await store.compact(steps)
     const stale = db
-      .prepare('SELECT COUNT(*) AS n FROM rare_postings WHERE upto < (SELECT MAX(id) FROM chunks)')
+      .prepare(`SELECT COUNT(*) AS n FROM rare_postings WHERE ${LIST_UPTO} < (SELECT MAX(id) FROM chunks)`)
       .get() as { n: number }
     expect(stale.n).toBe(0)
     expect(expectExact()).toBeGreaterThan(20)
+  })
+})
+
+describe('rare lists where FTS5 indexed a text otherwise than the analyzer wrote its terms', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-rare-folded-'))
+  const dbPath = path.join(dir, 'index.sqlite')
+  const store = createIndexStore({ dbPath, rareLists: { maxDocFreq: 80, minRows: 20 } })
+  const db = new Database(dbPath, { readonly: true })
+  afterAll(() => {
+    db.close()
+    store.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  const fullScan = (q: KeywordQuery) =>
+    db
+      .prepare<[{ match: string; limit: number }], { id: number; rank: number }>(
+        `SELECT c.id, bm25(chunks_fts, 1.0, 2.0) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+         WHERE chunks_fts MATCH @match ORDER BY rank, c.id LIMIT @limit`,
+      )
+      .all({ match: ftsMatch(q.terms) as string, limit: q.limit })
+  const expectFts5 = (query: string) => {
+    const q: KeywordQuery = { terms: queryTerms(query), limit: 10, headingWeight: 2 }
+    const got = store.candidates(q).map((r) => ({ id: r.id, rank: r.rank }))
+    expect(got.length).toBeGreaterThan(0)
+    expect(got).toEqual(fullScan(q))
+  }
+
+  it('ranks as FTS5 does: lengths by FTS5, and chunks it tokenized otherwise left to it', async () => {
+    // A CJK radical (U+2EC3, as PDF extraction gives 长) is Han to the analyzer, a separator to
+    // FTS5; a final sigma FTS5 folds to σ, so "λόγοσ" finds "λόγος" there and not in the terms.
+    for (let i = 0; i < 30; i++) {
+      const extra = i < 3 ? ' 长城的历史 λόγοσ' : i === 3 ? ' ⻓城的历史' : ''
+      await write(store, `memory/n${i}.md`, `## note ${i}\nfiller words number ${i}${extra}\n`, 1)
+    }
+    await store.compact(steps)
+    expect(db.prepare('SELECT COUNT(*) AS n FROM rare_postings').get()).not.toEqual({ n: 0 })
+    expectFts5('城')
+    expectFts5('λόγοσ')
+    await write(store, 'memory/new1.md', '## new\nο λόγος και το ⻓城\n', 2)
+    expectFts5('λόγοσ')
+    expectFts5('城')
+    // The extension stops at the chunk it cannot count and leaves the lists to a new build.
+    await store.compact(steps)
+    expectFts5('λόγοσ')
+    await store.compact(steps)
+    expectFts5('λόγοσ')
+    expectFts5('城')
   })
 })

@@ -18,6 +18,7 @@ import type { Db } from './database.js'
 import { ENTRY_SELECT } from './entry-columns.js'
 import { AVERAGES_SQL, fts5AvgTokens, parseAverages } from './fts5-bm25.js'
 import { FILTERS, withEntry, type KeywordRow, type Params, type Stored } from './keyword-sql.js'
+import { countedAsIndexed, LIST_UPTO } from './rare-lists.js'
 import { createRareRanker, restInOrder, type Ranked, type Taken } from './rare-rank.js'
 
 /**
@@ -28,21 +29,21 @@ import { createRareRanker, restInOrder, type Ranked, type Taken } from './rare-r
 const MAX_NEWER = 2000
 
 type Row = Stored<Omit<KeywordRow, 'rank'>>
-type Newer = { id: number; tokens: number; body: string; heading: string }
+type Newer = { id: number; tokens: number; body: string; heading: string; sz: Uint8Array }
 
 /** The reads of a search from the lists, prepared once a connection. */
 function prepare(db: Db) {
   return {
     lists: db.prepare<[string], { term: string; upto: number; blob: Uint8Array }>(
-      'SELECT term, upto, blob FROM rare_postings WHERE term IN (SELECT value FROM json_each(?))',
+      `SELECT term, ${LIST_UPTO} AS upto, blob FROM rare_postings WHERE term IN (SELECT value FROM json_each(?))`,
     ),
     newestId: db.prepare<[], number | null>('SELECT MAX(id) FROM chunks').pluck(),
     newest: db
       .prepare<[string], number>('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC')
       .pluck(),
     newer: db.prepare<[string], Newer>(
-      `SELECT id, token_count AS tokens, body_terms AS body, heading_terms AS heading FROM chunks
-     WHERE id IN (SELECT value FROM json_each(?))`,
+      `SELECT c.id, c.token_count AS tokens, c.body_terms AS body, c.heading_terms AS heading, d.sz
+       FROM chunks c JOIN chunks_fts_docsize d ON d.id = c.id WHERE c.id IN (SELECT value FROM json_each(?))`,
     ),
     // The chunks of @ids that pass the filters, in the order of @ids.
     rows: db.prepare<[Params & { ids: string }], Row>(
@@ -78,8 +79,8 @@ export function createRareCandidates(db: Db) {
   /** The rows of the chunks ranked (in rank order) that pass the filters, up to `limit`. */
   function keep(taken: Taken, params: Params, limit: number): KeywordRow[] {
     const kept: KeywordRow[] = []
-    let batch = taken.best
-    for (let more = true; ; more = false) {
+    let rest: Ranked[] | null = null
+    for (let batch = taken.best, next = 0; batch.length > 0;) {
       let at = 0
       for (const row of stmt.rows.all({ ...params, ids: JSON.stringify(batch.map((r) => r.id)) })) {
         // Rows come in the batch's order, those that do not pass (or no longer exist) left out.
@@ -87,10 +88,13 @@ export function createRareCandidates(db: Db) {
         kept.push(withEntry({ ...row, rank: (batch[at] as Ranked).rank }))
         if (kept.length === limit) return kept
       }
-      // Fewer passed than wanted (deleted since, superseded, filtered out): the rest, in order.
-      if (!more || taken.restIds.length === 0) return kept
-      batch = restInOrder(taken)
+      // Fewer passed than wanted (deleted since, superseded, filtered out): the rest, in order,
+      // `limit` at a time, so a few missing rows do not read every candidate with its terms.
+      rest ??= restInOrder(taken)
+      batch = rest.slice(next, next + limit)
+      next += limit
     }
+    return kept
   }
 
   /**
@@ -117,6 +121,8 @@ export function createRareCandidates(db: Db) {
       }
     }
     const newer = ids.length === 0 ? [] : stmt.newer.all(JSON.stringify(ids))
+    // A chunk whose terms FTS5 indexed otherwise cannot be counted from them (rare-lists.ts).
+    if (!newer.every(countedAsIndexed)) return null
     const block = stmt.averages.get()?.block
     if (!block) return null
     const averages = parseAverages(block)
@@ -125,16 +131,19 @@ export function createRareCandidates(db: Db) {
     // Every read before the first sum: the ranker's sums are the connection's, and a read
     // that threw half-way would leave them to the next search.
     const idfs = q.terms.map((term) => idfOf(averages.rows, docFreqOf(term)))
-    q.terms.forEach((term, i) => {
+    // Each newer chunk's counts, term by term, read before the first sum too.
+    const counts = newer.map((chunk) =>
+      q.terms.map((term) => [countTerm(chunk.body, term), countTerm(chunk.heading, term)]),
+    )
+    q.terms.forEach((_, i) => {
       const list = lists[i] as { upto: number; blob: Uint8Array }
       const idf = idfs[i] as number
       ranker.addList(list.blob, idf, weight, avgTokens)
-      for (const chunk of newer) {
-        if (chunk.id <= list.upto) continue
-        const body = countTerm(chunk.body, term)
-        const heading = countTerm(chunk.heading, term)
-        if (body + heading > 0) ranker.add(chunk.id, idf, body, heading, weight, chunk.tokens, avgTokens)
-      }
+      newer.forEach((chunk, c) => {
+        const [body = 0, heading = 0] = counts[c]?.[i] ?? []
+        if (chunk.id > list.upto && body + heading > 0)
+          ranker.add(chunk.id, idf, body, heading, weight, chunk.tokens, avgTokens)
+      })
     })
     // The rows wanted first: rows are read with their terms, the costliest part after FTS5's.
     return keep(ranker.take(q.limit), params, q.limit)

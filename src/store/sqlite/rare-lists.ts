@@ -7,6 +7,9 @@
  * rows are read. So no write touches a list, and a list never changes an answer, however old
  * (as the impact lists, impact-lists.ts).
  *
+ * A list covers the chunks up to the greater of its row's `upto` and the index's
+ * RARE_UPTO_KEY, which an extension raises for every list at once.
+ *
  * Lists are refreshed in the background after syncs (index-store.ts compact), in steps of
  * a few ms:
  *  - built for every rare term when the index has `minRows` chunks and none were built yet,
@@ -14,13 +17,16 @@
  *  - otherwise brought up to the newest chunk: the postings of the chunks written since join
  *    their terms' lists, a term new to the index gets one, and a list past twice
  *    `maxDocFreq` postings is dropped (its term is common now).
- * A built list is read from FTS5's instance vocabulary, term by term (about 5 µs a posting,
- * bench/own-postings.ts); the chunks since are counted from their analysed terms.
+ * A built list is read from FTS5's instance vocabulary, term by term (about 5 µs a posting),
+ * and each chunk's length from FTS5's row sizes; the chunks since are counted from their
+ * analysed terms, which FTS5 indexed as they are except where its tokenizer splits or folds
+ * a character the analyzer keeps (countedAsIndexed): such a chunk makes the next refresh a
+ * build.
  */
 import type { StepOptions } from '../port.js'
 import { columnCounts } from '../../text/term-count.js'
 import type { Db } from './database.js'
-import { AVERAGES_SQL, parseAverages } from './fts5-bm25.js'
+import { AVERAGES_SQL, parseAverages, rowTokens } from './fts5-bm25.js'
 import { encodePostings, forEachPosting, type RarePosting } from './rare-postings.js'
 import { ID_FLOOR_KEY } from './schema.js'
 import { pacer, SLICE_MS, type Write } from './upkeep-steps.js'
@@ -43,12 +49,35 @@ export const RARE_MIN_ROWS = 1000
 
 /** meta key: the index's chunk count when its rare lists were last built from every term. */
 export const RARE_BUILT_ROWS_KEY = 'rare_built_rows'
+/** meta key: the chunk id up to which every rare list covers the chunks, whatever its row says. */
+export const RARE_UPTO_KEY = 'rare_upto'
+/** A list's coverage: its row's, or every list's if higher. */
+export const LIST_UPTO = `MAX(upto, IFNULL((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${RARE_UPTO_KEY}'), 0))`
 
-/** Chunks read in one step of an extension. */
+/** Chunks read at once in an extension (each then counted while the step's time lasts). */
 const SCAN_STEP = 64
+
+/**
+ * Characters FTS5's tokenizer (schema.ts FTS_TOKENIZER) treats otherwise than the analyzer:
+ * U+0345 and the CJK radicals (U+2E80–2EFF), which split or join tokens differently, and the
+ * final sigma, which FTS5 folds to σ. Found by comparing every code point (issue 35 review).
+ */
+const FOLDED_BY_FTS5 = /[\u0345\u03c2\u2e80-\u2eff]/
+
+/**
+ * Whether a chunk's analysed terms are the tokens FTS5 indexed: its length by FTS5 (`sz`,
+ * the row's %_docsize record) is its term count, and no term holds a character FTS5 folds.
+ */
+export function countedAsIndexed(chunk: { tokens: number; body: string; heading: string; sz: Uint8Array }): boolean {
+  return rowTokens(chunk.sz) === chunk.tokens && !FOLDED_BY_FTS5.test(chunk.body) && !FOLDED_BY_FTS5.test(chunk.heading)
+}
+
 /** Vocabulary terms read at once, and the longest such read, in ms (FTS5 counts each term's rows as it reads it). */
 const VOCAB_PAGE = 256
 const VOCAB_SLICE_MS = 2
+
+/** A chunk written since the lists, as an extension reads it. */
+type NewChunk = { id: number; tokens: number; body: string; heading: string; sz: Uint8Array }
 
 /** The reads and writes of the lists' upkeep on the writer's connection. */
 function prepare(db: Db) {
@@ -65,27 +94,25 @@ function prepare(db: Db) {
     ),
     docFreq: db.prepare<[string], number>('SELECT doc FROM chunks_vocab WHERE term = ?').pluck(),
     // A term's postings up to a chunk id, as FTS5 indexed them: one row an occurrence, in
-    // chunk order; the chunk's length from its row.
-    postings: db.prepare<[string, number], RarePosting>(
-      `SELECT i.doc AS id, SUM(i.col = 'body_terms') AS body, SUM(i.col = 'heading_terms') AS heading,
-       c.token_count AS tokens
-     FROM chunks_instances i CROSS JOIN chunks c ON c.id = i.doc
-     WHERE i.term = ? AND i.doc <= ? GROUP BY i.doc ORDER BY i.doc`,
+    // chunk order; the chunk's length as FTS5 counts it.
+    postings: db.prepare<[string, number], Omit<RarePosting, 'tokens'> & { sz: Uint8Array }>(
+      `SELECT i.doc AS id, SUM(i.col = 'body_terms') AS body, SUM(i.col = 'heading_terms') AS heading, d.sz
+       FROM chunks_instances i CROSS JOIN chunks_fts_docsize d ON d.id = i.doc
+       WHERE i.term = ? AND i.doc <= ? GROUP BY i.doc ORDER BY i.doc`,
     ),
-    chunks: db.prepare<[number, number, number], { id: number; tokens: number; body: string; heading: string }>(
-      `SELECT id, token_count AS tokens, body_terms AS body, heading_terms AS heading FROM chunks
-     WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
+    chunks: db.prepare<[number, number, number], NewChunk>(
+      `SELECT c.id, c.token_count AS tokens, c.body_terms AS body, c.heading_terms AS heading, d.sz
+       FROM chunks c JOIN chunks_fts_docsize d ON d.id = c.id WHERE c.id > ? AND c.id <= ? ORDER BY c.id LIMIT ?`,
     ),
     list: db.prepare<[string], { upto: number; blob: Uint8Array }>(
-      'SELECT upto, blob FROM rare_postings WHERE term = ?',
+      `SELECT ${LIST_UPTO} AS upto, blob FROM rare_postings WHERE term = ?`,
     ),
     put: db.prepare<[string, number, Uint8Array]>(
       `INSERT INTO rare_postings (term, upto, blob) VALUES (?, ?, ?)
      ON CONFLICT(term) DO UPDATE SET upto = excluded.upto, blob = excluded.blob`,
     ),
     drop: db.prepare<[string]>('DELETE FROM rare_postings WHERE term = ?'),
-    least: db.prepare<[], number | null>('SELECT MIN(upto) FROM rare_postings').pluck(),
-    advance: db.prepare<[number, number]>('UPDATE rare_postings SET upto = ? WHERE upto < ?'),
+    least: db.prepare<[], number | null>(`SELECT MIN(${LIST_UPTO}) FROM rare_postings`).pluck(),
     dropOlder: db.prepare<[number]>('DELETE FROM rare_postings WHERE upto < ?'),
   }
 }
@@ -105,36 +132,33 @@ function readVocab(stmt: Rows, after: string): { term: string; doc: number }[] {
 
 /** Writes `term`'s list of every chunk up to `upto` holding it. */
 const putBuilt = (stmt: Rows, term: string, upto: number) =>
-  stmt.put.run(term, upto, encodePostings(stmt.postings.all(term, upto)))
+  stmt.put.run(
+    term,
+    upto,
+    encodePostings(stmt.postings.all(term, upto).map(({ sz, ...p }) => ({ ...p, tokens: rowTokens(sz) }))),
+  )
 
 /**
- * Adds `postings` (the chunks read so far, up to `read`, by id) to `term`'s list; a term
- * without a list that is rare now gets one built up to `upto`, where the extension ends; a
- * list grown past twice `maxDocFreq` postings is dropped. False when the term has no list
- * now.
+ * Adds `posting` (of the newest chunk read so far) to `term`'s list; a term without a list
+ * that is rare now gets one built up to `upto`, where the extension ends; a list grown past
+ * twice `maxDocFreq` postings is dropped. False when the term has no list now.
  */
-function join(
-  stmt: Rows,
-  maxDocFreq: number,
-  term: string,
-  postings: RarePosting[],
-  read: number,
-  upto: number,
-): boolean {
+function join(stmt: Rows, maxDocFreq: number, term: string, posting: RarePosting, upto: number): boolean {
   const list = stmt.list.get(term)
   if (!list) {
     if ((stmt.docFreq.get(term) ?? Infinity) > maxDocFreq) return false
     putBuilt(stmt, term, upto)
     return true
   }
+  if (posting.id <= list.upto) return true
   const all: RarePosting[] = []
   forEachPosting(list.blob, (id, body, heading, tokens) => all.push({ id, body, heading, tokens }))
-  for (const p of postings) if (p.id > list.upto) all.push(p)
-  if (all.length > 2 * maxDocFreq) {
+  if (all.length >= 2 * maxDocFreq) {
     stmt.drop.run(term)
     return false
   }
-  stmt.put.run(term, Math.max(read, list.upto), encodePostings(all))
+  all.push(posting)
+  stmt.put.run(term, posting.id, encodePostings(all))
   return true
 }
 
@@ -147,8 +171,12 @@ export function createRareLists(db: Db, opts: RareListOptions) {
       if (Number(stmt.getMeta.get(ID_FLOOR_KEY) ?? 0) < upto) stmt.setMeta.run(ID_FLOOR_KEY, String(upto))
     })
 
+  /** Terms found too common for a list since the last build, not asked again. */
+  const common = new Set<string>()
+
   /** Builds the list of every term in at most `maxDocFreq` chunks. */
   async function build(write: Write, pause: () => Promise<void>, chunks: number): Promise<void> {
+    common.clear()
     const upto = stmt.maxId.get() ?? 0
     reserve(write, upto)
     for (let after = '', done = false; !done;) {
@@ -167,6 +195,7 @@ export function createRareLists(db: Db, opts: RareListOptions) {
     write(() => {
       // Terms no longer rare: their lists were not built again.
       stmt.dropOlder.run(upto)
+      stmt.setMeta.run(RARE_UPTO_KEY, String(upto))
       stmt.setMeta.run(RARE_BUILT_ROWS_KEY, String(chunks))
     })
   }
@@ -177,30 +206,33 @@ export function createRareLists(db: Db, opts: RareListOptions) {
     const from = stmt.least.get() ?? upto
     if (from >= upto) return
     reserve(write, upto)
-    // Terms found too common for a list, asked once an extension.
-    const common = new Set<string>()
-    for (let after = from; ;) {
-      let read = 0
+    let after = from
+    let stopped = false
+    for (let read = true; read && !stopped;) {
       write(() => {
+        const started = performance.now()
         const chunks = stmt.chunks.all(after, upto, SCAN_STEP)
-        read = chunks.length
-        const added = new Map<string, RarePosting[]>()
+        read = chunks.length > 0
         for (const chunk of chunks) {
+          if (!countedAsIndexed(chunk)) {
+            // Its postings cannot be counted here: the lists stay below it, and are built again.
+            stmt.setMeta.run(RARE_BUILT_ROWS_KEY, '0')
+            stopped = true
+            return
+          }
           for (const [term, [body, heading]] of columnCounts(chunk.body, chunk.heading)) {
-            let postings = added.get(term)
-            if (!postings) added.set(term, (postings = []))
-            postings.push({ id: chunk.id, body, heading, tokens: chunk.tokens })
+            if (common.has(term)) continue
+            const posting = { id: chunk.id, body, heading, tokens: chunk.tokens }
+            if (!join(stmt, opts.maxDocFreq, term, posting, upto)) common.add(term)
           }
           after = chunk.id
+          if (performance.now() - started >= SLICE_MS) return
         }
-        for (const [term, postings] of added)
-          if (!common.has(term) && !join(stmt, opts.maxDocFreq, term, postings, after, upto)) common.add(term)
       })
-      if (read < SCAN_STEP) break
       await pause()
     }
-    // The other lists had no posting among the new chunks.
-    write(() => stmt.advance.run(upto, upto))
+    // Every list holds the postings of every chunk up to `upto`: each covers them now.
+    if (!stopped) write(() => stmt.setMeta.run(RARE_UPTO_KEY, String(upto)))
   }
 
   return {
