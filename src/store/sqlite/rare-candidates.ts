@@ -18,7 +18,7 @@ import type { Db } from './database.js'
 import { ENTRY_SELECT } from './entry-columns.js'
 import { AVERAGES_SQL, fts5AvgTokens, parseAverages } from './fts5-bm25.js'
 import { FILTERS, withEntry, type KeywordRow, type Params, type Stored } from './keyword-sql.js'
-import { countedAsIndexed, LIST_UPTO } from './rare-lists.js'
+import { asIndexed, countedAsIndexed, LIST_UPTO } from './rare-lists.js'
 import { createRareRanker, restInOrder, type Ranked, type Taken } from './rare-rank.js'
 
 /**
@@ -132,9 +132,10 @@ export function createRareCandidates(db: Db) {
     // that threw half-way would leave them to the next search.
     const idfs = q.terms.map((term) => idfOf(averages.rows, docFreqOf(term)))
     // Each newer chunk's counts, term by term, read before the first sum too.
-    const counts = newer.map((chunk) =>
-      q.terms.map((term) => [countTerm(chunk.body, term), countTerm(chunk.heading, term)]),
-    )
+    const counts = newer.map((chunk) => {
+      const [body, heading] = [asIndexed(chunk.body), asIndexed(chunk.heading)]
+      return q.terms.map((term) => [countTerm(body, term), countTerm(heading, term)])
+    })
     q.terms.forEach((_, i) => {
       const list = lists[i] as { upto: number; blob: Uint8Array }
       const idf = idfs[i] as number

@@ -19,9 +19,9 @@
  *    `maxDocFreq` postings is dropped (its term is common now).
  * A built list is read from FTS5's instance vocabulary, term by term (about 5 µs a posting),
  * and each chunk's length from FTS5's row sizes; the chunks since are counted from their
- * analysed terms, which FTS5 indexed as they are except where its tokenizer splits or folds
- * a character the analyzer keeps (countedAsIndexed): such a chunk makes the next refresh a
- * build.
+ * analysed terms, which FTS5 indexed as they are but for the final sigma, folded to σ
+ * (asIndexed), except where its tokenizer splits a character the analyzer keeps
+ * (countedAsIndexed): such a chunk makes the next refresh a build.
  */
 import type { StepOptions } from '../port.js'
 import { columnCounts } from '../../text/term-count.js'
@@ -58,18 +58,23 @@ export const LIST_UPTO = `MAX(upto, IFNULL((SELECT CAST(value AS INTEGER) FROM m
 const SCAN_STEP = 64
 
 /**
- * Characters FTS5's tokenizer (schema.ts FTS_TOKENIZER) treats otherwise than the analyzer:
- * U+0345 and the CJK radicals (U+2E80–2EFF), which split or join tokens differently, and the
- * final sigma, which FTS5 folds to σ. Found by comparing every code point (issue 35 review).
+ * Characters FTS5's tokenizer (schema.ts FTS_TOKENIZER) splits or joins otherwise than the
+ * analyzer: U+0345 and the CJK radicals (U+2E80–2EFF). Found by comparing every code point
+ * with the analyzer (issue 35 review); the only other difference is the final sigma, which
+ * FTS5 folds to σ (asIndexed).
  */
-const FOLDED_BY_FTS5 = /[\u0345\u03c2\u2e80-\u2eff]/
+const SPLIT_BY_FTS5 = /[\u0345\u2e80-\u2eff]/
+
+/** Analysed terms as FTS5 indexed them: the final sigma folded to σ, as FTS5 folds it. */
+export const asIndexed = (terms: string): string => (terms.includes('ς') ? terms.replaceAll('ς', 'σ') : terms)
 
 /**
- * Whether a chunk's analysed terms are the tokens FTS5 indexed: its length by FTS5 (`sz`,
- * the row's %_docsize record) is its term count, and no term holds a character FTS5 folds.
+ * Whether a chunk's analysed terms, asIndexed, are the tokens FTS5 indexed: its length by
+ * FTS5 (`sz`, the row's %_docsize record) is its term count, and no term holds a character
+ * FTS5 splits otherwise.
  */
 export function countedAsIndexed(chunk: { tokens: number; body: string; heading: string; sz: Uint8Array }): boolean {
-  return rowTokens(chunk.sz) === chunk.tokens && !FOLDED_BY_FTS5.test(chunk.body) && !FOLDED_BY_FTS5.test(chunk.heading)
+  return rowTokens(chunk.sz) === chunk.tokens && !SPLIT_BY_FTS5.test(chunk.body) && !SPLIT_BY_FTS5.test(chunk.heading)
 }
 
 /** Vocabulary terms read at once, and the longest such read, in ms (FTS5 counts each term's rows as it reads it). */
@@ -220,7 +225,7 @@ export function createRareLists(db: Db, opts: RareListOptions) {
             stopped = true
             return
           }
-          for (const [term, [body, heading]] of columnCounts(chunk.body, chunk.heading)) {
+          for (const [term, [body, heading]] of columnCounts(asIndexed(chunk.body), asIndexed(chunk.heading))) {
             if (common.has(term)) continue
             const posting = { id: chunk.id, body, heading, tokens: chunk.tokens }
             if (!join(stmt, opts.maxDocFreq, term, posting, upto)) common.add(term)
