@@ -55,6 +55,15 @@ async function write(store: ReturnType<typeof createIndexStore>, rel: string, te
   store.transaction((r) => r.replaceFile(file.record, file.chunks))
 }
 
+/** What FTS5 ranks for the query, every match scored (the search without lists). */
+const fts5Ranking = (db: Database.Database, q: KeywordQuery) =>
+  db
+    .prepare<[{ match: string; prefix: string; limit: number }], { id: number; rank: number }>(
+      `SELECT c.id, bm25(chunks_fts, 1.0, 2.0) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+       WHERE chunks_fts MATCH @match AND substr(c.path, 1, length(@prefix)) = @prefix ORDER BY rank, c.id LIMIT @limit`,
+    )
+    .all({ match: ftsMatch(q.terms) as string, prefix: q.pathPrefix ?? '', limit: q.limit })
+
 describe('keyword candidates from rare lists', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-rare-'))
   const dbPath = path.join(dir, 'index.sqlite')
@@ -78,14 +87,7 @@ describe('keyword candidates from rare lists', () => {
       return [...terms]
     })
   })()
-  /** What FTS5 ranks for the query, every match scored (the search without lists). */
-  const fullScan = (q: KeywordQuery) =>
-    db
-      .prepare<[{ match: string; prefix: string; limit: number }], { id: number; rank: number }>(
-        `SELECT c.id, bm25(chunks_fts, 1.0, 2.0) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-         WHERE chunks_fts MATCH @match AND substr(c.path, 1, length(@prefix)) = @prefix ORDER BY rank, c.id LIMIT @limit`,
-      )
-      .all({ match: ftsMatch(q.terms) as string, prefix: q.pathPrefix ?? '', limit: q.limit })
+  const fullScan = (q: KeywordQuery) => fts5Ranking(db, q)
   const served = (q: KeywordQuery) => {
     const docFreq = (term: string) => store.keywordStats([term]).docFreqs[0] as number
     return db.transaction(() => fromRare(q, toParams(q, ftsMatch(q.terms) as string), docFreq))()
@@ -164,13 +166,7 @@ describe('rare lists where FTS5 indexed a text otherwise than the analyzer wrote
     store.close()
     fs.rmSync(dir, { recursive: true, force: true })
   })
-  const fullScan = (q: KeywordQuery) =>
-    db
-      .prepare<[{ match: string; limit: number }], { id: number; rank: number }>(
-        `SELECT c.id, bm25(chunks_fts, 1.0, 2.0) AS rank FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-         WHERE chunks_fts MATCH @match ORDER BY rank, c.id LIMIT @limit`,
-      )
-      .all({ match: ftsMatch(q.terms) as string, limit: q.limit })
+  const fullScan = (q: KeywordQuery) => fts5Ranking(db, q)
   const expectFts5 = (query: string) => {
     const q: KeywordQuery = { terms: queryTerms(query), limit: 10, headingWeight: 2 }
     const got = store.candidates(q).map((r) => ({ id: r.id, rank: r.rank }))
