@@ -136,6 +136,8 @@ export function createRareCandidates(db: Db) {
       const [body, heading] = [asIndexed(chunk.body), asIndexed(chunk.heading)]
       return q.terms.map((term) => [countTerm(body, term), countTerm(heading, term)])
     })
+    // FTS5 matched each of them: one that counts none of the terms was indexed otherwise.
+    if (counts.some((c) => c.every(([body = 0, heading = 0]) => body + heading === 0))) return null
     q.terms.forEach((_, i) => {
       const list = lists[i] as { upto: number; blob: Uint8Array }
       const idf = idfs[i] as number
