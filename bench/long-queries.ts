@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util'
 import Fastify from 'fastify'
 import { ENGINE_NAMES, openEngine, type EngineName } from './engines.js'
 import { createClient } from './http-client.js'
+import { scifactClaims } from './scifact-claims.js'
 import { startServer, type ServerProcess } from './server-process.js'
 import { median, percentile } from './stats.js'
 
@@ -53,16 +54,7 @@ const body = (query: string) => ({ query, mode, ...(values.mmr && { mmr: true })
 const runs = Number(values.runs)
 const requests = Number(values.requests)
 const set = path.join(values.dir, 'scifact')
-const claims = fs
-  .readFileSync(path.join(set, 'queries.jsonl'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => (JSON.parse(l) as { question: string }).question)
-  .filter((q) => {
-    const words = q.split(/\s+/).length
-    return words >= 15 && words <= 25
-  })
-  .slice(0, 300)
+const claims = scifactClaims(set)
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-long-queries-'))
 /** This build, and the one given with --against: each its own workspace copy and data. */

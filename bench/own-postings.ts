@@ -31,6 +31,7 @@ import { fts5AvgTokens, fts5Rank, parseAverages, AVERAGES_SQL } from '../src/sto
 import { ftsMatch } from '../src/store/sqlite/fts-match.js'
 import { analyseQuery } from '../src/text/analyzer.js'
 import { createClient } from './http-client.js'
+import { scifactClaims } from './scifact-claims.js'
 import { startServer } from './server-process.js'
 import { median } from './stats.js'
 
@@ -45,16 +46,7 @@ const rounds = Number(values.rounds)
 /** Candidates a claim's search asks FTS5 for (search-service.ts: several times the results). */
 const limit = Number(values.limit)
 const set = path.join(values.dir, 'scifact')
-const claims = fs
-  .readFileSync(path.join(set, 'queries.jsonl'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => (JSON.parse(l) as { question: string }).question)
-  .filter((q) => {
-    const words = q.split(/\s+/).length
-    return words >= 15 && words <= 25
-  })
-  .slice(0, 300)
+const claims = scifactClaims(set)
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-own-postings-'))
 try {

@@ -64,10 +64,11 @@ const fts5Ranking = (db: Database.Database, q: KeywordQuery) =>
     )
     .all({ match: ftsMatch(q.terms) as string, prefix: q.pathPrefix ?? '', limit: q.limit })
 
-describe('keyword candidates from rare lists', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-rare-'))
+/** A store in a temp dir, a read-only connection to it, and its answer from the lists alone (null: FTS5's). */
+function rareStore(prefix: string, rareLists: { maxDocFreq: number; minRows: number }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
   const dbPath = path.join(dir, 'index.sqlite')
-  const store = createIndexStore({ dbPath, rareLists: RARE })
+  const store = createIndexStore({ dbPath, rareLists })
   const db = new Database(dbPath, { readonly: true })
   const fromRare = createRareCandidates(db)
   afterAll(() => {
@@ -75,6 +76,15 @@ describe('keyword candidates from rare lists', () => {
     store.close()
     fs.rmSync(dir, { recursive: true, force: true })
   })
+  const served = (q: KeywordQuery) => {
+    const docFreq = (term: string) => store.keywordStats([term]).docFreqs[0] as number
+    return db.transaction(() => fromRare(q, toParams(q, ftsMatch(q.terms) as string), docFreq))()
+  }
+  return { store, db, served }
+}
+
+describe('keyword candidates from rare lists', () => {
+  const { store, db, served } = rareStore('mnemo-rare-', RARE)
 
   /** Queries of 1 to 5 of the rarer words (36 on), some with the most common one. */
   const queries = (() => {
@@ -88,10 +98,6 @@ describe('keyword candidates from rare lists', () => {
     })
   })()
   const fullScan = (q: KeywordQuery) => fts5Ranking(db, q)
-  const served = (q: KeywordQuery) => {
-    const docFreq = (term: string) => store.keywordStats([term]).docFreqs[0] as number
-    return db.transaction(() => fromRare(q, toParams(q, ftsMatch(q.terms) as string), docFreq))()
-  }
   /** The store's answers equal FTS5's, ranks to the last bit; returns how many came from the lists. */
   function expectExact(): number {
     let fromLists = 0
@@ -156,16 +162,7 @@ describe('keyword candidates from rare lists', () => {
 })
 
 describe('rare lists where FTS5 indexed a text otherwise than the analyzer wrote its terms', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-rare-folded-'))
-  const dbPath = path.join(dir, 'index.sqlite')
-  const store = createIndexStore({ dbPath, rareLists: { maxDocFreq: 80, minRows: 20 } })
-  const db = new Database(dbPath, { readonly: true })
-  const fromRare = createRareCandidates(db)
-  afterAll(() => {
-    db.close()
-    store.close()
-    fs.rmSync(dir, { recursive: true, force: true })
-  })
+  const { store, db, served: servedQuery } = rareStore('mnemo-rare-folded-', { maxDocFreq: 80, minRows: 20 })
   const fullScan = (q: KeywordQuery) => fts5Ranking(db, q)
   const expectFts5 = (query: string) => {
     const q: KeywordQuery = { terms: queryTerms(query), limit: 10, headingWeight: 2 }
@@ -187,11 +184,7 @@ describe('rare lists where FTS5 indexed a text otherwise than the analyzer wrote
     expectFts5('λόγοσ')
     // Written after the lists: a final sigma alone is counted as FTS5 folds it, in searches
     // and in the extension; a radical leaves its queries to FTS5 and the lists to a build.
-    const served = (query: string) => {
-      const q: KeywordQuery = { terms: queryTerms(query), limit: 10, headingWeight: 2 }
-      const docFreq = (term: string) => store.keywordStats([term]).docFreqs[0] as number
-      return db.transaction(() => fromRare(q, toParams(q, ftsMatch(q.terms) as string), docFreq))()
-    }
+    const served = (query: string) => servedQuery({ terms: queryTerms(query), limit: 10, headingWeight: 2 })
     await write(store, 'memory/new1.md', '## new\nο λόγος πάλι\n', 2)
     expectFts5('λόγοσ')
     expect(served('λόγοσ')).not.toBeNull()

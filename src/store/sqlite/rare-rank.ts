@@ -6,6 +6,7 @@
  * fts5Rank's, negative, and adding negatives in turn gives exactly the negated sum.
  */
 import { fts5Rank } from './fts5-bm25.js'
+import { forEachPosting } from './rare-postings.js'
 
 /** A chunk and its rank (negative bm25, lower is better), as FTS5's ranked query gives it. */
 export type Ranked = { id: number; rank: number }
@@ -64,30 +65,11 @@ export function createRareRanker() {
     ) {
       addPart(id, fts5Rank(idf, body, heading, headingWeight, tokens, avgTokens))
     },
-    /**
-     * add() for every posting of a list's blob (rare-postings.ts). Its varints are read here
-     * rather than through forEachPosting's callback, one call less a posting in the loop a
-     * search spends its ranking in.
-     */
+    /** add() for every posting of a list's blob (rare-postings.ts). */
     addList(blob: Uint8Array, idf: number, headingWeight: number, avgTokens: number): void {
-      const end = blob.length
-      let at = 0
-      const next = (): number => {
-        let value = 0
-        let scale = 1
-        for (;;) {
-          const byte = blob[at++] as number
-          value += (byte & 127) * scale
-          if (byte < 128) return value
-          scale *= 128
-        }
-      }
-      for (let id = 0; at < end;) {
-        id += next()
-        const body = next()
-        const heading = next()
-        addPart(id, fts5Rank(idf, body, heading, headingWeight, next(), avgTokens))
-      }
+      forEachPosting(blob, (id, body, heading, tokens) =>
+        addPart(id, fts5Rank(idf, body, heading, headingWeight, tokens, avgTokens)),
+      )
     },
     /** How many chunks have a rank. */
     size: (): number => count,
